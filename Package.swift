@@ -1,0 +1,84 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "storybridge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "StoryBridge", targets: ["StoryBridge"]),
+        .library(name: "StoryBridgeServer", targets: ["StoryBridgeServer"]),
+        .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
+        .executable(name: "storybridge", targets: ["storybridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "StoryBridge",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StoryBridgeServer",
+            dependencies: [
+                "StoryBridge",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings,
+            plugins: ["EmbedScripts"]
+        ),
+        .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        .plugin(name: "EmbedScripts", capability: .buildTool(), dependencies: ["embed-scripts"]),
+        .target(
+            name: "StoryBridgeTesting",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeServer",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "storybridge",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeTests",
+            dependencies: ["StoryBridge"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["StoryBridge", "StoryBridgeServer", "StoryBridgeTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeServerTests",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeServer",
+                "StoryBridgeTesting",
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,191 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The router: modules subscribe to commands, and each request is handed to its module and
+/// answered exactly once when it carries a GUID.
+///
+/// - Unknown command → 400 `Failure` naming it.
+/// - A module that throws ``BridgeError`` → a `Failure` with that error's code and message.
+/// - A module that throws anything else → a 500 `Failure` naming the module and the error.
+/// - A module that does not answer within its deadline → a 504 `Failure` saying so.
+/// - Requests without a GUID run but are never answered.
+public final class Bridge: Sendable {
+    /// A module's subscription.
+    public struct Registration: Sendable {
+        public let module: any BridgeModule
+        public let deadline: ModuleDeadline
+    }
+
+    private let routes = Mutex<[String: Registration]>([:])
+    /// The deadline used by modules that ask for the bridge default.
+    public let defaultDeadline: Duration
+    private let logger: Logger
+
+    /// Creates a bridge with no modules.
+    public init(defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge.bridge")) {
+        self.defaultDeadline = defaultDeadline
+        self.logger = logger
+    }
+
+    // MARK: Registration
+
+    /// Subscribes `module` to all of its ``BridgeModule/commands``, replacing whatever module
+    /// answered them before. `deadline` overrides the module's own.
+    public func register(_ module: any BridgeModule, deadline: ModuleDeadline? = nil) {
+        subscribe(module, toCommands: module.commands, deadline: deadline)
+    }
+
+    /// Subscribes `module` to `commands`, replacing whatever module answered them before.
+    public func subscribe(_ module: any BridgeModule, toCommands commands: [String], deadline: ModuleDeadline? = nil) {
+        let registration = Registration(module: module, deadline: deadline ?? module.deadline)
+        routes.withLock { routes in
+            for command in commands { routes[CommandNames.canonical(command)] = registration }
+        }
+    }
+
+    /// Removes the subscriptions of `commands`.
+    public func unsubscribe(commands: [String]) {
+        routes.withLock { routes in
+            for command in commands { routes.removeValue(forKey: CommandNames.canonical(command)) }
+        }
+    }
+
+    /// The registration that answers `command` (any spelling content may send).
+    public func registration(for command: String) -> Registration? {
+        let name = CommandNames.canonical(command)
+        return routes.withLock { $0[name] }
+    }
+
+    /// All commands with a module, sorted.
+    public var commands: [String] {
+        routes.withLock { Array($0.keys) }.sorted()
+    }
+
+    // MARK: Handling
+
+    /// Runs one request and returns its answer, or `nil` when it carries no GUID.
+    public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
+        let result = await execute(request, context: context)
+        guard let guid = request.guid else {
+            if case .failure(let error) = result {
+                context.logger.warning(
+                    "request without GUID failed",
+                    metadata: ["command": "\(request.command)", "error": "\(error.message)"])
+            }
+            return nil
+        }
+        switch result {
+        case .success(let data): return .success(guid: guid, data: data)
+        case .failure(let error): return .failure(guid: guid, error: error)
+        }
+    }
+
+    /// Runs one request and returns its outcome, whether or not it carries a GUID.
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async -> Result<JSONValue, BridgeError> {
+        let command = CommandNames.canonical(request.command)
+        guard let registration = registration(for: command) else {
+            return .failure(.unknownCommand(command))
+        }
+        var canonical = request
+        canonical.command = command
+        let deadline: Duration?
+        switch registration.deadline {
+        case .bridgeDefault: deadline = defaultDeadline
+        case .after(let duration): deadline = duration
+        case .unlimited: deadline = nil
+        }
+        return await Self.run(registration.module, canonical, context: context, deadline: deadline)
+    }
+
+    private static func run(
+        _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext, deadline: Duration?
+    ) async -> Result<JSONValue, BridgeError> {
+        guard let deadline else { return await invoke(module, request, context: context) }
+        let answer = FirstAnswer()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                answer.setContinuation(continuation)
+                answer.track(
+                    Task {
+                        answer.resolve(await invoke(module, request, context: context))
+                    })
+                answer.track(
+                    Task {
+                        do { try await Task.sleep(for: deadline) } catch { return }
+                        let seconds =
+                            Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
+                        answer.resolve(
+                            .failure(.deadlineExceeded(command: request.command, module: module.name, seconds: seconds)))
+                    })
+            }
+        } onCancel: {
+            answer.resolve(.failure(.refused("The request was cancelled: its page went away")))
+        }
+    }
+
+    private static func invoke(
+        _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext
+    ) async -> Result<JSONValue, BridgeError> {
+        do {
+            return .success(try await module.execute(request, context: context))
+        } catch let error as BridgeError {
+            return .failure(error)
+        } catch {
+            let reason = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+            return .failure(.moduleFailed(command: request.command, module: module.name, reason: reason))
+        }
+    }
+}
+
+/// Resumes a continuation with the first of several competing results (the module's answer, the
+/// deadline, cancellation); later ones are dropped, and the tasks still running are cancelled.
+private final class FirstAnswer: Sendable {
+    typealias Answer = Result<JSONValue, BridgeError>
+
+    private struct State {
+        var continuation: CheckedContinuation<Answer, Never>?
+        var resolved = false
+        /// An answer that arrived before the continuation was set (cancellation before start).
+        var early: Answer?
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func setContinuation(_ continuation: CheckedContinuation<Answer, Never>) {
+        let early = state.withLock { state -> Answer? in
+            if state.early == nil { state.continuation = continuation }
+            return state.early
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    /// Keeps a competing task so it can be cancelled once an answer is in.
+    func track(_ task: Task<Void, Never>) {
+        let alreadyResolved = state.withLock { state -> Bool in
+            if !state.resolved { state.tasks.append(task) }
+            return state.resolved
+        }
+        if alreadyResolved { task.cancel() }
+    }
+
+    /// Delivers `result` if it is the first; returns whether it was.
+    @discardableResult
+    func resolve(_ result: Answer) -> Bool {
+        let won = state.withLock { state -> (CheckedContinuation<Answer, Never>?, [Task<Void, Never>])? in
+            guard !state.resolved else { return nil }
+            state.resolved = true
+            if state.continuation == nil { state.early = result }
+            defer {
+                state.continuation = nil
+                state.tasks = []
+            }
+            return (state.continuation, state.tasks)
+        }
+        guard let (continuation, tasks) = won else { return false }
+        continuation?.resume(returning: result)
+        for task in tasks { task.cancel() }
+        return true
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+
+/// What a module gets besides the request: the viewer who sent it, the presentations, the host's
+/// identity values, a logger, and a way to push events to the page.
+public struct BridgeContext: Sendable {
+    /// The viewer (browser tab) that sent the request.
+    public let viewer: Viewer
+    /// The presentations the host can show.
+    public let library: PresentationLibrary
+    /// User, device and location values.
+    public let identity: HostIdentity
+    /// A logger with the viewer's id in its metadata.
+    public let logger: Logger
+
+    /// Creates a context.
+    public init(viewer: Viewer, library: PresentationLibrary, identity: HostIdentity, logger: Logger) {
+        self.viewer = viewer
+        self.library = library
+        self.identity = identity
+        self.logger = logger
+    }
+
+    /// Pushes an event to the viewer's page.
+    public func send(_ event: HostEvent) async {
+        await viewer.send(event)
+    }
+
+    /// The presentation the viewer shows; 400 before any slide has loaded.
+    public func currentPresentation() async throws(BridgeError) -> Presentation {
+        guard let id = await viewer.state.presentationId else {
+            throw .refused("No presentation is open in this viewer yet")
+        }
+        guard let presentation = library.presentation(id: id) else {
+            throw .notFound("Presentation \(id) is no longer in the library")
+        }
+        return presentation
+    }
+
+    /// Asks the page to load `slide` of `presentation`, handing it `data` as navigation data.
+    public func navigate(
+        to presentation: Presentation, slide: String, data: JSONValue, cause: NavigationCause
+    ) async {
+        await viewer.expectNavigation(
+            PendingNavigation(presentationId: presentation.id, slide: slide, data: data, cause: cause))
+        await viewer.send(
+            .navigate(
+                presentationId: presentation.id, slide: slide, url: ContentPaths.slideURL(presentationId: presentation.id, slide: slide), data: data))
+    }
+}
+
+/// The URL layout the host serves content under.
+public enum ContentPaths {
+    /// The reserved prefix for the host's own files and endpoints.
+    public static let reservedPrefix = "/__storybridge/"
+    /// The prefix of presentation content: `/p/<presId>/<file>`.
+    public static let presentationPrefix = "/p/"
+
+    /// The URL path of a slide of a presentation.
+    public static func slideURL(presentationId: Int, slide: String) -> String {
+        let encoded = slide.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? slide
+        return "\(presentationPrefix)\(presentationId)/\(encoded)"
+    }
+}

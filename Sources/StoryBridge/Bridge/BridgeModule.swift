@@ -1,0 +1,48 @@
+/// How long the router waits for a module's answer before answering a failure itself.
+public enum ModuleDeadline: Sendable, Hashable {
+    /// The bridge's default (10 s unless configured).
+    case bridgeDefault
+    /// A deadline of its own.
+    case after(Duration)
+    /// No deadline: the module answers when something outside happens (a viewer closes a media file).
+    case unlimited
+}
+
+/// A native module: it owns a set of commands and answers them.
+///
+/// Conform to this protocol and register the module on a ``Bridge`` to answer commands that content
+/// sends with `StoryCLM.SendCommand` or any built-in command you want to replace:
+///
+/// ```swift
+/// struct GreetingModule: BridgeModule {
+///     let name = "Greeting"
+///     let commands = ["greet"]
+///     func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+///         ["text": .string("Hello, \(try request.string("name"))")]
+///     }
+/// }
+/// bridge.register(GreetingModule())
+/// ```
+public protocol BridgeModule: Sendable {
+    /// A short name used in logs and error messages.
+    var name: String { get }
+    /// The commands this module answers (current names; legacy aliases are mapped by the router).
+    var commands: [String] { get }
+    /// How long the router waits for an answer. Defaults to ``ModuleDeadline/bridgeDefault``.
+    var deadline: ModuleDeadline { get }
+    /// Whether requests may run while later requests of the same page are handled. Defaults to
+    /// `false`: a page's requests are handled in the order sent, so a `setCustomEvent` followed by
+    /// a `getCustomEventByKey` sees its own write. Modules that wait on the viewer or the network
+    /// return `true`.
+    var runsConcurrently: Bool { get }
+
+    /// Answers one request. The returned value becomes the response's `Data`; a thrown
+    /// ``BridgeError`` becomes a `Failure` with its code; any other error becomes a 500 `Failure`.
+    /// `request.command` holds the canonical command name.
+    func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue
+}
+
+extension BridgeModule {
+    public var deadline: ModuleDeadline { .bridgeDefault }
+    public var runsConcurrently: Bool { false }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// The config file (`--config storybridge.json`): every section and key is optional.
+///
+/// ```json
+/// {
+///   "identity": {
+///     "user": {"id": "u-1", "username": "Anna"},
+///     "app": {"localization": "ru", "os": "Linux", "osVersion": "6.1", "device": "QA rig", "appVersion": "2.2.0"},
+///     "location": {"latitude": 55.75, "longitude": 37.62, "address": "Moscow"}
+///   },
+///   "server": {"host": "127.0.0.1", "port": 8080},
+///   "bridge": {"deadlineSeconds": 10}
+/// }
+/// ```
+public struct HostConfiguration: Sendable, Hashable, Codable {
+    /// The `server` section.
+    public struct Server: Sendable, Hashable, Codable {
+        public var host: String?
+        public var port: Int?
+        public init(host: String? = nil, port: Int? = nil) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The `bridge` section.
+    public struct BridgeSettings: Sendable, Hashable, Codable {
+        /// Seconds the router waits for a module before answering a 504 `Failure`.
+        public var deadlineSeconds: Double?
+        public init(deadlineSeconds: Double? = nil) {
+            self.deadlineSeconds = deadlineSeconds
+        }
+    }
+
+    public var identity: HostIdentity
+    public var server: Server
+    public var bridge: BridgeSettings
+
+    public init(identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings()) {
+        self.identity = identity
+        self.server = server
+        self.bridge = bridge
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        identity = try container.decodeIfPresent(HostIdentity.self, forKey: .identity) ?? HostIdentity()
+        server = try container.decodeIfPresent(Server.self, forKey: .server) ?? Server()
+        bridge = try container.decodeIfPresent(BridgeSettings.self, forKey: .bridge) ?? BridgeSettings()
+    }
+
+    /// Reads a config file, with an error that names the file and the bad key.
+    public static func load(from file: URL) throws(ConfigurationError) -> HostConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw .unreadable(path: file.path, reason: error.localizedDescription)
+        }
+        do {
+            return try JSONDecoder().decode(HostConfiguration.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalid(path: file.path, reason: ConfigurationError.describe(error))
+        } catch {
+            throw .invalid(path: file.path, reason: "\(error)")
+        }
+    }
+}
+
+/// A config file that cannot be used.
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case invalid(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): return "cannot read config file '\(path)': \(reason)"
+        case .invalid(let path, let reason): return "config file '\(path)' is invalid: \(reason)"
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.isEmpty ? "(top level)" : codingPath.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "'\(path(context.codingPath))' must be \(type)"
+        case .valueNotFound(let type, let context):
+            return "'\(path(context.codingPath))' must be \(type), got null"
+        case .keyNotFound(let key, let context):
+            return "'\(path(context.codingPath + [key]))' is missing"
+        case .dataCorrupted(let context):
+            if let underlying = context.underlyingError { return "not valid JSON (\(underlying))" }
+            return "\(context.debugDescription) at '\(path(context.codingPath))'"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Why a folder could not be read as a presentation.
+public enum PresentationFolderError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notADirectory(String)
+    case missingIndex(String)
+    case unreadable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notADirectory(let path): return "'\(path)' is not a folder"
+        case .missingIndex(let path): return "'\(path)' has no index.html in its root: it is not a presentation"
+        case .unreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
+        }
+    }
+}
+
+/// Reads a presentation from a folder on disk: its root slides with their meta tags, and the
+/// files of `mediafiles/`.
+public enum PresentationFolder {
+    /// Facts about a presentation that the folder does not hold.
+    public struct Catalog: Sendable, Hashable {
+        public var id: Int
+        public var name: String?
+        public var shortDescription = ""
+        public var longDescription = ""
+        public var revision = 1
+        public var order = 0
+
+        public init(id: Int, name: String? = nil) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// Loads the presentation in `folder`. The name defaults to the folder's name.
+    public static func load(_ folder: URL, catalog: Catalog) throws(PresentationFolderError) -> Presentation {
+        let root = folder.standardizedFileURL.resolvingSymlinksInPath()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw .notADirectory(folder.path) }
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: root.path)
+        } catch {
+            throw .unreadable(path: root.path, reason: error.localizedDescription)
+        }
+        guard entries.contains(Presentation.startSlide) else { throw .missingIndex(folder.path) }
+        var slides: [Slide] = []
+        for entry in entries.sorted() where Presentation.isSlidePath(entry) {
+            let file = root.appendingPathComponent(entry)
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDir), !isDir.boolValue else {
+                continue
+            }
+            let html: String
+            do {
+                let data = try Data(contentsOf: file)
+                html = String(decoding: data, as: UTF8.self)
+            } catch {
+                throw .unreadable(path: file.path, reason: error.localizedDescription)
+            }
+            slides.append(Slide(name: entry, metadata: SlideMetadata(html: html)))
+        }
+        let mediaFiles = Self.mediaFiles(in: root.appendingPathComponent("mediafiles"))
+        return Presentation(
+            id: catalog.id, name: catalog.name ?? root.lastPathComponent,
+            shortDescription: catalog.shortDescription, longDescription: catalog.longDescription,
+            revision: catalog.revision, order: catalog.order, root: root, slides: slides, mediaFiles: mediaFiles)
+    }
+
+    private static func mediaFiles(in folder: URL) -> [MediaFile] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return names.sorted().compactMap { name in
+            let ext = (name as NSString).pathExtension.lowercased()
+            guard MediaFile.allowedExtensions.contains(ext) else { return nil }
+            return MediaFile(fileName: name, title: (name as NSString).deletingPathExtension)
+        }
+    }
+}

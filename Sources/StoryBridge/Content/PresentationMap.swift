@@ -1,0 +1,45 @@
+/// The map of a presentation: the tree rooted at `index.html` built from the slides' links
+/// (PROTOCOL.md §4). Each slide appears once, under the first slide that links to it in
+/// breadth-first order.
+public struct PresentationMap: Sendable, Hashable {
+    /// Children of each slide on the map, in the order its links list them.
+    public private(set) var children: [String: [String]] = [:]
+    /// Each slide's parent on the map (`index.html` has none).
+    public private(set) var parents: [String: String] = [:]
+
+    /// Builds the map of a presentation's slides.
+    public init(slides: [Slide]) {
+        let byName = Dictionary(slides.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        guard byName[Presentation.startSlide] != nil else { return }
+        var visited: Set<String> = [Presentation.startSlide]
+        var queue = [Presentation.startSlide]
+        var head = 0
+        while head < queue.count {
+            let name = queue[head]
+            head += 1
+            guard let slide = byName[name] else { continue }
+            var linked = slide.metadata.links
+            if linked.isEmpty {
+                linked = [slide.metadata.swipePrevious, slide.metadata.swipeNext].compactMap { $0 }
+            }
+            var kids: [String] = []
+            for link in linked where byName[link] != nil && !visited.contains(link) {
+                visited.insert(link)
+                kids.append(link)
+                parents[link] = name
+                queue.append(link)
+            }
+            children[name] = kids
+        }
+    }
+
+    /// The map as `getMap` answers it: `{"slide.html": ["child.html", ...]}`.
+    public var json: JSONValue {
+        .object(children.mapValues { .array($0.map(JSONValue.string)) })
+    }
+}
+
+extension Presentation {
+    /// The presentation's map.
+    public var map: PresentationMap { PresentationMap(slides: slides) }
+}

@@ -1,0 +1,102 @@
+/// One command sent by content: `{"Command": ..., "Data": ..., "GUID": ...}`.
+///
+/// A request without a `GUID` is fire-and-forget and never gets an answer.
+public struct BridgeRequest: Sendable, Hashable {
+    /// The command name exactly as the content sent it (untrimmed).
+    public var command: String
+    /// The `Data` member; `{}` when the content left it out.
+    public var data: JSONValue
+    /// The request's correlation id; `nil` for fire-and-forget calls.
+    public var guid: String?
+
+    /// Creates a request.
+    public init(command: String, data: JSONValue = .emptyObject, guid: String? = nil) {
+        self.command = command
+        self.data = data
+        self.guid = guid
+    }
+
+    /// The request as it travels on the wire.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["Command": .string(command), "Data": data]
+        if let guid { members["GUID"] = .string(guid) }
+        return .object(members)
+    }
+}
+
+/// Why a frame from content could not be read as one or more requests.
+public enum FrameError: Error, Sendable, Equatable {
+    /// The frame is not valid JSON.
+    case notJSON(String)
+    /// The frame is JSON but neither a request object nor an array of them.
+    case notARequest(String)
+    /// A request carries a malformed member; `guid` is set when it could still be read, so the
+    /// failure can be answered to the waiting callback.
+    case invalidMember(name: String, reason: String, guid: String?)
+
+    /// A sentence a developer can act on.
+    public var message: String {
+        switch self {
+        case .notJSON(let detail): return "frame is not valid JSON: \(detail)"
+        case .notARequest(let detail): return "frame is not a request: \(detail)"
+        case .invalidMember(let name, let reason, _): return "request member '\(name)' \(reason)"
+        }
+    }
+}
+
+extension BridgeRequest {
+    /// Reads one request object, checking each member's type.
+    public init(json: JSONValue) throws(FrameError) {
+        guard case .object(let members) = json else {
+            throw .notARequest("expected an object with a 'Command' member, got \(json.typeDescription)")
+        }
+        var guid: String?
+        switch members["GUID"] {
+        case nil, .null?: guid = nil
+        case .string(let value)?: guid = value.isEmpty ? nil : value
+        case let other?:
+            throw .invalidMember(name: "GUID", reason: "must be a string, got \(other.typeDescription)", guid: nil)
+        }
+        guard let commandValue = members["Command"] else {
+            throw .invalidMember(name: "Command", reason: "is missing", guid: guid)
+        }
+        guard case .string(let command) = commandValue else {
+            throw .invalidMember(
+                name: "Command", reason: "must be a string, got \(commandValue.typeDescription)", guid: guid)
+        }
+        let data: JSONValue
+        switch members["Data"] {
+        case nil, .null?: data = .emptyObject
+        case let value?: data = value
+        }
+        self.init(command: command, data: data, guid: guid)
+    }
+
+    /// Reads a WebSocket text frame: one request object or an array of them (a drained legacy queue).
+    ///
+    /// Each element of an array is read on its own, so one bad element does not hide the others.
+    public static func requests(fromFrame text: String) throws(FrameError) -> [Result<BridgeRequest, FrameError>] {
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(text)
+        } catch {
+            throw .notJSON(Self.describe(parseError: error))
+        }
+        if case .array(let elements) = json {
+            return elements.map { element in
+                do throws(FrameError) { return .success(try BridgeRequest(json: element)) } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        return [.success(try BridgeRequest(json: json))]
+    }
+
+    private static func describe(parseError error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            if let underlying = context.underlyingError { return "\(underlying)" }
+            return context.debugDescription
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,62 @@
+/// The `Status` member of a response.
+public enum ResponseStatus: String, Sendable, Hashable, Codable {
+    case success = "Success"
+    case failure = "Failure"
+}
+
+/// The answer to one GUID-bearing request:
+/// `{"GUID", "Status", "ErrorCode", "ErrorMessage", "Data"}`.
+public struct BridgeResponse: Sendable, Hashable {
+    /// The GUID of the request this answers.
+    public var guid: String
+    /// `Success` or `Failure`.
+    public var status: ResponseStatus
+    /// 200 on success; 400, 404 or another code on failure (see ``BridgeError``).
+    public var errorCode: Int
+    /// Empty on success; a sentence saying what went wrong otherwise.
+    public var errorMessage: String
+    /// The answer's payload.
+    public var data: JSONValue
+
+    /// Creates a response from its parts.
+    public init(guid: String, status: ResponseStatus, errorCode: Int, errorMessage: String, data: JSONValue) {
+        self.guid = guid
+        self.status = status
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+        self.data = data
+    }
+
+    /// A success answer carrying `data`.
+    public static func success(guid: String, data: JSONValue) -> BridgeResponse {
+        BridgeResponse(guid: guid, status: .success, errorCode: 200, errorMessage: "", data: data)
+    }
+
+    /// A failure answer derived from a bridge error.
+    public static func failure(guid: String, error: BridgeError) -> BridgeResponse {
+        BridgeResponse(
+            guid: guid, status: .failure, errorCode: error.errorCode, errorMessage: error.message, data: error.data)
+    }
+
+    /// The response as it travels on the wire.
+    public var json: JSONValue {
+        .object([
+            "GUID": .string(guid),
+            "Status": .string(status.rawValue),
+            "ErrorCode": .int(errorCode),
+            "ErrorMessage": .string(errorMessage),
+            "Data": data,
+        ])
+    }
+
+    /// Reads a response from its wire form; `nil` when `json` is not a response.
+    public init?(json: JSONValue) {
+        guard let guid = json["GUID"]?.stringValue,
+            let status = json["Status"]?.stringValue.flatMap(ResponseStatus.init(rawValue:)),
+            let code = json["ErrorCode"]?.intValue
+        else { return nil }
+        self.init(
+            guid: guid, status: status, errorCode: code,
+            errorMessage: json["ErrorMessage"]?.stringValue ?? "", data: json["Data"] ?? .null)
+    }
+}

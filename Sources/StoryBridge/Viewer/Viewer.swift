@@ -1,0 +1,113 @@
+import Foundation
+
+/// One browser tab showing content. The page reconnects on every slide load; the viewer and its
+/// state live on in the host, found again by the id the page keeps in `sessionStorage`.
+public actor Viewer {
+    /// The viewer id the page sent.
+    public nonisolated let id: String
+    /// The navigation state.
+    public private(set) var state = ViewerState()
+
+    /// A function that delivers an event to one open connection.
+    public typealias EventSink = @Sendable (HostEvent) -> Void
+
+    private var connections: [(id: UUID, sink: EventSink)] = []
+    private var undelivered: [HostEvent] = []
+    private var lastPageLoad: String?
+    private static let undeliveredLimit = 256
+
+    /// Creates a viewer with the id its page sent.
+    public init(id: String) {
+        self.id = id
+    }
+
+    /// Whether at least one page of this viewer is connected.
+    public var isConnected: Bool { !connections.isEmpty }
+
+    // MARK: Connections and events
+
+    /// Attaches a connection; events sent while none was attached are delivered to it now.
+    public func attach(connection: UUID, sink: @escaping EventSink) {
+        connections.append((connection, sink))
+        let backlog = undelivered
+        undelivered.removeAll()
+        for event in backlog { sink(event) }
+    }
+
+    /// Detaches a connection that closed.
+    public func detach(connection: UUID) {
+        connections.removeAll { $0.id == connection }
+    }
+
+    /// Sends an event to the viewer's newest connection, or keeps it until one attaches.
+    public func send(_ event: HostEvent) {
+        if let newest = connections.last {
+            newest.sink(event)
+        } else {
+            if undelivered.count >= Self.undeliveredLimit { undelivered.removeFirst() }
+            undelivered.append(event)
+        }
+    }
+
+    // MARK: Navigation
+
+    /// What a page load meant for the viewer.
+    public struct SlideEntry: Sendable, Hashable {
+        /// `false` when the same page reconnected (no new slide view).
+        public var isNewPageLoad: Bool
+        /// The slide shown before, if any (same or other presentation).
+        public var previousSlide: String?
+        /// The presentation shown before, if any.
+        public var previousPresentationId: Int?
+        /// What caused this load.
+        public var cause: NavigationCause
+    }
+
+    /// Records that the page `pageLoad` shows `slide` of `presentationId`. A reconnect of the same
+    /// page load changes nothing. Navigation data handed over by a pending `go`/`open` to this very
+    /// slide becomes the slide's navigation data; any other load gets `{}`.
+    @discardableResult
+    public func enterSlide(presentationId: Int, slide: String, pageLoad: String) -> SlideEntry {
+        let previousSlide = state.currentSlide
+        let previousPresentation = state.presentationId
+        if pageLoad == lastPageLoad, previousSlide == slide, previousPresentation == presentationId {
+            return SlideEntry(
+                isNewPageLoad: false, previousSlide: previousSlide, previousPresentationId: previousPresentation,
+                cause: state.lastCause)
+        }
+        lastPageLoad = pageLoad
+        var cause = NavigationCause.page
+        if let pending = state.pendingNavigation, pending.presentationId == presentationId, pending.slide == slide {
+            state.navigationData = pending.data
+            cause = pending.cause
+        } else {
+            state.navigationData = .emptyObject
+        }
+        state.pendingNavigation = nil
+        if previousPresentation != presentationId {
+            state.history = []
+            if !state.openedPresentations.contains(presentationId) {
+                state.openedPresentations.append(presentationId)
+            }
+        }
+        state.presentationId = presentationId
+        state.currentSlide = slide
+        state.history.append(slide)
+        state.lastCause = cause
+        return SlideEntry(
+            isNewPageLoad: true, previousSlide: previousSlide, previousPresentationId: previousPresentation,
+            cause: cause)
+    }
+
+    /// Remembers a navigation the host is about to ask the page for.
+    public func expectNavigation(_ navigation: PendingNavigation) {
+        state.pendingNavigation = navigation
+    }
+
+    /// Changes the viewer chrome and returns the new flags.
+    @discardableResult
+    public func updateChrome(_ change: @Sendable (inout ChromeFlags) -> Void) -> ChromeFlags {
+        change(&state.chrome)
+        return state.chrome
+    }
+}

@@ -1,0 +1,68 @@
+/// Which buttons of the viewer chrome are shown (changed by the UI, map and media commands).
+public struct ChromeFlags: Sendable, Hashable, Codable {
+    public var closeButton = true
+    public var mapButton = true
+    public var mediaLibraryButton = true
+    public var systemButtons = true
+
+    public init() {}
+
+    /// The flags as sent to the page in a `chrome` event.
+    public var json: JSONValue {
+        [
+            "closeButton": .bool(closeButton), "mapButton": .bool(mapButton),
+            "mediaLibraryButton": .bool(mediaLibraryButton), "systemButtons": .bool(systemButtons),
+        ]
+    }
+}
+
+/// What caused a slide change, as recorded for analytics.
+public enum NavigationCause: String, Sendable, Hashable, Codable {
+    /// A plain link, `window.location`, a reload: anything the host did not ask for.
+    case page
+    /// The `go` command.
+    case go
+    /// The `open` command.
+    case open
+    /// The host's map.
+    case map
+    /// A deep link.
+    case deepLink
+}
+
+/// A navigation the host has asked the page to perform and which the next page load completes.
+public struct PendingNavigation: Sendable, Hashable {
+    public var presentationId: Int
+    public var slide: String
+    public var data: JSONValue
+    public var cause: NavigationCause
+
+    public init(presentationId: Int, slide: String, data: JSONValue, cause: NavigationCause) {
+        self.presentationId = presentationId
+        self.slide = slide
+        self.data = data
+        self.cause = cause
+    }
+}
+
+/// A viewer's navigation state, kept by the host across page loads.
+public struct ViewerState: Sendable, Hashable {
+    /// The presentation shown, once the first slide has loaded.
+    public var presentationId: Int?
+    /// The slide shown.
+    public var currentSlide: String?
+    /// Slides visited in the current presentation, oldest first, the current one last.
+    public var history: [String] = []
+    /// The data handed to the current slide by the `go`/`open` that led to it, else `{}`.
+    public var navigationData: JSONValue = .emptyObject
+    /// What caused the current slide to load.
+    public var lastCause: NavigationCause = .page
+    /// A navigation asked for and not yet completed by a page load.
+    public var pendingNavigation: PendingNavigation?
+    /// Presentations shown in this run, in the order first opened.
+    public var openedPresentations: [Int] = []
+    /// The viewer chrome's buttons.
+    public var chrome = ChromeFlags()
+
+    public init() {}
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import StoryBridge
+
+/// The WebSocket side of the host: one connection per page load, feeding the page's frames to the
+/// bridge and writing answers and host events back.
+struct BridgeEndpoint: Sendable {
+    let host: StoryBridgeHost
+    let gate: ConnectionGate
+    let maxMessageSize: Int
+
+    typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+    func shouldUpgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<Handler> {
+        guard let rawPath = head.path, ConnectionGate.isEndpoint(rawPath) else { return .dontUpgrade }
+        switch gate.admit(rawPath: rawPath, origin: head.headerFields[.origin], authority: head.authority) {
+        case .failure(let refusal):
+            host.logger.warning("WebSocket refused", metadata: ["reason": "\(refusal.message)"])
+            // The request falls through to the HTTP responder, which answers the refusal.
+            return .dontUpgrade
+        case .success(let page):
+            return .upgrade([:]) { inbound, outbound, _ in
+                await self.serve(page, inbound: inbound, outbound: outbound)
+            }
+        }
+    }
+
+    private func serve(
+        _ page: PageConnectionRequest, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async {
+        let viewer = await host.viewers.viewer(id: page.viewerId)
+        let context = host.context(for: viewer)
+        let (outgoing, continuation) = AsyncStream<String>.makeStream()
+        let deliver: @Sendable (JSONValue) -> Void = { continuation.yield($0.jsonString()) }
+        let connection = UUID()
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: context, deliver: deliver)
+
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await text in outgoing {
+                    do { try await outbound.write(.text(text)) } catch { break }
+                }
+            }
+            let entry = await viewer.enterSlide(
+                presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad)
+            let state = await viewer.state
+            deliver(
+                HostEvent(
+                    name: "hello",
+                    data: [
+                        "viewer": .string(viewer.id), "presentation": .int(page.presentationId),
+                        "slide": .string(page.slide), "navigationData": state.navigationData,
+                        "chrome": state.chrome.json, "newPageLoad": .bool(entry.isNewPageLoad),
+                    ]
+                ).json)
+            await viewer.attach(connection: connection) { event in deliver(event.json) }
+            context.logger.debug(
+                "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
+            do {
+                for try await message in inbound.messages(maxSize: maxMessageSize) {
+                    switch message {
+                    case .text(let text):
+                        await dispatcher.dispatch(frame: text) { work in group.addTask { await work() } }
+                    case .binary:
+                        dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))
+                    }
+                }
+            } catch {
+                context.logger.debug("page connection ended with an error", metadata: ["error": "\(error)"])
+            }
+            await viewer.detach(connection: connection)
+            continuation.finish()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import StoryBridge
+
+/// How the server listens and what it allows.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind; `127.0.0.1` by default.
+    public var host: String
+    /// Port to bind; `0` picks a free one.
+    public var port: Int
+    /// The presentation `/` redirects to; the library's first when `nil`.
+    public var defaultPresentationId: Int?
+    /// The per-launch secret that pages must present to open the WebSocket.
+    public var token: String
+    /// The largest WebSocket message accepted, in bytes.
+    public var maxMessageSize: Int
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
+        token: String = ServerConfiguration.makeToken(), maxMessageSize: Int = 1 << 20
+    ) {
+        self.host = host
+        self.port = port
+        self.defaultPresentationId = defaultPresentationId
+        self.token = token
+        self.maxMessageSize = maxMessageSize
+    }
+
+    /// A fresh random token (128 bits, hex).
+    public static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// The HTTP + WebSocket server around a ``StoryBridgeHost``.
+public struct StoryBridgeServer: Sendable {
+    public let host: StoryBridgeHost
+    public let configuration: ServerConfiguration
+
+    public init(host: StoryBridgeHost, configuration: ServerConfiguration) {
+        self.host = host
+        self.configuration = configuration
+    }
+
+    /// Builds the Hummingbird application. `onRunning` receives the bound port.
+    public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let gate = ConnectionGate(token: configuration.token, library: host.library)
+        let endpoint = BridgeEndpoint(host: host, gate: gate, maxMessageSize: configuration.maxMessageSize)
+        let responder = ContentResponder(
+            host: host, gate: gate, token: configuration.token,
+            defaultPresentationId: configuration.defaultPresentationId)
+        let wsConfiguration = WebSocketServerConfiguration(
+            maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
+        var logger = host.logger
+        logger[metadataKey: "component"] = "http"
+        return Application(
+            responder: responder,
+            server: .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { head, _, _ in
+                endpoint.shouldUpgrade(head)
+            },
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
+    public func runUntilSignalled(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        try await makeApplication(onRunning: onRunning).runService()
+    }
+
+    /// Starts the server in the background and returns once it listens; for tests and tools.
+    public func start() async throws -> RunningServer {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = makeApplication { port in continuation.yield(port) }
+        let task = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            task.cancel()
+            throw CancellationError()
+        }
+        continuation.finish()
+        return RunningServer(port: port, host: configuration.host, token: configuration.token, task: task)
+    }
+}
+
+/// A server started with ``StoryBridgeServer/start()``.
+public struct RunningServer: Sendable {
+    /// The bound port.
+    public let port: Int
+    /// The bound address.
+    public let host: String
+    /// The WebSocket token pages present.
+    public let token: String
+    let task: Task<Void, any Error>
+
+    /// The base URL, e.g. `http://127.0.0.1:53121`.
+    public var baseURL: String { "http://\(host):\(port)" }
+
+    /// Stops the server and waits until it has shut down.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}

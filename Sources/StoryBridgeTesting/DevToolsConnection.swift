@@ -1,0 +1,76 @@
+import Foundation
+import StoryBridge
+import Synchronization
+
+/// A Chrome DevTools Protocol session over one WebSocket: numbered commands with awaited results.
+public final class DevToolsConnection: Sendable {
+    /// A command that failed in the browser.
+    public struct ProtocolError: Error, CustomStringConvertible {
+        public let method: String
+        public let message: String
+        public var description: String { "DevTools \(method) failed: \(message)" }
+    }
+
+    private let connection: WebSocketTextConnection
+    private let nextId = Atomic<Int>(0)
+    private let waiters = Mutex<[Int: CheckedContinuation<JSONValue?, Never>]>([:])
+    /// Protocol events (`{"method", "params"}`), in order.
+    public let events = Mailbox<JSONValue>()
+
+    private init(connection: WebSocketTextConnection) {
+        self.connection = connection
+    }
+
+    /// Connects to a DevTools WebSocket URL.
+    public static func connect(url: String) async throws -> DevToolsConnection {
+        let session = DevToolsConnection(connection: try await WebSocketTextConnection.connect(url: url))
+        Task { await session.readLoop() }
+        return session
+    }
+
+    private func readLoop() async {
+        while let text = await connection.receive(timeout: .seconds(86_400)) {
+            guard let message = try? JSONValue.parse(text) else { continue }
+            if let id = message["id"]?.intValue {
+                let waiter = waiters.withLock { $0.removeValue(forKey: id) }
+                waiter?.resume(returning: message)
+            } else if message["method"] != nil {
+                await events.put(message)
+            }
+        }
+        let pending = waiters.withLock { all -> [CheckedContinuation<JSONValue?, Never>] in
+            defer { all.removeAll() }
+            return Array(all.values)
+        }
+        for waiter in pending { waiter.resume(returning: nil) }
+        await events.finish()
+    }
+
+    /// Sends `method` with `params` and returns its `result`.
+    @discardableResult
+    public func send(_ method: String, _ params: JSONValue = .emptyObject, timeout: Duration = .seconds(30)) async throws
+        -> JSONValue
+    {
+        let id = nextId.add(1, ordering: .relaxed).newValue
+        let message: JSONValue = ["id": .int(id), "method": .string(method), "params": params]
+        let reply: JSONValue? = await withCheckedContinuation { continuation in
+            waiters.withLock { $0[id] = continuation }
+            connection.send(message.jsonString())
+            Task {
+                try? await Task.sleep(for: timeout)
+                let expired = self.waiters.withLock { $0.removeValue(forKey: id) }
+                expired?.resume(returning: nil)
+            }
+        }
+        guard let reply else { throw ProtocolError(method: method, message: "no reply (timeout or browser gone)") }
+        if let error = reply["error"] {
+            throw ProtocolError(method: method, message: error["message"]?.stringValue ?? error.jsonString())
+        }
+        return reply["result"] ?? .emptyObject
+    }
+
+    /// Closes the session.
+    public func close() async {
+        await connection.close()
+    }
+}

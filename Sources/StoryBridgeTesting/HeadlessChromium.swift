@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import StoryBridge
+
+/// A headless Chromium process driven over the DevTools protocol: the real browser path of the
+/// end-to-end tests. Runs as root with `--no-sandbox`, in a throw-away profile.
+public final class HeadlessChromium: Sendable {
+    /// Why Chromium could not be used.
+    public enum LaunchError: Error, CustomStringConvertible {
+        case notInstalled(searched: [String])
+        case didNotStart(binary: String, detail: String)
+
+        public var description: String {
+            switch self {
+            case .notInstalled(let searched):
+                return "no Chromium found (looked for \(searched.joined(separator: ", "))). "
+                    + "Install it with 'apt-get install chromium', or pass the binary's path."
+            case .didNotStart(let binary, let detail):
+                return "\(binary) did not start its DevTools endpoint: \(detail)"
+            }
+        }
+    }
+
+    /// The binary names looked up on `PATH`, in order.
+    public static let candidateNames = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+
+    public let binary: String
+    public let devToolsPort: Int
+    private let process: Process
+    private let profile: URL
+
+    private init(binary: String, devToolsPort: Int, process: Process, profile: URL) {
+        self.binary = binary
+        self.devToolsPort = devToolsPort
+        self.process = process
+        self.profile = profile
+    }
+
+    /// Finds a Chromium binary: `explicit`, then `$STORYBRIDGE_CHROMIUM`, then `PATH`.
+    public static func locate(explicit: String? = nil) throws -> String {
+        var searched: [String] = []
+        for candidate in [explicit, ProcessInfo.processInfo.environment["STORYBRIDGE_CHROMIUM"]].compactMap({ $0 }) {
+            searched.append(candidate)
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for name in candidateNames {
+            searched.append(name)
+            for folder in path.split(separator: ":") {
+                let file = "\(folder)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: file) { return file }
+            }
+        }
+        throw LaunchError.notInstalled(searched: searched)
+    }
+
+    /// Starts Chromium headless and waits for its DevTools endpoint.
+    public static func launch(binary explicit: String? = nil, timeout: Duration = .seconds(30)) async throws
+        -> HeadlessChromium
+    {
+        let binary = try locate(explicit: explicit)
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+            "--mute-audio", "--autoplay-policy=no-user-gesture-required", "--remote-allow-origins=*",
+            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+            "--user-data-dir=\(profile.path)", "--window-size=1280,900", "about:blank",
+        ]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let portFile = profile.appendingPathComponent("DevToolsActivePort")
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8),
+                let port = text.split(separator: "\n").first.flatMap({ Int($0) })
+            {
+                return HeadlessChromium(binary: binary, devToolsPort: port, process: process, profile: profile)
+            }
+            if !process.isRunning {
+                let detail = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+                throw LaunchError.didNotStart(binary: binary, detail: "exited with \(process.terminationStatus): \(detail)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        throw LaunchError.didNotStart(binary: binary, detail: "no DevToolsActivePort after \(timeout)")
+    }
+
+    /// Opens a new tab.
+    public func newPage() async throws -> BrowserPage {
+        let browserInfo = try await httpJSON("/json/version")
+        guard let browserURL = browserInfo["webSocketDebuggerUrl"]?.stringValue else {
+            throw LaunchError.didNotStart(binary: binary, detail: "no browser DevTools URL")
+        }
+        let browser = try await DevToolsConnection.connect(url: browserURL)
+        let created = try await browser.send("Target.createTarget", ["url": "about:blank"])
+        await browser.close()
+        guard let targetId = created["targetId"]?.stringValue else {
+            throw LaunchError.didNotStart(binary: binary, detail: "Target.createTarget gave no targetId")
+        }
+        let page = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)/devtools/page/\(targetId)")
+        try await page.send("Page.enable")
+        try await page.send("Runtime.enable")
+        return BrowserPage(devTools: page)
+    }
+
+    private func httpJSON(_ path: String) async throws -> JSONValue {
+        let url = URL(string: "http://127.0.0.1:\(devToolsPort)\(path)")!
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return try JSONValue.parse(data)
+    }
+
+    /// Ends the browser and removes its profile.
+    public func close() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: profile)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import StoryBridge
+import StoryBridgeServer
+
+/// A real host on `127.0.0.1` and a free port, for tests: serves the given presentations and
+/// stops when asked.
+///
+/// ```swift
+/// let host = try await TestHost.start(presentationFolders: [demoFolder])
+/// defer { Task { await host.stop() } }
+/// let viewer = try await host.connectViewer(slide: "index.html")
+/// ```
+public struct TestHost: Sendable {
+    /// The runtime (register custom modules on `runtime.bridge`).
+    public let runtime: StoryBridgeHost
+    /// The running server.
+    public let server: RunningServer
+
+    /// The base URL, e.g. `http://127.0.0.1:53121`.
+    public var baseURL: String { server.baseURL }
+
+    /// Starts a host with the presentation folders given, numbered from 1 in order unless
+    /// `catalogs` says otherwise.
+    public static func start(
+        presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
+        defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) -> Void = { _ in }
+    ) async throws -> TestHost {
+        var presentations: [Presentation] = []
+        for (index, folder) in presentationFolders.enumerated() {
+            let catalog = catalogs?[index] ?? PresentationFolder.Catalog(id: index + 1)
+            presentations.append(try PresentationFolder.load(folder, catalog: catalog))
+        }
+        var logger = Logger(label: "storybridge.test")
+        logger.logLevel = ProcessInfo.processInfo.environment["STORYBRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
+        let runtime = StoryBridgeHost(
+            library: PresentationLibrary(presentations), identity: identity, defaultDeadline: defaultDeadline,
+            logger: logger)
+        configure(runtime)
+        let server = try await StoryBridgeServer(host: runtime, configuration: ServerConfiguration(port: 0)).start()
+        return TestHost(runtime: runtime, server: server)
+    }
+
+    /// Connects a scripted viewer to `slide` of `presentationId`.
+    public func connectViewer(
+        presentationId: Int = 1, slide: String = "index.html", viewerId: String = UUID().uuidString,
+        pageLoad: String = UUID().uuidString
+    ) async throws -> ViewerClient {
+        try await ViewerClient.connect(
+            baseURL: baseURL, token: server.token, presentationId: presentationId, slide: slide, viewerId: viewerId,
+            pageLoad: pageLoad)
+    }
+
+    /// The URL of a slide.
+    public func slideURL(presentationId: Int = 1, slide: String = "index.html") -> String {
+        baseURL + ContentPaths.slideURL(presentationId: presentationId, slide: slide)
+    }
+
+    /// Stops the server.
+    public func stop() async {
+        await server.stop()
+    }
+}

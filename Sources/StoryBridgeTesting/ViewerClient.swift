@@ -1,0 +1,153 @@
+import Foundation
+import StoryBridge
+import Synchronization
+
+/// A scripted page: connects to a running host's bridge endpoint as one viewer on one slide,
+/// sends commands and reads answers and host events. Use it to test content logic or custom
+/// modules without a browser.
+///
+/// ```swift
+/// let viewer = try await ViewerClient.connect(baseURL: server.baseURL, token: server.token,
+///                                             presentationId: 1, slide: "index.html")
+/// let answer = try await viewer.request("getUserInfo")
+/// #expect(answer.status == .success)
+/// ```
+public final class ViewerClient: Sendable {
+    /// The viewer id sent to the host.
+    public let viewerId: String
+    /// The underlying connection.
+    public let connection: WebSocketTextConnection
+    /// Host events received, in order (`hello` first).
+    public let events = Mailbox<HostEvent>()
+    /// Every message received, in order, as JSON: for counting answers.
+    public let received = Mutex<[JSONValue]>([])
+    private let waiters = Mutex<[String: CheckedContinuation<BridgeResponse?, Never>]>([:])
+    private let early = Mutex<[String: BridgeResponse]>([:])
+    private let counter = Atomic<Int>(0)
+
+    /// Why a request could not be completed.
+    public enum ClientError: Error, CustomStringConvertible {
+        case noAnswer(command: String, guid: String, seconds: Int)
+        public var description: String {
+            switch self {
+            case .noAnswer(let command, let guid, let seconds):
+                return "no answer to '\(command)' (GUID \(guid)) within \(seconds) s"
+            }
+        }
+    }
+
+    private init(viewerId: String, connection: WebSocketTextConnection) {
+        self.viewerId = viewerId
+        self.connection = connection
+    }
+
+    /// Connects as viewer `viewerId` showing `slide` of presentation `presentationId`.
+    /// `pageLoad` identifies the page load; reuse it to simulate a reconnect of the same page.
+    public static func connect(
+        baseURL: String, token: String, presentationId: Int, slide: String,
+        viewerId: String = UUID().uuidString, pageLoad: String = UUID().uuidString
+    ) async throws -> ViewerClient {
+        let wsBase = baseURL.replacingOccurrences(of: "http://", with: "ws://")
+        var components = URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "viewer", value: viewerId), URLQueryItem(name: "presentation", value: String(presentationId)),
+            URLQueryItem(name: "slide", value: slide), URLQueryItem(name: "load", value: pageLoad),
+            URLQueryItem(name: "token", value: token),
+        ]
+        let url = wsBase + ContentPaths.reservedPrefix + "ws" + (components.string ?? "")
+        let connection = try await WebSocketTextConnection.connect(url: url)
+        let client = ViewerClient(viewerId: viewerId, connection: connection)
+        Task { await client.readLoop() }
+        return client
+    }
+
+    private func readLoop() async {
+        while let text = await connection.receive(timeout: .seconds(3600)) {
+            guard let json = try? JSONValue.parse(text) else { continue }
+            received.withLock { $0.append(json) }
+            if let response = BridgeResponse(json: json) {
+                let waiter = waiters.withLock { $0.removeValue(forKey: response.guid) }
+                if let waiter {
+                    waiter.resume(returning: response)
+                } else {
+                    early.withLock { $0[response.guid] = response }
+                }
+            } else if let event = HostEvent(json: json) {
+                await events.put(event)
+            }
+        }
+        await events.finish()
+        let pending = waiters.withLock { current -> [CheckedContinuation<BridgeResponse?, Never>] in
+            defer { current.removeAll() }
+            return Array(current.values)
+        }
+        for waiter in pending { waiter.resume(returning: nil) }
+    }
+
+    /// A fresh GUID in the format storyclm.js uses.
+    public func makeGUID() -> String {
+        let number = counter.add(1, ordering: .relaxed).newValue
+        let hex = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        return "GUID_\(number)\(hex)"
+    }
+
+    /// Sends a command with a GUID and waits for its answer.
+    public func request(
+        _ command: String, data: JSONValue = .emptyObject, timeout: Duration = .seconds(15)
+    ) async throws -> BridgeResponse {
+        let guid = makeGUID()
+        send(BridgeRequest(command: command, data: data, guid: guid))
+        guard let response = await answer(to: guid, timeout: timeout) else {
+            throw ClientError.noAnswer(command: command, guid: guid, seconds: Int(timeout.components.seconds))
+        }
+        return response
+    }
+
+    /// Sends a request as is (with or without GUID) and does not wait.
+    public func send(_ request: BridgeRequest) {
+        connection.send(request.json.jsonString())
+    }
+
+    /// Sends raw text, for tests of malformed frames.
+    public func sendRaw(_ text: String) {
+        connection.send(text)
+    }
+
+    /// Waits for the answer to `guid`; `nil` on timeout.
+    public func answer(to guid: String, timeout: Duration = .seconds(15)) async -> BridgeResponse? {
+        if let response = early.withLock({ $0.removeValue(forKey: guid) }) { return response }
+        return await withCheckedContinuation { continuation in
+            let already = early.withLock { $0.removeValue(forKey: guid) }
+            if let already {
+                continuation.resume(returning: already)
+                return
+            }
+            waiters.withLock { $0[guid] = continuation }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let expired = self.waiters.withLock { $0.removeValue(forKey: guid) }
+                expired?.resume(returning: nil)
+            }
+        }
+    }
+
+    /// The next host event named `name` (others before it are skipped), or `nil` on timeout.
+    public func nextEvent(named name: String, timeout: Duration = .seconds(10)) async -> HostEvent? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let event = await events.next(timeout: deadline - ContinuousClock.now) else { return nil }
+            if event.name == name { return event }
+        }
+        return nil
+    }
+
+    /// How many answers carrying `guid` arrived so far.
+    public func answerCount(for guid: String) -> Int {
+        received.withLock { messages in messages.filter { $0["GUID"]?.stringValue == guid }.count }
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        await connection.close()
+    }
+}

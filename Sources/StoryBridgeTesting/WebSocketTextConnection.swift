@@ -1,0 +1,104 @@
+import HTTPTypes
+import Logging
+import NIOWebSocket
+import Synchronization
+import WSClient
+
+/// A WebSocket client connection that exchanges text messages: the peer tests use to talk to
+/// the bridge endpoint and to Chromium's DevTools.
+public final class WebSocketTextConnection: Sendable {
+    private enum Outbound: Sendable {
+        case text(String)
+        case close(WebSocketErrorCode)
+    }
+
+    /// Text messages received, in order; finished when the connection closes.
+    public let inbox: Mailbox<String>
+    private let outbound: AsyncStream<Outbound>.Continuation
+    private let task: Task<Void, Never>
+    private let closeFrame = Mutex<WebSocketCloseFrame?>(nil)
+
+    private init(outbound: AsyncStream<Outbound>.Continuation, task: Task<Void, Never>, inbox: Mailbox<String>) {
+        self.outbound = outbound
+        self.task = task
+        self.inbox = inbox
+    }
+
+    /// Connects to `url` (`ws://…`), failing when the server refuses the upgrade.
+    public static func connect(
+        url: String, headers: HTTPFields = [:], maxMessageSize: Int = 1 << 26
+    ) async throws -> WebSocketTextConnection {
+        let (outgoing, outboundContinuation) = AsyncStream<Outbound>.makeStream()
+        let (started, startedContinuation) = AsyncStream<Result<Void, any Error>>.makeStream()
+        let box = Mutex<WebSocketTextConnection?>(nil)
+        let inbox = Mailbox<String>()
+        let task = Task {
+            var logger = Logger(label: "storybridge.testing.websocket")
+            logger.logLevel = .critical
+            do {
+                let frame = try await WebSocketClient.connect(
+                    url: url,
+                    configuration: .init(maxFrameSize: maxMessageSize, additionalHeaders: headers),
+                    logger: logger
+                ) { inbound, writer, _ in
+                    startedContinuation.yield(.success(()))
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await item in outgoing {
+                                switch item {
+                                case .text(let text): try await writer.write(.text(text))
+                                case .close(let code):
+                                    try await writer.close(code, reason: nil)
+                                    return
+                                }
+                            }
+                        }
+                        for try await message in inbound.messages(maxSize: maxMessageSize) {
+                            switch message {
+                            case .text(let text): await inbox.put(text)
+                            case .binary(let buffer): await inbox.put(String(buffer: buffer))
+                            }
+                        }
+                        group.cancelAll()
+                    }
+                }
+                box.withLock { $0?.closeFrame.withLock { $0 = frame } }
+            } catch {
+                startedContinuation.yield(.failure(error))
+            }
+            startedContinuation.finish()
+            await inbox.finish()
+        }
+        var iterator = started.makeAsyncIterator()
+        guard let outcome = await iterator.next() else { throw WebSocketClientError.webSocketUpgradeFailed }
+        try outcome.get()
+        let connection = WebSocketTextConnection(outbound: outboundContinuation, task: task, inbox: inbox)
+        box.withLock { $0 = connection }
+        return connection
+    }
+
+    /// Sends a text message.
+    public func send(_ text: String) {
+        outbound.yield(.text(text))
+    }
+
+    /// The next text message, or `nil` on timeout or close.
+    public func receive(timeout: Duration = .seconds(10)) async -> String? {
+        await inbox.next(timeout: timeout)
+    }
+
+    /// The close frame the server sent, once the connection has ended.
+    public var serverCloseFrame: WebSocketCloseFrame? { closeFrame.withLock { $0 } }
+
+    /// Closes the connection and waits until it has ended.
+    public func close(code: WebSocketErrorCode = .normalClosure) async {
+        outbound.yield(.close(code))
+        outbound.finish()
+        await task.value
+    }
+
+    /// Waits until the server ends the connection.
+    public func waitUntilClosed() async {
+        await task.value
+    }
+}

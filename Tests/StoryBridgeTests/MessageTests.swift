@@ -1,0 +1,107 @@
+import Testing
+@testable import StoryBridge
+
+@Suite("Wire messages")
+struct MessageTests {
+    @Test("a request with all members is read as sent")
+    func readsRequest() throws {
+        let request = try BridgeRequest(json: try JSONValue.parse(#"{"Command":"go","Data":{"slideName":"a.html"},"GUID":"GUID_1abc"}"#))
+        #expect(request.command == "go")
+        #expect(request.guid == "GUID_1abc")
+        #expect(request.data["slideName"] == "a.html")
+    }
+
+    @Test("missing Data becomes {} and missing GUID means fire-and-forget")
+    func defaults() throws {
+        let request = try BridgeRequest(json: ["Command": "closePresentation"])
+        #expect(request.data == .emptyObject)
+        #expect(request.guid == nil)
+    }
+
+    @Test("a frame that is not JSON is rejected with the parser's reason")
+    func notJSON() {
+        #expect {
+            _ = try BridgeRequest.requests(fromFrame: "{not json")
+        } throws: { error in
+            guard case FrameError.notJSON = error else { return false }
+            return true
+        }
+    }
+
+    @Test("a JSON frame that is not a request says what it got")
+    func notARequest() {
+        #expect(throws: FrameError.notARequest("expected an object with a 'Command' member, got a number")) {
+            _ = try BridgeRequest.requests(fromFrame: "42")
+        }
+    }
+
+    @Test("a Command of the wrong type names the member and keeps the GUID for the answer")
+    func wrongCommandType() {
+        #expect(throws: FrameError.invalidMember(name: "Command", reason: "must be a string, got a number", guid: "G1")) {
+            _ = try BridgeRequest(json: ["Command": 5, "GUID": "G1"])
+        }
+    }
+
+    @Test("a GUID of the wrong type is rejected")
+    func wrongGUIDType() {
+        #expect(throws: FrameError.invalidMember(name: "GUID", reason: "must be a string, got an object", guid: nil)) {
+            _ = try BridgeRequest(json: ["Command": "go", "GUID": ["x": 1]])
+        }
+    }
+
+    @Test("an array frame (a drained legacy queue) yields each element, good or bad")
+    func arrayFrame() throws {
+        let items = try BridgeRequest.requests(
+            fromFrame: #"[{"Command":"getUserInfo","GUID":"G1"},{"Data":{}},{"Command":"getAppInfo","GUID":"G2"}]"#)
+        #expect(items.count == 3)
+        #expect((try? items[0].get())?.guid == "G1")
+        #expect((try? items[1].get()) == nil)
+        #expect((try? items[2].get())?.command == "getAppInfo")
+    }
+
+    @Test("responses use the PascalCase keys and integer codes")
+    func responseShape() throws {
+        let response = BridgeResponse.failure(guid: "G", error: .notFound("Slide 'x.html' not found"))
+        #expect(response.json.jsonString() == #"{"Data":{},"ErrorCode":404,"ErrorMessage":"Slide 'x.html' not found","GUID":"G","Status":"Failure"}"#)
+        #expect(BridgeResponse(json: response.json) == response)
+    }
+
+    @Test("events never carry a GUID")
+    func eventShape() {
+        let event = HostEvent.navigate(presentationId: 1, slide: "a.html", url: "/p/1/a.html", data: [:])
+        #expect(event.json["GUID"] == nil)
+        #expect(event.json["Event"] == "navigate")
+    }
+
+    @Test("integers stay integers and doubles stay doubles through a round trip")
+    func numbers() throws {
+        let value = try JSONValue.parse(#"{"a":200,"b":1.5,"c":-3,"d":[true,null,"x"]}"#)
+        #expect(value["a"] == .int(200))
+        #expect(value["b"] == .double(1.5))
+        #expect(value.jsonString() == #"{"a":200,"b":1.5,"c":-3,"d":[true,null,"x"]}"#)
+    }
+
+    @Test("command names are trimmed and legacy spellings mapped", arguments: [
+        ("openMediaLibrary ", "openMediaLibrary"), ("getsessions", "getSessions"), ("getsessionbyid", "getSessionById"),
+        ("setPresentationComplete", "setSessionComplete"), ("sessionupdate", "setSessionComplete"), ("\tgo\n", "go"),
+    ])
+    func canonicalNames(raw: String, expected: String) {
+        #expect(CommandNames.canonical(raw) == expected)
+    }
+
+    @Test("typed Data reads name the field on failure")
+    func dataReads() throws {
+        let request = BridgeRequest(command: "x", data: ["name": 5, "id": "12", "text": "hi"])
+        #expect(throws: BridgeError.invalidData(field: "name", reason: "must be a string, got a number")) {
+            _ = try request.string("name")
+        }
+        #expect(throws: BridgeError.invalidData(field: "missing", reason: "is missing")) {
+            _ = try request.string("missing")
+        }
+        #expect(try request.int("id") == 12)
+        #expect(try request.string("text") == "hi")
+        #expect(throws: BridgeError.invalidData(field: "Data", reason: "must be an object, got an array")) {
+            _ = try BridgeRequest(command: "x", data: [1, 2]).string("a")
+        }
+    }
+}
