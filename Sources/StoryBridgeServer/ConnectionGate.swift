@@ -58,8 +58,8 @@ struct ConnectionGate: Sendable {
             return String(value)
         }
         guard let given = value("token"), constantTimeEqual(given, token) else { return .failure(.badToken) }
-        if let origin, let authority, origin != "http://\(authority)" {
-            return .failure(.badOrigin(origin))
+        if let origin, let refused = Self.foreignOrigin(origin, authority: authority) {
+            return .failure(.badOrigin(refused))
         }
         guard let viewer = value("viewer"), viewer.count <= 128 else { return .failure(.missingParameter("viewer")) }
         guard let presentationText = value("presentation"), let presentationId = Int(presentationText) else {
@@ -73,6 +73,21 @@ struct ConnectionGate: Sendable {
         let load = value("load") ?? UUID().uuidString
         return .success(
             PageConnectionRequest(viewerId: viewer, presentationId: presentationId, slide: slide, pageLoad: load))
+    }
+
+    /// The first web origin in an `Origin` header that is not this host, if any. Browsers always send
+    /// the page's origin, so a page of another site (cross-site WebSocket hijacking) or an opaque
+    /// `null` origin is refused; non-web origins sent by native clients (`ws://…`) are not a
+    /// browser page and pass (they still need the token).
+    static func foreignOrigin(_ header: String, authority: String?) -> String? {
+        for origin in header.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            let lowered = origin.lowercased()
+            if lowered == "null" { return origin }
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { continue }
+            guard let authority, lowered == "http://\(authority.lowercased())" || lowered == "https://\(authority.lowercased())"
+            else { return origin }
+        }
+        return nil
     }
 
     private func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {

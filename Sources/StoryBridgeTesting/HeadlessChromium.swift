@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import Synchronization
 import StoryBridge
 
 /// A headless Chromium process driven over the DevTools protocol: the real browser path of the
@@ -28,12 +26,15 @@ public final class HeadlessChromium: Sendable {
 
     public let binary: String
     public let devToolsPort: Int
+    /// The browser-wide DevTools path, `/devtools/browser/<id>`.
+    public let browserPath: String
     private let process: Process
     private let profile: URL
 
-    private init(binary: String, devToolsPort: Int, process: Process, profile: URL) {
+    private init(binary: String, devToolsPort: Int, browserPath: String, process: Process, profile: URL) {
         self.binary = binary
         self.devToolsPort = devToolsPort
+        self.browserPath = browserPath
         self.process = process
         self.profile = profile
     }
@@ -76,13 +77,17 @@ public final class HeadlessChromium: Sendable {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        LaunchedBrowsers.register(process.processIdentifier)
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8),
-                let port = text.split(separator: "\n").first.flatMap({ Int($0) })
-            {
-                return HeadlessChromium(binary: binary, devToolsPort: port, process: process, profile: profile)
+            if let text = try? String(contentsOf: portFile, encoding: .utf8) {
+                let lines = text.split(separator: "\n")
+                if lines.count >= 2, let port = Int(lines[0]) {
+                    return HeadlessChromium(
+                        binary: binary, devToolsPort: port, browserPath: String(lines[1]), process: process,
+                        profile: profile)
+                }
             }
             if !process.isRunning {
                 let detail = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
@@ -96,11 +101,7 @@ public final class HeadlessChromium: Sendable {
 
     /// Opens a new tab.
     public func newPage() async throws -> BrowserPage {
-        let browserInfo = try await httpJSON("/json/version")
-        guard let browserURL = browserInfo["webSocketDebuggerUrl"]?.stringValue else {
-            throw LaunchError.didNotStart(binary: binary, detail: "no browser DevTools URL")
-        }
-        let browser = try await DevToolsConnection.connect(url: browserURL)
+        let browser = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)\(browserPath)")
         let created = try await browser.send("Target.createTarget", ["url": "about:blank"])
         await browser.close()
         guard let targetId = created["targetId"]?.stringValue else {
@@ -112,18 +113,33 @@ public final class HeadlessChromium: Sendable {
         return BrowserPage(devTools: page)
     }
 
-    private func httpJSON(_ path: String) async throws -> JSONValue {
-        let url = URL(string: "http://127.0.0.1:\(devToolsPort)\(path)")!
-        let (data, _) = try await URLSession.shared.data(from: url)
-        return try JSONValue.parse(data)
-    }
-
     /// Ends the browser and removes its profile.
     public func close() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }
+        LaunchedBrowsers.forget(process.processIdentifier)
         try? FileManager.default.removeItem(at: profile)
+    }
+}
+
+/// Browsers still running when the test process exits are terminated, so a forgotten `close()`
+/// (or a shared browser that lives as long as the process) leaves no Chromium behind.
+enum LaunchedBrowsers {
+    private static let running = Mutex<Set<pid_t>>([])
+    private static let exitHook: Void = {
+        atexit {
+            for pid in LaunchedBrowsers.running.withLock({ $0 }) { kill(pid, SIGTERM) }
+        }
+    }()
+
+    static func register(_ pid: pid_t) {
+        _ = exitHook
+        running.withLock { _ = $0.insert(pid) }
+    }
+
+    static func forget(_ pid: pid_t) {
+        running.withLock { _ = $0.remove(pid) }
     }
 }

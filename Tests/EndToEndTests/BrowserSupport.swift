@@ -1,0 +1,59 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import Testing
+
+/// The repository's folder, found from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+let demoFolder = repositoryRoot.appendingPathComponent("Fixtures/presentations/demo")
+
+/// One shared headless Chromium for the whole test process (starting one costs about a second).
+actor SharedBrowser {
+    static let shared = SharedBrowser()
+    private var browser: HeadlessChromium?
+
+    func get() async throws -> HeadlessChromium {
+        if let browser { return browser }
+        let launched = try await HeadlessChromium.launch()
+        browser = launched
+        return launched
+    }
+}
+
+/// Runs `body` with a real host serving `folders` and a fresh tab of headless Chromium.
+func withBrowser(
+    folders: [URL] = [demoFolder], identity: HostIdentity = HostIdentity(),
+    _ body: (TestHost, BrowserPage) async throws -> Void
+) async throws {
+    let host = try await TestHost.start(presentationFolders: folders, identity: identity)
+    let page = try await SharedBrowser.shared.get().newPage()
+    do {
+        try await body(host, page)
+    } catch {
+        await page.close()
+        await host.stop()
+        throw error
+    }
+    await page.close()
+    await host.stop()
+}
+
+extension BrowserPage {
+    /// Clicks `btn-<name>` and returns the wrapper the page wrote into `out-<name>`.
+    func press(_ name: String, output: String? = nil) async throws -> JSONValue {
+        let out = output ?? "out-\(name)"
+        try await click("#btn-\(name)")
+        let text = try await waitFor(
+            "(function(){var e=document.getElementById('\(out)');return e&&e.getAttribute('data-done')==='1'?e.textContent:null;})()"
+        )
+        return try JSONValue.parse(text.stringValue ?? "null")
+    }
+
+    /// Waits until the page of `slide` has loaded and its bridge socket is connected.
+    func waitForSlide(_ slide: String) async throws {
+        try await waitFor(
+            "window.__storybridge && window.__storybridge.slide === \(JSONValue.string(slide).jsonString()) && window.__storybridge.state.connected && document.readyState === 'complete'"
+        )
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The repository's folder, found from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// The bundled demo presentation.
+let demoFolder = repositoryRoot.appendingPathComponent("Fixtures/presentations/demo")
+
+/// A presentation folder written by the test.
+func makePresentationFolder(_ files: [String: String]) throws -> URL {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-server-\(UUID().uuidString)")
+    for (path, contents) in files {
+        let file = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try contents.write(to: file, atomically: true, encoding: .utf8)
+    }
+    return root
+}
+
+/// A plain HTTP GET on loopback: status, headers and body.
+func httpGet(_ url: String, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
+    var request = URLRequest(url: URL(string: url)!)
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+    let (data, response) = try await session.data(for: request)
+    let http = response as! HTTPURLResponse
+    var fields: [String: String] = [:]
+    for (key, value) in http.allHeaderFields { fields[String(describing: key).lowercased()] = String(describing: value) }
+    return (http.statusCode, fields, data)
+}
+
+/// Keeps redirects visible to the test.
+final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
+
+/// Runs `body` against a started host and stops it afterwards.
+func withHost<T>(
+    folders: [URL] = [demoFolder], identity: HostIdentity = HostIdentity(),
+    _ body: (TestHost) async throws -> T
+) async throws -> T {
+    let host = try await TestHost.start(presentationFolders: folders, identity: identity)
+    do {
+        let result = try await body(host)
+        await host.stop()
+        return result
+    } catch {
+        await host.stop()
+        throw error
+    }
+}
