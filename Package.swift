@@ -19,12 +19,20 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
+        .systemLibrary(
+            name: "CMinizip",
+            pkgConfig: "minizip",
+            providers: [.apt(["libminizip-dev"])]
+        ),
         .target(
             name: "StoryBridge",
             dependencies: [
+                "CMinizip",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),
@@ -46,6 +54,7 @@ let package = Package(
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeServer",
+                "CMinizip",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -63,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoryBridgeTests",
-            dependencies: ["StoryBridge"],
+            dependencies: ["StoryBridge", "StoryBridgeTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

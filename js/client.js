@@ -89,6 +89,18 @@
     },
     error: function (data) {
       console.warn('storybridge host: ' + (data && data.message ? data.message : 'error'));
+    },
+    hello: function (data) { if (data && data.chrome) { chrome.apply(data.chrome); } },
+    chrome: function (data) { chrome.apply(data); },
+    closed: function (data) {
+      if (!data || typeof data.url !== 'string') { return; }
+      leaving = true;
+      window.location.href = data.url;
+    },
+    confirmClose: function (data) { chrome.confirmClose(data.prompt); },
+    openMedia: function (data) { chrome.openMedia(data, function () { answerPrompt(data.prompt, 'close'); }); },
+    openMediaLibrary: function (data) {
+      chrome.openLibrary(data.files || [], function () { answerPrompt(data.prompt, 'close'); });
     }
   };
 
@@ -116,7 +128,13 @@
       if (builtInEvents[message.Event]) { builtInEvents[message.Event](message.Data); }
       emit(message.Event, message.Data);
     } else if (message && typeof message.GUID === 'string') {
-      deliverResponse(message);
+      if (ownRequests[message.GUID]) {
+        var callback = ownRequests[message.GUID];
+        delete ownRequests[message.GUID];
+        callback(message);
+      } else {
+        deliverResponse(message);
+      }
     }
   }
 
@@ -181,6 +199,22 @@
     flushOutbox();
   }
 
+  // ---- the client's own requests (viewer chrome), answered to the client, not to content ----
+  var ownRequests = {};
+  var ownCounter = 0;
+  function hostRequest(command, data, callback) {
+    var message = { Command: command, Data: data || {} };
+    if (callback) {
+      ownCounter += 1;
+      message.GUID = 'SB_' + ownCounter + '_' + pageLoad;
+      ownRequests[message.GUID] = callback;
+    }
+    post(message);
+  }
+  function answerPrompt(prompt, value) {
+    hostRequest('storybridge.promptAnswer', { prompt: prompt, value: value });
+  }
+
   // ---- the legacy doorbell shim ----
   var drainScheduled = false;
   function isDoorbell(value) { return /^\s*storyclm:/i.test(String(value)); }
@@ -236,11 +270,215 @@
     slide: config.slide,
     state: state,
     post: post,
+    request: hostRequest,
+    chrome: null,
     /** Listens to a host event ("navigate", "hello", "error", ...). */
     on: function (name, handler) {
       (listeners[name] = listeners[name] || []).push(handler);
     }
   };
 
+  var chrome = createChrome();
+  window.__storybridge.chrome = chrome;
   connect();
+
+  // ---- the viewer chrome: close, map and media-library buttons, and overlays ----
+  // Drawn in a shadow root so content styles and the chrome's styles cannot touch each other.
+  function createChrome() {
+    var host = document.createElement('storybridge-chrome');
+    host.setAttribute('id', 'storybridge-chrome');
+    var root = host.attachShadow ? host.attachShadow({ mode: 'open' }) : host;
+    var style = document.createElement('style');
+    style.textContent = [
+      ':host { all: initial; }',
+      '.bar { position: fixed; top: 8px; right: 8px; z-index: 2147483646; display: flex; gap: 6px;',
+      '  font: 14px/1.2 system-ui, sans-serif; }',
+      '.bar button, .panel button { cursor: pointer; border: 0; border-radius: 6px; padding: 6px 10px;',
+      '  background: rgba(20, 24, 32, 0.82); color: #fff; font: inherit; }',
+      '.bar button:hover, .panel button:hover { background: rgba(20, 24, 32, 0.95); }',
+      '[hidden] { display: none !important; }',
+      '.overlay { position: fixed; inset: 0; z-index: 2147483647; background: rgba(0, 0, 0, 0.55);',
+      '  display: flex; align-items: center; justify-content: center; font: 14px/1.4 system-ui, sans-serif; }',
+      '.panel { background: #fff; color: #111; border-radius: 10px; padding: 16px; min-width: 320px;',
+      '  max-width: 90vw; max-height: 85vh; overflow: auto; box-shadow: 0 10px 40px rgba(0,0,0,.35); }',
+      '.panel h2 { margin: 0 0 12px; font-size: 16px; }',
+      '.panel ul { list-style: none; margin: 0; padding-left: 14px; }',
+      '.panel li { margin: 4px 0; }',
+      '.panel a { color: #0645ad; cursor: pointer; text-decoration: underline; }',
+      '.panel a.current { font-weight: bold; color: #111; text-decoration: none; }',
+      '.panel .actions { margin-top: 14px; display: flex; gap: 8px; justify-content: flex-end; }',
+      '.media { width: min(900px, 86vw); height: min(640px, 70vh); border: 0; background: #222; }',
+      'audio.media { height: 54px; background: transparent; }'
+    ].join('\n');
+    root.appendChild(style);
+
+    var bar = document.createElement('div');
+    bar.className = 'bar';
+    function button(action, label, title) {
+      var b = document.createElement('button');
+      b.setAttribute('data-action', action);
+      b.setAttribute('title', title);
+      b.textContent = label;
+      bar.appendChild(b);
+      return b;
+    }
+    var mapButton = button('map', 'Map', 'Presentation map');
+    var mediaButton = button('media', 'Media', 'Media library');
+    var closeButton = button('close', '\u2715', 'Close the presentation');
+    root.appendChild(bar);
+
+    function overlay(title) {
+      var layer = document.createElement('div');
+      layer.className = 'overlay';
+      var panel = document.createElement('div');
+      panel.className = 'panel';
+      if (title) {
+        var heading = document.createElement('h2');
+        heading.textContent = title;
+        panel.appendChild(heading);
+      }
+      layer.appendChild(panel);
+      root.appendChild(layer);
+      return { layer: layer, panel: panel, close: function () { if (layer.parentNode) { layer.parentNode.removeChild(layer); } } };
+    }
+    function actions(panel, items) {
+      var row = document.createElement('div');
+      row.className = 'actions';
+      for (var i = 0; i < items.length; i++) {
+        var b = document.createElement('button');
+        b.setAttribute('data-action', items[i][0]);
+        b.textContent = items[i][1];
+        b.addEventListener('click', items[i][2]);
+        row.appendChild(b);
+      }
+      panel.appendChild(row);
+    }
+
+    function openMedia(file, onClose) {
+      var view = overlay(file.title || file.fileName);
+      view.layer.setAttribute('data-overlay', 'media');
+      view.layer.setAttribute('data-file', file.fileName);
+      var element;
+      if (file.kind === 'audio') {
+        element = document.createElement('audio');
+        element.controls = true; element.autoplay = true;
+      } else if (file.kind === 'video') {
+        element = document.createElement('video');
+        element.controls = true; element.autoplay = true;
+      } else {
+        element = document.createElement('iframe');
+      }
+      element.className = 'media';
+      element.src = file.url;
+      view.panel.appendChild(element);
+      actions(view.panel, [['close-media', 'Close', function () {
+        if (element.pause) { element.pause(); }
+        view.close();
+        if (onClose) { onClose(); }
+      }]]);
+    }
+
+    function openLibrary(files, onClose) {
+      var view = overlay('Media library');
+      view.layer.setAttribute('data-overlay', 'library');
+      var list = document.createElement('ul');
+      if (!files.length) { list.textContent = 'This presentation has no media files.'; }
+      for (var i = 0; i < files.length; i++) {
+        (function (file) {
+          var item = document.createElement('li');
+          var link = document.createElement('a');
+          link.setAttribute('data-file', file.fileName);
+          link.textContent = file.title + ' (' + file.fileName + ')';
+          link.addEventListener('click', function () { openMedia(file, null); });
+          item.appendChild(link);
+          list.appendChild(item);
+        })(files[i]);
+      }
+      view.panel.appendChild(list);
+      actions(view.panel, [['close-library', 'Close', function () { view.close(); if (onClose) { onClose(); } }]]);
+    }
+
+    function openMap() {
+      hostRequest('storybridge.state', {}, function (answer) {
+        if (answer.Status !== 'Success') { console.warn('storybridge: no map: ' + answer.ErrorMessage); return; }
+        var map = answer.Data.map || {};
+        var view = overlay('Map: ' + answer.Data.presentation.name);
+        view.layer.setAttribute('data-overlay', 'map');
+        function branch(slide, depth) {
+          var item = document.createElement('li');
+          var link = document.createElement('a');
+          link.setAttribute('data-slide', slide);
+          link.textContent = slide;
+          if (slide === config.slide) { link.className = 'current'; }
+          link.addEventListener('click', function () {
+            view.close();
+            hostRequest('storybridge.mapNavigate', { slide: slide }, function (reply) {
+              if (reply.Status !== 'Success') { console.warn('storybridge: ' + reply.ErrorMessage); }
+            });
+          });
+          item.appendChild(link);
+          var children = map[slide] || [];
+          if (children.length && depth < 64) {
+            var sub = document.createElement('ul');
+            for (var i = 0; i < children.length; i++) { sub.appendChild(branch(children[i], depth + 1)); }
+            item.appendChild(sub);
+          }
+          return item;
+        }
+        var tree = document.createElement('ul');
+        tree.appendChild(branch('index.html', 0));
+        view.panel.appendChild(tree);
+        actions(view.panel, [['close-map', 'Close', view.close]]);
+      });
+    }
+
+    function confirmClose(prompt) {
+      var view = overlay('Save the session?');
+      view.layer.setAttribute('data-overlay', 'confirm-close');
+      function choose(value) { return function () { view.close(); answerPrompt(prompt, value); }; }
+      actions(view.panel, [['save', 'Save', choose('save')], ['discard', 'Don\u2019t save', choose('discard')],
+        ['cancel', 'Cancel', choose('cancel')]]);
+    }
+
+    mapButton.addEventListener('click', openMap);
+    mediaButton.addEventListener('click', function () {
+      hostRequest('storybridge.state', {}, function (answer) {
+        if (answer.Status === 'Success') { openLibrary(answer.Data.mediaFiles || [], null); }
+      });
+    });
+    closeButton.addEventListener('click', function () {
+      hostRequest('closePresentation', { mode: 0 });
+    });
+
+    function attach() {
+      if (!host.parentNode) { (document.body || document.documentElement).appendChild(host); }
+    }
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', attach);
+    } else {
+      attach();
+    }
+
+    return {
+      root: root,
+      flags: {},
+      apply: function (flags) {
+        if (!flags) { return; }
+        this.flags = flags;
+        bar.hidden = flags.systemButtons === false;
+        closeButton.hidden = flags.closeButton === false;
+        mapButton.hidden = flags.mapButton === false;
+        mediaButton.hidden = flags.mediaLibraryButton === false;
+      },
+      /** Whether the chrome button for `action` ("close", "map", "media") is visible. */
+      isShown: function (action) {
+        var b = root.querySelector('.bar button[data-action="' + action + '"]');
+        return !!b && !bar.hidden && !b.hidden;
+      },
+      confirmClose: confirmClose,
+      openMedia: openMedia,
+      openLibrary: openLibrary,
+      openMap: openMap
+    };
+  }
 })();

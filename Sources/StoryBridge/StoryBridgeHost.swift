@@ -11,15 +11,18 @@ public final class StoryBridgeHost: Sendable {
     public let viewers: ViewerRegistry
     /// Identity values for the Base module.
     public let identity: HostIdentity
+    /// How questions to the user are answered.
+    public let policy: ViewerPolicy
     /// The host's logger.
     public let logger: Logger
 
     /// Creates a host with the built-in modules registered.
     public init(
-        library: PresentationLibrary, identity: HostIdentity = HostIdentity(),
+        library: PresentationLibrary, identity: HostIdentity = HostIdentity(), policy: ViewerPolicy = ViewerPolicy(),
         defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
     ) {
         self.library = library
+        self.policy = policy
         self.identity = identity
         self.logger = logger
         self.viewers = ViewerRegistry()
@@ -29,13 +32,13 @@ public final class StoryBridgeHost: Sendable {
 
     /// The modules every host starts with.
     public static func builtInModules() -> [any BridgeModule] {
-        [BaseModule()]
+        [BaseModule(), PresentationModule(), CloseModule(), MapModule(), UIModule(), MediaModule(), ViewerChromeModule()]
     }
 
     /// The context for a request from `viewer`.
     public func context(for viewer: Viewer) -> BridgeContext {
         var logger = self.logger
         logger[metadataKey: "viewer"] = "\(viewer.id)"
-        return BridgeContext(viewer: viewer, library: library, identity: identity, logger: logger)
+        return BridgeContext(viewer: viewer, library: library, identity: identity, policy: policy, logger: logger)
     }
 }

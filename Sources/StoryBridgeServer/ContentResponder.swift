@@ -22,10 +22,11 @@ struct ContentResponder: HTTPResponder {
         }
         let path = request.uri.path
         if path == "/" {
-            guard let id = defaultPresentationId ?? host.library.all.first?.id else {
-                return Self.text(.notFound, "The library holds no presentation")
+            let all = host.library.all
+            if let id = defaultPresentationId ?? (all.count == 1 ? all.first?.id : nil) {
+                return Response.redirect(to: ContentPaths.slideURL(presentationId: id, slide: Presentation.startSlide))
             }
-            return Response.redirect(to: ContentPaths.slideURL(presentationId: id, slide: Presentation.startSlide))
+            return Self.html(HostPages.library(all))
         }
         if path.hasPrefix(ContentPaths.reservedPrefix) {
             return reserved(String(path.dropFirst(ContentPaths.reservedPrefix.count)), request: request)
@@ -51,6 +52,15 @@ struct ContentResponder: HTTPResponder {
             case .failure(let refusal): return Self.text(refusal.status, refusal.message)
             case .success: return Self.text(.badRequest, "This endpoint only accepts WebSocket upgrades")
             }
+        case "library":
+            return Self.html(HostPages.library(host.library.all))
+        case "closed":
+            let query = request.uri.queryParameters
+            let id = query["presentation"].flatMap { Int(String($0)) }
+            let outcome = query["outcome"].map(String.init) ?? "closed"
+            return Self.html(
+                HostPages.closed(
+                    presentation: id.flatMap { host.library.presentation(id: $0) }, outcome: outcome, all: host.library.all))
         case "info":
             let presentations: [JSONValue] = host.library.all.map {
                 ["presId": .int($0.id), "name": .string($0.name), "slides": .int($0.slides.count)]
@@ -133,6 +143,13 @@ struct ContentResponder: HTTPResponder {
         case let (nil, suffix?) where suffix > 0: return max(0, size - suffix)...(size - 1)
         default: return nil
         }
+    }
+
+    static func html(_ page: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 
     static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -9,15 +9,17 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve a presentation and answer its bridge calls.",
         discussion: """
-            Serves the presentation in PATH (a folder whose root holds index.html) at http://HOST:PORT/. \
-            Every root *.html slide gets the storybridge client injected, so both content that bundles the \
-            original storyclm.js and content written against storybridge's js/storyclm.js work unmodified. \
-            Open the printed URL in any browser. Ctrl-C stops the server.
+            Serves a presentation at http://HOST:PORT/. TARGET is a presentation folder (holding \
+            index.html), a .zip package (unpacked to a temporary folder for the run), or the id of an \
+            installed presentation; without TARGET the whole installed library is served. Every root \
+            *.html slide gets the storybridge client injected, so both content that bundles the original \
+            storyclm.js and content written against storybridge's js/storyclm.js work unmodified. Open \
+            the printed URL in any browser. Ctrl-C stops the server.
             """
     )
 
-    @Argument(help: "The presentation folder (holding index.html).")
-    var path: String
+    @Argument(help: "A presentation folder, a .zip package, or an installed id; omit to serve the library.")
+    var target: String?
 
     @Option(help: "Address to bind.")
     var host: String?
@@ -25,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free port.")
     var port: Int?
 
-    @Option(help: "Presentation id (presId) given to the presentation.")
+    @Option(help: "Presentation id (presId) given to a folder or .zip.")
     var id: Int = 1
 
     @Option(help: "Presentation name (default: the folder name).")
@@ -34,40 +36,51 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a module may take before the host answers a 504 Failure (default 10).")
     var deadline: Double?
 
+    @Option(help: "How a mode-0 close answers \"save the session?\": ask (the viewer, in the browser), save, discard, cancel.")
+    var closeAnswer: ViewerPolicy.CloseDecision = .ask
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
     @OptionGroup(title: "Identity and configuration")
     var identity: IdentityOptions
 
+    @OptionGroup(title: "Library")
+    var library: LibraryOptions
+
     func run() async throws {
         let configuration = try identity.resolve()
-        let catalog = PresentationFolder.Catalog(id: id, name: name)
-        let presentation: Presentation
+        let source: PresentationSource
         do {
-            presentation = try PresentationFolder.load(URL(fileURLWithPath: path), catalog: catalog)
+            source = try PresentationSource.resolve(target, library: library, id: id, name: name)
+        } catch let error as ValidationError {
+            throw error
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError("\(error)")
         }
+        defer { source.cleanUp() }
         var logger = Logger(label: "storybridge")
         logger.logLevel = logLevel
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
         let host = StoryBridgeHost(
-            library: PresentationLibrary([presentation]), identity: configuration.identity,
+            library: PresentationLibrary(source.presentations), identity: configuration.identity,
+            policy: ViewerPolicy(closeDecision: closeAnswer),
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080
         guard (0...65535).contains(bindPort) else { throw ValidationError("--port must be between 0 and 65535") }
         let server = StoryBridgeServer(
             host: host,
-            configuration: ServerConfiguration(host: bindHost, port: bindPort, defaultPresentationId: presentation.id))
+            configuration: ServerConfiguration(host: bindHost, port: bindPort, defaultPresentationId: source.defaultId))
         try await server.runUntilSignalled { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
+            let what = source.presentations.count == 1
+                ? "\"\(source.presentations[0].name)\" (presentation \(source.presentations[0].id), \(source.presentations[0].slides.count) slides) from \(source.description)"
+                : source.description
             Terminal.say(
                 """
-                storybridge \(StoryBridgeVersion.current): serving "\(presentation.name)" \
-                (presentation \(presentation.id), \(presentation.slides.count) slides) from \(presentation.root.path)
+                storybridge \(StoryBridgeVersion.current): serving \(what)
                   Open http://\(displayHost):\(boundPort)/ in a browser.
                   Press Ctrl-C to stop.
                 """)
@@ -76,3 +89,5 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension ViewerPolicy.CloseDecision: ExpressibleByArgument {}

@@ -14,7 +14,13 @@ public final class Bridge: Sendable {
     /// A module's subscription.
     public struct Registration: Sendable {
         public let module: any BridgeModule
-        public let deadline: ModuleDeadline
+        /// A deadline set at registration, overriding the module's own.
+        public let deadlineOverride: ModuleDeadline?
+
+        /// The deadline that applies to `command`.
+        public func deadline(for command: String) -> ModuleDeadline {
+            deadlineOverride ?? module.deadline(for: command)
+        }
     }
 
     private let routes = Mutex<[String: Registration]>([:])
@@ -38,7 +44,7 @@ public final class Bridge: Sendable {
 
     /// Subscribes `module` to `commands`, replacing whatever module answered them before.
     public func subscribe(_ module: any BridgeModule, toCommands commands: [String], deadline: ModuleDeadline? = nil) {
-        let registration = Registration(module: module, deadline: deadline ?? module.deadline)
+        let registration = Registration(module: module, deadlineOverride: deadline)
         routes.withLock { routes in
             for command in commands { routes[CommandNames.canonical(command)] = registration }
         }
@@ -55,6 +61,12 @@ public final class Bridge: Sendable {
     public func registration(for command: String) -> Registration? {
         let name = CommandNames.canonical(command)
         return routes.withLock { $0[name] }
+    }
+
+    /// Whether `command` runs concurrently with the page's later requests.
+    public func runsConcurrently(_ command: String) -> Bool {
+        let name = CommandNames.canonical(command)
+        return registration(for: name)?.module.runsConcurrently(name) ?? false
     }
 
     /// All commands with a module, sorted.
@@ -90,7 +102,7 @@ public final class Bridge: Sendable {
         var canonical = request
         canonical.command = command
         let deadline: Duration?
-        switch registration.deadline {
+        switch registration.deadline(for: command) {
         case .bridgeDefault: deadline = defaultDeadline
         case .after(let duration): deadline = duration
         case .unlimited: deadline = nil

@@ -10,14 +10,20 @@ public struct BridgeContext: Sendable {
     public let library: PresentationLibrary
     /// User, device and location values.
     public let identity: HostIdentity
+    /// How questions to the user are answered.
+    public let policy: ViewerPolicy
     /// A logger with the viewer's id in its metadata.
     public let logger: Logger
 
     /// Creates a context.
-    public init(viewer: Viewer, library: PresentationLibrary, identity: HostIdentity, logger: Logger) {
+    public init(
+        viewer: Viewer, library: PresentationLibrary, identity: HostIdentity, policy: ViewerPolicy = ViewerPolicy(),
+        logger: Logger
+    ) {
         self.viewer = viewer
         self.library = library
         self.identity = identity
+        self.policy = policy
         self.logger = logger
     }
 
@@ -35,6 +41,20 @@ public struct BridgeContext: Sendable {
             throw .notFound("Presentation \(id) is no longer in the library")
         }
         return presentation
+    }
+
+    /// The presentation with `id`, where `-1` means the current one; 404 when absent.
+    public func presentation(id: Int) async throws(BridgeError) -> Presentation {
+        if id == -1 { return try await currentPresentation() }
+        guard let presentation = library.presentation(id: id) else {
+            throw .notFound("Presentation \(id) not found")
+        }
+        return presentation
+    }
+
+    /// Sends the viewer's chrome flags to its page.
+    public func publishChrome(_ flags: ChromeFlags) async {
+        await viewer.send(HostEvent(name: "chrome", data: flags.json))
     }
 
     /// Asks the page to load `slide` of `presentation`, handing it `data` as navigation data.

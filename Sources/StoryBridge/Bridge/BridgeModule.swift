@@ -40,9 +40,17 @@ public protocol BridgeModule: Sendable {
     /// ``BridgeError`` becomes a `Failure` with its code; any other error becomes a 500 `Failure`.
     /// `request.command` holds the canonical command name.
     func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue
+
+    /// The deadline of one command; defaults to ``deadline``. Override when only some commands
+    /// wait on the viewer.
+    func deadline(for command: String) -> ModuleDeadline
+    /// Whether one command runs concurrently; defaults to ``runsConcurrently``.
+    func runsConcurrently(_ command: String) -> Bool
 }
 
 extension BridgeModule {
     public var deadline: ModuleDeadline { .bridgeDefault }
     public var runsConcurrently: Bool { false }
+    public func deadline(for command: String) -> ModuleDeadline { deadline }
+    public func runsConcurrently(_ command: String) -> Bool { runsConcurrently }
 }

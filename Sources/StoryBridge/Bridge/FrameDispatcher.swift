@@ -31,7 +31,7 @@ public struct FrameDispatcher: Sendable {
             case .failure(let error):
                 reject(error)
             case .success(let request):
-                if bridge.registration(for: request.command)?.module.runsConcurrently == true {
+                if bridge.runsConcurrently(request.command) {
                     spawn { await self.answer(request) }
                 } else {
                     await answer(request)

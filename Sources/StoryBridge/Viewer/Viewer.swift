@@ -7,6 +7,8 @@ public actor Viewer {
     public nonisolated let id: String
     /// The navigation state.
     public private(set) var state = ViewerState()
+    /// Waits for answers given in the browser chrome.
+    public nonisolated let prompts = ViewerPrompts()
 
     /// A function that delivers an event to one open connection.
     public typealias EventSink = @Sendable (HostEvent) -> Void
@@ -102,6 +104,16 @@ public actor Viewer {
     /// Remembers a navigation the host is about to ask the page for.
     public func expectNavigation(_ navigation: PendingNavigation) {
         state.pendingNavigation = navigation
+    }
+
+    /// Records that the viewer closed its presentation (the page then leaves the slides).
+    public func closePresentation() {
+        state.presentationId = nil
+        state.currentSlide = nil
+        state.history = []
+        state.pendingNavigation = nil
+        state.navigationData = .emptyObject
+        lastPageLoad = nil
     }
 
     /// Changes the viewer chrome and returns the new flags.

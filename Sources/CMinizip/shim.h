@@ -1,0 +1,3 @@
+// The system minizip (Debian libminizip-dev): the reference C zip reader/writer over zlib.
+#include <minizip/unzip.h>
+#include <minizip/zip.h>

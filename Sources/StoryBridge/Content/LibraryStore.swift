@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+
+/// Why a library operation failed.
+public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notInstalled(Int)
+    case invalidId(Int)
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .notInstalled(let id): return "no presentation with id \(id) is installed"
+        case .invalidId(let id): return "presentation ids are positive integers, got \(id)"
+        case .storage(let reason): return "library storage failed: \(reason)"
+        }
+    }
+}
+
+/// The installed presentations: folders under the data directory and their catalog in SQLite
+/// (name, descriptions, revision, order, slides with links and swipe targets, media files).
+///
+/// Installing is atomic: the package is unpacked into a staging folder, moved to a folder of its
+/// own, and only then does one transaction point the catalog at it. A crash at any point leaves
+/// either the old presentation or the new one; stray folders are swept at the next start.
+public final class LibraryStore: Sendable {
+    /// Catalog facts an install may set.
+    public struct InstallOptions: Sendable {
+        public var id: Int?
+        public var name: String?
+        public var shortDescription: String?
+        public var longDescription: String?
+        public var order: Int?
+        public var limits = PackageLimits()
+
+        public init(id: Int? = nil, name: String? = nil) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// A catalog row with what `list` shows.
+    public struct Entry: Sendable, Hashable {
+        public var presentation: Presentation
+        public var sizeBytes: Int64
+        public var fileCount: Int
+        public var source: String
+        public var installedAt: Date
+    }
+
+    public let directory: DataDirectory
+    public let database: StoryBridgeDatabase
+
+    /// Opens the library in `directory`, creating it if needed, and sweeps leftovers of
+    /// interrupted installs.
+    public init(directory: DataDirectory, database: StoryBridgeDatabase? = nil) throws {
+        try directory.prepare()
+        self.directory = directory
+        self.database = try database ?? StoryBridgeDatabase(file: directory.database)
+        try sweep()
+    }
+
+    // MARK: Reading
+
+    /// All installed presentations, by order then id.
+    public func entries() throws -> [Entry] {
+        try database.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation ORDER BY sortOrder, id")
+            return try rows.map { try self.entry(from: $0, db: db) }
+        }
+    }
+
+    /// One installed presentation.
+    public func entry(id: Int) throws -> Entry? {
+        try database.pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
+            return try self.entry(from: row, db: db)
+        }
+    }
+
+    /// The in-memory library of everything installed.
+    public func library() throws -> PresentationLibrary {
+        PresentationLibrary(try entries().map(\.presentation))
+    }
+
+    private func entry(from row: Row, db: Database) throws -> Entry {
+        let id: Int = row["id"]
+        let slides = try Row.fetchAll(db, sql: "SELECT * FROM slide WHERE presentationId = ? ORDER BY name", arguments: [id])
+            .map { slide -> Slide in
+                let linksText: String = slide["links"]
+                let links = (try? JSONDecoder().decode([String].self, from: Data(linksText.utf8))) ?? []
+                return Slide(
+                    name: slide["name"],
+                    metadata: SlideMetadata(
+                        swipeNext: slide["swipeNext"], swipePrevious: slide["swipePrevious"], links: links,
+                        title: slide["title"]))
+            }
+        let media = try Row.fetchAll(
+            db, sql: "SELECT * FROM mediaFile WHERE presentationId = ? ORDER BY fileName", arguments: [id]
+        ).map { MediaFile(fileName: $0["fileName"], title: $0["title"]) }
+        let folder: String = row["folder"]
+        let presentation = Presentation(
+            id: id, name: row["name"], shortDescription: row["shortDescription"], longDescription: row["longDescription"],
+            revision: row["revision"], order: row["sortOrder"],
+            root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media)
+        return Entry(
+            presentation: presentation, sizeBytes: row["sizeBytes"], fileCount: row["fileCount"], source: row["source"],
+            installedAt: row["installedAt"])
+    }
+
+    // MARK: Installing and removing
+
+    /// Installs (or replaces) a presentation from a zip package.
+    public func install(
+        zip: URL, options: InstallOptions = InstallOptions(), progress: PackageExtractor.Progress? = nil
+    ) throws -> Entry {
+        if let id = options.id, id <= 0 { throw LibraryError.invalidId(id) }
+        let folderName = UUID().uuidString.lowercased()
+        let staging = directory.staging.appendingPathComponent(folderName)
+        let unpacked = try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
+        let final = directory.presentations.appendingPathComponent(folderName)
+        do {
+            let scanned = try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
+            try FileManager.default.moveItem(at: staging, to: final)
+            let source = zip.standardizedFileURL.path
+            let replaced: String? = try database.pool.write { db in
+                let id = try options.id ?? (Int.fetchOne(db, sql: "SELECT MAX(id) FROM presentation") ?? 0) + 1
+                let old = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id])
+                let revision = (old?["revision"] as Int? ?? 0) + 1
+                let defaultName = zip.deletingPathExtension().lastPathComponent
+                try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
+                try db.execute(
+                    sql: """
+                        INSERT INTO presentation (id, name, shortDescription, longDescription, revision, sortOrder,
+                                                  folder, sizeBytes, fileCount, source, installedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        // A reinstall keeps the catalog facts it is not given.
+                        id, options.name ?? old?["name"] ?? defaultName,
+                        options.shortDescription ?? old?["shortDescription"] ?? "",
+                        options.longDescription ?? old?["longDescription"] ?? "",
+                        revision, options.order ?? old?["sortOrder"] ?? id, folderName, unpacked.bytes, unpacked.files, source, Date(),
+                    ])
+                for slide in scanned.slides {
+                    let links = String(decoding: try JSONEncoder().encode(slide.metadata.links), as: UTF8.self)
+                    try db.execute(
+                        sql: "INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links) VALUES (?, ?, ?, ?, ?, ?)",
+                        arguments: [id, slide.name, slide.metadata.title, slide.metadata.swipeNext, slide.metadata.swipePrevious, links])
+                }
+                for media in scanned.mediaFiles {
+                    try db.execute(
+                        sql: "INSERT INTO mediaFile (presentationId, fileName, title) VALUES (?, ?, ?)",
+                        arguments: [id, media.fileName, media.title])
+                }
+                return old?["folder"]
+            }
+            if let replaced { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(replaced)) }
+            guard let entry = try entry(forFolder: folderName) else {
+                throw LibraryError.storage("the catalog lost the row it just wrote")
+            }
+            return entry
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            try? FileManager.default.removeItem(at: final)
+            throw error
+        }
+    }
+
+    private func entry(forFolder folder: String) throws -> Entry? {
+        let id = try database.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT id FROM presentation WHERE folder = ?", arguments: [folder])
+        }
+        return try id.flatMap { try entry(id: $0) }
+    }
+
+    /// Removes an installed presentation: the catalog row first, then its folder.
+    public func remove(id: Int) throws {
+        let folder: String? = try database.pool.write { db in
+            let folder = try String.fetchOne(db, sql: "SELECT folder FROM presentation WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
+            return folder
+        }
+        guard let folder else { throw LibraryError.notInstalled(id) }
+        try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(folder))
+    }
+
+    /// Deletes staging leftovers and presentation folders that no catalog row points at.
+    private func sweep() throws {
+        let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: directory.staging.path)) ?? [] {
+            try? fileManager.removeItem(at: directory.staging.appendingPathComponent(name))
+        }
+        let referenced = Set(try database.pool.read { db in try String.fetchAll(db, sql: "SELECT folder FROM presentation") })
+        for name in (try? fileManager.contentsOfDirectory(atPath: directory.presentations.path)) ?? []
+        where !referenced.contains(name) {
+            try? fileManager.removeItem(at: directory.presentations.appendingPathComponent(name))
+        }
+    }
+}

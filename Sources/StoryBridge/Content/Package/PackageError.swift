@@ -1,0 +1,57 @@
+/// Why a presentation package (.zip) was refused. Each case names what was wrong, and nothing of
+/// the package is left behind when one is thrown.
+public enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case notAZip(path: String)
+    case corrupt(path: String, reason: String)
+    case unsafeEntry(name: String, reason: String)
+    case nonUTF8Name(hexBytes: String)
+    case duplicateEntry(String)
+    case unsupportedEntry(name: String, reason: String)
+    case tooManyEntries(limit: Int)
+    case tooLarge(limitBytes: Int64)
+    case suspiciousRatio(name: String, ratio: Int, limit: Int)
+    case missingIndex
+    case writeFailed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
+        case .notAZip(let path): return "'\(path)' is not a zip file"
+        case .corrupt(let path, let reason): return "'\(path)' is a corrupt or truncated zip: \(reason)"
+        case .unsafeEntry(let name, let reason): return "refused entry '\(name)': \(reason)"
+        case .nonUTF8Name(let hex): return "refused entry with a name that is not UTF-8 (bytes \(hex))"
+        case .duplicateEntry(let name): return "refused package: entry '\(name)' appears more than once"
+        case .unsupportedEntry(let name, let reason): return "refused entry '\(name)': \(reason)"
+        case .tooManyEntries(let limit): return "refused package: more than \(limit) entries"
+        case .tooLarge(let limit): return "refused package: it unpacks to more than \(limit) bytes"
+        case .suspiciousRatio(let name, let ratio, let limit):
+            return "refused entry '\(name)': compression ratio \(ratio):1 exceeds \(limit):1 (zip bomb?)"
+        case .missingIndex: return "refused package: no index.html in the root of the archive"
+        case .writeFailed(let path, let reason): return "cannot write '\(path)': \(reason)"
+        }
+    }
+}
+
+/// Limits that protect the host from hostile packages.
+public struct PackageLimits: Sendable, Hashable {
+    /// Most entries (files and folders) a package may hold.
+    public var maxEntries: Int
+    /// Most bytes a package may unpack to.
+    public var maxUncompressedBytes: Int64
+    /// Highest compression ratio accepted for an entry once it has produced `ratioCheckAfterBytes`.
+    public var maxCompressionRatio: Int
+    /// Entries smaller than this are not ratio-checked (tiny, very compressible text is normal).
+    public var ratioCheckAfterBytes: Int64
+
+    /// 50,000 entries, 4 GiB, 200:1 once an entry has produced 4 MiB.
+    public init(
+        maxEntries: Int = 50_000, maxUncompressedBytes: Int64 = 4 << 30, maxCompressionRatio: Int = 200,
+        ratioCheckAfterBytes: Int64 = 4 << 20
+    ) {
+        self.maxEntries = maxEntries
+        self.maxUncompressedBytes = maxUncompressedBytes
+        self.maxCompressionRatio = maxCompressionRatio
+        self.ratioCheckAfterBytes = ratioCheckAfterBytes
+    }
+}

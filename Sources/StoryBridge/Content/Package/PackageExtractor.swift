@@ -1,0 +1,134 @@
+import Foundation
+
+/// Unpacks a presentation package into a new folder, safely: every entry is checked before any
+/// byte is written, sizes and compression ratios are watched while streaming, and on any error
+/// the folder is removed, so nothing half-unpacked is left.
+public struct PackageExtractor: Sendable {
+    /// What an extraction produced.
+    public struct Result: Sendable {
+        public var folder: URL
+        public var files: Int
+        public var bytes: Int64
+    }
+
+    /// Progress of a long extraction: bytes written so far, of the total the package declares.
+    public typealias Progress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+
+    public var limits: PackageLimits
+
+    public init(limits: PackageLimits = PackageLimits()) {
+        self.limits = limits
+    }
+
+    /// Checks the package's entries without writing anything; returns the declared total size.
+    @discardableResult
+    public func validate(zip: URL) throws(PackageError) -> (entries: Int, declaredBytes: Int64) {
+        let archive = try ZipArchive(path: zip.path)
+        let summary = try check(archive)
+        return (summary.entries.count, summary.declaredBytes)
+    }
+
+    /// Unpacks `zip` into `destination`, which must not exist yet.
+    public func extract(zip: URL, to destination: URL, progress: Progress? = nil) throws(PackageError) -> Result {
+        let archive = try ZipArchive(path: zip.path)
+        let summary = try check(archive)
+        do {
+            try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        } catch {
+            throw .writeFailed(path: destination.path, reason: error.localizedDescription)
+        }
+        do {
+            let result = try unpack(archive, summary: summary, into: destination, progress: progress)
+            return result
+        } catch {
+            try? FileManager.default.removeItem(at: destination)
+            throw error
+        }
+    }
+
+    private struct Summary {
+        var entries: [ZipEntry]
+        var declaredBytes: Int64
+    }
+
+    private func check(_ archive: ZipArchive) throws(PackageError) -> Summary {
+        let declaredCount = try archive.entryCount()
+        guard declaredCount <= limits.maxEntries else { throw .tooManyEntries(limit: limits.maxEntries) }
+        var entries: [ZipEntry] = []
+        var seen: [String: Bool] = [:]  // path → isDirectory
+        var declared: Int64 = 0
+        try archive.forEachEntry { (entry: ZipEntry) throws(PackageError) in
+            guard entries.count < limits.maxEntries else { throw .tooManyEntries(limit: limits.maxEntries) }
+            if let previous = seen[entry.path] {
+                // A folder may be listed once explicitly and implied by its files; anything else is a clash.
+                if !(previous && entry.isDirectory) { throw .duplicateEntry(entry.path) }
+            }
+            // A file may not sit where another entry needs a folder, nor the other way round.
+            var parent = (entry.path as NSString).deletingLastPathComponent
+            while !parent.isEmpty {
+                if seen[parent] == false { throw .duplicateEntry(parent) }
+                parent = (parent as NSString).deletingLastPathComponent
+            }
+            seen[entry.path] = entry.isDirectory
+            declared += max(entry.uncompressedSize, 0)
+            guard declared <= limits.maxUncompressedBytes else { throw .tooLarge(limitBytes: limits.maxUncompressedBytes) }
+            entries.append(entry)
+        }
+        guard seen[Presentation.startSlide] == false else { throw .missingIndex }
+        return Summary(entries: entries, declaredBytes: declared)
+    }
+
+    private func unpack(
+        _ archive: ZipArchive, summary: Summary, into destination: URL, progress: Progress?
+    ) throws(PackageError) -> Result {
+        var budget = limits.maxUncompressedBytes
+        var done: Int64 = 0
+        var files = 0
+        var createdFolders: Set<String> = [""]
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+        defer { buffer.deallocate() }
+        let total = summary.declaredBytes
+        var lastReport: Int64 = -1
+
+        func ensureFolder(_ relative: String) throws(PackageError) {
+            guard !createdFolders.contains(relative) else { return }
+            let folder = destination.appendingPathComponent(relative)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .writeFailed(path: relative, reason: error.localizedDescription)
+            }
+            var path = relative
+            while !path.isEmpty {
+                createdFolders.insert(path)
+                path = (path as NSString).deletingLastPathComponent
+            }
+        }
+
+        try archive.forEachEntry { (entry: ZipEntry) throws(PackageError) in
+            if entry.isDirectory {
+                try ensureFolder(entry.path)
+                return
+            }
+            try ensureFolder((entry.path as NSString).deletingLastPathComponent)
+            let file = destination.appendingPathComponent(entry.path).path
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644)
+            guard descriptor >= 0 else {
+                throw .writeFailed(path: entry.path, reason: String(cString: strerror(errno)))
+            }
+            defer { close(descriptor) }
+            _ = try archive.extractCurrent(
+                entry, to: descriptor, limits: limits, budget: &budget, buffer: buffer
+            ) { count in
+                done += Int64(count)
+                if let progress, done - lastReport >= (1 << 20) || done == total {
+                    lastReport = done
+                    progress(done, max(total, done))
+                }
+            }
+            files += 1
+        }
+        progress?(done, max(total, done))
+        return Result(folder: destination, files: files, bytes: done)
+    }
+}

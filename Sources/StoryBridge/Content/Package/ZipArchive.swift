@@ -1,0 +1,150 @@
+import CMinizip
+import Foundation
+
+/// One entry of a zip's central directory, checked for safety.
+struct ZipEntry: Sendable {
+    /// The entry's path inside the archive, `/`-separated, without a trailing `/`.
+    var path: String
+    var isDirectory: Bool
+    var compressedSize: Int64
+    var uncompressedSize: Int64
+}
+
+/// A zip file opened for reading with the system minizip.
+final class ZipArchive {
+    private let handle: unzFile
+    let path: String
+
+    /// Opens `path`, telling "not a zip" apart from "a damaged zip".
+    init(path: String) throws(PackageError) {
+        self.path = path
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw .unreadable(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        }
+        let magic = (try? file.read(upToCount: 4)) ?? Data()
+        try? file.close()
+        guard magic.count == 4, magic[0] == 0x50, magic[1] == 0x4B else { throw .notAZip(path: path) }
+        guard let opened = unzOpen64(path) else {
+            throw .corrupt(path: path, reason: "its central directory cannot be read")
+        }
+        handle = opened
+    }
+
+    deinit {
+        unzClose(handle)
+    }
+
+    /// The number of entries the central directory declares.
+    func entryCount() throws(PackageError) -> Int {
+        var info = unz_global_info64()
+        guard unzGetGlobalInfo64(handle, &info) == UNZ_OK else {
+            throw .corrupt(path: path, reason: "unreadable global header")
+        }
+        return Int(info.number_entry)
+    }
+
+    /// Calls `body` for each entry, positioned on it, after checking its name and type.
+    func forEachEntry(_ body: (ZipEntry) throws(PackageError) -> Void) throws(PackageError) {
+        var status = unzGoToFirstFile(handle)
+        while status == UNZ_OK {
+            let entry = try currentEntry()
+            try body(entry)
+            status = unzGoToNextFile(handle)
+        }
+        guard status == UNZ_END_OF_LIST_OF_FILE else {
+            throw .corrupt(path: path, reason: "central directory ends early (code \(status))")
+        }
+    }
+
+    private func currentEntry() throws(PackageError) -> ZipEntry {
+        var info = unz_file_info64()
+        var nameBuffer = [CChar](repeating: 0, count: 4097)
+        guard unzGetCurrentFileInfo64(handle, &info, &nameBuffer, 4096, nil, 0, nil, 0) == UNZ_OK else {
+            throw .corrupt(path: path, reason: "unreadable entry header")
+        }
+        let nameBytes = nameBuffer.prefix(Int(min(info.size_filename, 4096))).map { UInt8(bitPattern: $0) }
+        guard let rawName = String(validating: nameBytes, as: UTF8.self) else {
+            throw .nonUTF8Name(hexBytes: nameBytes.prefix(32).map { String(format: "%02x", $0) }.joined())
+        }
+        if info.flag & 1 != 0 {
+            throw .unsupportedEntry(name: rawName, reason: "encrypted entries are not supported")
+        }
+        let madeOnUnix = (info.version >> 8) == 3
+        let mode = (info.external_fa >> 16) & 0o170000
+        if madeOnUnix, mode == 0o120000 {
+            throw .unsafeEntry(name: rawName, reason: "symbolic links are not allowed in packages")
+        }
+        if madeOnUnix, mode != 0, mode != 0o100000, mode != 0o040000 {
+            throw .unsupportedEntry(name: rawName, reason: "only regular files and folders are allowed")
+        }
+        let isDirectory = rawName.hasSuffix("/") || (madeOnUnix && mode == 0o040000)
+        let path = try Self.safePath(rawName)
+        return ZipEntry(
+            path: path, isDirectory: isDirectory, compressedSize: Int64(info.compressed_size),
+            uncompressedSize: Int64(info.uncompressed_size))
+    }
+
+    /// The entry name as a relative path that cannot leave the target folder.
+    static func safePath(_ name: String) throws(PackageError) -> String {
+        if name.isEmpty { throw .unsafeEntry(name: name, reason: "empty name") }
+        if name.contains("\0") { throw .unsafeEntry(name: name, reason: "NUL byte in name") }
+        if name.contains("\\") { throw .unsafeEntry(name: name, reason: "backslash in name") }
+        if name.hasPrefix("/") { throw .unsafeEntry(name: name, reason: "absolute path") }
+        if name.count >= 2, name.dropFirst().first == ":" { throw .unsafeEntry(name: name, reason: "drive letter") }
+        var trimmed = Substring(name)
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        var segments: [Substring] = []
+        for segment in trimmed.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment == ".." { throw .unsafeEntry(name: name, reason: "'..' escapes the package folder") }
+            if segment == "." || segment.isEmpty { throw .unsafeEntry(name: name, reason: "empty or '.' path segment") }
+            if segment.utf8.count > 255 { throw .unsafeEntry(name: name, reason: "path segment longer than 255 bytes") }
+            segments.append(segment)
+        }
+        return segments.joined(separator: "/")
+    }
+
+    /// Streams the current entry's bytes into `output`, checking the limits as it goes; returns the
+    /// bytes written. `progress` receives each chunk's size.
+    func extractCurrent(
+        _ entry: ZipEntry, to output: Int32, limits: PackageLimits, budget: inout Int64,
+        buffer: UnsafeMutableRawBufferPointer, progress: (Int) -> Void
+    ) throws(PackageError) -> Int64 {
+        guard unzOpenCurrentFile(handle) == UNZ_OK else {
+            throw .corrupt(path: path, reason: "entry '\(entry.path)' cannot be opened")
+        }
+        var written: Int64 = 0
+        var closed = false
+        defer { if !closed { unzCloseCurrentFile(handle) } }
+        while true {
+            let count = unzReadCurrentFile(handle, buffer.baseAddress, UInt32(buffer.count))
+            if count == 0 { break }
+            guard count > 0 else {
+                throw .corrupt(path: path, reason: "entry '\(entry.path)' cannot be inflated (code \(count))")
+            }
+            written += Int64(count)
+            if written > budget { throw .tooLarge(limitBytes: limits.maxUncompressedBytes) }
+            if written > limits.ratioCheckAfterBytes {
+                let ratio = written / max(entry.compressedSize, 1)
+                if ratio > Int64(limits.maxCompressionRatio) {
+                    throw .suspiciousRatio(name: entry.path, ratio: Int(ratio), limit: limits.maxCompressionRatio)
+                }
+            }
+            var offset = 0
+            while offset < Int(count) {
+                let done = write(output, buffer.baseAddress! + offset, Int(count) - offset)
+                if done < 0 {
+                    if errno == EINTR { continue }
+                    throw .writeFailed(path: entry.path, reason: String(cString: strerror(errno)))
+                }
+                offset += done
+            }
+            progress(Int(count))
+        }
+        closed = true
+        let status = unzCloseCurrentFile(handle)
+        if status == UNZ_CRCERROR { throw .corrupt(path: path, reason: "entry '\(entry.path)' fails its CRC check") }
+        guard status == UNZ_OK else { throw .corrupt(path: path, reason: "entry '\(entry.path)' (code \(status))") }
+        budget -= written
+        return written
+    }
+}

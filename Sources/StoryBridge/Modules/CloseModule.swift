@@ -1,0 +1,62 @@
+import Foundation
+
+/// `closePresentation {mode}`: 0 asks the viewer "save the session?" (save / don't save / cancel),
+/// 1 closes and saves, 2 closes without saving. An invalid mode counts as 0. When the viewer has
+/// to be asked, the module waits for the answer without a deadline and without holding up the
+/// page's other requests.
+public struct CloseModule: BridgeModule {
+    public let name = "Close"
+    public let commands = ["closePresentation"]
+    public var deadline: ModuleDeadline { .unlimited }
+    public var runsConcurrently: Bool { true }
+
+    /// What a close ended in.
+    public enum Outcome: String, Sendable {
+        case saved, discarded, cancelled
+    }
+
+    public init() {}
+
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        let rawMode = (try? request.member("mode"))??.intValue ?? 0
+        let mode = (0...2).contains(rawMode) ? rawMode : 0
+        let presentation = try await context.currentPresentation()
+        let outcome: Outcome
+        switch mode {
+        case 1: outcome = .saved
+        case 2: outcome = .discarded
+        default: outcome = try await ask(context)
+        }
+        if outcome != .cancelled {
+            await context.viewer.closePresentation()
+            await context.send(
+                HostEvent(
+                    name: "closed",
+                    data: [
+                        "presentation": .int(presentation.id), "mode": .int(mode), "outcome": .string(outcome.rawValue),
+                        "url": .string(
+                            "\(ContentPaths.reservedPrefix)closed?presentation=\(presentation.id)&outcome=\(outcome.rawValue)"),
+                    ]))
+        }
+        return ["outcome": .string(outcome.rawValue)]
+    }
+
+    private func ask(_ context: BridgeContext) async throws -> Outcome {
+        switch context.policy.closeDecision {
+        case .save: return .saved
+        case .discard: return .discarded
+        case .cancel: return .cancelled
+        case .ask: break
+        }
+        let prompt = "close-\(UUID().uuidString)"
+        await context.send(HostEvent(name: "confirmClose", data: ["prompt": .string(prompt)]))
+        guard let answer = await context.viewer.prompts.answer(to: prompt)?.stringValue else {
+            return .cancelled
+        }
+        switch answer {
+        case "save": return .saved
+        case "discard": return .discarded
+        default: return .cancelled
+        }
+    }
+}

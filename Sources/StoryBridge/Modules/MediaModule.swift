@@ -1,0 +1,77 @@
+import Foundation
+
+/// The Media files module (§5.4): list the presentation's media, open one or the library in the
+/// viewer's overlay, and answer only when the viewer closes it.
+public struct MediaModule: BridgeModule {
+    public let name = "Media"
+    public let commands = ["getMediaFiles", "openMediaFile", "openMediaLibrary", "hideMediaLibraryBtn", "showMediaLibraryBtn"]
+
+    public init() {}
+
+    public func deadline(for command: String) -> ModuleDeadline {
+        command.hasPrefix("open") ? .unlimited : .bridgeDefault
+    }
+
+    public func runsConcurrently(_ command: String) -> Bool {
+        command.hasPrefix("open")
+    }
+
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        switch request.command {
+        case "getMediaFiles":
+            let presentation = try await context.currentPresentation()
+            return .array(presentation.mediaFiles.map { ["title": .string($0.title), "fileName": .string($0.fileName)] })
+        case "openMediaFile":
+            let name = try request.string("name")
+            // storyclm.js sends -1 (or nothing) for the current presentation.
+            var id = -1
+            if let raw = try request.member("id"), raw != .null { id = try request.int("id") }
+            let presentation = try await context.presentation(id: id <= 0 ? -1 : id)
+            guard let file = presentation.mediaFiles.first(where: { $0.fileName == name }) else {
+                throw BridgeError.notFound("File not found: '\(name)' in presentation \(presentation.id)")
+            }
+            let prompt = "media-\(UUID().uuidString)"
+            var data = Self.describe(file, presentationId: presentation.id)
+            if case .object(var members) = data {
+                members["prompt"] = .string(prompt)
+                data = .object(members)
+            }
+            await context.send(HostEvent(name: "openMedia", data: data))
+            _ = await context.viewer.prompts.answer(to: prompt)
+            return ["name": .string(file.fileName), "status": "close"]
+        case "openMediaLibrary":
+            let presentation = try await context.currentPresentation()
+            let prompt = "library-\(UUID().uuidString)"
+            await context.send(
+                HostEvent(
+                    name: "openMediaLibrary",
+                    data: [
+                        "prompt": .string(prompt),
+                        "files": .array(presentation.mediaFiles.map { Self.describe($0, presentationId: presentation.id) }),
+                    ]))
+            _ = await context.viewer.prompts.answer(to: prompt)
+            return ["status": "close"]
+        default:
+            let show = request.command == "showMediaLibraryBtn"
+            let flags = await context.viewer.updateChrome { $0.mediaLibraryButton = show }
+            await context.publishChrome(flags)
+            return .emptyObject
+        }
+    }
+
+    /// A media file as the viewer chrome shows it: title, name, URL and kind.
+    public static func describe(_ file: MediaFile, presentationId: Int) -> JSONValue {
+        let ext = (file.fileName as NSString).pathExtension.lowercased()
+        let kind: String
+        switch ext {
+        case "pdf": kind = "pdf"
+        case "mp3", "wav", "ogg": kind = "audio"
+        default: kind = "video"
+        }
+        let encoded = file.fileName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file.fileName
+        return [
+            "title": .string(file.title), "fileName": .string(file.fileName), "kind": .string(kind),
+            "url": .string("\(ContentPaths.presentationPrefix)\(presentationId)/mediafiles/\(encoded)"),
+        ]
+    }
+}

@@ -1,0 +1,89 @@
+/// The Presentation module (PROTOCOL.md §5.2) except `closePresentation` (see ``CloseModule``):
+/// open another presentation, and read the current one's info, neighbours and history.
+public struct PresentationModule: BridgeModule {
+    public let name = "Presentation"
+    public let commands = [
+        "open", "getPresentationInfo", "getPreviousSlide", "getNextSlide", "getCurrentSlideName",
+        "getBackForwardList", "getPresentations", "getBackForwardPresList",
+    ]
+
+    public init() {}
+
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        switch request.command {
+        case "open":
+            return try await open(request, context: context)
+        case "getPresentationInfo":
+            let presentation = try await context.currentPresentation()
+            return [
+                "presentationId": .int(presentation.id), "name": .string(presentation.name),
+                "shortDescription": .string(presentation.shortDescription),
+                "shortdescription": .string(presentation.shortDescription),
+                "longDescription": .string(presentation.longDescription), "revision": .int(presentation.revision),
+                "status": 1, "order": .int(presentation.order), "slidesCount": .int(presentation.slides.count),
+                "mediaFilesCount": .int(presentation.mediaFiles.count),
+            ]
+        case "getCurrentSlideName":
+            guard let slide = await context.viewer.state.currentSlide else {
+                throw BridgeError.refused("No slide is shown in this viewer yet")
+            }
+            return ["slide": .string(slide)]
+        case "getPreviousSlide":
+            return ["slide": .string(try await previousSlide(context))]
+        case "getNextSlide":
+            return ["slide": .string(try await nextSlide(context))]
+        case "getBackForwardList":
+            return .array(await context.viewer.state.history.map(JSONValue.string))
+        case "getPresentations":
+            return .array(context.library.all.map(Self.summary))
+        case "getBackForwardPresList":
+            let opened = await context.viewer.state.openedPresentations
+            return .array(opened.compactMap { context.library.presentation(id: $0) }.map(Self.summary))
+        default:
+            throw BridgeError.unknownCommand(request.command)
+        }
+    }
+
+    static func summary(_ presentation: Presentation) -> JSONValue {
+        ["name": .string(presentation.name), "presId": .int(presentation.id)]
+    }
+
+    private func open(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        let id = try request.int("presId")
+        var slide = try request.optionalString("slideName")?.trimmingSpaces() ?? ""
+        if slide.isEmpty { slide = Presentation.startSlide }
+        let data = try request.member("data") ?? .emptyObject
+        guard let target = context.library.presentation(id: id) else {
+            throw BridgeError.notFound("Presentation \(id) not found")
+        }
+        guard target.hasSlide(slide) else {
+            throw BridgeError.notFound("Slide '\(slide)' not found in presentation \(id)")
+        }
+        await context.navigate(to: target, slide: slide, data: data == .null ? .emptyObject : data, cause: .open)
+        return .emptyObject
+    }
+
+    /// The slide's `clm-swipe-previous`, else the slide shown before it in this presentation.
+    private func previousSlide(_ context: BridgeContext) async throws -> String {
+        let presentation = try await context.currentPresentation()
+        let state = await context.viewer.state
+        if let current = state.currentSlide, let previous = presentation.slide(named: current)?.metadata.swipePrevious,
+            presentation.hasSlide(previous)
+        {
+            return previous
+        }
+        if state.history.count >= 2 { return state.history[state.history.count - 2] }
+        throw BridgeError.notFound("No previous slide")
+    }
+
+    /// The slide's `clm-swipe-next`, else its first child on the map.
+    private func nextSlide(_ context: BridgeContext) async throws -> String {
+        let presentation = try await context.currentPresentation()
+        guard let current = await context.viewer.state.currentSlide, let slide = presentation.slide(named: current) else {
+            throw BridgeError.notFound("No next slide")
+        }
+        if let next = slide.metadata.swipeNext, presentation.hasSlide(next) { return next }
+        if let child = presentation.map.children[current]?.first { return child }
+        throw BridgeError.notFound("No next slide")
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where storybridge keeps its state: the SQLite database and installed presentations.
+///
+/// Default: `$STORYBRIDGE_DATA_DIR`, else `$XDG_DATA_HOME/storybridge`, else
+/// `~/.local/share/storybridge`. The CLI's `--data-dir` overrides it.
+public struct DataDirectory: Sendable, Hashable {
+    public let root: URL
+
+    public init(_ root: URL) {
+        self.root = root.standardizedFileURL
+    }
+
+    /// The default location for this user.
+    public static func `default`(environment: [String: String] = ProcessInfo.processInfo.environment) -> DataDirectory {
+        if let explicit = environment["STORYBRIDGE_DATA_DIR"], !explicit.isEmpty {
+            return DataDirectory(URL(fileURLWithPath: explicit))
+        }
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            return DataDirectory(URL(fileURLWithPath: xdg).appendingPathComponent("storybridge"))
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return DataDirectory(URL(fileURLWithPath: home).appendingPathComponent(".local/share/storybridge"))
+    }
+
+    /// The SQLite database file.
+    public var database: URL { root.appendingPathComponent("storybridge.sqlite") }
+    /// Installed presentations, one folder each.
+    public var presentations: URL { root.appendingPathComponent("presentations") }
+    /// Packages being unpacked; emptied at start-up.
+    public var staging: URL { root.appendingPathComponent("staging") }
+
+    /// Creates the folders.
+    public func prepare() throws {
+        for folder in [root, presentations, staging] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+    }
+}

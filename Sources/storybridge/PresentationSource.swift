@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import StoryBridge
+
+/// What `serve` and `inspect` were pointed at: an installed id (or the whole library), a
+/// presentation folder, or a .zip unpacked into a temporary folder for the run.
+struct PresentationSource {
+    var presentations: [Presentation]
+    var defaultId: Int?
+    var description: String
+    var temporaryFolder: URL?
+
+    /// Deletes the temporary folder of an unpacked .zip.
+    func cleanUp() {
+        if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
+    }
+
+    static func resolve(_ target: String?, library: LibraryOptions, id: Int, name: String? = nil) throws -> PresentationSource {
+        guard let target else {
+            let all = try library.openLibrary().entries().map(\.presentation)
+            guard !all.isEmpty else {
+                throw ValidationError(
+                    "the library in \(library.directory.root.path) is empty: give a folder or a .zip, or install one first")
+            }
+            return PresentationSource(
+                presentations: all, defaultId: nil, description: "the library (\(all.count) presentations)")
+        }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory)
+        if !exists, let installedId = Int(target) {
+            let store = try library.openLibrary()
+            guard try store.entry(id: installedId) != nil else {
+                throw ValidationError("no presentation with id \(installedId) is installed (see: storybridge list)")
+            }
+            let all = try store.entries().map(\.presentation)
+            return PresentationSource(
+                presentations: all, defaultId: installedId, description: "presentation \(installedId) of the library")
+        }
+        guard exists else { throw ValidationError("'\(target)' does not exist") }
+        let catalog = PresentationFolder.Catalog(id: id, name: name)
+        if isDirectory.boolValue {
+            let presentation = try PresentationFolder.load(URL(fileURLWithPath: target), catalog: catalog)
+            return PresentationSource(presentations: [presentation], defaultId: presentation.id, description: presentation.root.path)
+        }
+        let zip = URL(fileURLWithPath: target)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-\(UUID().uuidString)")
+        _ = try PackageExtractor().extract(zip: zip, to: folder)
+        do {
+            var named = catalog
+            named.name = name ?? zip.deletingPathExtension().lastPathComponent
+            let presentation = try PresentationFolder.load(folder, catalog: named)
+            return PresentationSource(
+                presentations: [presentation], defaultId: presentation.id, description: zip.path, temporaryFolder: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
+}
