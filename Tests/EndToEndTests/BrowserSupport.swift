@@ -23,10 +23,10 @@ actor SharedBrowser {
 
 /// Runs `body` with a real host serving `folders` and a fresh tab of headless Chromium.
 func withBrowser(
-    folders: [URL] = [demoFolder], identity: HostIdentity = HostIdentity(),
+    folders: [URL] = [demoFolder], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
     _ body: (TestHost, BrowserPage) async throws -> Void
 ) async throws {
-    let host = try await TestHost.start(presentationFolders: folders, identity: identity)
+    let host = try await TestHost.start(presentationFolders: folders, catalogs: catalogs, identity: identity)
     let page = try await SharedBrowser.shared.get().newPage()
     do {
         try await body(host, page)
@@ -48,6 +48,26 @@ extension BrowserPage {
             "(function(){var e=document.getElementById('\(out)');return e&&e.getAttribute('data-done')==='1'?e.textContent:null;})()"
         )
         return try JSONValue.parse(text.stringValue ?? "null")
+    }
+
+    /// Clicks a button of the viewer chrome (`data-action` in its shadow root).
+    func clickChrome(_ action: String) async throws {
+        try await evaluate(
+            "(function(){var b=window.__storybridge.chrome.root.querySelector('[data-action=\"\(action)\"]');if(!b){throw new Error('no chrome button \(action)');}b.click();return true;})()"
+        )
+    }
+
+    /// Evaluates `expression` inside the chrome's shadow root (`root` is bound to it).
+    func inChrome(_ expression: String) async throws -> JSONValue {
+        try await evaluate("(function(root){return \(expression);})(window.__storybridge.chrome.root)")
+    }
+
+    /// Waits until `expression`, evaluated in the chrome's shadow root, is truthy.
+    @discardableResult
+    func waitForChrome(_ expression: String) async throws -> JSONValue {
+        try await waitFor(
+            "window.__storybridge && window.__storybridge.chrome && (function(root){return \(expression);})(window.__storybridge.chrome.root)"
+        )
     }
 
     /// Waits until the page of `slide` has loaded and its bridge socket is connected.

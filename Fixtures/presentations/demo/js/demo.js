@@ -89,6 +89,10 @@
     wire('getBackForwardPresList', function (cb) { S.Presentation.GetBackForwardPresList(cb); });
     wire('getPresentationInfo', function (cb) { S.Presentation.GetInfo(cb); });
     wire('getPresentations', function (cb) { S.Presentation.GetPresentations(cb); });
+    // Opens the presentation whose id is typed in #open-target, at its start slide.
+    wire('open', function (cb) {
+        S.Presentation.Open(parseInt(valueOf('open-target', '2'), 10), '', { from: 'demo' }, cb);
+    });
     wire('getMap', function (cb) { S.Map.GetMap(cb); });
 
     /* Media files ------------------------------------------------------------------------ */

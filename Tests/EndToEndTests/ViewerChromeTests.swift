@@ -1,0 +1,160 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import Testing
+
+/// A second presentation, written by the test, that the demo can open.
+func secondPresentation() throws -> URL {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    try """
+    <!DOCTYPE html><html><head><meta charset="utf-8"><meta name="clm" content="next.html"><title>Second</title></head>
+    <body><h1 id="slide-title">second index</h1><a href="next.html">next</a></body></html>
+    """.write(to: root.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+    try "<html><head><meta name=\"clm\" content=\"index.html\"></head><body>next</body></html>"
+        .write(to: root.appendingPathComponent("next.html"), atomically: true, encoding: .utf8)
+    return root
+}
+
+@Suite("Viewer chrome in headless Chromium", .serialized)
+struct ViewerChromeTests {
+    func withTwo(_ body: (TestHost, BrowserPage) async throws -> Void) async throws {
+        try await withBrowser(
+            folders: [demoFolder, try secondPresentation()], catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")],
+            body)
+    }
+
+    @Test("a slide opens a second presentation, which receives the handed-over data")
+    func openSecondPresentation() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "products.html"))
+            try await page.waitForSlide("products.html")
+            try await page.type("#open-target", "2")
+            try await page.click("#btn-open")
+            try await page.waitFor(
+                "window.__storybridge && window.__storybridge.presentation === '2' && window.__storybridge.state.connected")
+            #expect(try await page.text("#slide-title") == "second index")
+            #expect(try await page.evaluate("JSON.stringify(window.StoryCLMNavigationData)") == #"{"from":"demo"}"#)
+            try await page.evaluate(
+                "window.__storybridge.request('getBackForwardPresList', {}, function (a) { window.presList = a.Data; })")
+            let list = try await page.waitFor("window.presList")
+            #expect(list == [["name": "Demo", "presId": 1], ["name": "Second", "presId": 2]])
+        }
+    }
+
+    @Test("the map button shows the map, and choosing a slide navigates there (navigation out)")
+    func map() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "index.html"))
+            try await page.waitForSlide("index.html")
+            #expect(try await page.inChrome("!!root.querySelector('.bar')") == true)
+            try await page.clickChrome("map")
+            try await page.waitForChrome("root.querySelector('[data-overlay=map] a[data-slide=\"details.html\"]')")
+            #expect(try await page.inChrome("root.querySelector('[data-overlay=map] a.current').textContent") == "index.html")
+            try await page.evaluate(
+                "window.__storybridge.chrome.root.querySelector('[data-overlay=map] a[data-slide=\"details.html\"]').click()")
+            try await page.waitForSlide("details.html")
+            let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
+            let viewer = try #require(await host.runtime.viewers.existingViewer(id: viewerId))
+            #expect(await viewer.state.lastCause == .map)
+        }
+    }
+
+    @Test("openMediaFile shows the file in an overlay and answers only when the viewer closes it")
+    func mediaFile() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "details.html"))
+            try await page.waitForSlide("details.html")
+            try await page.click("#btn-openMediaFile-wav")
+            try await page.waitForChrome("root.querySelector('[data-overlay=media][data-file=\"chime.wav\"] audio')")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await page.evaluate("document.getElementById('out-openMediaFile-wav').getAttribute('data-done')") == .null)
+            try await page.clickChrome("close-media")
+            let text = try await page.waitFor(
+                "(function(){var e=document.getElementById('out-openMediaFile-wav');return e.getAttribute('data-done')==='1'?e.textContent:null;})()"
+            )
+            let answer = try JSONValue.parse(text.stringValue ?? "null")
+            #expect(answer["data"] == ["name": "chime.wav", "status": "close"])
+            #expect(try await page.inChrome("root.querySelectorAll('[data-overlay]').length") == 0)
+
+            // The PDF opens in the same overlay, in a frame.
+            try await page.click("#btn-openMediaFile")
+            try await page.waitForChrome("root.querySelector('[data-overlay=media][data-file=\"brochure.pdf\"] iframe')")
+            try await page.clickChrome("close-media")
+            let pdf = try await page.waitFor(
+                "(function(){var e=document.getElementById('out-openMediaFile');return e.getAttribute('data-done')==='1'?e.textContent:null;})()"
+            )
+            #expect(try JSONValue.parse(pdf.stringValue ?? "null")["data"]?["name"] == "brochure.pdf")
+        }
+    }
+
+    @Test("the media library opens from content and from the chrome button")
+    func mediaLibrary() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "details.html"))
+            try await page.waitForSlide("details.html")
+            try await page.click("#btn-openMediaLibrary")
+            try await page.waitForChrome("root.querySelectorAll('[data-overlay=library] a[data-file]').length === 2")
+            try await page.clickChrome("close-library")
+            let text = try await page.waitFor(
+                "(function(){var e=document.getElementById('out-openMediaLibrary');return e.getAttribute('data-done')==='1'?e.textContent:null;})()"
+            )
+            #expect(try JSONValue.parse(text.stringValue ?? "null")["data"] == ["status": "close"])
+            try await page.clickChrome("media")
+            try await page.waitForChrome("root.querySelector('[data-overlay=library]')")
+        }
+    }
+
+    @Test("content hides and shows the chrome buttons, and the state survives the next slide")
+    func buttonsHideAndShow() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "details.html"))
+            try await page.waitForSlide("details.html")
+            for action in ["close", "map", "media"] {
+                #expect(try await page.evaluate("window.__storybridge.chrome.isShown('\(action)')") == true)
+            }
+            try await page.click("#btn-hideMapBtn")
+            try await page.waitFor("!window.__storybridge.chrome.isShown('map')")
+            try await page.click("#btn-showMapBtn")
+            try await page.waitFor("window.__storybridge.chrome.isShown('map')")
+            try await page.click("#btn-hideMediaLibraryBtn")
+            try await page.waitFor("!window.__storybridge.chrome.isShown('media')")
+            try await page.click("#btn-hideCloseBtn")
+            try await page.waitFor("!window.__storybridge.chrome.isShown('close')")
+            #expect(try await page.evaluate("window.__storybridge.chrome.isShown('map')") == true)
+            try await page.click("#btn-go")
+            try await page.waitForSlide("summary.html")
+            try await page.waitFor("window.__storybridge.chrome.flags.closeButton === false")
+            #expect(try await page.evaluate("window.__storybridge.chrome.isShown('close')") == false)
+            #expect(try await page.evaluate("window.__storybridge.chrome.isShown('media')") == false)
+            #expect(try await page.evaluate("window.__storybridge.chrome.isShown('map')") == true)
+        }
+    }
+
+    @Test("the close button asks to save; the viewer lands on the closed page")
+    func closeWithDialog() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "summary.html"))
+            try await page.waitForSlide("summary.html")
+            try await page.clickChrome("close")
+            try await page.waitForChrome("root.querySelector('[data-overlay=confirm-close]')")
+            try await page.clickChrome("save")
+            try await page.waitFor("document.getElementById('closed') && document.readyState === 'complete'")
+            #expect(try await page.evaluate("document.getElementById('closed').getAttribute('data-outcome')") == "saved")
+            try await page.click("#reopen")
+            try await page.waitForSlide("index.html")
+        }
+    }
+
+    @Test("a screenshot of a slide with its chrome renders")
+    func screenshot() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "index.html"))
+            try await page.waitForSlide("index.html")
+            let png = try await page.screenshot()
+            #expect(png.count > 5_000)
+            #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+            try png.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-demo-index.png"))
+        }
+    }
+}
