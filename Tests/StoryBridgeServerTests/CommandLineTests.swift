@@ -1,4 +1,6 @@
 import Foundation
+import StoryBridge
+import StoryBridgeTesting
 import Testing
 
 /// The built `storybridge` executable, next to the test bundle.
@@ -86,5 +88,94 @@ struct CommandLineTests {
         let own = try Data(contentsOf: repositoryRoot.appendingPathComponent("js/storyclm.js"))
         let bundled = try Data(contentsOf: demoFolder.appendingPathComponent("js/storyclm.js"))
         #expect(own == bundled)
+    }
+}
+
+@Suite("Library commands")
+struct LibraryCommandTests {
+    func demoZip() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let zip = folder.appendingPathComponent("demo.zip")
+        let writer = try ZipWriter(path: zip.path)
+        let enumerator = FileManager.default.enumerator(at: demoFolder, includingPropertiesForKeys: [.isRegularFileKey])
+        while let file = enumerator?.nextObject() as? URL {
+            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
+            let relative = String(file.standardizedFileURL.path.dropFirst(demoFolder.standardizedFileURL.path.count + 1))
+            try writer.add(relative, data: try Data(contentsOf: file))
+        }
+        try writer.close()
+        return zip
+    }
+
+    @Test("install, list, inspect and remove work on a data folder, with clear output and exit codes")
+    func lifecycle() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-data-\(UUID().uuidString)").path
+        let zip = try demoZip()
+        let install = try runCLI(["install", zip.path, "--name", "Demo deck", "--data-dir", data])
+        #expect(install.status == 0)
+        #expect(install.output.contains("installed \"Demo deck\" as presentation 1 (revision 1): 5 slides, 2 media files"))
+
+        let list = try runCLI(["list", "--json", "--data-dir", data])
+        let listed = try JSONValue.parse(list.output)
+        #expect(listed.arrayValue?.first?["name"] == "Demo deck")
+        #expect(listed.arrayValue?.first?["slides"] == 5)
+
+        let inspect = try runCLI(["inspect", "1", "--json", "--data-dir", data])
+        let described = try JSONValue.parse(inspect.output)
+        #expect(described["map"]?["index.html"] == ["products.html", "legacy.html"])
+        #expect(described["mediaFiles"]?.arrayValue?.count == 2)
+
+        let inspectZip = try runCLI(["inspect", zip.path, "--data-dir", data])
+        #expect(inspectZip.status == 0)
+        #expect(inspectZip.output.contains("summary.html"))
+
+        let remove = try runCLI(["remove", "1", "--data-dir", data])
+        #expect(remove.status == 0)
+        let again = try runCLI(["remove", "1", "--data-dir", data])
+        #expect(again.status != 0)
+        #expect(again.errors.contains("no presentation with id 1 is installed"))
+    }
+
+    @Test("a hostile package is refused with a specific message and a non-zero exit, leaving nothing")
+    func hostileInstall() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-data-\(UUID().uuidString)")
+        let zip = FileManager.default.temporaryDirectory.appendingPathComponent("sb-evil-\(UUID().uuidString).zip")
+        let writer = try ZipWriter(path: zip.path)
+        try writer.add("index.html", text: "<html></html>")
+        try writer.add("../../escape.html", text: "x")
+        try writer.close()
+        let result = try runCLI(["install", zip.path, "--data-dir", data.path])
+        #expect(result.status == 65)
+        #expect(result.errors.contains("refused entry '../../escape.html': '..' escapes the package folder"))
+        let presentations = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("presentations").path)
+        #expect(presentations.isEmpty)
+    }
+
+    @Test("serve accepts a .zip and an installed id")
+    func serveZipAndId() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-data-\(UUID().uuidString)").path
+        let zip = try demoZip()
+        for target in [zip.path, "1"] {
+            if target == "1" { _ = try runCLI(["install", zip.path, "--data-dir", data]) }
+            let process = Process()
+            process.executableURL = try storybridgeExecutable()
+            process.arguments = ["serve", target, "--port", "0", "--data-dir", data, "--log-level", "error"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            var text = ""
+            while !text.contains("Ctrl-C") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            let match = try #require(text.firstMatch(of: /http:\/\/127\.0\.0\.1:(\d+)\//))
+            let page = try await httpGet("http://127.0.0.1:\(match.1)/p/1/summary.html")
+            #expect(page.status == 200, "serving \(target)")
+            process.interrupt()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
     }
 }
