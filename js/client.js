@@ -98,6 +98,7 @@
       window.location.href = data.url;
     },
     confirmClose: function (data) { chrome.confirmClose(data.prompt); },
+    confirmRestore: function (data) { chrome.confirmRestore(data.prompt, data.session || {}); },
     openMedia: function (data) { chrome.openMedia(data, function () { answerPrompt(data.prompt, 'close'); }); },
     openMediaLibrary: function (data) {
       chrome.openLibrary(data.files || [], function () { answerPrompt(data.prompt, 'close'); });
@@ -440,6 +441,17 @@
         ['cancel', 'Cancel', choose('cancel')]]);
     }
 
+    function confirmRestore(prompt, session) {
+      var view = overlay('Continue the unfinished session?');
+      view.layer.setAttribute('data-overlay', 'confirm-restore');
+      var note = document.createElement('p');
+      note.textContent = 'A session of this presentation from ' + (session.created || 'earlier') +
+        ' was not finished (' + (session.slidesCount || 0) + ' slides viewed).';
+      view.panel.appendChild(note);
+      function choose(value) { return function () { view.close(); answerPrompt(prompt, value); }; }
+      actions(view.panel, [['restore', 'Continue it', choose('restore')], ['new', 'Start a new one', choose('new')]]);
+    }
+
     mapButton.addEventListener('click', openMap);
     mediaButton.addEventListener('click', function () {
       hostRequest('storybridge.state', {}, function (answer) {
@@ -476,6 +488,7 @@
         return !!b && !bar.hidden && !b.hidden;
       },
       confirmClose: confirmClose,
+      confirmRestore: confirmRestore,
       openMedia: openMedia,
       openLibrary: openLibrary,
       openMap: openMap

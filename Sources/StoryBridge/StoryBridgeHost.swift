@@ -13,32 +13,62 @@ public final class StoryBridgeHost: Sendable {
     public let identity: HostIdentity
     /// How questions to the user are answered.
     public let policy: ViewerPolicy
+    /// The database (catalog and analytics).
+    public let database: StoryBridgeDatabase
+    /// Sessions, slide views, media views, custom events and the upload queue.
+    public let analytics: AnalyticsStore
+    /// Turns what viewers do into analytics records.
+    public let sessions: SessionTracker
     /// The host's logger.
     public let logger: Logger
 
     /// Creates a host with the built-in modules registered.
     public init(
-        library: PresentationLibrary, identity: HostIdentity = HostIdentity(), policy: ViewerPolicy = ViewerPolicy(),
+        library: PresentationLibrary, database: StoryBridgeDatabase, identity: HostIdentity = HostIdentity(),
+        policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
         defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
     ) {
         self.library = library
         self.policy = policy
         self.identity = identity
         self.logger = logger
-        self.viewers = ViewerRegistry()
+        self.database = database
+        let viewers = ViewerRegistry()
+        self.viewers = viewers
+        self.analytics = AnalyticsStore(database: database, limits: outboxLimits)
+        self.sessions = SessionTracker(
+            store: analytics, identity: identity, policy: policy, viewers: viewers, logger: logger)
         self.bridge = Bridge(defaultDeadline: defaultDeadline, logger: logger)
         for module in Self.builtInModules() { bridge.register(module) }
     }
 
     /// The modules every host starts with.
     public static func builtInModules() -> [any BridgeModule] {
-        [BaseModule(), PresentationModule(), CloseModule(), MapModule(), UIModule(), MediaModule(), ViewerChromeModule()]
+        [
+            BaseModule(), PresentationModule(), CloseModule(), MapModule(), UIModule(), MediaModule(), SessionsModule(),
+            CustomEventsModule(), ViewerChromeModule(),
+        ]
     }
 
     /// The context for a request from `viewer`.
     public func context(for viewer: Viewer) -> BridgeContext {
         var logger = self.logger
         logger[metadataKey: "viewer"] = "\(viewer.id)"
-        return BridgeContext(viewer: viewer, library: library, identity: identity, policy: policy, logger: logger)
+        return BridgeContext(
+            viewer: viewer, library: library, identity: identity, policy: policy, sessions: sessions, logger: logger)
+    }
+
+    /// Records that a page of `viewer` shows `slide` of `presentationId`: the viewer's navigation
+    /// state, then the analytics (the slide view of the slide left, a new or restored session).
+    /// Analytics failures are logged and do not stop the page.
+    @discardableResult
+    public func pageLoaded(_ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String) async -> Viewer.SlideEntry {
+        let entry = await viewer.enterSlide(presentationId: presentationId, slide: slide, pageLoad: pageLoad)
+        do {
+            try await sessions.pageLoaded(viewer, entry: entry, presentationId: presentationId)
+        } catch {
+            logger.error("analytics: cannot record the page load", metadata: ["error": "\(error)", "viewer": "\(viewer.id)"])
+        }
+        return entry
     }
 }

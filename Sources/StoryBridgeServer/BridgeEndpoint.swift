@@ -44,8 +44,8 @@ struct BridgeEndpoint: Sendable {
                     do { try await outbound.write(.text(text)) } catch { break }
                 }
             }
-            let entry = await viewer.enterSlide(
-                presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad)
+            let entry = await host.pageLoaded(
+                viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad)
             let state = await viewer.state
             deliver(
                 HostEvent(

@@ -24,6 +24,7 @@ public struct TestHost: Sendable {
     /// `catalogs` says otherwise.
     public static func start(
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
+        policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
         defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) -> Void = { _ in }
     ) async throws -> TestHost {
         var presentations: [Presentation] = []
@@ -33,9 +34,12 @@ public struct TestHost: Sendable {
         }
         var logger = Logger(label: "storybridge.test")
         logger.logLevel = ProcessInfo.processInfo.environment["STORYBRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
+        let directory = dataDirectory ?? DataDirectory(
+            FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-test-\(UUID().uuidString)"))
+        try directory.prepare()
         let runtime = StoryBridgeHost(
-            library: PresentationLibrary(presentations), identity: identity, defaultDeadline: defaultDeadline,
-            logger: logger)
+            library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
+            identity: identity, policy: policy, defaultDeadline: defaultDeadline, logger: logger)
         configure(runtime)
         let server = try await StoryBridgeServer(host: runtime, configuration: ServerConfiguration(port: 0)).start()
         return TestHost(runtime: runtime, server: server)

@@ -39,6 +39,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "How a mode-0 close answers \"save the session?\": ask (the viewer, in the browser), save, discard, cancel.")
     var closeAnswer: ViewerPolicy.CloseDecision = .ask
 
+    @Option(help: "Whether an unfinished session of the same presentation is continued: ask (the viewer), restore, new.")
+    var restoreAnswer: ViewerPolicy.RestoreDecision = .ask
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
@@ -63,9 +66,16 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = logLevel
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
+        let database: StoryBridgeDatabase
+        do {
+            try library.directory.prepare()
+            database = try StoryBridgeDatabase(file: library.directory.database)
+        } catch {
+            throw ValidationError("cannot open the database in \(library.directory.root.path): \(error)")
+        }
         let host = StoryBridgeHost(
-            library: PresentationLibrary(source.presentations), identity: configuration.identity,
-            policy: ViewerPolicy(closeDecision: closeAnswer),
+            library: PresentationLibrary(source.presentations), database: database, identity: configuration.identity,
+            policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080
@@ -91,3 +101,4 @@ struct ServeCommand: AsyncParsableCommand {
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension ViewerPolicy.CloseDecision: ExpressibleByArgument {}
+extension ViewerPolicy.RestoreDecision: ExpressibleByArgument {}

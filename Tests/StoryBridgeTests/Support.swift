@@ -57,8 +57,16 @@ func makeHost(
     deadline: Duration = .seconds(10)
 ) async -> (StoryBridgeHost, Viewer) {
     let host = StoryBridgeHost(
-        library: PresentationLibrary([presentation]), identity: identity, defaultDeadline: deadline, logger: quietLogger())
+        library: PresentationLibrary([presentation]), database: try! temporaryDatabase(), identity: identity,
+        defaultDeadline: deadline, logger: quietLogger())
     let viewer = await host.viewers.viewer(id: "viewer-1")
-    await viewer.enterSlide(presentationId: presentation.id, slide: slide, pageLoad: "load-1")
+    await host.pageLoaded(viewer, presentationId: presentation.id, slide: slide, pageLoad: "load-1")
     return (host, viewer)
+}
+
+/// A database in a fresh temporary folder.
+func temporaryDatabase() throws -> StoryBridgeDatabase {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-db-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
 }

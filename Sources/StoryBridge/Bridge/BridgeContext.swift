@@ -12,18 +12,21 @@ public struct BridgeContext: Sendable {
     public let identity: HostIdentity
     /// How questions to the user are answered.
     public let policy: ViewerPolicy
+    /// The analytics of viewers' sessions.
+    public let sessions: SessionTracker
     /// A logger with the viewer's id in its metadata.
     public let logger: Logger
 
     /// Creates a context.
     public init(
-        viewer: Viewer, library: PresentationLibrary, identity: HostIdentity, policy: ViewerPolicy = ViewerPolicy(),
-        logger: Logger
+        viewer: Viewer, library: PresentationLibrary, identity: HostIdentity, policy: ViewerPolicy,
+        sessions: SessionTracker, logger: Logger
     ) {
         self.viewer = viewer
         self.library = library
         self.identity = identity
         self.policy = policy
+        self.sessions = sessions
         self.logger = logger
     }
 

@@ -12,10 +12,24 @@ public struct ViewerPolicy: Sendable, Hashable, Codable {
         case cancel
     }
 
+    /// Whether an unfinished session of the same presentation is continued when it is opened again.
+    public enum RestoreDecision: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Ask the viewer in the browser chrome (a new session records meanwhile, and is merged in
+        /// when the viewer chooses to continue).
+        case ask
+        /// Continue the unfinished session without asking.
+        case restore
+        /// Start a new session without asking.
+        case new
+    }
+
     /// What mode-0 closes do; `ask` by default.
     public var closeDecision: CloseDecision
+    /// What happens to unfinished sessions; `ask` by default.
+    public var restoreDecision: RestoreDecision
 
-    public init(closeDecision: CloseDecision = .ask) {
+    public init(closeDecision: CloseDecision = .ask, restoreDecision: RestoreDecision = .ask) {
         self.closeDecision = closeDecision
+        self.restoreDecision = restoreDecision
     }
 }

@@ -28,6 +28,11 @@ public struct CloseModule: BridgeModule {
         default: outcome = try await ask(context)
         }
         if outcome != .cancelled {
+            do {
+                try await context.sessions.close(context.viewer, saved: outcome == .saved)
+            } catch {
+                throw BridgeError.moduleFailed(command: request.command, module: name, reason: "cannot record the session: \(error)")
+            }
             await context.viewer.closePresentation()
             await context.send(
                 HostEvent(

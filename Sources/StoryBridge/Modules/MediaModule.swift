@@ -36,8 +36,11 @@ public struct MediaModule: BridgeModule {
                 members["prompt"] = .string(prompt)
                 data = .object(members)
             }
+            let opened = Date()
             await context.send(HostEvent(name: "openMedia", data: data))
             _ = await context.viewer.prompts.answer(to: prompt)
+            try await context.sessions.mediaViewed(
+                context.viewer, presentationId: presentation.id, fileName: file.fileName, opened: opened)
             return ["name": .string(file.fileName), "status": "close"]
         case "openMediaLibrary":
             let presentation = try await context.currentPresentation()

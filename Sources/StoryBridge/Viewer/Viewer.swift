@@ -106,6 +106,17 @@ public actor Viewer {
         state.pendingNavigation = navigation
     }
 
+    /// Sets the analytics session of the presentation shown.
+    public func setSession(_ id: String?) {
+        state.sessionId = id
+    }
+
+    /// Notes when and how the current slide was entered.
+    public func markSlideEntered(at date: Date, navigation: String) {
+        state.slideEnteredAt = date
+        state.slideNavigation = navigation
+    }
+
     /// Records that the viewer closed its presentation (the page then leaves the slides).
     public func closePresentation() {
         state.presentationId = nil
@@ -113,6 +124,8 @@ public actor Viewer {
         state.history = []
         state.pendingNavigation = nil
         state.navigationData = .emptyObject
+        state.sessionId = nil
+        state.slideEnteredAt = nil
         lastPageLoad = nil
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which buttons of the viewer chrome are shown (changed by the UI, map and media commands).
 public struct ChromeFlags: Sendable, Hashable, Codable {
     public var closeButton = true
@@ -63,6 +65,12 @@ public struct ViewerState: Sendable, Hashable {
     public var openedPresentations: [Int] = []
     /// The viewer chrome's buttons.
     public var chrome = ChromeFlags()
+    /// The analytics session of the presentation shown.
+    public var sessionId: String?
+    /// When the current slide was entered (for its slide view's duration).
+    public var slideEnteredAt: Date?
+    /// How the current slide was reached: `in` (content, go, open) or `out` (the host's map).
+    public var slideNavigation = "in"
 
     public init() {}
 }

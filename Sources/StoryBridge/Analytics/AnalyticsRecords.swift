@@ -1,0 +1,145 @@
+import Foundation
+
+/// Session states (PROTOCOL.md §6).
+public enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
+    /// In progress.
+    case inProgress = 0
+    /// Closed and saved: the only state that is uploaded.
+    case saved = 1
+    /// Closed without saving (a test run).
+    case notSaved = 2
+    /// Left by `open` of another presentation.
+    case leftByOpen = 3
+    /// Left by a deep link.
+    case leftByDeepLink = 4
+
+    /// States that may be restored when the same presentation is opened again.
+    public var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
+}
+
+/// Where and when a record was made.
+public struct RecordStamp: Sendable, Hashable {
+    public var created: Date
+    /// Hours east of UTC.
+    public var timeZone: Double
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(created: Date, timeZone: Double, latitude: Double, longitude: Double) {
+        self.created = created
+        self.timeZone = timeZone
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Now, in the host's time zone, at the configured location.
+    public static func now(_ identity: HostIdentity, clock: Date = Date()) -> RecordStamp {
+        RecordStamp(
+            created: clock, timeZone: Double(TimeZone.current.secondsFromGMT(for: clock)) / 3600,
+            latitude: identity.location.latitude, longitude: identity.location.longitude)
+    }
+}
+
+/// A visit of one presentation by one viewer.
+public struct SessionRecord: Sendable, Hashable {
+    public var id: String
+    public var presentationId: Int
+    public var viewerId: String
+    public var userId: String
+    public var stamp: RecordStamp
+    public var address: String
+    public var duration: Int
+    public var slidesCount: Int
+    public var state: SessionState
+    public var complete: Bool
+
+    /// The session as the Sessions commands answer it (without its slides).
+    public var json: JSONValue {
+        [
+            "sessionId": .string(id), "presentationId": .int(presentationId), "userId": .string(userId),
+            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
+            "state": .int(state.rawValue), "complete": .bool(complete), "duration": .int(duration),
+            "slidesCount": .int(slidesCount), "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+            "address": .string(address),
+        ]
+    }
+}
+
+/// One slide shown and left.
+public struct SlideViewRecord: Sendable, Hashable {
+    public var id: String
+    public var sessionId: String
+    public var presentationId: Int
+    public var slideName: String
+    public var userId: String
+    /// Seconds on the slide.
+    public var duration: Int
+    /// `in` when reached from within the content (links, `go`, `open`), `out` from the host's map.
+    public var navigation: String
+    /// What made the viewer leave the slide: page, go, open, map, deepLink, close.
+    public var cause: String
+    public var stamp: RecordStamp
+
+    public var json: JSONValue {
+        [
+            "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
+            "slideName": .string(slideName), "name": .string(slideName), "userId": .string(userId),
+            "duration": .int(duration), "navigation": .string(navigation), "cause": .string(cause),
+            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
+            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+        ]
+    }
+}
+
+/// One media file shown and closed.
+public struct MediaViewRecord: Sendable, Hashable {
+    public var id: String
+    public var sessionId: String
+    public var presentationId: Int
+    public var fileName: String
+    public var userId: String
+    public var duration: Int
+    public var stamp: RecordStamp
+
+    public var json: JSONValue {
+        [
+            "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
+            "fileName": .string(fileName), "userId": .string(userId), "duration": .int(duration),
+            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
+            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+        ]
+    }
+}
+
+/// A key/value set by content, one per key per session.
+public struct CustomEventRecord: Sendable, Hashable {
+    public var id: String
+    public var sessionId: String
+    public var presentationId: Int
+    public var userId: String
+    public var key: String
+    public var value: String
+    public var stamp: RecordStamp
+
+    public var json: JSONValue {
+        [
+            "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
+            "userId": .string(userId), "key": .string(key), "value": .string(value),
+            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
+            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+        ]
+    }
+}
+
+/// Formats shared by the store, the answers and the upload.
+public enum AnalyticsFormat {
+    /// ISO-8601 UTC with milliseconds, e.g. `2026-11-22T03:04:05.678Z`.
+    public static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+    }
+
+    /// Parses what ``timestamp(_:)`` writes.
+    public static func date(_ text: String) -> Date? {
+        try? Date(text, strategy: .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+
+/// Turns what viewers do into analytics records: starts, restores and ends sessions, records a
+/// slide view when a slide is left, and media views when an overlay closes.
+public final class SessionTracker: Sendable {
+    public let store: AnalyticsStore
+    let identity: HostIdentity
+    let policy: ViewerPolicy
+    let viewers: ViewerRegistry
+    let logger: Logger
+
+    init(store: AnalyticsStore, identity: HostIdentity, policy: ViewerPolicy, viewers: ViewerRegistry, logger: Logger) {
+        self.store = store
+        self.identity = identity
+        self.policy = policy
+        self.viewers = viewers
+        self.logger = logger
+    }
+
+    /// Called after a page load of `slide` of `presentationId` was entered in the viewer.
+    func pageLoaded(_ viewer: Viewer, entry: Viewer.SlideEntry, presentationId: Int) async throws {
+        guard entry.isNewPageLoad else { return }
+        let now = Date()
+        let state = await viewer.state
+        if let sessionId = state.sessionId, let previous = entry.previousSlide,
+            let previousPresentation = entry.previousPresentationId, let enteredAt = state.slideEnteredAt
+        {
+            try recordSlideView(
+                sessionId: sessionId, presentationId: previousPresentation, slide: previous, enteredAt: enteredAt, now: now,
+                navigation: state.slideNavigation, cause: entry.cause.rawValue)
+        }
+        if entry.previousPresentationId != presentationId || state.sessionId == nil {
+            if let old = state.sessionId, let session = try store.session(id: old), session.state == .inProgress {
+                try store.setState(entry.cause == .deepLink ? .leftByDeepLink : .leftByOpen, sessionId: old)
+            }
+            try await startSession(viewer, presentationId: presentationId, now: now)
+        }
+        await viewer.markSlideEntered(at: now, navigation: entry.cause == .map ? "out" : "in")
+    }
+
+    private func recordSlideView(
+        sessionId: String, presentationId: Int, slide: String, enteredAt: Date, now: Date, navigation: String, cause: String
+    ) throws {
+        try store.insert(
+            SlideViewRecord(
+                id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, slideName: slide,
+                userId: identity.user.id, duration: max(0, Int(now.timeIntervalSince(enteredAt).rounded())),
+                navigation: navigation, cause: cause, stamp: .now(identity, clock: enteredAt)))
+    }
+
+    private func startSession(_ viewer: Viewer, presentationId: Int, now: Date) async throws {
+        let active = await activeSessions()
+        let unfinished = try store.unfinishedSession(presentationId: presentationId, userId: identity.user.id, excluding: active)
+        if let unfinished, policy.restoreDecision == .restore {
+            try store.setState(.inProgress, sessionId: unfinished.id)
+            await viewer.setSession(unfinished.id)
+            logger.debug("session restored", metadata: ["session": "\(unfinished.id)"])
+            return
+        }
+        let session = SessionRecord(
+            id: UUIDs.make(), presentationId: presentationId, viewerId: viewer.id, userId: identity.user.id,
+            stamp: .now(identity, clock: now), address: identity.location.address, duration: 0, slidesCount: 0,
+            state: .inProgress, complete: false)
+        try store.insert(session)
+        await viewer.setSession(session.id)
+        if let unfinished, policy.restoreDecision == .ask {
+            let prompt = "restore-\(UUID().uuidString)"
+            await viewer.send(HostEvent(name: "confirmRestore", data: ["prompt": .string(prompt), "session": unfinished.json]))
+            // The page goes on while the viewer decides; a "restore" merges what was recorded meanwhile.
+            Task {
+                guard await viewer.prompts.answer(to: prompt)?.stringValue == "restore" else { return }
+                guard await viewer.state.sessionId == session.id else { return }
+                do {
+                    try self.store.merge(session.id, into: unfinished.id)
+                    await viewer.setSession(unfinished.id)
+                } catch {
+                    self.logger.error("session restore failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    private func activeSessions() async -> Set<String> {
+        var ids: Set<String> = []
+        for viewer in await viewers.all {
+            if let id = await viewer.state.sessionId { ids.insert(id) }
+        }
+        return ids
+    }
+
+    /// Ends the viewer's session: records the slide shown, then sets state 1 (saved) or 2.
+    func close(_ viewer: Viewer, saved: Bool) async throws {
+        let state = await viewer.state
+        guard let sessionId = state.sessionId else { return }
+        if let slide = state.currentSlide, let presentationId = state.presentationId, let enteredAt = state.slideEnteredAt {
+            try recordSlideView(
+                sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt, now: Date(),
+                navigation: state.slideNavigation, cause: "close")
+        }
+        try store.setState(saved ? .saved : .notSaved, sessionId: sessionId)
+    }
+
+    /// Records a media file shown from `opened` until now.
+    func mediaViewed(_ viewer: Viewer, presentationId: Int, fileName: String, opened: Date) async throws {
+        guard let sessionId = await viewer.state.sessionId else { return }
+        try store.insert(
+            MediaViewRecord(
+                id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, fileName: fileName,
+                userId: identity.user.id, duration: max(0, Int(Date().timeIntervalSince(opened).rounded())),
+                stamp: .now(identity, clock: opened)))
+    }
+
+    /// The viewer's current session id; 400 when no presentation is open.
+    public func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
+        guard let id = await viewer.state.sessionId else {
+            throw .refused("No session is open in this viewer: no presentation is shown")
+        }
+        return id
+    }
+}
