@@ -51,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Library")
     var library: LibraryOptions
 
+    @OptionGroup(title: "Analytics upload")
+    var upload: UploadOptions
+
     func run() async throws {
         let configuration = try identity.resolve()
         let source: PresentationSource
@@ -73,9 +76,11 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot open the database in \(library.directory.root.path): \(error)")
         }
+        let uploadSettings = try upload.resolve(configuration.upload)
         let host = StoryBridgeHost(
             library: PresentationLibrary(source.presentations), database: database, identity: configuration.identity,
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
+            outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(),
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080
@@ -83,6 +88,27 @@ struct ServeCommand: AsyncParsableCommand {
         let server = StoryBridgeServer(
             host: host,
             configuration: ServerConfiguration(host: bindHost, port: bindPort, defaultPresentationId: source.defaultId))
+        let uploader = uploadSettings.map {
+            Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger)
+        }
+        let uploading = uploader.map { uploader in Task { await uploader.run() } }
+        func stopUploading() async {
+            uploading?.cancel()
+            await uploading?.value
+            await uploader?.shutdown()
+        }
+        do {
+            try await serve(server, source: source, bindHost: bindHost, uploadSettings: uploadSettings)
+        } catch {
+            await stopUploading()
+            throw error
+        }
+        await stopUploading()
+    }
+
+    private func serve(
+        _ server: StoryBridgeServer, source: PresentationSource, bindHost: String, uploadSettings: UploadSettings?
+    ) async throws {
         try await server.runUntilSignalled { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
             let what = source.presentations.count == 1
@@ -92,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
                 """
                 storybridge \(StoryBridgeVersion.current): serving \(what)
                   Open http://\(displayHost):\(boundPort)/ in a browser.
+                  \(uploadSettings.map { "Uploading saved sessions to \($0.endpoint) every \($0.intervalSeconds) s." } ?? "Analytics are kept in \(library.directory.database.path) (no upload configured).")
                   Press Ctrl-C to stop.
                 """)
         }

@@ -10,7 +10,8 @@ import Foundation
 ///     "location": {"latitude": 55.75, "longitude": 37.62, "address": "Moscow"}
 ///   },
 ///   "server": {"host": "127.0.0.1", "port": 8080},
-///   "bridge": {"deadlineSeconds": 10}
+///   "bridge": {"deadlineSeconds": 10},
+///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"}
 /// }
 /// ```
 public struct HostConfiguration: Sendable, Hashable, Codable {
@@ -36,11 +37,17 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     public var identity: HostIdentity
     public var server: Server
     public var bridge: BridgeSettings
+    /// The collector analytics are published to; `nil` when not configured.
+    public var upload: UploadSettings?
 
-    public init(identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings()) {
+    public init(
+        identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
+        upload: UploadSettings? = nil
+    ) {
         self.identity = identity
         self.server = server
         self.bridge = bridge
+        self.upload = upload
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +55,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         identity = try container.decodeIfPresent(HostIdentity.self, forKey: .identity) ?? HostIdentity()
         server = try container.decodeIfPresent(Server.self, forKey: .server) ?? Server()
         bridge = try container.decodeIfPresent(BridgeSettings.self, forKey: .bridge) ?? BridgeSettings()
+        upload = try container.decodeIfPresent(UploadSettings.self, forKey: .upload)
     }
 
     /// Reads a config file, with an error that names the file and the bad key.
