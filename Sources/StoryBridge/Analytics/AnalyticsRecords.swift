@@ -53,6 +53,19 @@ public struct SessionRecord: Sendable, Hashable {
     public var state: SessionState
     public var complete: Bool
 
+    public init(id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int, slidesCount: Int, state: SessionState, complete: Bool) {
+        self.id = id
+        self.presentationId = presentationId
+        self.viewerId = viewerId
+        self.userId = userId
+        self.stamp = stamp
+        self.address = address
+        self.duration = duration
+        self.slidesCount = slidesCount
+        self.state = state
+        self.complete = complete
+    }
+
     /// The session as the Sessions commands answer it (without its slides).
     public var json: JSONValue {
         [
@@ -80,6 +93,18 @@ public struct SlideViewRecord: Sendable, Hashable {
     public var cause: String
     public var stamp: RecordStamp
 
+    public init(id: String, sessionId: String, presentationId: Int, slideName: String, userId: String, duration: Int, navigation: String, cause: String, stamp: RecordStamp) {
+        self.id = id
+        self.sessionId = sessionId
+        self.presentationId = presentationId
+        self.slideName = slideName
+        self.userId = userId
+        self.duration = duration
+        self.navigation = navigation
+        self.cause = cause
+        self.stamp = stamp
+    }
+
     public var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
@@ -101,6 +126,16 @@ public struct MediaViewRecord: Sendable, Hashable {
     public var duration: Int
     public var stamp: RecordStamp
 
+    public init(id: String, sessionId: String, presentationId: Int, fileName: String, userId: String, duration: Int, stamp: RecordStamp) {
+        self.id = id
+        self.sessionId = sessionId
+        self.presentationId = presentationId
+        self.fileName = fileName
+        self.userId = userId
+        self.duration = duration
+        self.stamp = stamp
+    }
+
     public var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
@@ -120,6 +155,16 @@ public struct CustomEventRecord: Sendable, Hashable {
     public var key: String
     public var value: String
     public var stamp: RecordStamp
+
+    public init(id: String, sessionId: String, presentationId: Int, userId: String, key: String, value: String, stamp: RecordStamp) {
+        self.id = id
+        self.sessionId = sessionId
+        self.presentationId = presentationId
+        self.userId = userId
+        self.key = key
+        self.value = value
+        self.stamp = stamp
+    }
 
     public var json: JSONValue {
         [

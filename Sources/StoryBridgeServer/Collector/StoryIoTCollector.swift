@@ -15,6 +15,7 @@ public final class CollectorFaults: Sendable {
         var failNext = 0
         var failStatus = 503
         var retryAfter: String?
+        var delayMilliseconds = 0
     }
 
     private let state = Mutex(State())
@@ -32,6 +33,11 @@ public final class CollectorFaults: Sendable {
             $0.retryAfter = retryAfter
         }
     }
+
+    /// Makes every request take at least `milliseconds` (a slow collector).
+    public func delay(milliseconds: Int) { state.withLock { $0.delayMilliseconds = milliseconds } }
+
+    var delayMilliseconds: Int { state.withLock { $0.delayMilliseconds } }
 
     /// A forced answer for this request, if any.
     func forced(entityId: String) -> (Int, String?)? {
@@ -132,6 +138,8 @@ struct CollectorResponder: HTTPResponder {
         guard let eventId = headers["s-m-eid"], let entityId = headers["s-m-id"] else {
             return answer(.badRequest, ["error": "s-m-eid and s-m-id headers are required"])
         }
+        let delay = collector.faults.delayMilliseconds
+        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         if let (status, retryAfter) = collector.faults.forced(entityId: entityId) {
             var response = answer(HTTPResponse.Status(code: status), ["error": "forced by the test"])
             if let retryAfter { response.headers[.retryAfter] = retryAfter }

@@ -1,0 +1,269 @@
+import Foundation
+import Logging
+import StoryBridge
+import StoryBridgeServer
+import StoryBridgeTesting
+import Testing
+
+/// A data folder with `sessions` saved sessions of `slides` slide views and one custom event each.
+func savedSessions(_ count: Int, slides: Int = 2, directory: DataDirectory? = nil) throws -> (AnalyticsStore, DataDirectory) {
+    let directory = directory
+        ?? DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-upload-\(UUID().uuidString)"))
+    try directory.prepare()
+    let store = AnalyticsStore(database: try StoryBridgeDatabase(file: directory.database))
+    let identity = HostIdentity()
+    for _ in 0..<count {
+        let session = SessionRecord(
+            id: UUID().uuidString.lowercased(), presentationId: 1, viewerId: "v", userId: "u", stamp: .now(identity),
+            address: "", duration: 0, slidesCount: 0, state: .inProgress, complete: false)
+        try store.insert(session)
+        for index in 0..<slides {
+            try store.insert(
+                SlideViewRecord(
+                    id: UUID().uuidString.lowercased(), sessionId: session.id, presentationId: 1, slideName: "s\(index).html",
+                    userId: "u", duration: 3, navigation: "in", cause: "page", stamp: .now(identity)))
+        }
+        try store.upsert(
+            CustomEventRecord(
+                id: UUID().uuidString.lowercased(), sessionId: session.id, presentationId: 1, userId: "u", key: "k",
+                value: "v", stamp: .now(identity)))
+        try store.setState(.saved, sessionId: session.id)
+    }
+    return (store, directory)
+}
+
+func makeCollector(port: Int = 0, faults: CollectorFaults = CollectorFaults(), store: CollectorStore? = nil) async throws
+    -> (RunningServer, CollectorStore)
+{
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("sb-collector-\(UUID().uuidString).sqlite")
+    let received = try store ?? CollectorStore(file: file)
+    var logger = Logger(label: "collector")
+    logger.logLevel = .critical
+    let collector = StoryIoTCollector(
+        port: port, hub: "hub1", key: "key1", secret: "s3cr3t", store: received, faults: faults, logger: logger)
+    return (try await collector.start(), received)
+}
+
+func uploader(_ store: AnalyticsStore, port: Int, identity: HostIdentity = HostIdentity(), batch: Int = 100) -> Uploader {
+    var logger = Logger(label: "uploader")
+    logger.logLevel = .critical
+    let settings = UploadSettings(
+        endpoint: "http://127.0.0.1:\(port)", hub: "hub1", key: "key1", secret: "s3cr3t", intervalSeconds: 0.05,
+        batchSize: batch, requestTimeoutSeconds: 2, maxBackoffSeconds: 0.2)
+    return Uploader(store: store, settings: settings, identity: identity, logger: logger)
+}
+
+@Suite("Uploading to a StoryIoT-style collector")
+struct UploadTests {
+    @Test("the signature matches an independent HMAC-SHA512 (Python's hmac module)")
+    func signatureMatchesPython() throws {
+        let expiration = "2026-11-22T10:00:00Z"
+        let ours = StoryIoTSignature.sign(key: "key1", expiration: expiration, secret: "s3cr3t")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import hmac,hashlib,base64;print(base64.b64encode(hmac.new(b's3cr3t',b'key=key1expiration=\(expiration)',hashlib.sha512).digest()).decode().replace('/','_').replace('+','-'))",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let python = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(ours == python)
+        #expect(ours.count == 88)
+        #expect(StoryIoTSignature.verify(signature: ours, key: "key1", expiration: expiration, secret: "s3cr3t"))
+        #expect(!StoryIoTSignature.verify(signature: ours, key: "key1", expiration: expiration, secret: "other"))
+    }
+
+    @Test("saved sessions and their records arrive, signed, with ASCII metadata headers")
+    func uploads() async throws {
+        let (store, _) = try savedSessions(2)
+        let (collector, received) = try await makeCollector()
+        let identity = HostIdentity(
+            user: .init(id: "пользователь-1", username: "Анна"),
+            app: .init(localization: "ru", os: "Linux", osVersion: "6.1", device: "Стенд №1", appVersion: "1.0"),
+            location: .init(latitude: 55.75, longitude: 37.62, address: "Москва"))
+        let upload = uploader(store, port: collector.port, identity: identity)
+        let pass = await upload.runOnce()
+        await upload.shutdown()
+        await collector.stop()
+        #expect(pass.sent == 2 * 4)
+        let messages = try received.messages()
+        #expect(messages.count == 8)
+        #expect(Set(messages.map(\.eventId)) == [UploadEventId.session, UploadEventId.slide, UploadEventId.customEvent])
+        let session = try #require(messages.first { $0.eventId == UploadEventId.session })
+        #expect(session.headers["s-m-uid"] == "polzovatel-1")
+        #expect(session.headers["s-m-m"] == "Stend 1")
+        #expect(session.headers["s-m-geo"] == "on;55.75,37.62")
+        #expect(session.headers["s-m-cud"] == "c")
+        #expect(session.headers["s-m-id"] == session.entityId)
+        #expect(try JSONValue.parse(session.body)["state"] == 1)
+        #expect(try store.uploadStatus().sent == 8)
+        #expect(try store.uploadStatus().queued == 0)
+    }
+
+    @Test("a wrong secret is refused by the collector (401) and the record is set aside, not lost")
+    func badSignature() async throws {
+        let (store, _) = try savedSessions(1, slides: 0)
+        let (collector, received) = try await makeCollector()
+        var logger = Logger(label: "x")
+        logger.logLevel = .critical
+        let wrong = Uploader(
+            store: store,
+            settings: UploadSettings(endpoint: "http://127.0.0.1:\(collector.port)", hub: "hub1", key: "key1", secret: "wrong"),
+            identity: HostIdentity(), logger: logger)
+        let pass = await wrong.runOnce()
+        await wrong.shutdown()
+        await collector.stop()
+        #expect(pass.setAside == 2)
+        #expect(try received.messages().isEmpty)
+        let status = try store.uploadStatus()
+        #expect(status.setAside == 2)
+        #expect(status.lastError?.contains("401") == true)
+        #expect(try store.requeue() == 2)
+        #expect(try store.uploadStatus().queued == 2)
+    }
+
+    @Test("a record the collector refuses (400) is set aside and does not block the others")
+    func poisonedRecord() async throws {
+        let (store, _) = try savedSessions(3, slides: 1)
+        let poisoned = try #require(try store.dueRecords(limit: 100).first { $0.eventId == UploadEventId.slide })
+        let faults = CollectorFaults()
+        faults.reject(entityIds: [poisoned.entityId])
+        let (collector, received) = try await makeCollector(faults: faults)
+        let upload = uploader(store, port: collector.port)
+        _ = await upload.runOnce()
+        await upload.shutdown()
+        await collector.stop()
+        #expect(try received.messages().count == 3 * 3 - 1)
+        let aside = try store.outbox(status: .setAside)
+        #expect(aside.map(\.entityId) == [poisoned.entityId])
+        #expect(aside.first?.lastError?.hasPrefix("HTTP 400") == true)
+    }
+
+    @Test("5xx with Retry-After keeps records queued until the time it names, then they go")
+    func retryAfter() async throws {
+        let (store, _) = try savedSessions(1, slides: 0)
+        let faults = CollectorFaults()
+        faults.fail(next: 1, status: 503, retryAfter: "1")
+        let (collector, received) = try await makeCollector(faults: faults)
+        let upload = uploader(store, port: collector.port)
+        let first = await upload.runOnce()
+        #expect(first.collectorFailing)
+        #expect(first.retryAfter == 1)
+        #expect(try store.dueRecords(limit: 10).count == 1)  // the other record was never tried
+        try await Task.sleep(for: .milliseconds(1100))
+        _ = await upload.runOnce()
+        await upload.shutdown()
+        await collector.stop()
+        #expect(try received.messages().count == 2)
+        #expect(try store.uploadStatus().sent == 2)
+    }
+
+    @Test("the collector down for a while, then up: everything arrives")
+    func collectorDownThenUp() async throws {
+        let (store, _) = try savedSessions(5)
+        // Find a free port, then leave it closed: the collector is down.
+        let (probe, receivedStore) = try await makeCollector()
+        let port = probe.port
+        await probe.stop()
+        let upload = uploader(store, port: port, batch: 7)
+        let running = Task { await upload.run() }
+        let downUntil = ContinuousClock.now + .seconds(15)
+        while try store.uploadStatus().lastError == nil, ContinuousClock.now < downUntil {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let whileDown = try store.uploadStatus()
+        #expect(whileDown.sent == 0)
+        #expect(whileDown.queued == 20)
+        #expect(whileDown.lastError != nil)
+        let (collector, received) = try await makeCollector(port: port, store: receivedStore)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try store.uploadStatus().sent < 20, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        running.cancel()
+        await running.value
+        await upload.shutdown()
+        await collector.stop()
+        #expect(try store.uploadStatus().sent == 20)
+        #expect(Set(try received.messages().map(\.entityId)).count == 20)
+    }
+
+    @Test("the uploader killed with SIGKILL mid-upload and restarted: nothing lost, duplicates only by id")
+    func killedMidUpload() async throws {
+        let (store, directory) = try savedSessions(40)  // 160 records
+        let faults = CollectorFaults()
+        faults.delay(milliseconds: 15)
+        let (collector, received) = try await makeCollector(faults: faults)
+        let arguments = [
+            "upload", "--data-dir", directory.root.path, "--upload-endpoint", "http://127.0.0.1:\(collector.port)",
+            "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size", "10",
+            "--upload-interval", "0.05",
+        ]
+        let process = Process()
+        process.executableURL = try storybridgeExecutable()
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try received.messages().count < 40, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let atKill = try received.messages().count
+        #expect(atKill >= 40 && atKill < 160)
+
+        faults.delay(milliseconds: 0)
+        let again = try runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
+        #expect(again.status == 0)
+        await collector.stop()
+        let messages = try received.messages()
+        #expect(messages.count == 160)
+        #expect(Set(messages.map { "\($0.eventId):\($0.entityId)" }).count == 160)
+        #expect(messages.allSatisfy { $0.deliveries <= 2 })
+        #expect(try store.uploadStatus().sent == 160)
+        #expect(try store.uploadStatus().queued == 0)
+    }
+
+    @Test("queue caps drop what does not fit, and the drops are counted")
+    func caps() throws {
+        let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-caps-\(UUID().uuidString)"))
+        try directory.prepare()
+        let database = try StoryBridgeDatabase(file: directory.database)
+        let capped = AnalyticsStore(database: database, limits: OutboxLimits(maxQueuedRecords: 5, maxQueuedBytes: 1 << 20))
+        _ = try savedSessions(0, directory: directory)
+        let identity = HostIdentity()
+        for _ in 0..<2 {
+            let session = SessionRecord(
+                id: UUID().uuidString, presentationId: 1, viewerId: "v", userId: "u", stamp: .now(identity), address: "",
+                duration: 0, slidesCount: 0, state: .inProgress, complete: false)
+            try capped.insert(session)
+            try capped.upsert(
+                CustomEventRecord(
+                    id: UUID().uuidString, sessionId: session.id, presentationId: 1, userId: "u", key: "k", value: "v",
+                    stamp: .now(identity)))
+            try capped.setState(.saved, sessionId: session.id)
+        }
+        let status = try capped.uploadStatus()
+        #expect(status.queued == 4)
+        #expect(status.droppedRecords == 0)
+        let session = SessionRecord(
+            id: UUID().uuidString, presentationId: 1, viewerId: "v", userId: "u", stamp: .now(identity), address: "",
+            duration: 0, slidesCount: 0, state: .inProgress, complete: false)
+        try capped.insert(session)
+        try capped.upsert(
+            CustomEventRecord(
+                id: UUID().uuidString, sessionId: session.id, presentationId: 1, userId: "u", key: "k", value: "v",
+                stamp: .now(identity)))
+        try capped.setState(.saved, sessionId: session.id)
+        let after = try capped.uploadStatus()
+        #expect(after.queued == 5)
+        #expect(after.droppedRecords == 1)
+        #expect(after.droppedBytes > 0)
+    }
+}
