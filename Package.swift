@@ -54,6 +54,16 @@ let package = Package(
             plugins: ["EmbedScripts"]
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        .executableTarget(
+            name: "storybridge-bench",
+            dependencies: [
+                "StoryBridge",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/Sources/storybridge-bench",
+            swiftSettings: strictSettings
+        ),
         .plugin(name: "EmbedScripts", capability: .buildTool(), dependencies: ["embed-scripts"]),
         .target(
             name: "StoryBridgeTesting",

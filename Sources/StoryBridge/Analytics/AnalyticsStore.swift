@@ -139,12 +139,13 @@ public final class AnalyticsStore: Sendable {
     }
 
     func upsert(_ event: CustomEventRecord, db: Database) throws {
-        try db.execute(
+        let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO customEvent (id, sessionId, presentationId, userId, key, value, created, timeZone, latitude, longitude)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(sessionId, key) DO UPDATE SET value = excluded.value, created = excluded.created
-                """,
+                """)
+        try statement.execute(
             arguments: [
                 event.id, event.sessionId, event.presentationId, event.userId, event.key, event.value,
                 AnalyticsFormat.timestamp(event.stamp.created), event.stamp.timeZone, event.stamp.latitude, event.stamp.longitude,
