@@ -1,0 +1,78 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import Testing
+
+@Suite("Analytics commands")
+struct AnalyticsCommandTests {
+    @Test("sessions list, show and export (JSON and CSV) read the recorded sessions")
+    func sessions() throws {
+        let (store, directory) = try savedSessions(2, slides: 2)
+        let data = directory.root.path
+        let list = try runCLI(["sessions", "list", "--data-dir", data])
+        #expect(list.status == 0)
+        let sessions = try store.sessions()
+        for session in sessions { #expect(list.output.contains(session.id)) }
+
+        let show = try runCLI(["sessions", "show", sessions[0].id, "--data-dir", data])
+        let shown = try JSONValue.parse(show.output)
+        #expect(shown["state"] == 1)
+        #expect(shown["slides"]?.arrayValue?.count == 2)
+        #expect(shown["customEvents"]?.arrayValue?.first?["key"] == "k")
+
+        let json = try JSONValue.parse(try runCLI(["sessions", "export", "--format", "json", "--data-dir", data]).output)
+        #expect(json.arrayValue?.count == 2)
+        let csv = try runCLI(["sessions", "export", "--format", "csv", "--data-dir", data]).output
+            .split(separator: "\n")
+        #expect(csv.first == "sessionId,presentationId,state,complete,slideViewId,slideName,duration,navigation,cause,created")
+        #expect(csv.count == 1 + 4)
+
+        let missing = try runCLI(["sessions", "show", "nope", "--data-dir", data])
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("no session 'nope'"))
+    }
+
+    @Test("collector and upload --once from the command line; upload --status reports the queue")
+    func collectorAndUpload() async throws {
+        let (_, directory) = try savedSessions(3, slides: 1)
+        let data = directory.root.path
+        let status = try JSONValue.parse(try runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
+        #expect(status["queued"] == 9)
+        #expect(status["sent"] == 0)
+
+        let collectorData = FileManager.default.temporaryDirectory.appendingPathComponent("sb-col-\(UUID().uuidString)")
+        let collector = Process()
+        collector.executableURL = try storybridgeExecutable()
+        collector.arguments = [
+            "collector", "--port", "0", "--key", "k1", "--secret", "s1", "--data-dir", collectorData.path,
+        ]
+        let output = Pipe()
+        collector.standardOutput = output
+        try collector.run()
+        var text = ""
+        while !text.contains("Ctrl-C") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = try #require(text.firstMatch(of: /127\.0\.0\.1:(\d+)\//)?.1)
+        let upload = try runCLI([
+            "upload", "--once", "--data-dir", data, "--upload-endpoint", "http://127.0.0.1:\(port)", "--upload-key", "k1",
+            "--upload-secret", "s1",
+        ])
+        #expect(upload.status == 0)
+        #expect(upload.output.contains("sent 9"))
+        let after = try JSONValue.parse(try runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
+        #expect(after["sent"] == 9)
+        #expect(after["queued"] == 0)
+        collector.interrupt()
+        collector.waitUntilExit()
+        let received = try JSONValue.parse(try runCLI(["collector", "list", "--json", "--data-dir", collectorData.path]).output)
+        #expect(received.arrayValue?.count == 9)
+        #expect(received.arrayValue?.first?["headers"]?["s-m-eid"] != nil)
+
+        let misconfigured = try runCLI(["upload", "--once", "--data-dir", data, "--upload-endpoint", "ftp://x"])
+        #expect(misconfigured.status != 0)
+        #expect(misconfigured.errors.contains("not an http(s) URL"))
+    }
+}
