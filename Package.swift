@@ -102,6 +102,7 @@ let package = Package(
                 "StoryBridge",
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),

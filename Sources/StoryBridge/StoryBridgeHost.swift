@@ -19,6 +19,8 @@ public final class StoryBridgeHost: Sendable {
     public let analytics: AnalyticsStore
     /// Turns what viewers do into analytics records.
     public let sessions: SessionTracker
+    /// The host's own addresses, filled in by servers as they bind.
+    public let addresses = HostAddresses()
     /// The host's logger.
     public let logger: Logger
 
@@ -26,7 +28,7 @@ public final class StoryBridgeHost: Sendable {
     public init(
         library: PresentationLibrary, database: StoryBridgeDatabase, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
-        defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
+        http: HTTPModuleSettings = HTTPModuleSettings(), defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
     ) {
         self.library = library
         self.policy = policy
@@ -40,6 +42,7 @@ public final class StoryBridgeHost: Sendable {
             store: analytics, identity: identity, policy: policy, viewers: viewers, logger: logger)
         self.bridge = Bridge(defaultDeadline: defaultDeadline, logger: logger)
         for module in Self.builtInModules() { bridge.register(module) }
+        bridge.register(HTTPModule(settings: http, reserved: addresses))
     }
 
     /// The modules every host starts with.

@@ -63,7 +63,11 @@ public struct StoryBridgeServer: Sendable {
                 endpoint.shouldUpgrade(head)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [host, configuration] channel in
+                let port = channel.localAddress?.port ?? 0
+                host.addresses.add(host: configuration.host, port: port)
+                await onRunning(port)
+            },
             logger: logger
         )
     }

@@ -25,6 +25,7 @@ public struct TestHost: Sendable {
     public static func start(
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
+        http: HTTPModuleSettings = HTTPModuleSettings(),
         defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) -> Void = { _ in }
     ) async throws -> TestHost {
         var presentations: [Presentation] = []
@@ -39,7 +40,7 @@ public struct TestHost: Sendable {
         try directory.prepare()
         let runtime = StoryBridgeHost(
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
-            identity: identity, policy: policy, defaultDeadline: defaultDeadline, logger: logger)
+            identity: identity, policy: policy, http: http, defaultDeadline: defaultDeadline, logger: logger)
         configure(runtime)
         let server = try await StoryBridgeServer(host: runtime, configuration: ServerConfiguration(port: 0)).start()
         return TestHost(runtime: runtime, server: server)

@@ -51,6 +51,17 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Library")
     var library: LibraryOptions
 
+    @Option(
+        name: .customLong("allow-http-host"),
+        help: "Let content's httpget/httppost/... reach this host (repeatable; '*.example.com' for sub-domains, '*' for any).")
+    var allowHTTPHosts: [String] = []
+
+    func httpSettings(_ configured: HTTPModuleSettings) -> HTTPModuleSettings {
+        var settings = configured
+        settings.allowedHosts += allowHTTPHosts
+        return settings
+    }
+
     @OptionGroup(title: "Analytics upload")
     var upload: UploadOptions
 
@@ -80,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         let host = StoryBridgeHost(
             library: PresentationLibrary(source.presentations), database: database, identity: configuration.identity,
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
-            outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(),
+            outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080

@@ -88,13 +88,16 @@ public final class Bridge: Sendable {
             return nil
         }
         switch result {
-        case .success(let data): return .success(guid: guid, data: data)
-        case .failure(let error): return .failure(guid: guid, error: error)
+        case .success(let reply):
+            return BridgeResponse(
+                guid: guid, status: reply.status, errorCode: reply.code, errorMessage: reply.message, data: reply.data)
+        case .failure(let error):
+            return .failure(guid: guid, error: error)
         }
     }
 
     /// Runs one request and returns its outcome, whether or not it carries a GUID.
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async -> Result<JSONValue, BridgeError> {
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
         let command = CommandNames.canonical(request.command)
         guard let registration = registration(for: command) else {
             return .failure(.unknownCommand(command))
@@ -112,7 +115,7 @@ public final class Bridge: Sendable {
 
     private static func run(
         _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext, deadline: Duration?
-    ) async -> Result<JSONValue, BridgeError> {
+    ) async -> Result<ModuleReply, BridgeError> {
         guard let deadline else { return await invoke(module, request, context: context) }
         let answer = FirstAnswer()
         return await withTaskCancellationHandler {
@@ -138,9 +141,9 @@ public final class Bridge: Sendable {
 
     private static func invoke(
         _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext
-    ) async -> Result<JSONValue, BridgeError> {
+    ) async -> Result<ModuleReply, BridgeError> {
         do {
-            return .success(try await module.execute(request, context: context))
+            return .success(try await module.reply(request, context: context))
         } catch let error as BridgeError {
             return .failure(error)
         } catch {
@@ -153,7 +156,7 @@ public final class Bridge: Sendable {
 /// Resumes a continuation with the first of several competing results (the module's answer, the
 /// deadline, cancellation); later ones are dropped, and the tasks still running are cancelled.
 private final class FirstAnswer: Sendable {
-    typealias Answer = Result<JSONValue, BridgeError>
+    typealias Answer = Result<ModuleReply, BridgeError>
 
     private struct State {
         var continuation: CheckedContinuation<Answer, Never>?

@@ -41,6 +41,11 @@ public protocol BridgeModule: Sendable {
     /// `request.command` holds the canonical command name.
     func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue
 
+    /// Answers one request with full control of `Status`, `ErrorCode` and `ErrorMessage` (the HTTP
+    /// module passes the remote status through). Defaults to calling ``execute(_:context:)`` and
+    /// answering 200 `Success` with its value.
+    func reply(_ request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply
+
     /// The deadline of one command; defaults to ``deadline``. Override when only some commands
     /// wait on the viewer.
     func deadline(for command: String) -> ModuleDeadline
@@ -48,7 +53,26 @@ public protocol BridgeModule: Sendable {
     func runsConcurrently(_ command: String) -> Bool
 }
 
+/// A module's full answer: what ``BridgeModule/reply(_:context:)`` returns.
+public struct ModuleReply: Sendable, Hashable {
+    public var status: ResponseStatus
+    public var code: Int
+    public var message: String
+    public var data: JSONValue
+
+    public init(status: ResponseStatus = .success, code: Int = 200, message: String = "", data: JSONValue) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+}
+
 extension BridgeModule {
+    public func reply(_ request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply {
+        ModuleReply(data: try await execute(request, context: context))
+    }
+
     public var deadline: ModuleDeadline { .bridgeDefault }
     public var runsConcurrently: Bool { false }
     public func deadline(for command: String) -> ModuleDeadline { deadline }

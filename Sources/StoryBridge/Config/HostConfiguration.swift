@@ -11,6 +11,7 @@ import Foundation
 ///   },
 ///   "server": {"host": "127.0.0.1", "port": 8080},
 ///   "bridge": {"deadlineSeconds": 10},
+///   "http": {"allowedHosts": ["api.example.com", "*.example.org"], "timeoutSeconds": 15},
 ///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"}
 /// }
 /// ```
@@ -39,11 +40,14 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     public var bridge: BridgeSettings
     /// The collector analytics are published to; `nil` when not configured.
     public var upload: UploadSettings?
+    /// What the HTTP module may reach.
+    public var http: HTTPModuleSettings
 
     public init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
-        upload: UploadSettings? = nil
+        upload: UploadSettings? = nil, http: HTTPModuleSettings = HTTPModuleSettings()
     ) {
+        self.http = http
         self.identity = identity
         self.server = server
         self.bridge = bridge
@@ -56,6 +60,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         server = try container.decodeIfPresent(Server.self, forKey: .server) ?? Server()
         bridge = try container.decodeIfPresent(BridgeSettings.self, forKey: .bridge) ?? BridgeSettings()
         upload = try container.decodeIfPresent(UploadSettings.self, forKey: .upload)
+        http = try container.decodeIfPresent(HTTPModuleSettings.self, forKey: .http) ?? HTTPModuleSettings()
     }
 
     /// Reads a config file, with an error that names the file and the bad key.
