@@ -153,6 +153,7 @@
       '&presentation=' + encodeURIComponent(config.presentation) +
       '&slide=' + encodeURIComponent(config.slide) +
       '&load=' + encodeURIComponent(pageLoad) +
+      (/[?&]sbdeeplink=1/.test(window.location.search) ? '&deeplink=1' : '') +
       '&token=' + encodeURIComponent(config.token);
   }
 

@@ -19,6 +19,8 @@ public final class StoryBridgeHost: Sendable {
     public let analytics: AnalyticsStore
     /// Turns what viewers do into analytics records.
     public let sessions: SessionTracker
+    /// The deep link the host was launched with, if any.
+    public let deepLink: DeepLink?
     /// The host's own addresses, filled in by servers as they bind.
     public let addresses = HostAddresses()
     /// The host's logger.
@@ -28,7 +30,8 @@ public final class StoryBridgeHost: Sendable {
     public init(
         library: PresentationLibrary, database: StoryBridgeDatabase, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
-        http: HTTPModuleSettings = HTTPModuleSettings(), defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
+        http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
+        deepLink: DeepLink? = nil, defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
     ) {
         self.library = library
         self.policy = policy
@@ -43,6 +46,15 @@ public final class StoryBridgeHost: Sendable {
         self.bridge = Bridge(defaultDeadline: defaultDeadline, logger: logger)
         for module in Self.builtInModules() { bridge.register(module) }
         bridge.register(HTTPModule(settings: http, reserved: addresses))
+        let tablesStore = TablesStore(database: database)
+        do {
+            try tablesStore.declare(tables)
+        } catch {
+            logger.error("tables: cannot declare the configured tables", metadata: ["error": "\(error)"])
+        }
+        bridge.register(TablesModule(store: tablesStore))
+        self.deepLink = deepLink
+        bridge.register(DeepLinkingModule())
     }
 
     /// The modules every host starts with.
@@ -65,7 +77,12 @@ public final class StoryBridgeHost: Sendable {
     /// state, then the analytics (the slide view of the slide left, a new or restored session).
     /// Analytics failures are logged and do not stop the page.
     @discardableResult
-    public func pageLoaded(_ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String) async -> Viewer.SlideEntry {
+    public func pageLoaded(
+        _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false
+    ) async -> Viewer.SlideEntry {
+        if viaDeepLink, let deepLink, deepLink.presentationId == presentationId {
+            await viewer.arriveByDeepLink(deepLink, slide: slide, pageLoad: pageLoad)
+        }
         let entry = await viewer.enterSlide(presentationId: presentationId, slide: slide, pageLoad: pageLoad)
         do {
             try await sessions.pageLoaded(viewer, entry: entry, presentationId: presentationId)

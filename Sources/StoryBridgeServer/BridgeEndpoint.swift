@@ -11,6 +11,7 @@ struct BridgeEndpoint: Sendable {
     let host: StoryBridgeHost
     let gate: ConnectionGate
     let maxMessageSize: Int
+    let maxInFlight: Int
 
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
@@ -22,8 +23,13 @@ struct BridgeEndpoint: Sendable {
             // The request falls through to the HTTP responder, which answers the refusal.
             return .dontUpgrade
         case .success(let page):
+            guard gate.connections.open() else {
+                host.logger.warning("WebSocket refused", metadata: ["reason": "connection limit \(gate.connections.limit)"])
+                return .dontUpgrade
+            }
             return .upgrade([:]) { inbound, outbound, _ in
                 await self.serve(page, inbound: inbound, outbound: outbound)
+                self.gate.connections.close()
             }
         }
     }
@@ -36,7 +42,7 @@ struct BridgeEndpoint: Sendable {
         let (outgoing, continuation) = AsyncStream<String>.makeStream()
         let deliver: @Sendable (JSONValue) -> Void = { continuation.yield($0.jsonString()) }
         let connection = UUID()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: context, deliver: deliver)
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: context, maxInFlight: maxInFlight, deliver: deliver)
 
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -45,7 +51,8 @@ struct BridgeEndpoint: Sendable {
                 }
             }
             let entry = await host.pageLoaded(
-                viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad)
+                viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
+                viaDeepLink: page.viaDeepLink)
             let state = await viewer.state
             deliver(
                 HostEvent(

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import StoryBridge
+import Synchronization
 
 /// What a page sends when it opens its WebSocket:
 /// `/__storybridge/ws?viewer=…&presentation=…&slide=…&load=…&token=…`.
@@ -11,6 +12,7 @@ struct PageConnectionRequest: Sendable, Equatable {
     var presentationId: Int
     var slide: String
     var pageLoad: String
+    var viaDeepLink: Bool
 }
 
 /// Why a WebSocket upgrade was refused; the HTTP answer is derived from the case.
@@ -20,11 +22,13 @@ enum ConnectionRefusal: Error, Equatable {
     case unknownPresentation(Int)
     case unknownSlide(String)
     case badOrigin(String)
+    case tooManyConnections(Int)
 
     var status: HTTPResponse.Status {
         switch self {
         case .missingParameter, .unknownSlide, .unknownPresentation: return .badRequest
         case .badToken, .badOrigin: return .forbidden
+        case .tooManyConnections: return .serviceUnavailable
         }
     }
 
@@ -35,6 +39,7 @@ enum ConnectionRefusal: Error, Equatable {
         case .unknownPresentation(let id): return "WebSocket refused: presentation \(id) is not in the library"
         case .unknownSlide(let slide): return "WebSocket refused: '\(slide)' is not a slide of that presentation"
         case .badOrigin(let origin): return "WebSocket refused: origin '\(origin)' is not this host"
+        case .tooManyConnections(let limit): return "WebSocket refused: the host already serves \(limit) connections"
         }
     }
 }
@@ -45,6 +50,7 @@ struct ConnectionGate: Sendable {
 
     let token: String
     let library: PresentationLibrary
+    let connections: ConnectionCounter
 
     /// Whether `rawPath` (path and query) is the bridge endpoint.
     static func isEndpoint(_ rawPath: String) -> Bool {
@@ -70,9 +76,12 @@ struct ConnectionGate: Sendable {
             return .failure(.unknownPresentation(presentationId))
         }
         guard presentation.hasSlide(slide) else { return .failure(.unknownSlide(slide)) }
+        guard connections.current < connections.limit else { return .failure(.tooManyConnections(connections.limit)) }
         let load = value("load") ?? UUID().uuidString
         return .success(
-            PageConnectionRequest(viewerId: viewer, presentationId: presentationId, slide: slide, pageLoad: load))
+            PageConnectionRequest(
+                viewerId: viewer, presentationId: presentationId, slide: slide, pageLoad: load,
+                viaDeepLink: value("deeplink") == "1"))
     }
 
     /// The first web origin in an `Origin` header that is not this host, if any. Browsers always send
@@ -97,5 +106,30 @@ struct ConnectionGate: Sendable {
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }
         return difference == 0
+    }
+}
+
+/// Open bridge connections, against a limit.
+final class ConnectionCounter: Sendable {
+    let limit: Int
+    private let count = Mutex(0)
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var current: Int { count.withLock { $0 } }
+
+    /// Takes a place; `false` when the limit is reached.
+    func open() -> Bool {
+        count.withLock { value in
+            guard value < limit else { return false }
+            value += 1
+            return true
+        }
+    }
+
+    func close() {
+        count.withLock { $0 -= 1 }
     }
 }

@@ -22,6 +22,11 @@ struct ContentResponder: HTTPResponder {
         }
         let path = request.uri.path
         if path == "/" {
+            if let link = host.deepLink, host.library.presentation(id: link.presentationId) != nil {
+                // Launched by a deep link: open its presentation and slide, and tell the page so.
+                return Response.redirect(
+                    to: ContentPaths.slideURL(presentationId: link.presentationId, slide: link.slide) + "?sbdeeplink=1")
+            }
             let all = host.library.all
             if let id = defaultPresentationId ?? (all.count == 1 ? all.first?.id : nil) {
                 return Response.redirect(to: ContentPaths.slideURL(presentationId: id, slide: Presentation.startSlide))
@@ -29,7 +34,7 @@ struct ContentResponder: HTTPResponder {
             return Self.html(HostPages.library(all))
         }
         if path.hasPrefix(ContentPaths.reservedPrefix) {
-            return reserved(String(path.dropFirst(ContentPaths.reservedPrefix.count)), request: request)
+            return await reserved(String(path.dropFirst(ContentPaths.reservedPrefix.count)), request: request)
         }
         if path.hasPrefix(ContentPaths.presentationPrefix) {
             return try await content(path: String(path.dropFirst(ContentPaths.presentationPrefix.count)), request: request, context: context)
@@ -37,7 +42,22 @@ struct ContentResponder: HTTPResponder {
         return Self.text(.notFound, "Not found: \(path). Presentations are served under /p/<id>/")
     }
 
-    private func reserved(_ name: String, request: Request) -> Response {
+    private func deepLinks() async -> Response {
+        var viewers: [JSONValue] = []
+        for viewer in await host.viewers.all {
+            let state = await viewer.state
+            viewers.append([
+                "viewer": .string(viewer.id), "inbound": state.inboundDeepLink?.json ?? .null,
+                "outbound": state.outboundDeepLink.json, "outboundURI": state.outboundDeepLink.uri.map(JSONValue.string) ?? .null,
+            ])
+        }
+        let body: JSONValue = ["launchedWith": host.deepLink?.json ?? .null, "viewers": .array(viewers)]
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.jsonString())))
+    }
+
+    private func reserved(_ name: String, request: Request) async -> Response {
         switch name {
         case "client.js", "storyclm.js":
             guard let script = EmbeddedScripts.all[name] else {
@@ -52,6 +72,8 @@ struct ContentResponder: HTTPResponder {
             case .failure(let refusal): return Self.text(refusal.status, refusal.message)
             case .success: return Self.text(.badRequest, "This endpoint only accepts WebSocket upgrades")
             }
+        case "deeplinks":
+            return await deepLinks()
         case "library":
             return Self.html(HostPages.library(host.library.all))
         case "closed":

@@ -15,18 +15,31 @@ public struct ServerConfiguration: Sendable {
     public var defaultPresentationId: Int?
     /// The per-launch secret that pages must present to open the WebSocket.
     public var token: String
-    /// The largest WebSocket message accepted, in bytes.
+    /// The largest WebSocket message accepted, in bytes; a larger one closes the page's connection
+    /// with code 1009 (the page reconnects).
     public var maxMessageSize: Int
+    /// Most open bridge connections; more are refused with 503.
+    public var maxConnections: Int
+    /// Most concurrent requests (media, HTTP) in flight per connection; more are answered 429.
+    public var maxInFlightPerConnection: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
-        token: String = ServerConfiguration.makeToken(), maxMessageSize: Int = 1 << 20
+        token: String = ServerConfiguration.makeToken(), maxMessageSize: Int = 1 << 20, maxConnections: Int = 1024,
+        maxInFlightPerConnection: Int = 64
     ) {
         self.host = host
         self.port = port
         self.defaultPresentationId = defaultPresentationId
         self.token = token
         self.maxMessageSize = maxMessageSize
+        self.maxConnections = maxConnections
+        self.maxInFlightPerConnection = maxInFlightPerConnection
+    }
+
+    /// Whether `host` is a loopback address (binding anything else exposes the bridge).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// A fresh random token (128 bits, hex).
@@ -48,8 +61,12 @@ public struct StoryBridgeServer: Sendable {
 
     /// Builds the Hummingbird application. `onRunning` receives the bound port.
     public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let gate = ConnectionGate(token: configuration.token, library: host.library)
-        let endpoint = BridgeEndpoint(host: host, gate: gate, maxMessageSize: configuration.maxMessageSize)
+        let gate = ConnectionGate(
+            token: configuration.token, library: host.library,
+            connections: ConnectionCounter(limit: configuration.maxConnections))
+        let endpoint = BridgeEndpoint(
+            host: host, gate: gate, maxMessageSize: configuration.maxMessageSize,
+            maxInFlight: configuration.maxInFlightPerConnection)
         let responder = ContentResponder(
             host: host, gate: gate, token: configuration.token,
             defaultPresentationId: configuration.defaultPresentationId)

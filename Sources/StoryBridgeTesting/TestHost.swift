@@ -25,7 +25,8 @@ public struct TestHost: Sendable {
     public static func start(
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
-        http: HTTPModuleSettings = HTTPModuleSettings(),
+        http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [], deepLink: DeepLink? = nil,
+        server serverConfiguration: ServerConfiguration = ServerConfiguration(port: 0),
         defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) -> Void = { _ in }
     ) async throws -> TestHost {
         var presentations: [Presentation] = []
@@ -40,20 +41,21 @@ public struct TestHost: Sendable {
         try directory.prepare()
         let runtime = StoryBridgeHost(
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
-            identity: identity, policy: policy, http: http, defaultDeadline: defaultDeadline, logger: logger)
+            identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink,
+            defaultDeadline: defaultDeadline, logger: logger)
         configure(runtime)
-        let server = try await StoryBridgeServer(host: runtime, configuration: ServerConfiguration(port: 0)).start()
+        let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration).start()
         return TestHost(runtime: runtime, server: server)
     }
 
     /// Connects a scripted viewer to `slide` of `presentationId`.
     public func connectViewer(
         presentationId: Int = 1, slide: String = "index.html", viewerId: String = UUID().uuidString,
-        pageLoad: String = UUID().uuidString
+        pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false
     ) async throws -> ViewerClient {
         try await ViewerClient.connect(
             baseURL: baseURL, token: server.token, presentationId: presentationId, slide: slide, viewerId: viewerId,
-            pageLoad: pageLoad)
+            pageLoad: pageLoad, viaDeepLink: viaDeepLink)
     }
 
     /// The URL of a slide.

@@ -45,7 +45,7 @@ public final class ViewerClient: Sendable {
     /// `pageLoad` identifies the page load; reuse it to simulate a reconnect of the same page.
     public static func connect(
         baseURL: String, token: String, presentationId: Int, slide: String,
-        viewerId: String = UUID().uuidString, pageLoad: String = UUID().uuidString
+        viewerId: String = UUID().uuidString, pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false
     ) async throws -> ViewerClient {
         let wsBase = baseURL.replacingOccurrences(of: "http://", with: "ws://")
         var components = URLComponents()
@@ -53,7 +53,7 @@ public final class ViewerClient: Sendable {
             URLQueryItem(name: "viewer", value: viewerId), URLQueryItem(name: "presentation", value: String(presentationId)),
             URLQueryItem(name: "slide", value: slide), URLQueryItem(name: "load", value: pageLoad),
             URLQueryItem(name: "token", value: token),
-        ]
+        ] + (viaDeepLink ? [URLQueryItem(name: "deeplink", value: "1")] : [])
         let url = wsBase + ContentPaths.reservedPrefix + "ws" + (components.string ?? "")
         let connection = try await WebSocketTextConnection.connect(url: url)
         let client = ViewerClient(viewerId: viewerId, connection: connection)

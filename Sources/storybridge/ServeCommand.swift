@@ -51,6 +51,15 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Library")
     var library: LibraryOptions
 
+    @Option(help: "Open as if launched by this deep link: storyclm://content?contentId=N&slide=x.html&key=value...")
+    var deepLink: String?
+
+    @Flag(help: "Allow --host to be an address other than loopback (exposes the bridge to the network).")
+    var allowRemote = false
+
+    @Option(help: "Most open bridge connections; more are refused with 503.")
+    var maxConnections = 1024
+
     @Option(
         name: .customLong("allow-http-host"),
         help: "Let content's httpget/httppost/... reach this host (repeatable; '*.example.com' for sub-domains, '*' for any).")
@@ -88,17 +97,41 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("cannot open the database in \(library.directory.root.path): \(error)")
         }
         let uploadSettings = try upload.resolve(configuration.upload)
+        var link: DeepLink?
+        if let deepLink {
+            do {
+                link = try DeepLink(deepLink)
+            } catch {
+                throw ValidationError("--deep-link: \(error.description)")
+            }
+            guard let target = source.presentations.first(where: { $0.id == link!.presentationId }) else {
+                throw ValidationError("--deep-link: presentation \(link!.presentationId) is not being served")
+            }
+            guard target.hasSlide(link!.slide) else {
+                throw ValidationError("--deep-link: '\(link!.slide)' is not a slide of presentation \(target.id)")
+            }
+        }
         let host = StoryBridgeHost(
             library: PresentationLibrary(source.presentations), database: database, identity: configuration.identity,
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
+            tables: configuration.tables, deepLink: link,
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080
         guard (0...65535).contains(bindPort) else { throw ValidationError("--port must be between 0 and 65535") }
+        if !ServerConfiguration.isLoopback(bindHost) {
+            guard allowRemote else {
+                throw ValidationError(
+                    "--host \(bindHost) is not a loopback address: any machine that can reach it could drive the bridge. Add --allow-remote if you mean it.")
+            }
+            Terminal.warn(
+                "warning: serving on \(bindHost): the bridge is reachable from the network (pages still need the launch token).")
+        }
         let server = StoryBridgeServer(
             host: host,
-            configuration: ServerConfiguration(host: bindHost, port: bindPort, defaultPresentationId: source.defaultId))
+            configuration: ServerConfiguration(
+                host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections))
         let uploader = uploadSettings.map {
             Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger)
         }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Turns the text frames of one page connection into module calls and outbound messages.
 ///
 /// Requests are handled in the order the page sent them; those whose module
@@ -9,11 +11,18 @@ public struct FrameDispatcher: Sendable {
     public let context: BridgeContext
     /// Delivers one outbound message (a response or an event) to the page.
     public let deliver: @Sendable (JSONValue) -> Void
+    /// Most concurrent requests (media, HTTP...) in flight at once on this connection; more are
+    /// answered 429 at once.
+    public let maxInFlight: Int
+    private let inFlight = InFlightCounter()
 
     /// Creates a dispatcher for one connection.
-    public init(bridge: Bridge, context: BridgeContext, deliver: @escaping @Sendable (JSONValue) -> Void) {
+    public init(
+        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
+    ) {
         self.bridge = bridge
         self.context = context
+        self.maxInFlight = maxInFlight
         self.deliver = deliver
     }
 
@@ -32,7 +41,14 @@ public struct FrameDispatcher: Sendable {
                 reject(error)
             case .success(let request):
                 if bridge.runsConcurrently(request.command) {
-                    spawn { await self.answer(request) }
+                    guard inFlight.enter(limit: maxInFlight) else {
+                        refuseBusy(request)
+                        continue
+                    }
+                    spawn {
+                        await self.answer(request)
+                        self.inFlight.leave()
+                    }
                 } else {
                     await answer(request)
                 }
@@ -51,9 +67,33 @@ public struct FrameDispatcher: Sendable {
         }
     }
 
+    private func refuseBusy(_ request: BridgeRequest) {
+        let error = BridgeError.custom(
+            code: 429, message: "Too many requests in flight on this connection (limit \(maxInFlight))", data: .emptyObject)
+        context.logger.warning("request refused", metadata: ["reason": "\(error.message)"])
+        if let guid = request.guid { deliver(BridgeResponse.failure(guid: guid, error: error).json) }
+    }
+
     private func answer(_ request: BridgeRequest) async {
         if let response = await bridge.handle(request, context: context) {
             deliver(response.json)
         }
+    }
+}
+
+/// Counts a connection's concurrent requests.
+final class InFlightCounter: Sendable {
+    private let count = Mutex(0)
+
+    func enter(limit: Int) -> Bool {
+        count.withLock { value in
+            guard value < limit else { return false }
+            value += 1
+            return true
+        }
+    }
+
+    func leave() {
+        count.withLock { $0 -= 1 }
     }
 }

@@ -42,12 +42,15 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     public var upload: UploadSettings?
     /// What the HTTP module may reach.
     public var http: HTTPModuleSettings
+    /// Tables declared for the Tables module (others are created by their first entry).
+    public var tables: [TableDefinition]
 
     public init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
         upload: UploadSettings? = nil, http: HTTPModuleSettings = HTTPModuleSettings()
     ) {
         self.http = http
+        self.tables = []
         self.identity = identity
         self.server = server
         self.bridge = bridge
@@ -61,6 +64,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         bridge = try container.decodeIfPresent(BridgeSettings.self, forKey: .bridge) ?? BridgeSettings()
         upload = try container.decodeIfPresent(UploadSettings.self, forKey: .upload)
         http = try container.decodeIfPresent(HTTPModuleSettings.self, forKey: .http) ?? HTTPModuleSettings()
+        tables = try container.decodeIfPresent([TableDefinition].self, forKey: .tables) ?? []
     }
 
     /// Reads a config file, with an error that names the file and the bad key.

@@ -134,6 +134,21 @@ public final class StoryBridgeDatabase: Sendable {
                 table.column("value", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v3-tables") { db in
+            try db.create(table: "dataTable") { table in
+                table.primaryKey("id", .integer)
+                table.column("name", .text).notNull()
+                table.column("schema", .text).notNull().defaults(to: "[]")
+                table.column("created", .text).notNull()
+            }
+            try db.create(table: "tableEntry") { table in
+                table.column("tableId", .integer).notNull()
+                table.column("id", .text).notNull()
+                table.column("body", .text).notNull()
+                table.column("created", .double).notNull()
+                table.primaryKey(["tableId", "id"])
+            }
+        }
         return migrator
     }
 }

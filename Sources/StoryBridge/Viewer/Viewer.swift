@@ -106,6 +106,21 @@ public actor Viewer {
         state.pendingNavigation = navigation
     }
 
+    /// Records that the next page load comes from a deep link.
+    public func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
+        guard pageLoad != lastPageLoad else { return }
+        state.inboundDeepLink = link
+        state.pendingNavigation = PendingNavigation(
+            presentationId: link.presentationId, slide: slide, data: .emptyObject, cause: .deepLink)
+    }
+
+    /// Changes the outbound deep link.
+    @discardableResult
+    public func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
+        change(&state.outboundDeepLink)
+        return state.outboundDeepLink
+    }
+
     /// Sets the analytics session of the presentation shown.
     public func setSession(_ id: String?) {
         state.sessionId = id

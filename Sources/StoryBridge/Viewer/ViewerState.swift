@@ -69,6 +69,10 @@ public struct ViewerState: Sendable, Hashable {
     public var sessionId: String?
     /// When the current slide was entered (for its slide view's duration).
     public var slideEnteredAt: Date?
+    /// The deep link that brought the viewer here, if any.
+    public var inboundDeepLink: DeepLink?
+    /// The outbound deep link content prepares.
+    public var outboundDeepLink = OutboundDeepLink()
     /// How the current slide was reached: `in` (content, go, open) or `out` (the host's map).
     public var slideNavigation = "in"
 
