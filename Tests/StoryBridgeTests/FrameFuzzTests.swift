@@ -78,7 +78,7 @@ struct FrameFactory {
         case 2:  // a drained queue mixing good and bad elements
             return JSONValue.array((0..<Int.random(in: 0...6, using: &random)).map { _ in Bool.random(using: &random) ? request() : value() }).jsonString()
         case 3:  // deep nesting
-            let depth = Int.random(in: 100...3000, using: &random)
+            let depth = Int.random(in: 20...3000, using: &random)
             return String(repeating: "[", count: depth) + String(repeating: "]", count: Int.random(in: 0...depth, using: &random))
         case 4:  // a JSON value that is not a request
             return value().jsonString()

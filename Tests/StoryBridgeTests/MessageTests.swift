@@ -104,4 +104,15 @@ struct MessageTests {
             _ = try BridgeRequest(command: "x", data: [1, 2]).string("a")
         }
     }
+
+    @Test("frames nested deeper than 64 levels are refused before decoding, whatever their depth")
+    func deepNesting() {
+        for depth in [65, 600, 100_000] {
+            #expect(throws: FrameError.notJSON("arrays and objects nested deeper than 64 levels")) {
+                _ = try BridgeRequest.requests(fromFrame: String(repeating: "[", count: depth))
+            }
+        }
+        #expect(throws: Never.self) { _ = try JSONValue.parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64)) }
+        #expect(throws: Never.self) { _ = try JSONValue.parse(#"["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]"#) }
+    }
 }

@@ -124,14 +124,48 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 }
 
 extension JSONValue {
-    /// Parses UTF-8 JSON text.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: data)
+    /// The deepest nesting of arrays and objects that ``parse(_:maxDepth:)`` accepts by default.
+    /// Deeper input is refused before it reaches the recursive decoder, whose stack it could exhaust.
+    public static let defaultMaxDepth = 64
+
+    /// Input nested deeper than allowed.
+    public struct NestingTooDeep: Error, CustomStringConvertible, Sendable {
+        public let limit: Int
+        public var description: String { "arrays and objects nested deeper than \(limit) levels" }
     }
 
-    /// Parses JSON text.
-    public static func parse(_ text: String) throws -> JSONValue {
-        try parse(Data(text.utf8))
+    /// Parses UTF-8 JSON text, refusing nesting deeper than `maxDepth`.
+    public static func parse(_ data: Data, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
+        try checkDepth(data, limit: maxDepth)
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Parses JSON text, refusing nesting deeper than `maxDepth`.
+    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
+        try parse(Data(text.utf8), maxDepth: maxDepth)
+    }
+
+    /// A flat scan: the nesting depth outside strings, without recursion.
+    static func checkDepth(_ data: Data, limit: Int) throws {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in data {
+            if inString {
+                if escaped { escaped = false }
+                else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { throw NestingTooDeep(limit: limit) }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
     }
 
     /// Compact JSON text with sorted keys, so equal values always serialise the same way.
