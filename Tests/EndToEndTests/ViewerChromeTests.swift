@@ -157,4 +157,26 @@ struct ViewerChromeTests {
             try png.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-demo-index.png"))
         }
     }
+
+    @Test("a host launched by a deep link opens its slide in the browser and the page reads the link")
+    func deepLink() async throws {
+        let link = try DeepLink("storyclm://content?contentId=1&slide=summary.html&campaign=winter")
+        let host = try await TestHost.start(presentationFolders: [demoFolder], deepLink: link)
+        let page = try await SharedBrowser.shared.get().newPage()
+        do {
+            try await page.navigate(to: host.baseURL + "/")
+            try await page.waitForSlide("summary.html")
+            try await page.evaluate(
+                "window.__storybridge.request('getDeepLinkingInboundData', {}, function (a) { window.inbound = a; })")
+            let inbound = try await page.waitFor("window.inbound")
+            #expect(inbound["Status"] == "Success")
+            #expect(inbound["Data"]?["parameters"]?["campaign"] == "winter")
+        } catch {
+            await page.close()
+            await host.stop()
+            throw error
+        }
+        await page.close()
+        await host.stop()
+    }
 }
