@@ -31,7 +31,7 @@ public final class StoryBridgeHost: Sendable {
         library: PresentationLibrary, database: StoryBridgeDatabase, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
-        deepLink: DeepLink? = nil, defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
+        deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
     ) {
         self.library = library
         self.policy = policy
@@ -55,6 +55,7 @@ public final class StoryBridgeHost: Sendable {
         bridge.register(TablesModule(store: tablesStore))
         self.deepLink = deepLink
         bridge.register(DeepLinkingModule())
+        if !commands.isEmpty { bridge.register(ConfiguredCommandsModule(commands)) }
     }
 
     /// The modules every host starts with.

@@ -26,6 +26,7 @@ public struct TestHost: Sendable {
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [], deepLink: DeepLink? = nil,
+        commands: [ConfiguredCommand] = [],
         server serverConfiguration: ServerConfiguration = ServerConfiguration(port: 0),
         defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) -> Void = { _ in }
     ) async throws -> TestHost {
@@ -41,7 +42,7 @@ public struct TestHost: Sendable {
         try directory.prepare()
         let runtime = StoryBridgeHost(
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
-            identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink,
+            identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink, commands: commands,
             defaultDeadline: defaultDeadline, logger: logger)
         configure(runtime)
         let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration).start()

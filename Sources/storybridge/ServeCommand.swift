@@ -115,7 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
             library: PresentationLibrary(source.presentations), database: database, identity: configuration.identity,
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
-            tables: configuration.tables, deepLink: link,
+            tables: configuration.tables, deepLink: link, commands: configuration.commands,
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080

@@ -44,6 +44,8 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     public var http: HTTPModuleSettings
     /// Tables declared for the Tables module (others are created by their first entry).
     public var tables: [TableDefinition]
+    /// Commands answered without Swift: fixed replies, templates, webhooks.
+    public var commands: [ConfiguredCommand]
 
     public init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
@@ -51,6 +53,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     ) {
         self.http = http
         self.tables = []
+        self.commands = []
         self.identity = identity
         self.server = server
         self.bridge = bridge
@@ -65,6 +68,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         upload = try container.decodeIfPresent(UploadSettings.self, forKey: .upload)
         http = try container.decodeIfPresent(HTTPModuleSettings.self, forKey: .http) ?? HTTPModuleSettings()
         tables = try container.decodeIfPresent([TableDefinition].self, forKey: .tables) ?? []
+        commands = try container.decodeIfPresent([ConfiguredCommand].self, forKey: .commands) ?? []
     }
 
     /// Reads a config file, with an error that names the file and the bad key.

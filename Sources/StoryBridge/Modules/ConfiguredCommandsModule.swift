@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Answers the commands declared in the config file (``ConfiguredCommand``): fixed replies,
+/// templates filled from the request, and webhooks.
+public struct ConfiguredCommandsModule: BridgeModule {
+    public let name = "ConfiguredCommands"
+    public let definitions: [String: ConfiguredCommand]
+
+    public var commands: [String] { Array(definitions.keys) }
+
+    public init(_ commands: [ConfiguredCommand]) {
+        definitions = Dictionary(commands.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    public func runsConcurrently(_ command: String) -> Bool {
+        if case .webhook? = definitions[command]?.source { return true }
+        return false
+    }
+
+    public func deadline(for command: String) -> ModuleDeadline {
+        if case .webhook(let hook)? = definitions[command]?.source {
+            return .after(.milliseconds(Int64((hook.timeoutSeconds + 2) * 1000)))
+        }
+        return .bridgeDefault
+    }
+
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        try await reply(request, context: context).data
+    }
+
+    public func reply(_ request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply {
+        guard let definition = definitions[request.command] else { throw BridgeError.unknownCommand(request.command) }
+        let state = await context.viewer.state
+        let values: [String: JSONValue] = [
+            "data": request.data, "command": .string(request.command), "guid": request.guid.map(JSONValue.string) ?? .null,
+            "viewer": .string(context.viewer.id), "presentation": state.presentationId.map(JSONValue.int) ?? .null,
+            "slide": state.currentSlide.map(JSONValue.string) ?? .null,
+        ]
+        switch definition.source {
+        case .reply(let value):
+            return answer(definition, data: value)
+        case .template(let template):
+            return answer(definition, data: TemplateFiller.fill(template, values: values))
+        case .webhook(let hook):
+            return try await callWebhook(hook, request: request, values: values)
+        }
+    }
+
+    private func answer(_ definition: ConfiguredCommand, data: JSONValue) -> ModuleReply {
+        let ok = (200..<300).contains(definition.status)
+        return ModuleReply(status: ok ? .success : .failure, code: definition.status, message: definition.message, data: data)
+    }
+
+    private func callWebhook(_ hook: ConfiguredCommand.Webhook, request: BridgeRequest, values: [String: JSONValue]) async throws
+        -> ModuleReply
+    {
+        var outgoing = HTTPClientRequest(url: hook.url)
+        outgoing.method = .POST
+        outgoing.headers.add(name: "Content-Type", value: "application/json")
+        for (name, value) in hook.headers { outgoing.headers.add(name: name, value: value) }
+        let body: JSONValue = [
+            "Command": .string(request.command), "Data": request.data, "GUID": values["guid"] ?? .null,
+            "viewer": values["viewer"] ?? .null, "presentation": values["presentation"] ?? .null,
+            "slide": values["slide"] ?? .null,
+        ]
+        outgoing.body = .bytes(ByteBuffer(string: body.jsonString()))
+        let response: HTTPClientResponse
+        let collected: ByteBuffer
+        do {
+            response = try await HTTPModuleClient.shared.execute(
+                outgoing, timeout: .milliseconds(Int64(hook.timeoutSeconds * 1000)))
+            collected = try await response.body.collect(upTo: 10 << 20)
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+            throw BridgeError.custom(
+                code: 504, message: "Webhook \(hook.url) did not answer within \(hook.timeoutSeconds) s", data: .emptyObject)
+        } catch {
+            throw BridgeError.custom(code: 502, message: "Webhook \(hook.url) cannot be reached: \(error)", data: .emptyObject)
+        }
+        let status = Int(response.status.code)
+        let text = String(buffer: collected)
+        guard (200..<300).contains(status) else {
+            return ModuleReply(
+                status: .failure, code: status, message: "Webhook answered \(status): \(text.prefix(300))", data: .emptyObject)
+        }
+        if text.trimmingSpaces().isEmpty { return ModuleReply(data: .emptyObject) }
+        guard let data = try? JSONValue.parse(text) else {
+            throw BridgeError.custom(code: 502, message: "Webhook \(hook.url) answered something that is not JSON", data: .emptyObject)
+        }
+        return ModuleReply(data: data)
+    }
+}
