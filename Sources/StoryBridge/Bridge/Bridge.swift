@@ -24,6 +24,7 @@ public final class Bridge: Sendable {
     }
 
     private let routes = Mutex<[String: Registration]>([:])
+    private let observers = Mutex<[@Sendable (BridgeExchange) -> Void]>([])
     /// The deadline used by modules that ask for the bridge default.
     public let defaultDeadline: Duration
     private let logger: Logger
@@ -76,8 +77,25 @@ public final class Bridge: Sendable {
 
     // MARK: Handling
 
+    /// Calls `observer` after every request is handled (from any task; keep it quick).
+    public func observe(_ observer: @escaping @Sendable (BridgeExchange) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
     /// Runs one request and returns its answer, or `nil` when it carries no GUID.
     public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
+        let started = ContinuousClock.now
+        let response = await answer(request, context: context)
+        let watchers = observers.withLock { $0 }
+        if !watchers.isEmpty {
+            let exchange = BridgeExchange(
+                viewerId: context.viewer.id, request: request, response: response, duration: ContinuousClock.now - started)
+            for watcher in watchers { watcher(exchange) }
+        }
+        return response
+    }
+
+    private func answer(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
         let result = await execute(request, context: context)
         guard let guid = request.guid else {
             if case .failure(let error) = result {
@@ -151,6 +169,15 @@ public final class Bridge: Sendable {
             return .failure(.moduleFailed(command: request.command, module: module.name, reason: reason))
         }
     }
+}
+
+/// One handled request, as observers see it.
+public struct BridgeExchange: Sendable {
+    public let viewerId: String
+    public let request: BridgeRequest
+    /// `nil` for fire-and-forget requests.
+    public let response: BridgeResponse?
+    public let duration: Duration
 }
 
 /// Resumes a continuation with the first of several competing results (the module's answer, the

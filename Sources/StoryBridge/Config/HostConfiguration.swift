@@ -101,7 +101,8 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    /// A sentence naming the key a decoding error is about.
+    public static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             codingPath.isEmpty ? "(top level)" : codingPath.map(\.stringValue).joined(separator: ".")
         }

@@ -1,0 +1,75 @@
+import Foundation
+import StoryBridge
+
+/// Checks a JSON value against what a script expects: exact value, subset, type, regex on a
+/// string, substring.
+public struct JSONExpectation: Sendable, Hashable {
+    public var exact: JSONValue?
+    public var subset: JSONValue?
+    public var type: String?
+    public var matches: String?
+    public var contains: String?
+
+    public init(exact: JSONValue? = nil, subset: JSONValue? = nil, type: String? = nil, matches: String? = nil, contains: String? = nil) {
+        self.exact = exact
+        self.subset = subset
+        self.type = type
+        self.matches = matches
+        self.contains = contains
+    }
+
+    public var isEmpty: Bool { exact == nil && subset == nil && type == nil && matches == nil && contains == nil }
+
+    /// Why `value` does not meet the expectation, or `nil` when it does.
+    public func mismatch(_ value: JSONValue, label: String) -> String? {
+        if let exact, exact != value { return "\(label): expected \(exact.jsonString()), got \(value.jsonString())" }
+        if let subset, let path = Self.firstDifference(subset, in: value, path: label) {
+            return "\(path) (expected to contain \(subset.jsonString()), got \(value.jsonString()))"
+        }
+        if let type, Self.typeName(value) != type {
+            return "\(label): expected a value of type \(type), got \(Self.typeName(value)) \(value.jsonString())"
+        }
+        let text = value.stringValue ?? value.jsonString()
+        if let contains, !text.contains(contains) { return "\(label): expected to contain \"\(contains)\", got \"\(text)\"" }
+        if let matches {
+            guard let regex = try? NSRegularExpression(pattern: matches) else { return "\(label): the pattern /\(matches)/ is not a regex" }
+            if regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil {
+                return "\(label): expected to match /\(matches)/, got \"\(text)\""
+            }
+        }
+        return nil
+    }
+
+    static func typeName(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .int, .double: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    /// The first place where `expected` is not found in `actual`; objects may hold more members,
+    /// arrays must have the same length and match element-wise.
+    static func firstDifference(_ expected: JSONValue, in actual: JSONValue, path: String) -> String? {
+        switch (expected, actual) {
+        case (.object(let want), .object(let have)):
+            for (key, value) in want.sorted(by: { $0.key < $1.key }) {
+                guard let present = have[key] else { return "\(path).\(key) is missing" }
+                if let difference = firstDifference(value, in: present, path: "\(path).\(key)") { return difference }
+            }
+            return nil
+        case (.array(let want), .array(let have)):
+            guard want.count == have.count else { return "\(path) has \(have.count) elements, expected \(want.count)" }
+            for (index, element) in want.enumerated() {
+                if let difference = firstDifference(element, in: have[index], path: "\(path)[\(index)]") { return difference }
+            }
+            return nil
+        default:
+            if let l = expected.doubleValue, let r = actual.doubleValue, l == r { return nil }
+            return expected == actual ? nil : "\(path) is \(actual.jsonString()), expected \(expected.jsonString())"
+        }
+    }
+}

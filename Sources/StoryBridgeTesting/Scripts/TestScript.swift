@@ -1,0 +1,279 @@
+import Foundation
+import StoryBridge
+import Yams
+
+/// A scripted test file (JSON or YAML): where to run, and tests made of steps that act as a viewer
+/// (commands, events, page loads, analytics) and, optionally, as a real browser. The format is
+/// documented in the README ("Scripted command tests") and `Fixtures/scripts/schema.json`.
+public struct TestScript: Sendable {
+    /// What a step does.
+    public enum Step: Sendable {
+        case send(command: String, data: JSONValue, expect: ResponseExpectation?, noAnswer: Bool, timeout: Double)
+        case expectEvent(name: String, data: JSONExpectation, timeout: Double)
+        case load(slide: String, presentationId: Int?)
+        case wait(seconds: Double)
+        case expectRecord(RecordExpectation)
+        case browserOpen(slide: String?)
+        case click(selector: String)
+        case type(selector: String, text: String)
+        case eval(script: String, expect: JSONExpectation)
+        case waitFor(script: String, timeout: Double)
+        case text(selector: String, expect: JSONExpectation, timeout: Double)
+        case waitForCommand(command: String, timeout: Double)
+
+        /// A short label for reports.
+        public var label: String {
+            switch self {
+            case .send(let command, _, _, _, _): return "send \(command)"
+            case .expectEvent(let name, _, _): return "expectEvent \(name)"
+            case .load(let slide, _): return "load \(slide)"
+            case .wait(let seconds): return "wait \(seconds)s"
+            case .expectRecord: return "expectRecord"
+            case .browserOpen(let slide): return "browser open \(slide ?? "")"
+            case .click(let selector): return "click \(selector)"
+            case .type(let selector, _): return "type \(selector)"
+            case .eval(let script, _): return "eval \(script.prefix(40))"
+            case .waitFor(let script, _): return "waitFor \(script.prefix(40))"
+            case .text(let selector, _, _): return "text \(selector)"
+            case .waitForCommand(let command, _): return "waitForCommand \(command)"
+            }
+        }
+    }
+
+    /// What an answer must look like.
+    public struct ResponseExpectation: Sendable {
+        public var status: String?
+        public var code: Int?
+        public var message: JSONExpectation
+        public var data: JSONExpectation
+    }
+
+    /// What the analytics of the scripted viewer's session must hold.
+    public struct RecordExpectation: Sendable {
+        public var sessionState: Int?
+        public var complete: Bool?
+        public var slideViews: [String]?
+        public var mediaViews: [String]?
+        public var customEvents: [String: String]?
+    }
+
+    /// One named test.
+    public struct Test: Sendable {
+        public var name: String
+        public var presentationId: Int
+        public var slide: String
+        public var steps: [Step]
+    }
+
+    public var name: String
+    /// The presentation folder or .zip (resolved against the script's folder); `nil` with `--url`.
+    public var presentation: URL?
+    public var presentationId: Int
+    /// More presentations for `open` (folder or zip, with ids).
+    public var extraPresentations: [(URL, Int)]
+    public var configuration: HostConfiguration
+    public var policy: ViewerPolicy
+    public var tests: [Test]
+
+    /// Why a script cannot be used, naming the place.
+    public struct FormatError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    static let stepKinds = [
+        "send", "expectEvent", "load", "wait", "expectRecord", "browser", "click", "type", "eval", "waitFor", "text",
+        "waitForCommand",
+    ]
+
+    /// Reads a script file (`.json`, `.yaml` or `.yml`).
+    public static func load(_ file: URL) throws -> TestScript {
+        let text: String
+        do {
+            text = try String(contentsOf: file, encoding: .utf8)
+        } catch {
+            throw FormatError(description: "cannot read \(file.path): \(error.localizedDescription)")
+        }
+        let json: JSONValue
+        do {
+            if file.pathExtension.lowercased() == "json" {
+                json = try JSONValue.parse(text)
+            } else {
+                json = try Self.yamlToJSON(try Yams.load(yaml: text))
+            }
+        } catch let error as FormatError {
+            throw error
+        } catch {
+            throw FormatError(description: "\(file.lastPathComponent) is not valid \(file.pathExtension.uppercased()): \(error)")
+        }
+        return try parse(json, baseFolder: file.deletingLastPathComponent(), fileName: file.lastPathComponent)
+    }
+
+    static func yamlToJSON(_ value: Any?) throws -> JSONValue {
+        switch value {
+        case nil: return .null
+        case let value as Bool: return .bool(value)
+        case let value as Int: return .int(value)
+        case let value as Double: return .double(value)
+        case let value as String: return .string(value)
+        case let value as [Any?]: return .array(try value.map(yamlToJSON))
+        case let value as [String: Any?]: return .object(try value.mapValues(yamlToJSON))
+        case let value as [AnyHashable: Any?]:
+            var members: [String: JSONValue] = [:]
+            for (key, item) in value { members["\(key)"] = try yamlToJSON(item) }
+            return .object(members)
+        default:
+            if value is NSNull { return .null }
+            throw FormatError(description: "unsupported YAML value \(String(describing: value))")
+        }
+    }
+
+    /// Reads a script from its JSON form.
+    public static func parse(_ json: JSONValue, baseFolder: URL, fileName: String) throws -> TestScript {
+        guard case .object(let top) = json else { throw FormatError(description: "\(fileName): the script must be an object") }
+        let known: Set<String> = [
+            "name", "presentation", "presentationId", "presentations", "config", "closeAnswer", "restoreAnswer", "tests",
+            "steps", "slide",
+        ]
+        for key in top.keys where !known.contains(key) {
+            throw FormatError(description: "\(fileName): unknown key '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        var configuration = HostConfiguration()
+        if let config = top["config"] {
+            do {
+                configuration = try JSONDecoder().decode(HostConfiguration.self, from: Data(config.jsonString().utf8))
+            } catch let error as DecodingError {
+                throw FormatError(description: "\(fileName): config: \(ConfigurationError.describe(error))")
+            }
+        }
+        var policy = ViewerPolicy(closeDecision: .save, restoreDecision: .new)
+        if let close = top["closeAnswer"]?.stringValue {
+            guard let decision = ViewerPolicy.CloseDecision(rawValue: close) else {
+                throw FormatError(description: "\(fileName): closeAnswer must be ask, save, discard or cancel")
+            }
+            policy.closeDecision = decision
+        }
+        if let restore = top["restoreAnswer"]?.stringValue {
+            guard let decision = ViewerPolicy.RestoreDecision(rawValue: restore) else {
+                throw FormatError(description: "\(fileName): restoreAnswer must be ask, restore or new")
+            }
+            policy.restoreDecision = decision
+        }
+        let presentationId = top["presentationId"]?.intValue ?? 1
+        var extras: [(URL, Int)] = []
+        for (index, item) in (top["presentations"]?.arrayValue ?? []).enumerated() {
+            guard let path = item["path"]?.stringValue, let id = item["id"]?.intValue else {
+                throw FormatError(description: "\(fileName): presentations[\(index)] needs 'path' and 'id'")
+            }
+            extras.append((URL(fileURLWithPath: path, relativeTo: baseFolder).standardizedFileURL, id))
+        }
+        var tests: [Test] = []
+        let defaultSlide = top["slide"]?.stringValue ?? Presentation.startSlide
+        if let list = top["tests"]?.arrayValue {
+            for (index, item) in list.enumerated() {
+                let name = item["name"]?.stringValue ?? "test \(index + 1)"
+                guard let steps = item["steps"]?.arrayValue else {
+                    throw FormatError(description: "\(fileName): test '\(name)' has no 'steps' list")
+                }
+                tests.append(
+                    Test(
+                        name: name, presentationId: item["presentationId"]?.intValue ?? presentationId,
+                        slide: item["slide"]?.stringValue ?? defaultSlide,
+                        steps: try steps.enumerated().map { try parseStep($1, where: "\(fileName): test '\(name)', step \($0 + 1)") }))
+            }
+        } else if let steps = top["steps"]?.arrayValue {
+            let name = top["name"]?.stringValue ?? fileName
+            tests.append(
+                Test(
+                    name: name, presentationId: presentationId, slide: defaultSlide,
+                    steps: try steps.enumerated().map { try parseStep($1, where: "\(fileName): step \($0 + 1)") }))
+        } else {
+            throw FormatError(description: "\(fileName): needs a 'tests' list (or a 'steps' list)")
+        }
+        return TestScript(
+            name: top["name"]?.stringValue ?? fileName,
+            presentation: top["presentation"]?.stringValue.map {
+                URL(fileURLWithPath: $0, relativeTo: baseFolder).standardizedFileURL
+            },
+            presentationId: presentationId, extraPresentations: extras, configuration: configuration, policy: policy,
+            tests: tests)
+    }
+
+    static func expectation(_ json: JSONValue?, where place: String) throws -> JSONExpectation {
+        guard let json, json != .null else { return JSONExpectation() }
+        guard case .object(let members) = json else {
+            return JSONExpectation(exact: json)
+        }
+        let keys: Set<String> = ["value", "subset", "type", "matches", "contains"]
+        if members.keys.allSatisfy(keys.contains), !members.isEmpty {
+            return JSONExpectation(
+                exact: members["value"], subset: members["subset"], type: members["type"]?.stringValue,
+                matches: members["matches"]?.stringValue, contains: members["contains"]?.stringValue)
+        }
+        return JSONExpectation(exact: json)
+    }
+
+    static func parseStep(_ json: JSONValue, where place: String) throws -> Step {
+        guard case .object(let step) = json else { throw FormatError(description: "\(place): a step must be an object") }
+        let kinds = step.keys.filter(stepKinds.contains)
+        guard kinds.count == 1, let kind = kinds.first else {
+            throw FormatError(
+                description: "\(place): needs exactly one of \(stepKinds.joined(separator: ", ")); got \(step.keys.sorted().joined(separator: ", "))")
+        }
+        let timeout = step["timeout"]?.doubleValue ?? 10
+        func string(_ key: String) throws -> String {
+            guard let value = step[key]?.stringValue else { throw FormatError(description: "\(place): '\(key)' must be a string") }
+            return value
+        }
+        switch kind {
+        case "send":
+            var expect: ResponseExpectation?
+            if let raw = step["expect"] {
+                guard case .object(let members) = raw else { throw FormatError(description: "\(place): 'expect' must be an object") }
+                let allowed: Set<String> = ["status", "code", "message", "data"]
+                for key in members.keys where !allowed.contains(key) {
+                    throw FormatError(description: "\(place): unknown key 'expect.\(key)' (known: code, data, message, status)")
+                }
+                expect = ResponseExpectation(
+                    status: members["status"]?.stringValue, code: members["code"]?.intValue,
+                    message: try expectation(members["message"], where: place), data: try expectation(members["data"], where: place))
+            }
+            return .send(
+                command: try string("send"), data: step["data"] ?? .emptyObject, expect: expect,
+                noAnswer: step["noAnswer"] == .bool(true), timeout: timeout)
+        case "expectEvent":
+            return .expectEvent(name: try string("expectEvent"), data: try expectation(step["data"].map { ["subset": $0] }, where: place), timeout: timeout)
+        case "load":
+            return .load(slide: try string("load"), presentationId: step["presentationId"]?.intValue)
+        case "wait":
+            guard let seconds = step["wait"]?.doubleValue else { throw FormatError(description: "\(place): 'wait' must be seconds") }
+            return .wait(seconds: seconds)
+        case "expectRecord":
+            guard case .object(let members)? = step["expectRecord"] else {
+                throw FormatError(description: "\(place): 'expectRecord' must be an object")
+            }
+            return .expectRecord(
+                RecordExpectation(
+                    sessionState: members["sessionState"]?.intValue,
+                    complete: members["complete"].flatMap { if case .bool(let b) = $0 { return b } else { return nil } },
+                    slideViews: members["slideViews"]?.arrayValue?.compactMap(\.stringValue),
+                    mediaViews: members["mediaViews"]?.arrayValue?.compactMap(\.stringValue),
+                    customEvents: members["customEvents"]?.objectValue?.compactMapValues(\.stringValue)))
+        case "browser":
+            if step["browser"]?.stringValue == "open" { return .browserOpen(slide: step["slide"]?.stringValue) }
+            if let slide = step["browser"]?["open"]?.stringValue { return .browserOpen(slide: slide) }
+            throw FormatError(description: "\(place): 'browser' must be \"open\" (with an optional 'slide')")
+        case "click":
+            return .click(selector: try string("click"))
+        case "type":
+            return .type(selector: try string("type"), text: try string("text"))
+        case "eval":
+            return .eval(script: try string("eval"), expect: try expectation(step["expect"], where: place))
+        case "waitFor":
+            return .waitFor(script: try string("waitFor"), timeout: timeout)
+        case "text":
+            return .text(selector: try string("text"), expect: try expectation(step["expect"], where: place), timeout: timeout)
+        default:
+            return .waitForCommand(command: try string("waitForCommand"), timeout: timeout)
+        }
+    }
+}
