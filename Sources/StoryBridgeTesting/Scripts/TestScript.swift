@@ -198,19 +198,16 @@ public struct TestScript: Sendable {
             tests: tests)
     }
 
-    static func expectation(_ json: JSONValue?, where place: String) throws -> JSONExpectation {
-        guard let json, json != .null else { return JSONExpectation() }
-        guard case .object(let members) = json else {
-            return JSONExpectation(exact: json)
-        }
-        let keys: Set<String> = ["value", "subset", "type", "matches", "contains"]
-        if members.keys.allSatisfy(keys.contains), !members.isEmpty {
-            return JSONExpectation(
-                exact: members["value"], subset: members["subset"], type: members["type"]?.stringValue,
-                matches: members["matches"]?.stringValue, contains: members["contains"]?.stringValue)
-        }
-        return JSONExpectation(exact: json)
+    /// Reads the expectation kept under `prefix` (`data`, `message`, `expect`): the plain key is an
+    /// exact value; `<prefix>Subset`, `<prefix>Type`, `<prefix>Matches` and `<prefix>Contains` are
+    /// the other forms.
+    static func expectation(_ members: [String: JSONValue], prefix: String) -> JSONExpectation {
+        JSONExpectation(
+            exact: members[prefix], subset: members[prefix + "Subset"], type: members[prefix + "Type"]?.stringValue,
+            matches: members[prefix + "Matches"]?.stringValue, contains: members[prefix + "Contains"]?.stringValue)
     }
+
+    static let expectationSuffixes = ["", "Subset", "Type", "Matches", "Contains"]
 
     static func parseStep(_ json: JSONValue, where place: String) throws -> Step {
         guard case .object(let step) = json else { throw FormatError(description: "\(place): a step must be an object") }
@@ -229,19 +226,20 @@ public struct TestScript: Sendable {
             var expect: ResponseExpectation?
             if let raw = step["expect"] {
                 guard case .object(let members) = raw else { throw FormatError(description: "\(place): 'expect' must be an object") }
-                let allowed: Set<String> = ["status", "code", "message", "data"]
+                let allowed = Set(["status", "code"] + expectationSuffixes.flatMap { ["data" + $0, "message" + $0] })
                 for key in members.keys where !allowed.contains(key) {
-                    throw FormatError(description: "\(place): unknown key 'expect.\(key)' (known: code, data, message, status)")
+                    throw FormatError(
+                        description: "\(place): unknown key 'expect.\(key)' (known: \(allowed.sorted().joined(separator: ", ")))")
                 }
                 expect = ResponseExpectation(
                     status: members["status"]?.stringValue, code: members["code"]?.intValue,
-                    message: try expectation(members["message"], where: place), data: try expectation(members["data"], where: place))
+                    message: expectation(members, prefix: "message"), data: expectation(members, prefix: "data"))
             }
             return .send(
                 command: try string("send"), data: step["data"] ?? .emptyObject, expect: expect,
                 noAnswer: step["noAnswer"] == .bool(true), timeout: timeout)
         case "expectEvent":
-            return .expectEvent(name: try string("expectEvent"), data: try expectation(step["data"].map { ["subset": $0] }, where: place), timeout: timeout)
+            return .expectEvent(name: try string("expectEvent"), data: JSONExpectation(subset: step["data"]), timeout: timeout)
         case "load":
             return .load(slide: try string("load"), presentationId: step["presentationId"]?.intValue)
         case "wait":
@@ -267,11 +265,11 @@ public struct TestScript: Sendable {
         case "type":
             return .type(selector: try string("type"), text: try string("text"))
         case "eval":
-            return .eval(script: try string("eval"), expect: try expectation(step["expect"], where: place))
+            return .eval(script: try string("eval"), expect: expectation(step, prefix: "expect"))
         case "waitFor":
             return .waitFor(script: try string("waitFor"), timeout: timeout)
         case "text":
-            return .text(selector: try string("text"), expect: try expectation(step["expect"], where: place), timeout: timeout)
+            return .text(selector: try string("text"), expect: expectation(step, prefix: "expect"), timeout: timeout)
         default:
             return .waitForCommand(command: try string("waitForCommand"), timeout: timeout)
         }
