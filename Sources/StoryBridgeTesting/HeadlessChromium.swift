@@ -41,10 +41,15 @@ public final class HeadlessChromium: Sendable {
 
     /// Finds a Chromium binary: `explicit`, then `$STORYBRIDGE_CHROMIUM`, then `PATH`.
     public static func locate(explicit: String? = nil) throws -> String {
+        // A binary named explicitly is the only one tried: a typo must not silently pick another browser.
+        if let explicit {
+            guard FileManager.default.isExecutableFile(atPath: explicit) else { throw LaunchError.notInstalled(searched: [explicit]) }
+            return explicit
+        }
         var searched: [String] = []
-        for candidate in [explicit, ProcessInfo.processInfo.environment["STORYBRIDGE_CHROMIUM"]].compactMap({ $0 }) {
-            searched.append(candidate)
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        if let fromEnvironment = ProcessInfo.processInfo.environment["STORYBRIDGE_CHROMIUM"], !fromEnvironment.isEmpty {
+            searched.append(fromEnvironment)
+            if FileManager.default.isExecutableFile(atPath: fromEnvironment) { return fromEnvironment }
         }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for name in candidateNames {
