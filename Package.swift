@@ -55,6 +55,29 @@ let package = Package(
             plugins: ["EmbedScripts"]
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        // The custom-module example (Examples/CustomModule): a module library, a program that embeds
+        // the runtime with it, and its tests.
+        .target(
+            name: "ClientCardModule",
+            dependencies: ["StoryBridge"],
+            path: "Examples/CustomModule/Sources/ClientCardModule",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "custom-module-example",
+            dependencies: [
+                "ClientCardModule", "StoryBridge", "StoryBridgeServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/CustomModule/Sources/custom-module-example",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ClientCardModuleTests",
+            dependencies: ["ClientCardModule", "StoryBridge", "StoryBridgeTesting"],
+            path: "Examples/CustomModule/Tests/ClientCardModuleTests",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "storybridge-bench",
             dependencies: [
