@@ -211,7 +211,9 @@ public struct TestScript: Sendable {
 
     static func parseStep(_ json: JSONValue, where place: String) throws -> Step {
         guard case .object(let step) = json else { throw FormatError(description: "\(place): a step must be an object") }
-        let kinds = step.keys.filter(stepKinds.contains)
+        var kinds = step.keys.filter(stepKinds.contains)
+        // A `type` step carries its `text` too.
+        if Set(kinds) == ["type", "text"] { kinds = ["type"] }
         guard kinds.count == 1, let kind = kinds.first else {
             throw FormatError(
                 description: "\(place): needs exactly one of \(stepKinds.joined(separator: ", ")); got \(step.keys.sorted().joined(separator: ", "))")
