@@ -94,6 +94,7 @@ extension BridgeRequest {
 
     private static func describe(parseError error: any Error) -> String {
         if let tooDeep = error as? JSONValue.NestingTooDeep { return tooDeep.description }
+        if let syntax = error as? JSONParser.SyntaxError { return syntax.description }
         if case DecodingError.dataCorrupted(let context) = error {
             if let underlying = context.underlyingError { return "\(underlying)" }
             return context.debugDescription

@@ -136,44 +136,28 @@ extension JSONValue {
 
     /// Parses UTF-8 JSON text, refusing nesting deeper than `maxDepth`.
     public static func parse(_ data: Data, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
-        try checkDepth(data, limit: maxDepth)
-        return try JSONDecoder().decode(JSONValue.self, from: data)
+        do {
+            return try JSONParser.parse(data, maxDepth: maxDepth)
+        } catch let error as JSONParser.SyntaxError where error.reason.hasPrefix("arrays and objects nested deeper") {
+            throw NestingTooDeep(limit: maxDepth)
+        }
     }
 
     /// Parses JSON text, refusing nesting deeper than `maxDepth`.
     public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
-        try parse(Data(text.utf8), maxDepth: maxDepth)
-    }
-
-    /// A flat scan: the nesting depth outside strings, without recursion.
-    static func checkDepth(_ data: Data, limit: Int) throws {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped { escaped = false }
-                else if byte == UInt8(ascii: "\\") { escaped = true }
-                else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > limit { throw NestingTooDeep(limit: limit) }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
+        var text = text
+        return try text.withUTF8 { bytes in
+            do {
+                return try JSONParser.parse(UnsafeRawBufferPointer(bytes), maxDepth: maxDepth)
+            } catch let error as JSONParser.SyntaxError where error.reason.hasPrefix("arrays and objects nested deeper") {
+                throw NestingTooDeep(limit: maxDepth)
             }
         }
     }
 
+
     /// Compact JSON text with sorted keys, so equal values always serialise the same way.
     public func jsonString() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail: every case maps to a JSON primitive.
-        guard let data = try? encoder.encode(self) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        JSONWriter.write(self)
     }
 }

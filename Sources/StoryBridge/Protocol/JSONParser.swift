@@ -1,0 +1,304 @@
+import Foundation
+
+/// A fast JSON reader for ``JSONValue`` (RFC 8259): one pass over the UTF-8 bytes, no Codable
+/// machinery. Nesting deeper than the limit is refused; so are trailing bytes after the value.
+struct JSONParser {
+    /// Why text is not JSON.
+    struct SyntaxError: Error, CustomStringConvertible, Sendable {
+        let offset: Int
+        let reason: String
+        var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private let maxDepth: Int
+
+    static func parse(_ data: some ContiguousBytes, maxDepth: Int) throws -> JSONValue {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maxDepth: maxDepth)
+            parser.skipWhitespace()
+            let value = try parser.value(depth: 0)
+            parser.skipWhitespace()
+            guard parser.index == parser.bytes.count else { throw parser.error("unexpected data after the JSON value") }
+            return value
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    private func error(_ reason: String) -> SyntaxError { SyntaxError(offset: index, reason: reason) }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func value(depth: Int) throws -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of JSON") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        }
+    }
+
+    private mutating func literal(_ word: String) throws {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count else { throw error("unexpected end of JSON") }
+        for offset in 0..<expected.count where bytes[index + offset] != expected[offset] {
+            throw error("invalid literal")
+        }
+        index += expected.count
+    }
+
+    private mutating func object(depth: Int) throws -> JSONValue {
+        guard depth <= maxDepth else { throw error("arrays and objects nested deeper than \(maxDepth) levels") }
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let key = try string()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try value(depth: depth)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of JSON") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
+            index += 1
+            return .object(members)
+        }
+    }
+
+    private mutating func array(depth: Int) throws -> JSONValue {
+        guard depth <= maxDepth else { throw error("arrays and objects nested deeper than \(maxDepth) levels") }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try value(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of JSON") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
+            index += 1
+            return .array(elements)
+        }
+    }
+
+    private mutating func number() throws -> JSONValue {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
+            throw error("invalid number")
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            let digits = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > digits else { throw error("invalid number") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let digits = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > digits else { throw error("invalid number") }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int(text) { return .int(integer) }
+        guard let double = Double(text), double.isFinite else { throw SyntaxError(offset: start, reason: "number out of range") }
+        return .double(double)
+    }
+
+    private mutating func string() throws -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = try validated(start..<index)
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("control character in a string") }
+            index += 1
+        }
+        var output = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let text = String(validating: output, as: UTF8.self) else { throw error("string is not valid UTF-8") }
+                return text
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw error("unexpected end of JSON") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): output.append(0x22)
+                case UInt8(ascii: "\\"): output.append(0x5C)
+                case UInt8(ascii: "/"): output.append(0x2F)
+                case UInt8(ascii: "b"): output.append(0x08)
+                case UInt8(ascii: "f"): output.append(0x0C)
+                case UInt8(ascii: "n"): output.append(0x0A)
+                case UInt8(ascii: "r"): output.append(0x0D)
+                case UInt8(ascii: "t"): output.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error("unpaired surrogate")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw error("unpaired surrogate")
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid escape") }
+                    output.append(contentsOf: Array(String(Character(unicode)).utf8))
+                default:
+                    throw error("invalid escape")
+                }
+            default:
+                if byte < 0x20 { throw error("control character in a string") }
+                output.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("unexpected end of JSON") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            value <<= 4
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value |= UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value |= UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value |= UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid \\u escape")
+            }
+            index += 1
+        }
+        return value
+    }
+
+    private func validated(_ range: Range<Int>) throws -> String {
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+            throw SyntaxError(offset: range.lowerBound, reason: "string is not valid UTF-8")
+        }
+        return text
+    }
+}
+
+/// A fast JSON writer for ``JSONValue``: compact, keys sorted, `/` not escaped.
+enum JSONWriter {
+    static func write(_ value: JSONValue) -> String {
+        var output = [UInt8]()
+        output.reserveCapacity(256)
+        append(value, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    static func append(_ value: JSONValue, to output: inout [UInt8]) {
+        switch value {
+        case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let flag): output.append(contentsOf: Array((flag ? "true" : "false").utf8))
+        case .int(let number): output.append(contentsOf: Array(String(number).utf8))
+        case .double(let number):
+            if !number.isFinite {
+                output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+            } else if number == number.rounded(), abs(number) < 1e15 {
+                output.append(contentsOf: Array(String(Int64(number)).utf8))
+            } else {
+                output.append(contentsOf: Array("\(number)".utf8))
+            }
+        case .string(let text): appendString(text, to: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                append(element, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (position, key) in members.keys.sorted().enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                appendString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                append(members[key]!, to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func appendString(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: output.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: output.append(contentsOf: [0x5C, 0x72])
+            case 0x09: output.append(contentsOf: [0x5C, 0x74])
+            case 0x08: output.append(contentsOf: [0x5C, 0x62])
+            case 0x0C: output.append(contentsOf: [0x5C, 0x66])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}
