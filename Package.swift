@@ -81,7 +81,8 @@ let package = Package(
         .executableTarget(
             name: "storybridge-bench",
             dependencies: [
-                "StoryBridge",
+                "StoryBridge", "StoryBridgeTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -12,10 +13,20 @@ struct BridgeEndpoint: Sendable {
     let gate: ConnectionGate
     let maxMessageSize: Int
     let maxInFlight: Int
+    let echo: Bool
 
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
     func shouldUpgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<Handler> {
+        if echo, let rawPath = head.path, URI(rawPath).path == ContentPaths.reservedPrefix + "echo",
+            URI(rawPath).queryParameters["token"].map(String.init) == gate.token
+        {
+            return .upgrade([:]) { inbound, outbound, _ in
+                for try await message in inbound.messages(maxSize: maxMessageSize) {
+                    if case .text(let text) = message { try await outbound.write(.text(text)) }
+                }
+            }
+        }
         guard let rawPath = head.path, ConnectionGate.isEndpoint(rawPath) else { return .dontUpgrade }
         switch gate.admit(rawPath: rawPath, origin: head.headerFields[.origin], authority: head.authority) {
         case .failure(let refusal):

@@ -22,12 +22,16 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Most concurrent requests (media, HTTP) in flight per connection; more are answered 429.
     public var maxInFlightPerConnection: Int
+    /// Serve a plain WebSocket echo at `/__storybridge/echo` (token required): the baseline of the
+    /// round-trip benchmark. Off by default.
+    public var echoEndpoint = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
         token: String = ServerConfiguration.makeToken(), maxMessageSize: Int = 1 << 20, maxConnections: Int = 1024,
-        maxInFlightPerConnection: Int = 64
+        maxInFlightPerConnection: Int = 64, echo: Bool = false
     ) {
+        self.echoEndpoint = echo
         self.host = host
         self.port = port
         self.defaultPresentationId = defaultPresentationId
@@ -66,7 +70,7 @@ public struct StoryBridgeServer: Sendable {
             connections: ConnectionCounter(limit: configuration.maxConnections))
         let endpoint = BridgeEndpoint(
             host: host, gate: gate, maxMessageSize: configuration.maxMessageSize,
-            maxInFlight: configuration.maxInFlightPerConnection)
+            maxInFlight: configuration.maxInFlightPerConnection, echo: configuration.echoEndpoint)
         let responder = ContentResponder(
             host: host, gate: gate, token: configuration.token,
             defaultPresentationId: configuration.defaultPresentationId)

@@ -57,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Allow --host to be an address other than loopback (exposes the bridge to the network).")
     var allowRemote = false
 
+    @Flag(help: "Also serve a plain WebSocket echo at /__storybridge/echo (the round-trip benchmark's baseline).")
+    var benchEcho = false
+
     @Option(help: "Most open bridge connections; more are refused with 503.")
     var maxConnections = 1024
 
@@ -131,7 +134,8 @@ struct ServeCommand: AsyncParsableCommand {
         let server = StoryBridgeServer(
             host: host,
             configuration: ServerConfiguration(
-                host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections))
+                host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections,
+                echo: benchEcho))
         let uploader = uploadSettings.map {
             Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger)
         }

@@ -1,0 +1,241 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StoryBridge
+import StoryBridgeTesting
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Percentiles of a sample, in milliseconds.
+struct Latencies {
+    let sorted: [Double]
+    init(_ values: [Double]) { sorted = values.sorted() }
+    func percentile(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+}
+
+/// Runs `storybridge serve --bench-echo` as a child process on a generated presentation with a
+/// 20 KB slide and measures it from this process, in one run.
+struct RoundTripBenchmark {
+    let quick: Bool
+
+    var sequentialCount: Int { quick ? 1_000 : 10_000 }
+    var pipelinedViewers: Int { 100 }
+    var pipelinedPerViewer: Int { quick ? 50 : 300 }
+    var idleViewers: Int { quick ? 200 : 1_000 }
+    var staticSeconds: Double { quick ? 2 : 10 }
+
+    func run() async throws {
+        raiseFileLimit()
+        let folder = try makePresentation()
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storybridge")
+        let server = Process()
+        server.executableURL = binary
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
+        server.arguments = [
+            "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path,
+            "--max-connections", "5000",
+        ]
+        let output = Pipe()
+        server.standardOutput = output
+        try server.run()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: data)
+        }
+        var text = ""
+        while !text.contains("Ctrl-C") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw CocoaError(.fileReadUnknown) }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /127\.0\.0\.1:(\d+)\//), let port = Int(match.1) else { throw CocoaError(.fileReadUnknown) }
+        let base = "http://127.0.0.1:\(port)"
+        let token = try await fetchToken(base)
+        print("host: storybridge serve (pid \(server.processIdentifier)) on \(base); client: this process (SwiftNIO WebSocket client)")
+        let bridgeURL = { (viewer: String) in
+            "ws://127.0.0.1:\(port)/__storybridge/ws?viewer=\(viewer)&presentation=1&slide=index.html&load=\(viewer)&token=\(token)"
+        }
+        let echoURL = "ws://127.0.0.1:\(port)/__storybridge/echo?token=\(token)"
+        let request = #"{"Command":"getCurrentSlideName","Data":{},"GUID":"GUID_1"}"#
+
+        // Warm up both paths.
+        _ = try await sequential(url: bridgeURL("warm"), request: request, count: 500, skipHello: true)
+        _ = try await sequential(url: echoURL, request: request, count: 500, skipHello: false)
+
+        let echoSequential = Latencies(try await sequential(url: echoURL, request: request, count: sequentialCount, skipHello: false))
+        let bridgeSequential = Latencies(try await sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
+        let echoRate = try await pipelined(urls: (0..<pipelinedViewers).map { _ in echoURL }, request: request, skipHello: false)
+        let bridgeRate = try await pipelined(
+            urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request, skipHello: true)
+
+        print("")
+        print("| measurement | plain WebSocket echo | storybridge bridge | ratio | target |")
+        print("|---|---|---|---|---|")
+        print(String(format: "| 1 viewer sequential, p50 (%d calls) | %.3f ms | %.3f ms | %.2fx | |", sequentialCount,
+                     echoSequential.percentile(0.5), bridgeSequential.percentile(0.5), bridgeSequential.percentile(0.5) / echoSequential.percentile(0.5)))
+        print(String(format: "| 1 viewer sequential, p99 | %.3f ms | %.3f ms | %.2fx | <= 2.00x |",
+                     echoSequential.percentile(0.99), bridgeSequential.percentile(0.99), bridgeSequential.percentile(0.99) / echoSequential.percentile(0.99)))
+        print(String(format: "| %d viewers pipelined (%d calls each) | %.0f msg/s | %.0f commands/s | %.2fx | >= 0.80x |",
+                     pipelinedViewers, pipelinedPerViewer, echoRate, bridgeRate, bridgeRate / echoRate))
+
+        let browser = try await chromium(base: base)
+        print(String(format: "| headless Chromium, 1,000 sequential calls via storyclm.js, p50 / p99 | | %.3f ms / %.3f ms | | |",
+                     browser.percentile(0.5), browser.percentile(0.99)))
+
+        let memory = try await memoryPerViewer(pid: server.processIdentifier, url: bridgeURL)
+        print(String(format: "| resident memory, host idle / with %d idle viewers | | %.1f MB / %.1f MB (%.1f KB per viewer) | | |",
+                     idleViewers, memory.before / 1024, memory.after / 1024, (memory.after - memory.before) / Double(idleViewers)))
+
+        let staticRate = try await staticServing(url: base + "/p/1/index.html")
+        print(String(format: "| static: 20 KB slide, 50 connections, %.0f s | | %.0f requests/s | | |", staticSeconds, staticRate))
+    }
+
+    /// One connection, one request at a time; returns each round trip in ms.
+    func sequential(url: String, request: String, count: Int, skipHello: Bool) async throws -> [Double] {
+        let connection = try await WebSocketTextConnection.connect(url: url)
+        if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
+        var latencies: [Double] = []
+        latencies.reserveCapacity(count)
+        let clock = ContinuousClock()
+        for _ in 0..<count {
+            let start = clock.now
+            connection.send(request)
+            guard await connection.receive(timeout: .seconds(10)) != nil else { throw CocoaError(.fileReadUnknown) }
+            let elapsed = clock.now - start
+            latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        }
+        await connection.close()
+        return latencies
+    }
+
+    /// Many connections, each sending its requests without waiting; returns answers per second.
+    func pipelined(urls: [String], request: String, skipHello: Bool) async throws -> Double {
+        var connections: [WebSocketTextConnection] = []
+        for url in urls {
+            let connection = try await WebSocketTextConnection.connect(url: url)
+            if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
+            connections.append(connection)
+        }
+        let perViewer = pipelinedPerViewer
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for connection in connections {
+                group.addTask {
+                    for _ in 0..<perViewer { connection.send(request) }
+                    for _ in 0..<perViewer {
+                        guard await connection.receive(timeout: .seconds(30)) != nil else { throw CocoaError(.fileReadUnknown) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = clock.now - start
+        for connection in connections { await connection.close() }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(urls.count * perViewer) / seconds
+    }
+
+    func chromium(base: String) async throws -> Latencies {
+        let browser = try await HeadlessChromium.launch()
+        defer { browser.close() }
+        let page = try await browser.newPage()
+        try await page.navigate(to: base + "/p/1/index.html")
+        try await page.waitFor("window.__storybridge && window.__storybridge.state.connected && window.StoryCLM")
+        let result = try await page.evaluate(
+            """
+            (async function () {
+              var times = [];
+              for (var i = 0; i < 1100; i++) {
+                var t = performance.now();
+                await new Promise(function (resolve) { StoryCLM.Presentation.GetCurrentSlideName(resolve); });
+                if (i >= 100) { times.push(performance.now() - t); }
+              }
+              return times;
+            })()
+            """)
+        await page.close()
+        return Latencies(result.arrayValue?.compactMap(\.doubleValue) ?? [])
+    }
+
+    func memoryPerViewer(pid: Int32, url: (String) -> String) async throws -> (before: Double, after: Double) {
+        try await Task.sleep(for: .milliseconds(500))
+        let before = residentKB(pid)
+        var idle: [WebSocketTextConnection] = []
+        for index in 0..<idleViewers {
+            let connection = try await WebSocketTextConnection.connect(url: url("idle-\(index)"))
+            _ = await connection.receive(timeout: .seconds(5))
+            idle.append(connection)
+        }
+        try await Task.sleep(for: .seconds(1))
+        let after = residentKB(pid)
+        for connection in idle { await connection.close() }
+        return (before, after)
+    }
+
+    func staticServing(url: String) async throws -> Double {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 50)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let deadline = ContinuousClock.now + .milliseconds(Int64(staticSeconds * 1000))
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    var done = 0
+                    while ContinuousClock.now < deadline {
+                        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                        _ = try await response.body.collect(upTo: 1 << 20)
+                        done += 1
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        try await client.shutdown()
+        return Double(counts) / staticSeconds
+    }
+
+    func residentKB(_ pid: Int32) -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return .nan }
+        return Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
+    }
+
+    func fetchToken(_ base: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: base + "/p/1/index.html")!)
+        let html = String(decoding: data, as: UTF8.self)
+        guard let range = html.range(of: "data-token=\""), let end = html[range.upperBound...].firstIndex(of: "\"") else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        return String(html[range.upperBound..<end])
+    }
+
+    /// A presentation whose start slide is 20 KB and loads storybridge's storyclm.js.
+    func makePresentation() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-deck-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var html = """
+            <!DOCTYPE html><html><head><meta charset="utf-8"><title>bench</title>
+            <script src="/__storybridge/storyclm.js"></script></head><body><h1>bench</h1>
+            """
+        while html.utf8.count < 20_000 { html += "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod.</p>\n" }
+        html += "</body></html>\n"
+        try html.write(to: folder.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    func raiseFileLimit() {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}
