@@ -25,6 +25,7 @@ public final class Bridge: Sendable {
 
     private let routes = Mutex<[String: Registration]>([:])
     private let observers = Mutex<[@Sendable (BridgeExchange) -> Void]>([])
+    private let timer = DeadlineTimer()
     /// The deadline used by modules that ask for the bridge default.
     public let defaultDeadline: Duration
     private let logger: Logger
@@ -128,28 +129,26 @@ public final class Bridge: Sendable {
         case .after(let duration): deadline = duration
         case .unlimited: deadline = nil
         }
-        return await Self.run(registration.module, canonical, context: context, deadline: deadline)
+        return await run(registration.module, canonical, context: context, deadline: deadline)
     }
 
-    private static func run(
+    private func run(
         _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext, deadline: Duration?
     ) async -> Result<ModuleReply, BridgeError> {
-        guard let deadline else { return await invoke(module, request, context: context) }
+        guard let deadline else { return await Self.invoke(module, request, context: context) }
         let answer = FirstAnswer()
+        let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
+        let timer = self.timer
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 answer.setContinuation(continuation)
+                let timeout = timer.schedule(at: .now + deadline) {
+                    answer.resolve(.failure(.deadlineExceeded(command: request.command, module: module.name, seconds: seconds)))
+                }
                 answer.track(
                     Task {
-                        answer.resolve(await invoke(module, request, context: context))
-                    })
-                answer.track(
-                    Task {
-                        do { try await Task.sleep(for: deadline) } catch { return }
-                        let seconds =
-                            Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
-                        answer.resolve(
-                            .failure(.deadlineExceeded(command: request.command, module: module.name, seconds: seconds)))
+                        answer.resolve(await Self.invoke(module, request, context: context))
+                        timer.cancel(timeout)
                     })
             }
         } onCancel: {
