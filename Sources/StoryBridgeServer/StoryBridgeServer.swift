@@ -100,16 +100,9 @@ public struct StoryBridgeServer: Sendable {
 
     /// Starts the server in the background and returns once it listens; for tests and tools.
     public func start() async throws -> RunningServer {
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = makeApplication { port in continuation.yield(port) }
-        let task = Task { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            task.cancel()
-            throw CancellationError()
+        try await RunningServer.start(host: configuration.host, token: configuration.token) { onRunning in
+            makeApplication(onRunning: onRunning)
         }
-        continuation.finish()
-        return RunningServer(port: port, host: configuration.host, token: configuration.token, task: task)
     }
 }
 
@@ -125,6 +118,22 @@ public struct RunningServer: Sendable {
 
     /// The base URL, e.g. `http://127.0.0.1:53121`.
     public var baseURL: String { "http://\(host):\(port)" }
+
+    /// Runs the application `make` builds in the background and returns once it listens.
+    static func start<App: ApplicationProtocol>(
+        host: String, token: String, _ make: (@escaping @Sendable (Int) async -> Void) -> App
+    ) async throws -> RunningServer {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = make { port in continuation.yield(port) }
+        let task = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            task.cancel()
+            throw CancellationError()
+        }
+        continuation.finish()
+        return RunningServer(port: port, host: host, token: token, task: task)
+    }
 
     /// Stops the server and waits until it has shut down.
     public func stop() async {

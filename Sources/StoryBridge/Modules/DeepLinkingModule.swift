@@ -29,14 +29,8 @@ public struct DeepLinkingModule: BridgeModule {
             context.logger.info("outbound deep link", metadata: ["uri": "\(link.uri ?? "")"])
             return .emptyObject
         case "setDeepLinkingOutboundParameter":
-            let key = try request.string("key")
-            guard !key.isEmpty else { throw BridgeError.invalidData(field: "key", reason: "is empty") }
-            let value: String
-            switch try request.member("value") {
-            case .string(let text)?: value = text
-            case nil, .null?: value = ""
-            case let other?: value = other.jsonString()
-            }
+            let key = try request.nonEmptyString("key")
+            let value = try request.stringified("value")
             await viewer.updateOutboundDeepLink { $0.parameters[key] = value }
             return .emptyObject
         case "getDeepLinkingOutboundParameter":

@@ -49,14 +49,8 @@ public struct CustomEventsModule: BridgeModule {
         let store = context.sessions.store
         switch request.command {
         case "setCustomEvent":
-            let key = try request.string("key")
-            guard !key.isEmpty else { throw BridgeError.invalidData(field: "key", reason: "is empty") }
-            let value: String
-            switch try request.member("value") {
-            case .string(let text)?: value = text
-            case nil, .null?: value = ""
-            case let other?: value = other.jsonString()
-            }
+            let key = try request.nonEmptyString("key")
+            let value = try request.stringified("value")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
             let presentationId = await context.viewer.state.presentationId ?? 0
             try store.upsert(

@@ -48,4 +48,21 @@ extension BridgeRequest {
     public func member(_ field: String) throws(BridgeError) -> JSONValue? {
         try dataObject()[field]
     }
+
+    /// A required, non-empty string member (a key).
+    public func nonEmptyString(_ field: String) throws(BridgeError) -> String {
+        let value = try string(field)
+        guard !value.isEmpty else { throw .invalidData(field: field, reason: "is empty") }
+        return value
+    }
+
+    /// A member as text, the way content's values are stored: a string as is, null or absent as
+    /// "", anything else as its JSON text.
+    public func stringified(_ field: String) throws(BridgeError) -> String {
+        switch try member(field) {
+        case .string(let text)?: return text
+        case nil, .null?: return ""
+        case let other?: return other.jsonString()
+        }
+    }
 }

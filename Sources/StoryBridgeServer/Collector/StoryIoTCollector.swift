@@ -90,16 +90,7 @@ public struct StoryIoTCollector: Sendable {
 
     /// Starts in the background and returns once it listens.
     public func start() async throws -> RunningServer {
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = makeApplication { port in continuation.yield(port) }
-        let task = Task { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            task.cancel()
-            throw CancellationError()
-        }
-        continuation.finish()
-        return RunningServer(port: port, host: host, token: "", task: task)
+        try await RunningServer.start(host: host, token: "") { onRunning in makeApplication(onRunning: onRunning) }
     }
 }
 
