@@ -90,7 +90,7 @@ struct BridgeRouterTests {
     func defaultDeadline() async throws {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation, deadline: .milliseconds(50))
-        host.bridge.register(SlowModule(delay: .milliseconds(300), deadline: .bridgeDefault))
+        host.bridge.register(SlowModule(delay: .seconds(5), deadline: .bridgeDefault))
         let late = await host.bridge.handle(BridgeRequest(command: "slow", guid: "G1"), context: host.context(for: viewer))
         #expect(late?.errorCode == 504)
         host.bridge.register(SlowModule(delay: .milliseconds(300), deadline: .bridgeDefault), deadline: .unlimited)

@@ -6,10 +6,10 @@ import Testing
 private struct LateModule: BridgeModule {
     let name = "Late"
     let commands = ["late"]
-    var deadline: ModuleDeadline { .after(.milliseconds(30)) }
+    var deadline: ModuleDeadline { .after(.milliseconds(50)) }
     func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        // Ignores cancellation on purpose, and answers after the deadline.
-        let until = ContinuousClock.now + .milliseconds(200)
+        // Ignores cancellation on purpose, and answers long after the deadline (even on a busy machine).
+        let until = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(10)) }
         return "late answer"
     }
@@ -85,7 +85,8 @@ struct FrameDispatcherTests {
         let (dispatcher, outbox, bridge) = try await dispatcher()
         bridge.register(LateModule())
         await run(dispatcher, #"{"Command":"late","GUID":"L1"}"#)
-        try await Task.sleep(for: .milliseconds(400))
+        #expect(outbox.answers(to: "L1").first?["ErrorCode"] == 504)
+        try await Task.sleep(for: .milliseconds(3500))
         let answers = outbox.answers(to: "L1")
         #expect(answers.count == 1)
         #expect(answers.first?["ErrorCode"] == 504)
