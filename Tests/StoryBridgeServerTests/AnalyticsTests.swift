@@ -134,8 +134,13 @@ struct AnalyticsTests {
             _ = try await back.request("setCustomEvent", data: ["key": "k2", "value": "meanwhile"])
             _ = try await back.request(
                 "storybridge.promptAnswer", data: ["prompt": ask.data["prompt"]!, "value": "restore"])
-            try await Task.sleep(for: .milliseconds(200))
-            let current = try await back.request("getCurrentSessions").data
+            // The merge runs once the answer arrives; wait for it.
+            var current = try await back.request("getCurrentSessions").data
+            let deadline = ContinuousClock.now + .seconds(10)
+            while current["sessionId"] != .string(old), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                current = try await back.request("getCurrentSessions").data
+            }
             #expect(current["sessionId"] == .string(old))
             #expect(current["state"] == 0)
             #expect(try await back.request("getCustomEventsObject").data == ["k": "old", "k2": "meanwhile"])
