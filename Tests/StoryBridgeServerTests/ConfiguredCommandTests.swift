@@ -14,8 +14,8 @@ struct ConfiguredCommandTests {
               {"name": "getClientCard", "reply": {"id": 7, "name": "ACME"}},
               {"name": "greet", "template": {"text": "Hello, {{data.name}}!", "echo": "{{data}}", "first": "{{data.tags.0}}", "slide": "{{slide}}"}},
               {"name": "notYet", "reply": {}, "status": 404, "message": "Not in this build"},
-              {"name": "crmLookup", "webhook": {"url": "http://127.0.0.1:\(webhookPort)/hook", "timeoutSeconds": 1, "headers": {"X-Secret": "s"}}},
-              {"name": "crmDown", "webhook": {"url": "http://127.0.0.1:\(webhookPort)/fail", "timeoutSeconds": 1}},
+              {"name": "crmLookup", "webhook": {"url": "http://127.0.0.1:\(webhookPort)/hook", "timeoutSeconds": 20, "headers": {"X-Secret": "s"}}},
+              {"name": "crmDown", "webhook": {"url": "http://127.0.0.1:\(webhookPort)/fail", "timeoutSeconds": 20}},
               {"name": "crmSlow", "webhook": {"url": "http://127.0.0.1:\(webhookPort)/slow", "timeoutSeconds": 0.5}}
             ]
             """

@@ -49,7 +49,7 @@ func uploader(_ store: AnalyticsStore, port: Int, identity: HostIdentity = HostI
     logger.logLevel = .critical
     let settings = UploadSettings(
         endpoint: "http://127.0.0.1:\(port)", hub: "hub1", key: "key1", secret: "s3cr3t", intervalSeconds: 0.05,
-        batchSize: batch, requestTimeoutSeconds: 2, maxBackoffSeconds: 0.2)
+        batchSize: batch, requestTimeoutSeconds: 20, maxBackoffSeconds: 0.2)
     return Uploader(store: store, settings: settings, identity: identity, logger: logger)
 }
 
@@ -196,7 +196,7 @@ struct UploadTests {
     func killedMidUpload() async throws {
         let (store, directory) = try savedSessions(40)  // 160 records
         let faults = CollectorFaults()
-        faults.delay(milliseconds: 15)
+        faults.delay(milliseconds: 30)
         let (collector, received) = try await makeCollector(faults: faults)
         let arguments = [
             "upload", "--data-dir", directory.root.path, "--upload-endpoint", "http://127.0.0.1:\(collector.port)",
