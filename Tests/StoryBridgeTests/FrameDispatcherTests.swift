@@ -20,7 +20,7 @@ private struct WaitingModule: BridgeModule {
     let commands = ["wait"]
     var runsConcurrently: Bool { true }
     func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .seconds(3))
         return "waited"
     }
 }
