@@ -54,12 +54,12 @@ public struct TablesModule: BridgeModule {
         case "updateEntry", "updateEntries":
             let entries = request.command == "updateEntry" ? [try object(request, "entry")] : try objectList(request, "entries")
             do {
-                guard case .success(let updated) = try store.update(tableId: tableId, entries: entries) else {
-                    throw BridgeError.invalidData(field: "entry._id", reason: "is missing")
-                }
+                let updated = try store.update(tableId: tableId, entries: entries)
                 return request.command == "updateEntry" ? .object(updated[0]) : .array(updated.map(JSONValue.object))
-            } catch let rollback as TablesStore.TableRollback {
-                throw BridgeError.notFound("No entry '\(rollback.missing.id ?? "")' in table \(tableId)")
+            } catch TablesStore.UpdateError.missingId {
+                throw BridgeError.invalidData(field: "entry._id", reason: "is missing")
+            } catch TablesStore.UpdateError.unknownEntry(let id) {
+                throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
         case "deleteById":
             let id = try request.string("id")

@@ -92,26 +92,20 @@ public final class TablesStore: Sendable {
         }
     }
 
-    /// Replaces entries by their `_id` in one transaction; `nil` for the first id that does not exist
-    /// (and nothing is changed).
-    public func update(tableId: Int, entries: [[String: JSONValue]]) throws -> Result<[[String: JSONValue]], TableMissing> {
+    /// Replaces entries by their `_id` in one transaction and returns them as stored; throws
+    /// ``UpdateError`` (and changes nothing) when an entry has no id or names one that does not exist.
+    public func update(tableId: Int, entries: [[String: JSONValue]]) throws -> [[String: JSONValue]] {
         try pool.write { db in
-            for entry in entries {
-                guard let id = entry["_id"]?.stringValue ?? entry["id"]?.stringValue else { return .failure(TableMissing(id: nil)) }
+            try entries.map { entry in
+                guard let id = entry["_id"]?.stringValue ?? entry["id"]?.stringValue else { throw UpdateError.missingId }
                 var stored = entry
                 stored["_id"] = .string(id)
                 try db.execute(
                     sql: "UPDATE tableEntry SET body = ? WHERE tableId = ? AND id = ?",
                     arguments: [JSONValue.object(stored).jsonString(), tableId, id])
-                if db.changesCount == 0 {
-                    throw TableRollback(missing: TableMissing(id: id))
-                }
-            }
-            return .success(entries.map { entry in
-                var stored = entry
-                stored["_id"] = entry["_id"] ?? entry["id"]
+                if db.changesCount == 0 { throw UpdateError.unknownEntry(id) }
                 return stored
-            })
+            }
         }
     }
 
@@ -143,12 +137,9 @@ public final class TablesStore: Sendable {
         return (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    /// An update of an entry that does not exist.
-    public struct TableMissing: Error, Sendable {
-        public let id: String?
-    }
-
-    struct TableRollback: Error {
-        let missing: TableMissing
+    /// Why an update changed nothing.
+    public enum UpdateError: Error, Sendable, Equatable {
+        case missingId
+        case unknownEntry(String)
     }
 }
