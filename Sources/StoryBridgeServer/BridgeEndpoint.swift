@@ -89,6 +89,7 @@ struct BridgeEndpoint: Sendable {
             } catch {
                 context.logger.debug("page connection ended with an error", metadata: ["error": "\(error)"])
             }
+            dispatcher.finish()
             await viewer.detach(connection: connection)
             continuation.finish()
             group.cancelAll()

@@ -15,14 +15,34 @@ private struct LateModule: BridgeModule {
     }
 }
 
+/// A concurrent module that answers once the test opens its gate.
 private struct WaitingModule: BridgeModule {
     let name = "Waiting"
     let commands = ["wait"]
+    let gate = Gate()
     var runsConcurrently: Bool { true }
+    var deadline: ModuleDeadline { .unlimited }
     func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        try await Task.sleep(for: .seconds(3))
+        while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
         return "waited"
     }
+}
+
+/// A flag the test raises.
+private final class Gate: Sendable {
+    private let open = Mutex(false)
+    var isOpen: Bool { open.withLock { $0 } }
+    func raise() { open.withLock { $0 = true } }
+}
+
+/// Polls `condition` until it holds or 20 seconds pass.
+private func eventually(_ condition: () -> Bool) async throws -> Bool {
+    let until = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        if ContinuousClock.now > until { return false }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return true
 }
 
 /// Collects what a dispatcher delivers.
@@ -95,14 +115,50 @@ struct FrameDispatcherTests {
     @Test("a concurrent module does not hold up the requests after it")
     func concurrentModule() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
-        bridge.register(WaitingModule())
-        await withDiscardingTaskGroup { group in
+        let module = WaitingModule()
+        bridge.register(module)
+        try await withThrowingDiscardingTaskGroup { group in
             await dispatcher.dispatch(frame: #"[{"Command":"wait","GUID":"W"},{"Command":"getUserInfo","GUID":"U"}]"#) {
                 work in group.addTask { await work() }
             }
-            #expect(outbox.answers(to: "U").count == 1)
+            let answered = try await eventually { outbox.answers(to: "U").count == 1 }
+            #expect(answered)
             #expect(outbox.answers(to: "W").isEmpty)
+            module.gate.raise()
         }
         #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["U", "W"])
+    }
+
+    @Test("a hung ordered module gets its 504 and the requests queued behind it are still answered, in order")
+    func hungModuleDoesNotStallTheQueue() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        bridge.register(LateModule())
+        let frame = #"[{"Command":"late","GUID":"L"},{"Command":"getUserInfo","GUID":"U1"},{"Command":"getAppInfo","GUID":"U2"}]"#
+        try await withThrowingDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
+            // The late module runs for 3 s; the queue behind it is answered long before that.
+            let answered = try await eventually { outbox.answers(to: "U2").count == 1 }
+            #expect(answered)
+            #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["L", "U1", "U2"])
+            #expect(outbox.answers(to: "L").first?["ErrorCode"] == 504)
+        }
+        // The late answer, once it comes, is dropped.
+        #expect(outbox.answers(to: "L").count == 1)
+        dispatcher.finish()
+    }
+
+    @Test("thousands of pipelined ordered requests are all answered once, in order, through the bounded queue")
+    func floodIsAnsweredInOrder() async throws {
+        let (dispatcher, outbox, _) = try await dispatcher()
+        let guids = (0..<5_000).map { "F\($0)" }
+        await withDiscardingTaskGroup { group in
+            for chunk in stride(from: 0, to: guids.count, by: 500) {
+                let requests = guids[chunk..<chunk + 500].map { #"{"Command":"getCurrentSlideName","GUID":"\#($0)"}"# }
+                await dispatcher.dispatch(frame: "[" + requests.joined(separator: ",") + "]") { work in
+                    group.addTask { await work() }
+                }
+            }
+        }
+        #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == guids)
     }
 }

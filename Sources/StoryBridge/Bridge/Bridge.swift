@@ -68,7 +68,7 @@ public final class Bridge: Sendable {
     /// Whether `command` runs concurrently with the page's later requests.
     public func runsConcurrently(_ command: String) -> Bool {
         let name = CommandNames.canonical(command)
-        return registration(for: name)?.module.runsConcurrently(name) ?? false
+        return routes.withLock { $0[name] }?.module.runsConcurrently(name) ?? false
     }
 
     /// All commands with a module, sorted.
@@ -86,7 +86,43 @@ public final class Bridge: Sendable {
     /// Runs one request and returns its answer, or `nil` when it carries no GUID.
     public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
         let started = ContinuousClock.now
-        let response = await answer(request, context: context)
+        let result = await execute(request, context: context)
+        return finish(request, result, context: context, started: started)
+    }
+
+    /// Runs one request and returns its outcome, whether or not it carries a GUID.
+    public func execute(_ request: BridgeRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
+        switch route(request) {
+        case .failure(let error): return .failure(error)
+        case .success(let routed): return await run(routed, context: context)
+        }
+    }
+
+    // MARK: Steps shared with the frame dispatcher
+
+    /// Finds the module of `request` and the deadline that applies.
+    func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
+        let command = CommandNames.canonical(request.command)
+        guard let registration = routes.withLock({ $0[command] }) else {
+            return .failure(.unknownCommand(command))
+        }
+        var canonical = request
+        canonical.command = command
+        let deadline: Duration?
+        switch registration.deadline(for: command) {
+        case .bridgeDefault: deadline = defaultDeadline
+        case .after(let duration): deadline = duration
+        case .unlimited: deadline = nil
+        }
+        return .success(RoutedRequest(module: registration.module, request: canonical, deadline: deadline))
+    }
+
+    /// Turns an outcome into the answer (nil without a GUID) and shows the exchange to observers.
+    func finish(
+        _ request: BridgeRequest, _ result: Result<ModuleReply, BridgeError>, context: BridgeContext,
+        started: ContinuousClock.Instant
+    ) -> BridgeResponse? {
+        let response = answer(request, result, context: context)
         let watchers = observers.withLock { $0 }
         if !watchers.isEmpty {
             let exchange = BridgeExchange(
@@ -96,8 +132,19 @@ public final class Bridge: Sendable {
         return response
     }
 
-    private func answer(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
-        let result = await execute(request, context: context)
+    /// Schedules `fire` at `deadline` on the bridge's shared timer; returns the id to cancel with.
+    func scheduleDeadline(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
+        timer.schedule(at: deadline, fire)
+    }
+
+    /// Forgets a deadline scheduled with ``scheduleDeadline(at:_:)``.
+    func cancelDeadline(_ id: UInt64) {
+        timer.cancel(id)
+    }
+
+    private func answer(
+        _ request: BridgeRequest, _ result: Result<ModuleReply, BridgeError>, context: BridgeContext
+    ) -> BridgeResponse? {
         guard let guid = request.guid else {
             if case .failure(let error) = result {
                 context.logger.warning(
@@ -115,35 +162,19 @@ public final class Bridge: Sendable {
         }
     }
 
-    /// Runs one request and returns its outcome, whether or not it carries a GUID.
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
-        let command = CommandNames.canonical(request.command)
-        guard let registration = registration(for: command) else {
-            return .failure(.unknownCommand(command))
-        }
-        var canonical = request
-        canonical.command = command
-        let deadline: Duration?
-        switch registration.deadline(for: command) {
-        case .bridgeDefault: deadline = defaultDeadline
-        case .after(let duration): deadline = duration
-        case .unlimited: deadline = nil
-        }
-        return await run(registration.module, canonical, context: context, deadline: deadline)
-    }
-
-    private func run(
-        _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext, deadline: Duration?
-    ) async -> Result<ModuleReply, BridgeError> {
-        guard let deadline else { return await Self.invoke(module, request, context: context) }
+    /// Runs a routed request on its own task, racing its deadline, so the caller gets the 504 even
+    /// when the module never returns.
+    func run(_ routed: RoutedRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
+        let module = routed.module
+        let request = routed.request
+        guard let deadline = routed.deadline else { return await Self.invoke(module, request, context: context) }
         let answer = FirstAnswer()
-        let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
         let timer = self.timer
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 answer.setContinuation(continuation)
                 let timeout = timer.schedule(at: .now + deadline) {
-                    answer.resolve(.failure(.deadlineExceeded(command: request.command, module: module.name, seconds: seconds)))
+                    answer.resolve(.failure(.deadlineExceeded(request: request, module: module, after: deadline)))
                 }
                 answer.track(
                     Task {
@@ -156,7 +187,8 @@ public final class Bridge: Sendable {
         }
     }
 
-    private static func invoke(
+    /// Calls the module, turning whatever it throws into a ``BridgeError``.
+    static func invoke(
         _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext
     ) async -> Result<ModuleReply, BridgeError> {
         do {
@@ -167,6 +199,24 @@ public final class Bridge: Sendable {
             let reason = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
             return .failure(.moduleFailed(command: request.command, module: module.name, reason: reason))
         }
+    }
+}
+
+/// A request with its module found and its command name made canonical.
+struct RoutedRequest: Sendable {
+    let module: any BridgeModule
+    let request: BridgeRequest
+    /// `nil` when the module may take as long as it likes.
+    let deadline: Duration?
+
+    var runsConcurrently: Bool { module.runsConcurrently(request.command) }
+}
+
+extension BridgeError {
+    /// The 504 of a request whose module did not answer within `after`.
+    static func deadlineExceeded(request: BridgeRequest, module: any BridgeModule, after: Duration) -> BridgeError {
+        let seconds = Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18
+        return .deadlineExceeded(command: request.command, module: module.name, seconds: seconds)
     }
 }
 

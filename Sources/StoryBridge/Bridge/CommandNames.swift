@@ -13,7 +13,14 @@ public enum CommandNames {
     /// The current name of `raw`: surrounding whitespace trimmed (1.7.6 sends `"openMediaLibrary "`)
     /// and legacy aliases mapped.
     public static func canonical(_ raw: String) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Most names need no trimming; checking the two ends first keeps Foundation off the hot path.
+        let utf8 = raw.utf8
+        let trimmed: String
+        if let first = utf8.first, let last = utf8.last, first > 0x20, last > 0x20, first < 0x80, last < 0x80 {
+            trimmed = raw
+        } else {
+            trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         return legacyAliases[trimmed] ?? trimmed
     }
 }

@@ -15,6 +15,7 @@ public struct FrameDispatcher: Sendable {
     /// answered 429 at once.
     public let maxInFlight: Int
     private let inFlight = InFlightCounter()
+    private let ordered: OrderedRequestQueue
 
     /// Creates a dispatcher for one connection.
     public init(
@@ -24,9 +25,12 @@ public struct FrameDispatcher: Sendable {
         self.context = context
         self.maxInFlight = maxInFlight
         self.deliver = deliver
+        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver)
     }
 
-    /// Handles one text frame. `spawn` runs work that may outlive the frame (concurrent modules).
+    /// Handles one text frame. `spawn` runs work that outlives the call: the worker that answers
+    /// ordered requests, and each concurrent request. Run it in the connection's task group, so the
+    /// work is cancelled with the connection and a test can wait for the answers.
     public func dispatch(frame text: String, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
         let items: [Result<BridgeRequest, FrameError>]
         do {
@@ -40,17 +44,23 @@ public struct FrameDispatcher: Sendable {
             case .failure(let error):
                 reject(error)
             case .success(let request):
-                if bridge.runsConcurrently(request.command) {
-                    guard inFlight.enter(limit: maxInFlight) else {
-                        refuseBusy(request)
-                        continue
+                let route = bridge.route(request)
+                guard case .success(let routed) = route, routed.runsConcurrently else {
+                    // Unknown commands go through the queue too, so their 400 keeps its place in line.
+                    await ordered.enqueue(request, route: route, spawn: spawn)
+                    continue
+                }
+                guard inFlight.enter(limit: maxInFlight) else {
+                    refuseBusy(request)
+                    continue
+                }
+                spawn {
+                    let started = ContinuousClock.now
+                    let result = await self.bridge.run(routed, context: self.context)
+                    if let response = self.bridge.finish(request, result, context: self.context, started: started) {
+                        self.deliver(response.json)
                     }
-                    spawn {
-                        await self.answer(request)
-                        self.inFlight.leave()
-                    }
-                } else {
-                    await answer(request)
+                    self.inFlight.leave()
                 }
             }
         }
@@ -74,10 +84,9 @@ public struct FrameDispatcher: Sendable {
         if let guid = request.guid { deliver(BridgeResponse.failure(guid: guid, error: error).json) }
     }
 
-    private func answer(_ request: BridgeRequest) async {
-        if let response = await bridge.handle(request, context: context) {
-            deliver(response.json)
-        }
+    /// Stops answering: call when the connection has ended.
+    public func finish() {
+        ordered.close()
     }
 }
 

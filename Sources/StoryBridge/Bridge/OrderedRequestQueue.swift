@@ -1,0 +1,191 @@
+import Synchronization
+
+/// Runs one connection's ordered requests one after another on a worker task, so the loop that
+/// reads the page's frames never waits for a module and a burst of pipelined requests costs one
+/// task instead of one per request.
+///
+/// A request whose module outlives its deadline is answered 504 by the bridge's timer; the stuck
+/// worker is abandoned (its late answer is dropped) and a fresh worker takes over the rest of the
+/// queue, so a hung module cannot stall its page.
+///
+/// The queue holds at most ``highWater`` requests: past that the reading loop waits until the
+/// worker has drained half of them, so a page that floods the host is slowed by TCP back-pressure
+/// instead of growing the host's memory.
+final class OrderedRequestQueue: Sendable {
+    typealias Item = (request: BridgeRequest, route: Result<RoutedRequest, BridgeError>)
+
+    private struct State {
+        var pending: [Item] = []
+        /// Index of the next request in `pending` (the array is compacted now and then).
+        var head = 0
+        var workerRunning = false
+        /// Bumped when a worker is abandoned; a worker whose generation is stale stops.
+        var generation = 0
+        var closed = false
+        /// Replacement workers, which are not children of the connection's task group.
+        var replacements: [Task<Void, Never>] = []
+        /// The reading loop, waiting for room in the queue.
+        var waitingForRoom: CheckedContinuation<Void, Never>?
+
+        var count: Int { pending.count - head }
+
+        mutating func popFirst() -> Item? {
+            guard head < pending.count else {
+                pending.removeAll(keepingCapacity: true)
+                head = 0
+                return nil
+            }
+            let request = pending[head]
+            head += 1
+            if head >= 64 && head * 2 >= pending.count {
+                pending.removeFirst(head)
+                head = 0
+            }
+            return request
+        }
+
+        var isEmpty: Bool { head >= pending.count }
+    }
+
+    private let state = Mutex(State())
+    /// Most requests queued before the reading loop waits.
+    let highWater: Int
+    private let bridge: Bridge
+    private let context: BridgeContext
+    private let deliver: @Sendable (JSONValue) -> Void
+
+    init(bridge: Bridge, context: BridgeContext, highWater: Int = 1024, deliver: @escaping @Sendable (JSONValue) -> Void) {
+        self.highWater = highWater
+        self.bridge = bridge
+        self.context = context
+        self.deliver = deliver
+    }
+
+    /// Queues a routed request; starts a worker through `spawn` when none is running, and waits
+    /// while the queue is full.
+    func enqueue(
+        _ request: BridgeRequest, route: Result<RoutedRequest, BridgeError>,
+        spawn: (@escaping @Sendable () async -> Void) -> Void
+    ) async {
+        let (generation, full) = state.withLock { state -> (Int?, Bool) in
+            guard !state.closed else { return (nil, false) }
+            state.pending.append((request, route))
+            let full = state.count >= highWater
+            guard !state.workerRunning else { return (nil, full) }
+            state.workerRunning = true
+            return (state.generation, full)
+        }
+        if let generation { spawn { await self.work(generation: generation) } }
+        guard full else { return }
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                guard !state.closed, state.count >= highWater / 2 else { return true }
+                state.waitingForRoom = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Stops taking requests and cancels replacement workers (the connection has ended).
+    func close() {
+        let (replacements, waiting) = state.withLock { state -> ([Task<Void, Never>], CheckedContinuation<Void, Never>?) in
+            state.closed = true
+            defer {
+                state.replacements = []
+                state.waitingForRoom = nil
+            }
+            return (state.replacements, state.waitingForRoom)
+        }
+        for task in replacements { task.cancel() }
+        waiting?.resume()
+    }
+
+    private func work(generation: Int) async {
+        while let item = next(generation: generation) {
+            await process(item.request, route: item.route, generation: generation)
+        }
+    }
+
+    private func next(generation: Int) -> Item? {
+        let (item, room) = state.withLock { state -> (Item?, CheckedContinuation<Void, Never>?) in
+            // An abandoned worker stops without touching the state its replacement now owns.
+            guard state.generation == generation else { return (nil, nil) }
+            guard !state.closed, let item = state.popFirst() else {
+                state.workerRunning = false
+                return (nil, nil)
+            }
+            var room: CheckedContinuation<Void, Never>?
+            if state.waitingForRoom != nil, state.count < highWater / 2 {
+                room = state.waitingForRoom
+                state.waitingForRoom = nil
+            }
+            return (item, room)
+        }
+        room?.resume()
+        return item
+    }
+
+    private func process(_ request: BridgeRequest, route: Result<RoutedRequest, BridgeError>, generation: Int) async {
+        let started = ContinuousClock.now
+        let routed: RoutedRequest
+        switch route {
+        case .failure(let error):
+            send(bridge.finish(request, .failure(error), context: context, started: started))
+            return
+        case .success(let found):
+            routed = found
+        }
+        guard let deadline = routed.deadline else {
+            let result = await Bridge.invoke(routed.module, routed.request, context: context)
+            send(bridge.finish(request, result, context: context, started: started))
+            return
+        }
+        let claim = AnswerClaim()
+        let timeout = bridge.scheduleDeadline(at: started + deadline) { [self] in
+            guard claim.take() else { return }
+            let error = BridgeError.deadlineExceeded(request: routed.request, module: routed.module, after: deadline)
+            send(bridge.finish(request, .failure(error), context: context, started: started))
+            abandon(generation: generation)
+        }
+        let result = await Bridge.invoke(routed.module, routed.request, context: context)
+        bridge.cancelDeadline(timeout)
+        if claim.take() {
+            send(bridge.finish(request, result, context: context, started: started))
+        }
+    }
+
+    /// Gives up on the worker of `generation` (stuck in a module) and lets a new one serve the queue.
+    private func abandon(generation: Int) {
+        let replacement = state.withLock { state -> Int? in
+            guard state.generation == generation else { return nil }
+            state.generation += 1
+            guard !state.closed, !state.isEmpty else {
+                state.workerRunning = false
+                return nil
+            }
+            return state.generation
+        }
+        guard let replacement else { return }
+        let task = Task { await self.work(generation: replacement) }
+        let closed = state.withLock { state -> Bool in
+            if !state.closed { state.replacements.append(task) }
+            return state.closed
+        }
+        if closed { task.cancel() }
+    }
+
+    private func send(_ response: BridgeResponse?) {
+        if let response { deliver(response.json) }
+    }
+}
+
+/// Lets exactly one of a request's module answer and its deadline answer through.
+private final class AnswerClaim: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func take() -> Bool {
+        taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+}
