@@ -50,17 +50,14 @@ struct BridgeEndpoint: Sendable {
     ) async {
         let viewer = await host.viewers.viewer(id: page.viewerId)
         let context = host.context(for: viewer)
-        let (outgoing, continuation) = AsyncStream<String>.makeStream()
-        let deliver: @Sendable (JSONValue) -> Void = { continuation.yield($0.jsonString()) }
+        let channel = OutboundChannel { text in try await outbound.write(.text(text)) }
+        let deliver: @Sendable (JSONValue) -> Void = { channel.send($0.jsonString()) }
         let connection = UUID()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: context, maxInFlight: maxInFlight, deliver: deliver)
+        let dispatcher = FrameDispatcher(
+            bridge: host.bridge, context: context, maxInFlight: maxInFlight, deliver: deliver,
+            respond: { await channel.sendNow($0.jsonString()) })
 
         await withDiscardingTaskGroup { group in
-            group.addTask {
-                for await text in outgoing {
-                    do { try await outbound.write(.text(text)) } catch { break }
-                }
-            }
             let entry = await host.pageLoaded(
                 viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
                 viaDeepLink: page.viaDeepLink)
@@ -91,7 +88,7 @@ struct BridgeEndpoint: Sendable {
             }
             dispatcher.finish()
             await viewer.detach(connection: connection)
-            continuation.finish()
+            channel.close()
             group.cancelAll()
         }
     }

@@ -17,15 +17,18 @@ public struct FrameDispatcher: Sendable {
     private let inFlight = InFlightCounter()
     private let ordered: OrderedRequestQueue
 
-    /// Creates a dispatcher for one connection.
+    /// Creates a dispatcher for one connection. `deliver` sends from anywhere; `respond`, when
+    /// given, is how the task answering ordered requests sends its answers (it may write them
+    /// itself rather than hand them to another task), and must keep them in order with `deliver`.
     public init(
-        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
+        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void,
+        respond: (@Sendable (JSONValue) async -> Void)? = nil
     ) {
         self.bridge = bridge
         self.context = context
         self.maxInFlight = maxInFlight
         self.deliver = deliver
-        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver)
+        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond ?? { deliver($0) })
     }
 
     /// Handles one text frame. `spawn` runs work that outlives the call: the worker that answers

@@ -53,8 +53,13 @@ final class OrderedRequestQueue: Sendable {
     private let bridge: Bridge
     private let context: BridgeContext
     private let deliver: @Sendable (JSONValue) -> Void
+    private let respond: @Sendable (JSONValue) async -> Void
 
-    init(bridge: Bridge, context: BridgeContext, highWater: Int = 1024, deliver: @escaping @Sendable (JSONValue) -> Void) {
+    init(
+        bridge: Bridge, context: BridgeContext, highWater: Int = 1024, deliver: @escaping @Sendable (JSONValue) -> Void,
+        respond: @escaping @Sendable (JSONValue) async -> Void
+    ) {
+        self.respond = respond
         self.highWater = highWater
         self.bridge = bridge
         self.context = context
@@ -131,14 +136,14 @@ final class OrderedRequestQueue: Sendable {
         let routed: RoutedRequest
         switch route {
         case .failure(let error):
-            send(bridge.finish(request, .failure(error), context: context, started: started))
+            await reply(bridge.finish(request, .failure(error), context: context, started: started))
             return
         case .success(let found):
             routed = found
         }
         guard let deadline = routed.deadline else {
             let result = await Bridge.invoke(routed.module, routed.request, context: context)
-            send(bridge.finish(request, result, context: context, started: started))
+            await reply(bridge.finish(request, result, context: context, started: started))
             return
         }
         let claim = AnswerClaim()
@@ -151,7 +156,7 @@ final class OrderedRequestQueue: Sendable {
         let result = await Bridge.invoke(routed.module, routed.request, context: context)
         bridge.cancelDeadline(timeout)
         if claim.take() {
-            send(bridge.finish(request, result, context: context, started: started))
+            await reply(bridge.finish(request, result, context: context, started: started))
         }
     }
 
@@ -177,6 +182,10 @@ final class OrderedRequestQueue: Sendable {
 
     private func send(_ response: BridgeResponse?) {
         if let response { deliver(response.json) }
+    }
+
+    private func reply(_ response: BridgeResponse?) async {
+        if let response { await respond(response.json) }
     }
 }
 
