@@ -55,7 +55,7 @@ struct BridgeEndpoint: Sendable {
         let connection = UUID()
         let dispatcher = FrameDispatcher(
             bridge: host.bridge, context: context, maxInFlight: maxInFlight, deliver: deliver,
-            respond: { await channel.sendNow($0.jsonString()) })
+            respond: { await channel.sendNow($0.jsonText) })
 
         await withDiscardingTaskGroup { group in
             let entry = await host.pageLoaded(

@@ -22,13 +22,13 @@ public struct FrameDispatcher: Sendable {
     /// itself rather than hand them to another task), and must keep them in order with `deliver`.
     public init(
         bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void,
-        respond: (@Sendable (JSONValue) async -> Void)? = nil
+        respond: (@Sendable (BridgeResponse) async -> Void)? = nil
     ) {
         self.bridge = bridge
         self.context = context
         self.maxInFlight = maxInFlight
         self.deliver = deliver
-        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond ?? { deliver($0) })
+        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond ?? { deliver($0.json) })
     }
 
     /// Handles one text frame. `spawn` runs work that outlives the call: the worker that answers

@@ -53,11 +53,11 @@ final class OrderedRequestQueue: Sendable {
     private let bridge: Bridge
     private let context: BridgeContext
     private let deliver: @Sendable (JSONValue) -> Void
-    private let respond: @Sendable (JSONValue) async -> Void
+    private let respond: @Sendable (BridgeResponse) async -> Void
 
     init(
         bridge: Bridge, context: BridgeContext, highWater: Int = 1024, deliver: @escaping @Sendable (JSONValue) -> Void,
-        respond: @escaping @Sendable (JSONValue) async -> Void
+        respond: @escaping @Sendable (BridgeResponse) async -> Void
     ) {
         self.respond = respond
         self.highWater = highWater
@@ -185,7 +185,7 @@ final class OrderedRequestQueue: Sendable {
     }
 
     private func reply(_ response: BridgeResponse?) async {
-        if let response { await respond(response.json) }
+        if let response { await respond(response) }
     }
 }
 

@@ -49,6 +49,9 @@ public struct BridgeResponse: Sendable, Hashable {
         ])
     }
 
+    /// The response's wire text: the same as `json.jsonString()`, written without building `json`.
+    public var jsonText: String { JSONWriter.write(self) }
+
     /// Reads a response from its wire form; `nil` when `json` is not a response.
     public init?(json: JSONValue) {
         guard let guid = json["GUID"]?.stringValue,

@@ -249,18 +249,37 @@ enum JSONWriter {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// A response in its wire form, written member by member in the same (sorted) order as
+    /// ``write(_:)`` would write ``BridgeResponse/json``, without building the object first.
+    static func write(_ response: BridgeResponse) -> String {
+        var output = [UInt8]()
+        output.reserveCapacity(128)
+        output.append(contentsOf: #"{"Data":"#.utf8)
+        append(response.data, to: &output)
+        output.append(contentsOf: #","ErrorCode":"#.utf8)
+        output.append(contentsOf: String(response.errorCode).utf8)
+        output.append(contentsOf: #","ErrorMessage":"#.utf8)
+        appendString(response.errorMessage, to: &output)
+        output.append(contentsOf: #","GUID":"#.utf8)
+        appendString(response.guid, to: &output)
+        output.append(contentsOf: #","Status":"#.utf8)
+        appendString(response.status.rawValue, to: &output)
+        output.append(UInt8(ascii: "}"))
+        return String(decoding: output, as: UTF8.self)
+    }
+
     static func append(_ value: JSONValue, to output: inout [UInt8]) {
         switch value {
         case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let flag): output.append(contentsOf: Array((flag ? "true" : "false").utf8))
-        case .int(let number): output.append(contentsOf: Array(String(number).utf8))
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .int(let number): output.append(contentsOf: String(number).utf8)
         case .double(let number):
             if !number.isFinite {
                 output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
             } else if number == number.rounded(), abs(number) < 1e15 {
-                output.append(contentsOf: Array(String(Int64(number)).utf8))
+                output.append(contentsOf: String(Int64(number)).utf8)
             } else {
-                output.append(contentsOf: Array("\(number)".utf8))
+                output.append(contentsOf: "\(number)".utf8)
             }
         case .string(let text): appendString(text, to: &output)
         case .array(let elements):
@@ -272,11 +291,11 @@ enum JSONWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (position, key) in members.keys.sorted().enumerated() {
+            for (position, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                appendString(key, to: &output)
+                appendString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                append(members[key]!, to: &output)
+                append(member.value, to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -284,6 +303,12 @@ enum JSONWriter {
 
     static func appendString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            output.append(contentsOf: text.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case 0x22: output.append(contentsOf: [0x5C, 0x22])
