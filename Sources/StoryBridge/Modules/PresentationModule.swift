@@ -24,7 +24,7 @@ public struct PresentationModule: BridgeModule {
                 "mediaFilesCount": .int(presentation.mediaFiles.count),
             ]
         case "getCurrentSlideName":
-            guard let slide = await context.viewer.state.currentSlide else {
+            guard let slide = await context.viewer.currentSlide else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
             return ["slide": .string(slide)]

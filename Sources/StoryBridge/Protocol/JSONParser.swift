@@ -7,6 +7,8 @@ struct JSONParser {
     struct SyntaxError: Error, CustomStringConvertible, Sendable {
         let offset: Int
         let reason: String
+        /// The text nests arrays and objects deeper than the limit.
+        var tooDeep = false
         var description: String { "\(reason) at byte \(offset)" }
     }
 
@@ -31,6 +33,10 @@ struct JSONParser {
     }
 
     private func error(_ reason: String) -> SyntaxError { SyntaxError(offset: index, reason: reason) }
+
+    private func tooDeepError() -> SyntaxError {
+        SyntaxError(offset: index, reason: "arrays and objects nested deeper than \(maxDepth) levels", tooDeep: true)
+    }
 
     private mutating func skipWhitespace() {
         while index < bytes.count {
@@ -65,9 +71,10 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws -> JSONValue {
-        guard depth <= maxDepth else { throw error("arrays and objects nested deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else { throw tooDeepError() }
         index += 1
-        var members: [String: JSONValue] = [:]
+        // Requests have three members; room for four saves the dictionary's early regrowths.
+        var members = [String: JSONValue](minimumCapacity: 4)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -95,7 +102,7 @@ struct JSONParser {
     }
 
     private mutating func array(depth: Int) throws -> JSONValue {
-        guard depth <= maxDepth else { throw error("arrays and objects nested deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else { throw tooDeepError() }
         index += 1
         var elements: [JSONValue] = []
         skipWhitespace()

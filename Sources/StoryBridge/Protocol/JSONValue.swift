@@ -138,7 +138,7 @@ extension JSONValue {
     public static func parse(_ data: Data, maxDepth: Int = defaultMaxDepth) throws -> JSONValue {
         do {
             return try JSONParser.parse(data, maxDepth: maxDepth)
-        } catch let error as JSONParser.SyntaxError where error.reason.hasPrefix("arrays and objects nested deeper") {
+        } catch let error as JSONParser.SyntaxError where error.tooDeep {
             throw NestingTooDeep(limit: maxDepth)
         }
     }
@@ -149,7 +149,7 @@ extension JSONValue {
         return try text.withUTF8 { bytes in
             do {
                 return try JSONParser.parse(UnsafeRawBufferPointer(bytes), maxDepth: maxDepth)
-            } catch let error as JSONParser.SyntaxError where error.reason.hasPrefix("arrays and objects nested deeper") {
+            } catch let error as JSONParser.SyntaxError where error.tooDeep {
                 throw NestingTooDeep(limit: maxDepth)
             }
         }

@@ -26,6 +26,9 @@ public actor Viewer {
     /// Whether at least one page of this viewer is connected.
     public var isConnected: Bool { !connections.isEmpty }
 
+    /// The slide shown (read without copying the whole ``state``).
+    public var currentSlide: String? { state.currentSlide }
+
     // MARK: Connections and events
 
     /// Attaches a connection; events sent while none was attached are delivered to it now.
