@@ -97,6 +97,11 @@
       leaving = true;
       window.location.href = data.url;
     },
+    reload: function () {
+      // The presentation's files changed on disk (serve's live reload): show the new version.
+      leaving = true;
+      window.location.reload();
+    },
     confirmClose: function (data) { chrome.confirmClose(data.prompt); },
     confirmRestore: function (data) { chrome.confirmRestore(data.prompt, data.session || {}); },
     openMedia: function (data) { chrome.openMedia(data, function () { answerPrompt(data.prompt, 'close'); }); },

@@ -1,11 +1,12 @@
 import Foundation
 import PackagePlugin
 
-/// Compiles the project's browser scripts (`js/client.js`, `js/storyclm.js`) into the server target,
+/// Compiles the project's browser files (`js/client.js`, `js/storyclm.js`, the inspector page) into
+/// the server target,
 /// so the `storybridge` binary is self-contained and `js/` stays the single source of truth.
 @main
 struct EmbedScripts: BuildToolPlugin {
-    static let scripts = ["client.js", "storyclm.js"]
+    static let scripts = ["client.js", "storyclm.js", "inspector.html", "inspector.css", "inspector.js"]
 
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         let folder = context.package.directoryURL.appending(path: "js")

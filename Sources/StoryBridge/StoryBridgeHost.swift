@@ -25,6 +25,8 @@ public final class StoryBridgeHost: Sendable {
     public let addresses = HostAddresses()
     /// The host's logger.
     public let logger: Logger
+    /// Every request, answer, event, connection and reload, for the inspector.
+    public let feed = InspectorFeed()
 
     /// Creates a host with the built-in modules registered.
     public init(
@@ -38,12 +40,14 @@ public final class StoryBridgeHost: Sendable {
         self.identity = identity
         self.logger = logger
         self.database = database
-        let viewers = ViewerRegistry()
+        let feed = self.feed
+        let viewers = ViewerRegistry { viewerId, event in feed.record(.event(viewerId: viewerId, event)) }
         self.viewers = viewers
         self.analytics = AnalyticsStore(database: database, limits: outboxLimits)
         self.sessions = SessionTracker(
             store: analytics, identity: identity, policy: policy, viewers: viewers, logger: logger)
         self.bridge = Bridge(defaultDeadline: defaultDeadline, logger: logger)
+        bridge.observe { feed.record(.exchange($0)) }
         for module in Self.builtInModules() { bridge.register(module) }
         bridge.register(HTTPModule(settings: http, reserved: addresses))
         let tablesStore = TablesStore(database: database)
@@ -64,6 +68,17 @@ public final class StoryBridgeHost: Sendable {
             BaseModule(), PresentationModule(), CloseModule(), MapModule(), UIModule(), MediaModule(), SessionsModule(),
             CustomEventsModule(), ViewerChromeModule(),
         ]
+    }
+
+    /// Replaces a presentation with a newly read version of it (live reload) and reloads the
+    /// connected viewers showing it; they keep their viewer id, state and session.
+    public func presentationChanged(_ presentation: Presentation, files: [String]) async {
+        library.add(presentation)
+        feed.record(.reload(presentationId: presentation.id, files: files))
+        for viewer in await viewers.all {
+            guard await viewer.state.presentationId == presentation.id, await viewer.isConnected else { continue }
+            await viewer.send(HostEvent(name: "reload", data: ["files": .array(files.map(JSONValue.string))]))
+        }
     }
 
     /// The context for a request from `viewer`.

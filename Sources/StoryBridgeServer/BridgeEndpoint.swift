@@ -14,6 +14,7 @@ struct BridgeEndpoint: Sendable {
     let maxMessageSize: Int
     let maxInFlight: Int
     let echo: Bool
+    let metrics: HostMetrics
 
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
@@ -25,6 +26,12 @@ struct BridgeEndpoint: Sendable {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     if case .text(let text) = message { try await outbound.write(.text(text)) }
                 }
+            }
+        }
+        if let rawPath = head.path, URI(rawPath).path == ContentPaths.reservedPrefix + "inspector/ws" {
+            guard URI(rawPath).queryParameters["token"].map(String.init) == gate.token else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                await InspectorStream.serve(feed: host.feed, inbound: inbound, outbound: outbound)
             }
         }
         guard let rawPath = head.path, ConnectionGate.isEndpoint(rawPath) else { return .dontUpgrade }
@@ -74,6 +81,9 @@ struct BridgeEndpoint: Sendable {
             await viewer.attach(connection: connection) { event in deliver(event.json) }
             context.logger.debug(
                 "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
+            metrics.viewerConnected()
+            host.feed.record(
+                .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
             do {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     switch message {
@@ -87,6 +97,9 @@ struct BridgeEndpoint: Sendable {
                 context.logger.debug("page connection ended with an error", metadata: ["error": "\(error)"])
             }
             dispatcher.finish()
+            metrics.viewerDisconnected()
+            host.feed.record(
+                .connection(viewerId: viewer.id, connected: false, presentationId: page.presentationId, slide: page.slide))
             await viewer.detach(connection: connection)
             channel.close()
             group.cancelAll()

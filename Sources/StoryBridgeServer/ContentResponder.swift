@@ -14,6 +14,8 @@ struct ContentResponder: HTTPResponder {
     let gate: ConnectionGate
     let token: String
     let defaultPresentationId: Int?
+    let metrics: HostMetrics
+    let uploadCollector: String?
     let fileIO = FileIO()
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -74,6 +76,29 @@ struct ContentResponder: HTTPResponder {
             }
         case "deeplinks":
             return await deepLinks()
+        case "metrics":
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            let text = metrics.render(analytics: host.analytics)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        case "inspector", "inspector/":
+            guard hasToken(request) else { return Self.forbiddenInspector() }
+            return Self.embedded("inspector.html", type: "text/html; charset=utf-8")
+        case "inspector/inspector.js":
+            return Self.embedded("inspector.js", type: "application/javascript; charset=utf-8")
+        case "inspector/inspector.css":
+            return Self.embedded("inspector.css", type: "text/css; charset=utf-8")
+        case "inspector/snapshot":
+            guard hasToken(request) else { return Self.forbiddenInspector() }
+            let snapshot = await InspectorSnapshot.build(host: host, uploadCollector: uploadCollector)
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: snapshot.jsonString())))
+        case "inspector/ws":
+            guard hasToken(request) else { return Self.forbiddenInspector() }
+            return Self.text(.badRequest, "This endpoint only accepts WebSocket upgrades")
         case "library":
             return Self.html(HostPages.library(host.library.all))
         case "closed":
@@ -97,6 +122,24 @@ struct ContentResponder: HTTPResponder {
         default:
             return Self.text(.notFound, "Not found: \(ContentPaths.reservedPrefix)\(name)")
         }
+    }
+
+    private func hasToken(_ request: Request) -> Bool {
+        request.uri.queryParameters["token"].map(String.init) == token
+    }
+
+    private static func forbiddenInspector() -> Response {
+        text(.forbidden, "The inspector needs the server's token: open the inspector address that storybridge serve printed (…/__storybridge/inspector?token=…)")
+    }
+
+    private static func embedded(_ name: String, type: String) -> Response {
+        guard let file = EmbeddedScripts.all[name] else {
+            return text(.internalServerError, "The host was built without \(name)")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: file)))
     }
 
     private func content(path: String, request: Request, context: Context) async throws -> Response {

@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     /// Serve a plain WebSocket echo at `/__storybridge/echo` (token required): the baseline of the
     /// round-trip benchmark. Off by default.
     public var echoEndpoint = false
+    /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
+    /// not upload.
+    public var uploadCollector: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
@@ -57,10 +60,16 @@ public struct ServerConfiguration: Sendable {
 public struct StoryBridgeServer: Sendable {
     public let host: StoryBridgeHost
     public let configuration: ServerConfiguration
+    /// The metrics served at `/__storybridge/metrics`.
+    public let metrics: HostMetrics
 
-    public init(host: StoryBridgeHost, configuration: ServerConfiguration) {
+    /// Creates a server for `host`. `metrics` starts counting the host's requests; give the same
+    /// metrics to the ``Uploader`` (as its factory) to count uploads too.
+    public init(host: StoryBridgeHost, configuration: ServerConfiguration, metrics: HostMetrics = HostMetrics()) {
         self.host = host
         self.configuration = configuration
+        self.metrics = metrics
+        metrics.watch(host.bridge)
     }
 
     /// Builds the Hummingbird application. `onRunning` receives the bound port.
@@ -70,10 +79,11 @@ public struct StoryBridgeServer: Sendable {
             connections: ConnectionCounter(limit: configuration.maxConnections))
         let endpoint = BridgeEndpoint(
             host: host, gate: gate, maxMessageSize: configuration.maxMessageSize,
-            maxInFlight: configuration.maxInFlightPerConnection, echo: configuration.echoEndpoint)
+            maxInFlight: configuration.maxInFlightPerConnection, echo: configuration.echoEndpoint, metrics: metrics)
         let responder = ContentResponder(
             host: host, gate: gate, token: configuration.token,
-            defaultPresentationId: configuration.defaultPresentationId)
+            defaultPresentationId: configuration.defaultPresentationId, metrics: metrics,
+            uploadCollector: configuration.uploadCollector)
         let wsConfiguration = WebSocketServerConfiguration(
             maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         var logger = host.logger

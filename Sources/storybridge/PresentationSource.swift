@@ -9,6 +9,8 @@ struct PresentationSource {
     var defaultId: Int?
     var description: String
     var temporaryFolder: URL?
+    /// The folder served as is (not a copy), which live reload watches, and its catalog facts.
+    var liveFolder: (folder: URL, catalog: PresentationFolder.Catalog)?
 
     /// Deletes the temporary folder of an unpacked .zip.
     func cleanUp() {
@@ -39,8 +41,11 @@ struct PresentationSource {
         guard exists else { throw ValidationError("'\(target)' does not exist") }
         let catalog = PresentationFolder.Catalog(id: id, name: name)
         if isDirectory.boolValue {
-            let presentation = try PresentationFolder.load(URL(fileURLWithPath: target), catalog: catalog)
-            return PresentationSource(presentations: [presentation], defaultId: presentation.id, description: presentation.root.path)
+            let folder = URL(fileURLWithPath: target)
+            let presentation = try PresentationFolder.load(folder, catalog: catalog)
+            return PresentationSource(
+                presentations: [presentation], defaultId: presentation.id, description: presentation.root.path,
+                liveFolder: (folder, catalog))
         }
         let zip = URL(fileURLWithPath: target)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-\(UUID().uuidString)")

@@ -42,8 +42,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Whether an unfinished session of the same presentation is continued: ask (the viewer), restore, new.")
     var restoreAnswer: ViewerPolicy.RestoreDecision = .ask
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    @Option(help: "Log level: trace, debug (one line per bridge request), info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
+
+    @Option(help: "Log line format on standard error: text or json (one object per line).")
+    var logFormat: LogFormat = .text
+
+    @Flag(
+        name: .customLong("watch"), inversion: .prefixedNo,
+        help: "Live reload when serving a folder: an edited file reloads the viewers showing the presentation.")
+    var watch = true
 
     @OptionGroup(title: "Identity and configuration")
     var identity: IdentityOptions
@@ -88,8 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         defer { source.cleanUp() }
-        var logger = Logger(label: "storybridge")
-        logger.logLevel = logLevel
+        let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat)
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
         let database: StoryBridgeDatabase
@@ -131,22 +138,27 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.warn(
                 "warning: serving on \(bindHost): the bridge is reachable from the network (pages still need the launch token).")
         }
-        let server = StoryBridgeServer(
-            host: host,
-            configuration: ServerConfiguration(
-                host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections,
-                echo: benchEcho))
+        var serverConfiguration = ServerConfiguration(
+            host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections,
+            echo: benchEcho)
+        serverConfiguration.uploadCollector = uploadSettings?.endpoint
+        let metrics = HostMetrics()
+        let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         let uploader = uploadSettings.map {
-            Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger)
+            Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger, metrics: metrics.factory)
         }
         let uploading = uploader.map { uploader in Task { await uploader.run() } }
+        let watcher = watch ? source.liveFolder.map { PresentationWatcher(folder: $0.folder, catalog: $0.catalog) } : nil
+        let watching = watcher.map { watcher in Task { await watcher.run(host: host) } }
         func stopUploading() async {
+            watching?.cancel()
             uploading?.cancel()
             await uploading?.value
             await uploader?.shutdown()
         }
         do {
-            try await serve(server, source: source, bindHost: bindHost, uploadSettings: uploadSettings)
+            try await serve(
+                server, source: source, bindHost: bindHost, uploadSettings: uploadSettings, watching: watcher != nil)
         } catch {
             await stopUploading()
             throw error
@@ -155,8 +167,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve(
-        _ server: StoryBridgeServer, source: PresentationSource, bindHost: String, uploadSettings: UploadSettings?
+        _ server: StoryBridgeServer, source: PresentationSource, bindHost: String, uploadSettings: UploadSettings?,
+        watching: Bool
     ) async throws {
+        let token = server.configuration.token
         try await server.runUntilSignalled { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
             let what = source.presentations.count == 1
@@ -166,6 +180,9 @@ struct ServeCommand: AsyncParsableCommand {
                 """
                 storybridge \(StoryBridgeVersion.current): serving \(what)
                   Open http://\(displayHost):\(boundPort)/ in a browser.
+                  Inspector: http://\(displayHost):\(boundPort)/__storybridge/inspector?token=\(token)
+                  Metrics (Prometheus): http://\(displayHost):\(boundPort)/__storybridge/metrics
+                  \(watching ? "Live reload: on (edits to the folder reload its viewers; --no-watch turns it off)." : "Live reload: off.")
                   \(uploadSettings.map { "Uploading saved sessions to \($0.endpoint) every \($0.intervalSeconds) s." } ?? "Analytics are kept in \(library.directory.database.path) (no upload configured).")
                   Press Ctrl-C to stop.
                 """)
@@ -174,6 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}
 
 extension ViewerPolicy.CloseDecision: ExpressibleByArgument {}
 extension ViewerPolicy.RestoreDecision: ExpressibleByArgument {}

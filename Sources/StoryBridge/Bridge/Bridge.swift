@@ -123,10 +123,13 @@ public final class Bridge: Sendable {
         started: ContinuousClock.Instant
     ) -> BridgeResponse? {
         let response = answer(request, result, context: context)
+        let duration = ContinuousClock.now - started
+        if context.logger.logLevel <= .debug {
+            RequestLogLine.log(request, response: response, duration: duration, logger: context.logger)
+        }
         let watchers = observers.withLock { $0 }
         if !watchers.isEmpty {
-            let exchange = BridgeExchange(
-                viewerId: context.viewer.id, request: request, response: response, duration: ContinuousClock.now - started)
+            let exchange = BridgeExchange(viewerId: context.viewer.id, request: request, response: response, duration: duration)
             for watcher in watchers { watcher(exchange) }
         }
         return response

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CoreMetrics
 import Foundation
 import Logging
 import NIOCore
@@ -33,8 +34,16 @@ public actor Uploader {
     let logger: Logger
     private let client: HTTPClient
     private var consecutiveFailures = 0
+    private let counters: UploadCounters?
 
-    public init(store: AnalyticsStore, settings: UploadSettings, identity: HostIdentity, logger: Logger) {
+    /// Creates an uploader. With `metrics`, it counts records sent, retried and set aside
+    /// (`storybridge_upload_records_total{outcome=...}`) and failed attempts
+    /// (`storybridge_upload_failures_total`).
+    public init(
+        store: AnalyticsStore, settings: UploadSettings, identity: HostIdentity, logger: Logger,
+        metrics: (any MetricsFactory)? = nil
+    ) {
+        counters = metrics.map(UploadCounters.init)
         self.store = store
         self.settings = settings
         self.identity = identity
@@ -90,9 +99,12 @@ public actor Uploader {
                 case .sent:
                     try store.markSent(record.recordId)
                     result.sent += 1
+                    counters?.sent.increment()
                 case .poisoned(let reason):
                     try store.markSetAside(record.recordId, error: reason)
                     result.setAside += 1
+                    counters?.setAside.increment()
+                    counters?.failures.increment()
                     logger.warning("upload: record set aside", metadata: ["record": "\(record.recordId)", "reason": "\(reason)"])
                 case .retry(let reason, let after):
                     let wait = after ?? backoff(record.attempts)
@@ -100,6 +112,8 @@ public actor Uploader {
                     result.retried += 1
                     result.collectorFailing = true
                     result.retryAfter = after
+                    counters?.retried.increment()
+                    counters?.failures.increment()
                     logger.warning("upload: will retry", metadata: ["record": "\(record.recordId)", "reason": "\(reason)"])
                 }
             } catch {
@@ -114,6 +128,22 @@ public actor Uploader {
             consecutiveFailures = 0
         }
         return result
+    }
+
+    /// The uploader's metrics.
+    private struct UploadCounters: Sendable {
+        let sent: Counter
+        let retried: Counter
+        let setAside: Counter
+        let failures: Counter
+
+        init(_ factory: any MetricsFactory) {
+            let records = "storybridge_upload_records_total"
+            sent = Counter(label: records, dimensions: [("outcome", "sent")], factory: factory)
+            retried = Counter(label: records, dimensions: [("outcome", "retried")], factory: factory)
+            setAside = Counter(label: records, dimensions: [("outcome", "set_aside")], factory: factory)
+            failures = Counter(label: "storybridge_upload_failures_total", factory: factory)
+        }
     }
 
     enum Outcome {

@@ -18,9 +18,13 @@ public actor Viewer {
     private var lastPageLoad: String?
     private static let undeliveredLimit = 256
 
-    /// Creates a viewer with the id its page sent.
-    public init(id: String) {
+    /// Told of every event sent to this viewer (the inspector's feed).
+    private nonisolated let eventObserver: (@Sendable (String, HostEvent) -> Void)?
+
+    /// Creates a viewer with the id its page sent; `eventObserver` is told of every event sent.
+    public init(id: String, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
         self.id = id
+        self.eventObserver = eventObserver
     }
 
     /// Whether at least one page of this viewer is connected.
@@ -46,6 +50,7 @@ public actor Viewer {
 
     /// Sends an event to the viewer's newest connection, or keeps it until one attaches.
     public func send(_ event: HostEvent) {
+        eventObserver?(id, event)
         if let newest = connections.last {
             newest.sink(event)
         } else {

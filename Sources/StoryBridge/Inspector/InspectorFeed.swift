@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+
+/// What happened on the host, for the inspector: every request and its answer, every host event,
+/// page connections and reloads. Keeps the most recent entries and streams new ones to subscribers.
+///
+/// Recording is cheap (a lock and a copy of the exchange); entries are turned into JSON only when
+/// somebody reads them, so an unwatched host pays almost nothing.
+public final class InspectorFeed: Sendable {
+    /// One thing that happened.
+    public enum Entry: Sendable {
+        case exchange(BridgeExchange)
+        case event(viewerId: String, HostEvent)
+        case connection(viewerId: String, connected: Bool, presentationId: Int, slide: String)
+        case reload(presentationId: Int, files: [String])
+    }
+
+    private struct Stamped: Sendable {
+        let seq: Int
+        let at: Date
+        let entry: Entry
+    }
+
+    private struct State {
+        var recent: [Stamped] = []
+        /// Index in `recent` of the oldest entry once the ring is full.
+        var start = 0
+        var nextSeq = 1
+        var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// How many recent entries are kept for an inspector that opens later.
+    public let capacity: Int
+    /// Data larger than this (as JSON) is shown as a preview only.
+    public static let dataLimit = 4_096
+    /// Characters of a preview of clipped data.
+    public static let previewLength = 512
+
+    /// Creates an empty feed keeping `capacity` recent entries.
+    public init(capacity: Int = 500) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records an entry and sends it to the subscribers.
+    public func record(_ entry: Entry) {
+        let (stamped, subscribers) = state.withLock { state -> (Stamped, [AsyncStream<String>.Continuation]) in
+            let stamped = Stamped(seq: state.nextSeq, at: Date(), entry: entry)
+            state.nextSeq += 1
+            if state.recent.count < capacity {
+                state.recent.append(stamped)
+            } else {
+                state.recent[state.start] = stamped
+                state.start = (state.start + 1) % capacity
+            }
+            return (stamped, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
+        }
+        guard !subscribers.isEmpty else { return }
+        let text = Self.json(stamped).jsonString()
+        for subscriber in subscribers { subscriber.yield(text) }
+    }
+
+    /// The recent entries, oldest first, as JSON.
+    public var recentEntries: [JSONValue] {
+        ordered(state.withLock { $0 }).map(Self.json)
+    }
+
+    /// Subscribes to the feed: the recent entries, then `{"type":"live"}`, then each new entry as
+    /// JSON text. Ends when the subscriber's task stops iterating or ``unsubscribe(_:)`` is called.
+    public func subscribe() -> (id: UUID, entries: AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(2_000))
+        // The history and the registration happen under one lock so no entry is missed or doubled.
+        let history = state.withLock { state -> State in
+            state.subscribers[id] = continuation
+            return state
+        }
+        for stamped in ordered(history) { continuation.yield(Self.json(stamped).jsonString()) }
+        continuation.yield(#"{"type":"live"}"#)
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return (id, stream)
+    }
+
+    /// Ends a subscription.
+    public func unsubscribe(_ id: UUID) {
+        let continuation = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        continuation?.finish()
+    }
+
+    /// How many inspectors are watching.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    private func ordered(_ state: State) -> [Stamped] {
+        Array(state.recent[state.start...] + state.recent[..<state.start])
+    }
+
+    private static func json(_ stamped: Stamped) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "seq": .int(stamped.seq), "at": .string(AnalyticsFormat.timestamp(stamped.at)),
+        ]
+        switch stamped.entry {
+        case .exchange(let exchange):
+            let milliseconds = Double(exchange.duration.components.seconds) * 1000
+                + Double(exchange.duration.components.attoseconds) / 1e15
+            members["type"] = "exchange"
+            members["viewer"] = .string(exchange.viewerId)
+            members["command"] = .string(exchange.request.command)
+            members["guid"] = exchange.request.guid.map(JSONValue.string) ?? .null
+            members["data"] = clip(exchange.request.data)
+            members["status"] = exchange.response.map { .string($0.status.rawValue) } ?? .null
+            members["code"] = exchange.response.map { .int($0.errorCode) } ?? .null
+            members["message"] = exchange.response.flatMap { $0.errorMessage.isEmpty ? nil : .string($0.errorMessage) } ?? .null
+            members["response"] = exchange.response.map { clip($0.data) } ?? .null
+            members["ms"] = .double((milliseconds * 1000).rounded() / 1000)
+        case .event(let viewerId, let event):
+            members["type"] = "event"
+            members["viewer"] = .string(viewerId)
+            members["name"] = .string(event.name)
+            members["data"] = clip(event.data)
+        case .connection(let viewerId, let connected, let presentationId, let slide):
+            members["type"] = "connection"
+            members["viewer"] = .string(viewerId)
+            members["connected"] = .bool(connected)
+            members["presentation"] = .int(presentationId)
+            members["slide"] = .string(slide)
+        case .reload(let presentationId, let files):
+            members["type"] = "reload"
+            members["presentation"] = .int(presentationId)
+            members["files"] = .array(files.map(JSONValue.string))
+        }
+        return .object(members)
+    }
+
+    /// `value` itself, or a preview of it when its JSON is longer than ``dataLimit`` bytes.
+    public static func clip(_ value: JSONValue) -> JSONValue {
+        let text = value.jsonString()
+        guard text.utf8.count > dataLimit else { return value }
+        return ["truncated": true, "bytes": .int(text.utf8.count), "preview": .string(String(text.prefix(previewLength)) + "…")]
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import StoryBridge
+
+/// The inspector's view of the host at one moment (docs/INSPECTOR.md, "Snapshot"): viewers and
+/// their state, recent sessions with their records, and the upload queue.
+enum InspectorSnapshot {
+    /// Sessions shown, newest first.
+    static let sessionLimit = 50
+
+    static func build(host: StoryBridgeHost, uploadCollector: String?) async -> JSONValue {
+        var viewers: [JSONValue] = []
+        var sessionViewers: [String: String] = [:]
+        for viewer in await host.viewers.all {
+            let state = await viewer.state
+            let connected = await viewer.isConnected
+            if let session = state.sessionId { sessionViewers[session] = viewer.id }
+            viewers.append(viewerJSON(viewer.id, state: state, connected: connected, library: host.library))
+        }
+        viewers.sort { ($0["viewer"]?.stringValue ?? "") < ($1["viewer"]?.stringValue ?? "") }
+        return [
+            "version": .string(StoryBridgeVersion.current),
+            "viewers": .array(viewers),
+            "sessions": .array(sessions(host, current: sessionViewers)),
+            "upload": upload(host, collector: uploadCollector),
+        ]
+    }
+
+    private static func viewerJSON(_ id: String, state: ViewerState, connected: Bool, library: PresentationLibrary) -> JSONValue {
+        let presentation: JSONValue = state.presentationId.map { presentationId in
+            ["id": .int(presentationId), "name": library.presentation(id: presentationId).map { .string($0.name) } ?? .null]
+        } ?? .null
+        return [
+            "viewer": .string(id), "connected": .bool(connected), "presentation": presentation,
+            "slide": state.currentSlide.map(JSONValue.string) ?? .null,
+            "history": .array(state.history.map(JSONValue.string)),
+            "navigationData": InspectorFeed.clip(state.navigationData), "chrome": state.chrome.json,
+            "sessionId": state.sessionId.map(JSONValue.string) ?? .null, "lastCause": .string(state.lastCause.rawValue),
+        ]
+    }
+
+    private static func sessions(_ host: StoryBridgeHost, current: [String: String]) -> [JSONValue] {
+        let store = host.analytics
+        guard let records = try? store.sessions(limit: sessionLimit) else { return [] }
+        return records.map { session in
+            let slides = (try? store.slideViews(sessionId: session.id)) ?? []
+            let media = (try? store.mediaViews(sessionId: session.id)) ?? []
+            let events = (try? store.customEvents(sessionId: session.id)) ?? []
+            return [
+                "sessionId": .string(session.id), "presentationId": .int(session.presentationId),
+                "presentationName": host.library.presentation(id: session.presentationId).map { .string($0.name) } ?? .null,
+                "viewer": .string(session.viewerId), "created": .string(AnalyticsFormat.timestamp(session.stamp.created)),
+                "state": .int(session.state.rawValue), "complete": .bool(session.complete), "duration": .int(session.duration),
+                "slidesCount": .int(session.slidesCount), "current": .bool(current[session.id] != nil),
+                "slides": .array(slides.map {
+                    [
+                        "slideName": .string($0.slideName), "duration": .int($0.duration), "navigation": .string($0.navigation),
+                        "cause": .string($0.cause), "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
+                    ]
+                }),
+                "media": .array(media.map {
+                    [
+                        "fileName": .string($0.fileName), "duration": .int($0.duration),
+                        "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
+                    ]
+                }),
+                "customEvents": .array(events.map {
+                    [
+                        "key": .string($0.key), "value": .string($0.value),
+                        "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
+                    ]
+                }),
+            ]
+        }
+    }
+
+    private static func upload(_ host: StoryBridgeHost, collector: String?) -> JSONValue {
+        guard case .object(var members) = (try? host.analytics.uploadStatus())?.json ?? .emptyObject else {
+            return ["enabled": .bool(collector != nil), "collector": collector.map(JSONValue.string) ?? .null]
+        }
+        members["enabled"] = .bool(collector != nil)
+        members["collector"] = collector.map(JSONValue.string) ?? .null
+        return .object(members)
+    }
+}

@@ -1,0 +1,95 @@
+import CoreMetrics
+import Prometheus
+import StoryBridge
+import Synchronization
+
+/// The host's metrics, kept with swift-metrics in a Prometheus registry of their own (no global
+/// bootstrap, so several hosts in one process do not mix) and served as Prometheus text at
+/// `/__storybridge/metrics`:
+///
+/// - `storybridge_requests_total{command, status}`: requests handled; status is the answer's
+///   code (`200`, `400`, `504`...) or `unanswered` for fire-and-forget requests;
+/// - `storybridge_request_duration_seconds{command}`: a histogram of the time the host took;
+/// - `storybridge_connected_viewers`: page connections open now;
+/// - `storybridge_upload_queue_depth`, `storybridge_upload_set_aside`, `storybridge_upload_dropped_records`:
+///   the upload queue, read from the database at each scrape;
+/// - `storybridge_upload_records_total{outcome}` and `storybridge_upload_failures_total`: counted
+///   by the uploader when it is given ``factory``.
+public final class HostMetrics: Sendable {
+    /// The registry the metrics live in.
+    public let registry = PrometheusCollectorRegistry()
+    /// A swift-metrics factory writing into ``registry``; hand it to the ``Uploader``.
+    public let factory: PrometheusMetricsFactory
+    private let requests = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
+    private let durations = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let connectedViewers: CoreMetrics.Meter
+    private let queueDepth: CoreMetrics.Gauge
+    private let setAside: CoreMetrics.Gauge
+    private let dropped: CoreMetrics.Gauge
+
+    private struct RequestKey: Hashable {
+        let command: String
+        let status: String
+    }
+
+    /// Creates an empty set of metrics.
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["storybridge_request_duration_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+        connectedViewers = CoreMetrics.Meter(label: "storybridge_connected_viewers", factory: factory)
+        queueDepth = CoreMetrics.Gauge(label: "storybridge_upload_queue_depth", factory: factory)
+        setAside = CoreMetrics.Gauge(label: "storybridge_upload_set_aside", factory: factory)
+        dropped = CoreMetrics.Gauge(label: "storybridge_upload_dropped_records", factory: factory)
+        connectedViewers.set(0)
+    }
+
+    /// Counts the requests `bridge` handles, by command and status, and times them.
+    public func watch(_ bridge: Bridge) {
+        bridge.observe { [weak self] exchange in self?.record(exchange) }
+    }
+
+    func record(_ exchange: BridgeExchange) {
+        let command = exchange.request.command
+        let status = exchange.response.map { String($0.errorCode) } ?? "unanswered"
+        let key = RequestKey(command: command, status: status)
+        let factory = self.factory
+        let counter = requests.withLock { counters in
+            if let existing = counters[key] { return existing }
+            let made = CoreMetrics.Counter(
+                label: "storybridge_requests_total", dimensions: [("command", command), ("status", status)], factory: factory)
+            counters[key] = made
+            return made
+        }
+        counter.increment()
+        let timer = durations.withLock { timers in
+            if let existing = timers[command] { return existing }
+            let made = CoreMetrics.Timer(
+                label: "storybridge_request_duration_seconds", dimensions: [("command", command)], factory: factory)
+            timers[command] = made
+            return made
+        }
+        timer.recordNanoseconds(
+            exchange.duration.components.seconds * 1_000_000_000 + exchange.duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// A page connection opened.
+    func viewerConnected() { connectedViewers.increment() }
+
+    /// A page connection closed.
+    func viewerDisconnected() { connectedViewers.decrement() }
+
+    /// The metrics in Prometheus text format, with the upload queue read from `analytics` now.
+    public func render(analytics: AnalyticsStore) -> String {
+        if let status = try? analytics.uploadStatus() {
+            queueDepth.record(status.queued)
+            setAside.record(status.setAside)
+            dropped.record(status.droppedRecords)
+        }
+        return registry.emitToString()
+    }
+}
