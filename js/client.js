@@ -29,6 +29,7 @@
   };
   var VIEWER_KEY = 'storybridge.viewer';
   var NAVIGATION_KEY = 'storybridge.navigation';
+  var RELOAD_KEY = 'storybridge.reload';
 
   // ---- storage that survives slide loads in this tab (falls back to memory) ----
   var memory = {};
@@ -54,6 +55,19 @@
   if (!viewerId) { viewerId = randomId(); save(VIEWER_KEY, viewerId); }
   var pageLoad = randomId();
 
+  // ---- a live reload (the presentation's files changed) continues the same page load ----
+  // The host then sees a reconnect, not a new visit: no extra slide view, no history entry, and
+  // the slide keeps the navigation data it was opened with.
+  var reloaded = null;
+  try { reloaded = JSON.parse(load(RELOAD_KEY) || 'null'); } catch (e) { reloaded = null; }
+  save(RELOAD_KEY, null);
+  if (reloaded && String(reloaded.presentation) === String(config.presentation) && reloaded.slide === config.slide &&
+      typeof reloaded.load === 'string') {
+    pageLoad = reloaded.load;
+  } else {
+    reloaded = null;
+  }
+
   // ---- navigation data handed over by the go/open that led to this slide ----
   var navigationData = {};
   var pendingNavigation = null;
@@ -63,6 +77,8 @@
       pendingNavigation.slide === config.slide && pendingNavigation.data &&
       typeof pendingNavigation.data === 'object') {
     navigationData = pendingNavigation.data;
+  } else if (reloaded && reloaded.data && typeof reloaded.data === 'object') {
+    navigationData = reloaded.data;
   }
   window.StoryCLMNavigationData = navigationData;
 
@@ -98,8 +114,12 @@
       window.location.href = data.url;
     },
     reload: function () {
-      // The presentation's files changed on disk (serve's live reload): show the new version.
+      // The presentation's files changed on disk (serve's live reload): show the new version as
+      // the same page load of the same viewer.
       leaving = true;
+      save(RELOAD_KEY, JSON.stringify({
+        presentation: config.presentation, slide: config.slide, load: pageLoad, data: navigationData
+      }));
       window.location.reload();
     },
     confirmClose: function (data) { chrome.confirmClose(data.prompt); },

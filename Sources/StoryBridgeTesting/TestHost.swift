@@ -16,9 +16,14 @@ public struct TestHost: Sendable {
     public let runtime: StoryBridgeHost
     /// The running server.
     public let server: RunningServer
+    /// The server's metrics (also served at `/__storybridge/metrics`).
+    public let metrics: HostMetrics
 
     /// The base URL, e.g. `http://127.0.0.1:53121`.
     public var baseURL: String { server.baseURL }
+
+    /// The inspector page's address, token included.
+    public var inspectorURL: String { baseURL + "/__storybridge/inspector?token=" + server.token }
 
     /// Starts a host with the presentation folders given, numbered from 1 in order unless
     /// `catalogs` says otherwise.
@@ -45,8 +50,9 @@ public struct TestHost: Sendable {
             identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink, commands: commands,
             defaultDeadline: defaultDeadline, logger: logger)
         configure(runtime)
-        let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration).start()
-        return TestHost(runtime: runtime, server: server)
+        let metrics = HostMetrics()
+        let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration, metrics: metrics).start()
+        return TestHost(runtime: runtime, server: server, metrics: metrics)
     }
 
     /// Connects a scripted viewer to `slide` of `presentationId`.

@@ -34,29 +34,14 @@ func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String, err
 struct CommandLineTests {
     @Test("serve --port 0 prints the URL of a free port, serves there, and stops cleanly on Ctrl-C")
     func serveAndInterrupt() async throws {
-        let process = Process()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = ["serve", demoFolder.path, "--port", "0", "--log-level", "warning"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("Ctrl-C"), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let match = try #require(text.firstMatch(of: /http:\/\/127\.0\.0\.1:(\d+)\//))
+        let serve = try ServeProcess.start([demoFolder.path, "--port", "0", "--log-level", "warning"])
+        let match = try #require(serve.output.firstMatch(of: /http:\/\/127\.0\.0\.1:(\d+)\//))
         let port = try #require(Int(match.1))
         #expect(port > 0 && port != 8080)
         let (status, _, body) = try await httpGet("http://127.0.0.1:\(port)/p/1/index.html")
         #expect(status == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("/__storybridge/client.js"))
-        process.interrupt()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(serve.interrupt() == 0)
     }
 
     @Test("serve of a folder without index.html fails with a message and a non-zero status")
@@ -158,24 +143,10 @@ struct LibraryCommandTests {
         let zip = try demoZip()
         for target in [zip.path, "1"] {
             if target == "1" { _ = try runCLI(["install", zip.path, "--data-dir", data]) }
-            let process = Process()
-            process.executableURL = try storybridgeExecutable()
-            process.arguments = ["serve", target, "--port", "0", "--data-dir", data, "--log-level", "error"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            var text = ""
-            while !text.contains("Ctrl-C") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            let match = try #require(text.firstMatch(of: /http:\/\/127\.0\.0\.1:(\d+)\//))
-            let page = try await httpGet("http://127.0.0.1:\(match.1)/p/1/summary.html")
+            let serve = try ServeProcess.start([target, "--port", "0", "--data-dir", data, "--log-level", "error"])
+            let page = try await httpGet(serve.baseURL + "/p/1/summary.html")
             #expect(page.status == 200, "serving \(target)")
-            process.interrupt()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(serve.interrupt() == 0)
         }
     }
 }

@@ -148,14 +148,16 @@ public final class Bridge: Sendable {
     private func answer(
         _ request: BridgeRequest, _ result: Result<ModuleReply, BridgeError>, context: BridgeContext
     ) -> BridgeResponse? {
-        guard let guid = request.guid else {
-            if case .failure(let error) = result {
-                context.logger.warning(
-                    "request without GUID failed",
-                    metadata: ["command": "\(request.command)", "error": "\(error.message)"])
-            }
-            return nil
+        if case .failure(let error) = result, error.isDefect || request.guid == nil {
+            // A failure nobody hears of (no GUID) or one that points at a defect is worth a warning.
+            context.logger.warning(
+                request.guid == nil ? "request without GUID failed" : "request failed",
+                metadata: [
+                    "command": "\(request.command)", "code": "\(error.errorCode)",
+                    "error": "\(RequestLogLine.preview(error.message))",
+                ])
         }
+        guard let guid = request.guid else { return nil }
         switch result {
         case .success(let reply):
             return BridgeResponse(

@@ -50,6 +50,16 @@ public enum BridgeError: Error, Sendable, Hashable {
         }
     }
 
+    /// Whether the failure points at a defect in the content or a module (an unknown command, bad
+    /// `Data`, a module that threw or hung), so the host logs it as a warning. Not-found, refused and
+    /// custom answers are ordinary outcomes content handles.
+    public var isDefect: Bool {
+        switch self {
+        case .unknownCommand, .invalidData, .deadlineExceeded, .moduleFailed: return true
+        case .notFound, .refused, .custom: return false
+        }
+    }
+
     /// The `Data` sent with the failure: `{}` unless the case carries its own.
     public var data: JSONValue {
         if case .custom(_, _, let data) = self { return data }

@@ -1,0 +1,61 @@
+import Foundation
+import StoryBridgeTesting
+import Testing
+
+/// A `storybridge serve` child process, started and read until it says it is ready.
+struct ServeProcess {
+    let process: Process
+    /// What it printed on standard output up to "Press Ctrl-C".
+    let output: String
+    /// The address it serves, e.g. `http://127.0.0.1:40211`.
+    let baseURL: String
+    /// The launch token, read from the inspector address it printed.
+    let token: String
+    /// Where its standard error goes.
+    let errorsFile: URL
+
+    /// Runs `storybridge serve` with `arguments` (add `--port 0`) and waits for its start-up lines.
+    static func start(_ arguments: [String]) throws -> ServeProcess {
+        let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
+        FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = try storybridgeExecutable()
+        process.arguments = ["serve"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errorsFile)
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !text.contains("Ctrl-C"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/) else {
+            process.terminate()
+            process.waitUntilExit()
+            let errors = (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? ""
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text) \(errors)"])
+        }
+        return ServeProcess(process: process, output: text, baseURL: String(match.1), token: String(match.2), errorsFile: errorsFile)
+    }
+
+    /// Its standard error so far.
+    var errors: String { (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? "" }
+
+    /// Connects a scripted viewer to `slide` of presentation 1.
+    func connectViewer(slide: String = "index.html", viewerId: String = UUID().uuidString) async throws -> ViewerClient {
+        try await ViewerClient.connect(
+            baseURL: baseURL, token: token, presentationId: 1, slide: slide, viewerId: viewerId, pageLoad: UUID().uuidString,
+            viaDeepLink: false)
+    }
+
+    /// Sends Ctrl-C, waits for the exit and returns the exit status.
+    @discardableResult
+    func interrupt() -> Int32 {
+        process.interrupt()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
