@@ -71,13 +71,23 @@ public final class StoryBridgeHost: Sendable {
     }
 
     /// Replaces a presentation with a newly read version of it (live reload) and reloads the
-    /// connected viewers showing it; they keep their viewer id, state and session.
+    /// connected viewers showing it; they keep their viewer id, state and session. A viewer whose
+    /// slide no longer exists is sent to the start slide instead.
     public func presentationChanged(_ presentation: Presentation, files: [String]) async {
         library.add(presentation)
         feed.record(.reload(presentationId: presentation.id, files: files))
         for viewer in await viewers.all {
-            guard await viewer.state.presentationId == presentation.id, await viewer.isConnected else { continue }
-            await viewer.send(HostEvent(name: "reload", data: ["files": .array(files.map(JSONValue.string))]))
+            let state = await viewer.state
+            guard state.presentationId == presentation.id, await viewer.isConnected else { continue }
+            if let slide = state.currentSlide, !presentation.hasSlide(slide) {
+                let start = Presentation.startSlide
+                await viewer.send(
+                    .navigate(
+                        presentationId: presentation.id, slide: start,
+                        url: ContentPaths.slideURL(presentationId: presentation.id, slide: start), data: .emptyObject))
+            } else {
+                await viewer.send(HostEvent(name: "reload", data: ["files": .array(files.map(JSONValue.string))]))
+            }
         }
     }
 

@@ -44,6 +44,14 @@ struct LiveReloadServeTests {
         #expect(second.data["files"]?.arrayValue?.contains("extra.html") == true)
         let map = try await viewer.request("getMap")
         #expect(map.data["index.html"]?.arrayValue?.contains("extra.html") == true)
+
+        // A viewer whose slide is deleted is sent to the start slide instead of reloading a 404.
+        let onExtra = try await serve.connectViewer(slide: "extra.html", viewerId: "on-extra")
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("extra.html"))
+        let moved = try #require(await onExtra.nextEvent(named: "navigate", timeout: .seconds(20)))
+        #expect(moved.data["url"] == "/p/1/index.html")
+        #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(20)) != nil)
+        await onExtra.close()
         await viewer.close()
         #expect(serve.interrupt() == 0)
         #expect(serve.errors.contains("live reload:"))

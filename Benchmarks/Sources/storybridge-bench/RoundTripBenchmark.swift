@@ -21,13 +21,19 @@ struct Latencies {
 /// 20 KB slide and measures it from this process, in one run.
 struct RoundTripBenchmark {
     let quick: Bool
+    /// Only the pipelined comparison (for working on the command path, or profiling the host).
+    var pipelinedOnly = false
+    /// Pipelined rounds of each path, instead of the default.
+    var rounds: Int?
+    /// Skip the echo rounds (profiling the bridge alone).
+    var bridgeOnly = false
 
     var sequentialCount: Int { quick ? 1_000 : 10_000 }
     var pipelinedViewers: Int { 100 }
     var pipelinedPerViewer: Int { quick ? 50 : 300 }
     /// Echo and bridge pipelined runs alternate this many times each; the medians are compared, so
     /// a burst of other work on the machine cannot decide the ratio.
-    var pipelinedRounds: Int { quick ? 3 : 7 }
+    var pipelinedRounds: Int { rounds ?? (quick ? 3 : 7) }
     var idleViewers: Int { quick ? 200 : 1_000 }
     var staticSeconds: Double { quick ? 2 : 10 }
 
@@ -40,7 +46,7 @@ struct RoundTripBenchmark {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
         server.arguments = [
             "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path,
-            "--max-connections", "5000",
+            "--max-connections", "5000", "--no-watch",
         ]
         let output = Pipe()
         server.standardOutput = output
@@ -71,18 +77,45 @@ struct RoundTripBenchmark {
         _ = try await sequential(url: bridgeURL("warm"), request: request, count: 500, skipHello: true)
         _ = try await sequential(url: echoURL, request: request, count: 500, skipHello: false)
 
+        var echoRuns: [PipelinedRun] = []
+        var bridgeRuns: [PipelinedRun] = []
+        func runPipelined() async throws {
+            // The bridge viewers reconnect as the same page loads each round, so rounds after the
+            // first start no sessions (connecting is not timed either way).
+            for _ in 0..<pipelinedRounds {
+                if !bridgeOnly {
+                    echoRuns.append(
+                        try await pipelined(
+                            urls: (0..<pipelinedViewers).map { _ in echoURL }, request: request, skipHello: false,
+                            hostPid: server.processIdentifier))
+                }
+                bridgeRuns.append(
+                    try await pipelined(
+                        urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request, skipHello: true,
+                        hostPid: server.processIdentifier))
+            }
+        }
+        func cpuLine() -> String {
+            String(format: "CPU per message (median): host %.1f µs echo / %.1f µs bridge; client %.1f µs echo / %.1f µs bridge",
+                   Self.median(echoRuns.map(\.hostMicroseconds)), Self.median(bridgeRuns.map(\.hostMicroseconds)),
+                   Self.median(echoRuns.map(\.clientMicroseconds)), Self.median(bridgeRuns.map(\.clientMicroseconds)))
+        }
+        if pipelinedOnly {
+            try await runPipelined()
+            let echoRate = Self.median(echoRuns.map(\.rate))
+            let bridgeRate = Self.median(bridgeRuns.map(\.rate))
+            print(String(format: "%d viewers pipelined, %d calls each, %d rounds: echo median %.0f msg/s, bridge median %.0f commands/s, ratio %.2fx",
+                         pipelinedViewers, pipelinedPerViewer, pipelinedRounds, echoRate, bridgeRate, bridgeRate / echoRate))
+            print(cpuLine())
+            print("echo rounds: \(echoRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))")
+            print("bridge rounds: \(bridgeRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))")
+            return
+        }
         let echoSequential = Latencies(try await sequential(url: echoURL, request: request, count: sequentialCount, skipHello: false))
         let bridgeSequential = Latencies(try await sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
-        var echoRates: [Double] = []
-        var bridgeRates: [Double] = []
-        for round in 0..<pipelinedRounds {
-            echoRates.append(try await pipelined(urls: (0..<pipelinedViewers).map { _ in echoURL }, request: request, skipHello: false))
-            bridgeRates.append(
-                try await pipelined(
-                    urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\(round)-\($0)") }, request: request, skipHello: true))
-        }
-        let echoRate = Self.median(echoRates)
-        let bridgeRate = Self.median(bridgeRates)
+        try await runPipelined()
+        let echoRate = Self.median(echoRuns.map(\.rate))
+        let bridgeRate = Self.median(bridgeRuns.map(\.rate))
 
         print("")
         print("| measurement | plain WebSocket echo | storybridge bridge | ratio | target |")
@@ -93,6 +126,8 @@ struct RoundTripBenchmark {
                      echoSequential.percentile(0.99), bridgeSequential.percentile(0.99), bridgeSequential.percentile(0.99) / echoSequential.percentile(0.99)))
         print(String(format: "| %d viewers pipelined (%d calls each, median of %d alternating rounds) | %.0f msg/s | %.0f commands/s | %.2fx | >= 0.80x |",
                      pipelinedViewers, pipelinedPerViewer, pipelinedRounds, echoRate, bridgeRate, bridgeRate / echoRate))
+
+        print("| \(cpuLine()) | | | | |")
 
         let browser = try await chromium(base: base)
         print(String(format: "| headless Chromium, 1,000 sequential calls via storyclm.js, p50 / p99 | | %.3f ms / %.3f ms | | |",
@@ -129,8 +164,16 @@ struct RoundTripBenchmark {
         return latencies
     }
 
-    /// Many connections, each sending its requests without waiting; returns answers per second.
-    func pipelined(urls: [String], request: String, skipHello: Bool) async throws -> Double {
+    /// One pipelined run: answers per second, and the CPU time the host and this client spent per
+    /// message while it ran (where the time goes: both share the machine's cores).
+    struct PipelinedRun {
+        let rate: Double
+        let hostMicroseconds: Double
+        let clientMicroseconds: Double
+    }
+
+    /// Many connections, each sending its requests without waiting.
+    func pipelined(urls: [String], request: String, skipHello: Bool, hostPid: Int32) async throws -> PipelinedRun {
         var connections: [WebSocketTextConnection] = []
         for url in urls {
             let connection = try await WebSocketTextConnection.connect(url: url)
@@ -139,6 +182,8 @@ struct RoundTripBenchmark {
         }
         let perViewer = pipelinedPerViewer
         let clock = ContinuousClock()
+        let hostBefore = cpuSeconds(pid: hostPid)
+        let clientBefore = ownCPUSeconds()
         let start = clock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for connection in connections {
@@ -152,9 +197,31 @@ struct RoundTripBenchmark {
             try await group.waitForAll()
         }
         let elapsed = clock.now - start
+        let hostCPU = cpuSeconds(pid: hostPid) - hostBefore
+        let clientCPU = ownCPUSeconds() - clientBefore
         for connection in connections { await connection.close() }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Double(urls.count * perViewer) / seconds
+        let messages = Double(urls.count * perViewer)
+        return PipelinedRun(
+            rate: messages / seconds, hostMicroseconds: hostCPU / messages * 1e6, clientMicroseconds: clientCPU / messages * 1e6)
+    }
+
+    /// User plus system CPU seconds of process `pid` (from /proc; 10 ms resolution).
+    func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return .nan }
+        // Fields after the command name: state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// User plus system CPU seconds of this process.
+    func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     func chromium(base: String) async throws -> Latencies {

@@ -4,10 +4,13 @@ import Foundation
 //   storybridge-bench custom-events [COUNT]   setCustomEvent through the bridge vs plain SQLite inserts
 //   storybridge-bench roundtrip [--quick]     command round trips vs a plain WebSocket echo, Chromium,
 //                                             memory per viewer, static serving
+//       [--pipelined-only] [--rounds N] [--bridge-only]
+//                                             only the pipelined comparison, N rounds of each path
+//                                             (--bridge-only: no echo rounds, for profiling the host)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
-    print("usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick]")
+    print("usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only]")
     exit(2)
 }
 
@@ -22,7 +25,17 @@ case "custom-events":
     print(String(format: "setCustomEvent via the bridge: %.3f s (%.0f events/s)", seconds(module), Double(count) / seconds(module)))
     print(String(format: "ratio %.2fx (target <= 2.00x)", ratio))
 case "roundtrip":
-    try await RoundTripBenchmark(quick: arguments.contains("--quick")).run()
+    var benchmark = RoundTripBenchmark(quick: arguments.contains("--quick"))
+    benchmark.pipelinedOnly = arguments.contains("--pipelined-only")
+    benchmark.bridgeOnly = arguments.contains("--bridge-only")
+    if let index = arguments.firstIndex(of: "--rounds") {
+        guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
+            print("--rounds needs a positive number")
+            exit(2)
+        }
+        benchmark.rounds = rounds
+    }
+    try await benchmark.run()
 default:
     print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip")
     exit(2)
