@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 import StoryBridge
 
 /// The WebSocket side of the host: one connection per page load, feeding the page's frames to the
@@ -57,12 +58,14 @@ struct BridgeEndpoint: Sendable {
     ) async {
         let viewer = await host.viewers.viewer(id: page.viewerId)
         let context = host.context(for: viewer)
-        let channel = OutboundChannel { text in try await outbound.write(.text(text)) }
+        let channel = OutboundChannel { frame in
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+        }
         let deliver: @Sendable (JSONValue) -> Void = { channel.send($0.jsonString()) }
         let connection = UUID()
         let dispatcher = FrameDispatcher(
             bridge: host.bridge, context: context, maxInFlight: maxInFlight, deliver: deliver,
-            respond: { await channel.sendNow($0.jsonText) })
+            respond: { await channel.sendNow($0.jsonBytes) })
 
         await withDiscardingTaskGroup { group in
             let entry = await host.pageLoaded(

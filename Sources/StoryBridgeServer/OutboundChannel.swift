@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// The single, ordered way out of one page connection: answers and host events are queued here
@@ -6,31 +7,38 @@ import Synchronization
 /// Whoever finds the channel idle becomes its writer. The task that answers a page's requests
 /// writes its answers itself (``sendNow(_:)``, no hand-over to another task, which is what a cheap
 /// command costs most); messages sent from synchronous code (``send(_:)``) start a short-lived
-/// writer task when nobody is writing.
+/// writer task when nobody is writing. Messages travel as the bytes of one text frame each.
 final class OutboundChannel: Sendable {
     private struct State {
-        var pending: [String] = []
+        var pending: [ByteBuffer] = []
         var writing = false
         var closed = false
     }
 
     private let state = Mutex(State())
-    private let write: @Sendable (String) async throws -> Void
+    private let write: @Sendable (ByteBuffer) async throws -> Void
 
-    /// `write` puts one text frame on the wire.
-    init(write: @escaping @Sendable (String) async throws -> Void) {
+    /// `write` puts one text frame, holding the UTF-8 bytes given, on the wire.
+    init(write: @escaping @Sendable (ByteBuffer) async throws -> Void) {
         self.write = write
     }
 
     /// Queues `text`; starts a writer task when nobody is writing.
     func send(_ text: String) {
-        guard claimWriter(appending: text) else { return }
-        Task { await self.drain() }
+        let frame = ByteBuffer(string: text)
+        guard claimWriter(queueing: frame) else { return }
+        Task {
+            guard await self.write(frame) else { return }
+            await self.drain()
+        }
     }
 
-    /// Queues `text` and, when nobody is writing, writes the queue from the calling task.
-    func sendNow(_ text: String) async {
-        guard claimWriter(appending: text) else { return }
+    /// Writes `bytes` from the calling task when nobody is writing (then whatever was queued
+    /// meanwhile); queues them otherwise.
+    func sendNow(_ bytes: [UInt8]) async {
+        let frame = ByteBuffer(bytes: bytes)
+        guard claimWriter(queueing: frame) else { return }
+        guard await write(frame) else { return }
         await drain()
     }
 
@@ -42,19 +50,35 @@ final class OutboundChannel: Sendable {
         }
     }
 
-    private func claimWriter(appending text: String) -> Bool {
+    /// Makes the caller the writer of `frame` and returns true when nobody is writing; otherwise
+    /// queues `frame` for the current writer.
+    private func claimWriter(queueing frame: ByteBuffer) -> Bool {
         state.withLock { state in
             guard !state.closed else { return false }
-            state.pending.append(text)
-            guard !state.writing else { return false }
+            guard !state.writing else {
+                state.pending.append(frame)
+                return false
+            }
             state.writing = true
             return true
         }
     }
 
+    /// Writes one frame; false (and the channel closed) when the connection is gone.
+    private func write(_ frame: ByteBuffer) async -> Bool {
+        do {
+            try await write(frame)
+            return true
+        } catch {
+            close()
+            return false
+        }
+    }
+
+    /// Writes what was queued while this writer wrote, until nothing is left; then stops writing.
     private func drain() async {
         while true {
-            let batch = state.withLock { state -> [String] in
+            let batch = state.withLock { state -> [ByteBuffer] in
                 guard !state.closed, !state.pending.isEmpty else {
                     state.writing = false
                     return []
@@ -63,13 +87,8 @@ final class OutboundChannel: Sendable {
                 return state.pending
             }
             if batch.isEmpty { return }
-            for text in batch {
-                do {
-                    try await write(text)
-                } catch {
-                    close()
-                    return
-                }
+            for frame in batch {
+                guard await write(frame) else { return }
             }
         }
     }

@@ -28,6 +28,18 @@ private struct WaitingModule: BridgeModule {
     }
 }
 
+/// An ordered module (not concurrent, not immediate) that answers once the test opens its gate.
+private struct GatedOrderedModule: BridgeModule {
+    let name = "GatedOrdered"
+    let commands = ["gated"]
+    let gate = Gate()
+    var deadline: ModuleDeadline { .unlimited }
+    func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
+        return "opened"
+    }
+}
+
 /// A flag the test raises.
 private final class Gate: Sendable {
     private let open = Mutex(false)
@@ -145,6 +157,34 @@ struct FrameDispatcherTests {
         // The late answer, once it comes, is dropped.
         #expect(outbox.answers(to: "L").count == 1)
         dispatcher.finish()
+    }
+
+    @Test("a command that answers from memory is answered on the reading task, with no task spawned")
+    func immediateAnswer() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        #expect(bridge.registration(for: "getCurrentSlideName")?.module.answersImmediately("getCurrentSlideName") == true)
+        let spawned = Mutex(0)
+        await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"I1"}"#) { _ in
+            spawned.withLock { $0 += 1 }
+        }
+        #expect(spawned.withLock { $0 } == 0)
+        #expect(outbox.answers(to: "I1").first?["Status"] == "Success")
+    }
+
+    @Test("a command that answers from memory still waits for the ordered request sent before it")
+    func immediateKeepsOrder() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        let module = GatedOrderedModule()
+        bridge.register(module)
+        try await withThrowingDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"{"Command":"gated","GUID":"S"}"#) { work in group.addTask { await work() } }
+            await dispatcher.dispatch(frame: #"{"Command":"getUserInfo","GUID":"U"}"#) { work in group.addTask { await work() } }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(outbox.all.isEmpty)
+            module.gate.raise()
+            #expect(try await eventually { outbox.answers(to: "U").count == 1 })
+        }
+        #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["S", "U"])
     }
 
     @Test("thousands of pipelined ordered requests are all answered once, in order, through the bounded queue")

@@ -105,12 +105,39 @@ struct MessageTests {
         }
     }
 
+    @Test("a request object is read member by member as a parsed object would be: extra members ignored, the last duplicate wins")
+    func requestObjectMembers() throws {
+        let frame = #" {"GUID":"G0","Data":{"a":[1,{"b":null}]},"Extra":{"deep":[[]]},"Command":"first","Command":"go","GUID":"G1"} "#
+        let requests = try BridgeRequest.requests(fromFrame: frame)
+        #expect(requests == [.success(BridgeRequest(command: "go", data: ["a": [1, ["b": .null]]], guid: "G1"))])
+        #expect(try BridgeRequest.requests(fromFrame: #"{"Command":"x","Data":null}"#) == [.success(BridgeRequest(command: "x"))])
+        #expect(try BridgeRequest.requests(fromFrame: #"{"Command":"x","Data":{}}"#).first == .success(BridgeRequest(command: "x")))
+        #expect(try BridgeRequest.requests(fromFrame: #"{"Command":"caf\u00e9 \"q\""}"#).first == .success(BridgeRequest(command: "café \"q\"")))
+        #expect(throws: FrameError.notJSON("unexpected data after the JSON value at byte 16")) {
+            _ = try BridgeRequest.requests(fromFrame: #"{"Command":"x"} {}"#)
+        }
+        #expect(throws: FrameError.invalidMember(name: "Command", reason: "is missing", guid: "G2")) {
+            _ = try BridgeRequest.requests(fromFrame: #"{"GUID":"G2","Data":{}}"#)
+        }
+        #expect(throws: FrameError.invalidMember(name: "GUID", reason: "must be a string, got a number", guid: nil)) {
+            _ = try BridgeRequest.requests(fromFrame: #"{"Command":"x","GUID":7}"#)
+        }
+    }
+
     @Test("frames nested deeper than 64 levels are refused before decoding, whatever their depth")
     func deepNesting() {
         for depth in [65, 600, 100_000] {
             #expect(throws: FrameError.notJSON("arrays and objects nested deeper than 64 levels")) {
                 _ = try BridgeRequest.requests(fromFrame: String(repeating: "[", count: depth))
             }
+            // The same through a request object's Data.
+            #expect(throws: FrameError.notJSON("arrays and objects nested deeper than 64 levels")) {
+                _ = try BridgeRequest.requests(fromFrame: #"{"Command":"x","Data":"# + String(repeating: "[", count: depth))
+            }
+        }
+        #expect(throws: Never.self) {
+            _ = try BridgeRequest.requests(
+                fromFrame: #"{"Command":"x","Data":"# + String(repeating: "[", count: 63) + String(repeating: "]", count: 63) + "}")
         }
         #expect(throws: Never.self) { _ = try JSONValue.parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64)) }
         #expect(throws: Never.self) { _ = try JSONValue.parse(#"["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]"#) }

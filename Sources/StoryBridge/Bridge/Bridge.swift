@@ -23,7 +23,17 @@ public final class Bridge: Sendable {
         }
     }
 
-    private let routes = Mutex<[String: Registration]>([:])
+    /// What the router needs to handle one command, worked out once when its module subscribes.
+    struct Route: Sendable {
+        let registration: Registration
+        /// `nil` when the module may take as long as it likes.
+        let deadline: Duration?
+        let runsConcurrently: Bool
+        let answersImmediately: Bool
+    }
+
+    /// Canonical command name → its route.
+    private let routes = Mutex<[String: Route]>([:])
     private let observers = Mutex<[@Sendable (BridgeExchange) -> Void]>([])
     private let timer = DeadlineTimer()
     /// The deadline used by modules that ask for the bridge default.
@@ -47,8 +57,23 @@ public final class Bridge: Sendable {
     /// Subscribes `module` to `commands`, replacing whatever module answered them before.
     public func subscribe(_ module: any BridgeModule, toCommands commands: [String], deadline: ModuleDeadline? = nil) {
         let registration = Registration(module: module, deadlineOverride: deadline)
+        let made = commands.map { command in
+            let name = CommandNames.canonical(command)
+            let deadline: Duration?
+            switch registration.deadline(for: name) {
+            case .bridgeDefault: deadline = defaultDeadline
+            case .after(let duration): deadline = duration
+            case .unlimited: deadline = nil
+            }
+            return (
+                name,
+                Route(
+                    registration: registration, deadline: deadline, runsConcurrently: module.runsConcurrently(name),
+                    answersImmediately: module.answersImmediately(name))
+            )
+        }
         routes.withLock { routes in
-            for command in commands { routes[CommandNames.canonical(command)] = registration }
+            for (name, route) in made { routes[name] = route }
         }
     }
 
@@ -62,13 +87,13 @@ public final class Bridge: Sendable {
     /// The registration that answers `command` (any spelling content may send).
     public func registration(for command: String) -> Registration? {
         let name = CommandNames.canonical(command)
-        return routes.withLock { $0[name] }
+        return routes.withLock { $0[name] }?.registration
     }
 
     /// Whether `command` runs concurrently with the page's later requests.
     public func runsConcurrently(_ command: String) -> Bool {
         let name = CommandNames.canonical(command)
-        return routes.withLock { $0[name] }?.module.runsConcurrently(name) ?? false
+        return routes.withLock { $0[name] }?.runsConcurrently ?? false
     }
 
     /// All commands with a module, sorted.
@@ -102,19 +127,18 @@ public final class Bridge: Sendable {
 
     /// Finds the module of `request` and the deadline that applies.
     func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
+        // Content nearly always sends the canonical name: look it up as sent first (route keys are
+        // canonical, so a hit needs no normalising), and normalise only on a miss.
+        if let route = routes.withLock({ $0[request.command] }) {
+            return .success(RoutedRequest(route: route, request: request))
+        }
         let command = CommandNames.canonical(request.command)
-        guard let registration = routes.withLock({ $0[command] }) else {
+        guard let route = routes.withLock({ $0[command] }) else {
             return .failure(.unknownCommand(command))
         }
         var canonical = request
         canonical.command = command
-        let deadline: Duration?
-        switch registration.deadline(for: command) {
-        case .bridgeDefault: deadline = defaultDeadline
-        case .after(let duration): deadline = duration
-        case .unlimited: deadline = nil
-        }
-        return .success(RoutedRequest(module: registration.module, request: canonical, deadline: deadline))
+        return .success(RoutedRequest(route: route, request: canonical))
     }
 
     /// Turns an outcome into the answer (nil without a GUID) and shows the exchange to observers.
@@ -209,12 +233,14 @@ public final class Bridge: Sendable {
 
 /// A request with its module found and its command name made canonical.
 struct RoutedRequest: Sendable {
-    let module: any BridgeModule
+    let route: Bridge.Route
     let request: BridgeRequest
-    /// `nil` when the module may take as long as it likes.
-    let deadline: Duration?
 
-    var runsConcurrently: Bool { module.runsConcurrently(request.command) }
+    var module: any BridgeModule { route.registration.module }
+    /// `nil` when the module may take as long as it likes.
+    var deadline: Duration? { route.deadline }
+    var runsConcurrently: Bool { route.runsConcurrently }
+    var answersImmediately: Bool { route.answersImmediately }
 }
 
 extension BridgeError {

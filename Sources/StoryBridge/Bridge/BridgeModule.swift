@@ -35,6 +35,11 @@ public protocol BridgeModule: Sendable {
     /// a `getCustomEventByKey` sees its own write. Modules that wait on the viewer or the network
     /// return `true`.
     var runsConcurrently: Bool { get }
+    /// Whether the module answers from the host's memory alone: it never waits on disk, the network
+    /// or the viewer, so it cannot hang. The router then answers its requests on the connection's
+    /// own task, without a deadline, when nothing else of the page is waiting (the cheapest path).
+    /// Defaults to `false`.
+    var answersImmediately: Bool { get }
 
     /// Answers one request. The returned value becomes the response's `Data`; a thrown
     /// ``BridgeError`` becomes a `Failure` with its code; any other error becomes a 500 `Failure`.
@@ -47,10 +52,13 @@ public protocol BridgeModule: Sendable {
     func reply(_ request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply
 
     /// The deadline of one command; defaults to ``deadline``. Override when only some commands
-    /// wait on the viewer.
+    /// wait on the viewer. The router asks this, ``runsConcurrently(_:)`` and
+    /// ``answersImmediately(_:)`` once per command, when the module subscribes.
     func deadline(for command: String) -> ModuleDeadline
     /// Whether one command runs concurrently; defaults to ``runsConcurrently``.
     func runsConcurrently(_ command: String) -> Bool
+    /// Whether one command answers from memory alone; defaults to ``answersImmediately``.
+    func answersImmediately(_ command: String) -> Bool
 }
 
 /// A module's full answer: what ``BridgeModule/reply(_:context:)`` returns.
@@ -77,4 +85,6 @@ extension BridgeModule {
     public var runsConcurrently: Bool { false }
     public func deadline(for command: String) -> ModuleDeadline { deadline }
     public func runsConcurrently(_ command: String) -> Bool { runsConcurrently }
+    public var answersImmediately: Bool { false }
+    public func answersImmediately(_ command: String) -> Bool { answersImmediately }
 }

@@ -3,7 +3,9 @@ import Synchronization
 /// Turns the text frames of one page connection into module calls and outbound messages.
 ///
 /// Requests are handled in the order the page sent them; those whose module
-/// ``BridgeModule/runsConcurrently`` are handed to `spawn` so they cannot hold up the rest.
+/// ``BridgeModule/runsConcurrently`` are handed to `spawn` so they cannot hold up the rest. A
+/// request whose module ``BridgeModule/answersImmediately`` is answered right here, on the reading
+/// task, when no earlier request of the page is still waiting (no task, queue or deadline needed).
 /// A frame that cannot be read yields an `error` event (or, when a GUID could be read, a
 /// `Failure` answer to it) and the connection goes on.
 public struct FrameDispatcher: Sendable {
@@ -16,6 +18,7 @@ public struct FrameDispatcher: Sendable {
     public let maxInFlight: Int
     private let inFlight = InFlightCounter()
     private let ordered: OrderedRequestQueue
+    private let respond: @Sendable (BridgeResponse) async -> Void
 
     /// Creates a dispatcher for one connection. `deliver` sends from anywhere; `respond`, when
     /// given, is how the task answering ordered requests sends its answers (it may write them
@@ -28,7 +31,9 @@ public struct FrameDispatcher: Sendable {
         self.context = context
         self.maxInFlight = maxInFlight
         self.deliver = deliver
-        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond ?? { deliver($0.json) })
+        let respond = respond ?? { deliver($0.json) }
+        self.respond = respond
+        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond)
     }
 
     /// Handles one text frame. `spawn` runs work that outlives the call: the worker that answers
@@ -48,6 +53,11 @@ public struct FrameDispatcher: Sendable {
                 reject(error)
             case .success(let request):
                 let route = bridge.route(request)
+                if case .success(let routed) = route, routed.answersImmediately, ordered.isIdle {
+                    // Only this task adds to the queue, so it stays idle while the answer is made.
+                    await answerImmediately(request, routed)
+                    continue
+                }
                 guard case .success(let routed) = route, routed.runsConcurrently else {
                     // Unknown commands go through the queue too, so their 400 keeps its place in line.
                     await ordered.enqueue(request, route: route, spawn: spawn)
@@ -66,6 +76,15 @@ public struct FrameDispatcher: Sendable {
                     self.inFlight.leave()
                 }
             }
+        }
+    }
+
+    /// Answers a request of a module that answers from memory, on the calling task.
+    private func answerImmediately(_ request: BridgeRequest, _ routed: RoutedRequest) async {
+        let started = ContinuousClock.now
+        let result = await Bridge.invoke(routed.module, routed.request, context: context)
+        if let response = bridge.finish(request, result, context: context, started: started) {
+            await respond(response)
         }
     }
 

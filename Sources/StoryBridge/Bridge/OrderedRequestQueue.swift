@@ -66,6 +66,11 @@ final class OrderedRequestQueue: Sendable {
         self.deliver = deliver
     }
 
+    /// Whether no request is queued or being answered.
+    var isIdle: Bool {
+        state.withLock { !$0.workerRunning && $0.isEmpty }
+    }
+
     /// Queues a routed request; starts a worker through `spawn` when none is running, and waits
     /// while the queue is full.
     func enqueue(

@@ -15,10 +15,18 @@ public final class InspectorFeed: Sendable {
         case reload(presentationId: Int, files: [String])
     }
 
-    private struct Stamped: Sendable {
+    /// A class, so keeping and handing out an entry costs one reference, not a copy of the
+    /// exchange's every string and value.
+    private final class Stamped: Sendable {
         let seq: Int
         let at: Date
         let entry: Entry
+
+        init(seq: Int, at: Date, entry: Entry) {
+            self.seq = seq
+            self.at = at
+            self.entry = entry
+        }
     }
 
     private struct State {
@@ -44,8 +52,9 @@ public final class InspectorFeed: Sendable {
 
     /// Records an entry and sends it to the subscribers.
     public func record(_ entry: Entry) {
-        let (stamped, subscribers) = state.withLock { state -> (Stamped, [AsyncStream<String>.Continuation]) in
-            let stamped = Stamped(seq: state.nextSeq, at: Date(), entry: entry)
+        let at = Date()
+        let watched = state.withLock { state -> (Stamped, [AsyncStream<String>.Continuation])? in
+            let stamped = Stamped(seq: state.nextSeq, at: at, entry: entry)
             state.nextSeq += 1
             if state.recent.count < capacity {
                 state.recent.append(stamped)
@@ -53,9 +62,9 @@ public final class InspectorFeed: Sendable {
                 state.recent[state.start] = stamped
                 state.start = (state.start + 1) % capacity
             }
-            return (stamped, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
+            return state.subscribers.isEmpty ? nil : (stamped, Array(state.subscribers.values))
         }
-        guard !subscribers.isEmpty else { return }
+        guard let (stamped, subscribers) = watched else { return }
         let text = Self.json(stamped).jsonString()
         for subscriber in subscribers { subscriber.yield(text) }
     }

@@ -4,6 +4,9 @@ public struct BaseModule: BridgeModule {
     public let name = "Base"
     public let commands = ["go", "getNavigationData", "getAppInfo", "getUserInfo", "getGeoLocationInfo"]
 
+    /// Answers from the viewer's state and the library in memory.
+    public var answersImmediately: Bool { true }
+
     public init() {}
 
     public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {

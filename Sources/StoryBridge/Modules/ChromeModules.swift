@@ -3,6 +3,9 @@ public struct UIModule: BridgeModule {
     public let name = "UI"
     public let commands = ["hideCloseBtn", "hideSystemBtns"]
 
+    /// Answers from the viewer's state and the library in memory.
+    public var answersImmediately: Bool { true }
+
     public init() {}
 
     public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
@@ -26,6 +29,9 @@ public struct MapModule: BridgeModule {
     public let name = "Map"
     public let commands = ["getMap", "hideMapBtn", "showMapBtn"]
 
+    /// Answers from the viewer's state and the library in memory.
+    public var answersImmediately: Bool { true }
+
     public init() {}
 
     public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
@@ -46,6 +52,9 @@ public struct MapModule: BridgeModule {
 public struct ViewerChromeModule: BridgeModule {
     public let name = "ViewerChrome"
     public let commands = ["storybridge.promptAnswer", "storybridge.mapNavigate", "storybridge.state"]
+
+    /// Answers from the viewer's state and the library in memory.
+    public var answersImmediately: Bool { true }
 
     public init() {}
 

@@ -7,6 +7,9 @@ public struct DeepLinkingModule: BridgeModule {
         "setDeepLinkingOutboundParameter", "getDeepLinkingOutboundParameter", "deleteDeepLinkingOutboundParameter",
     ]
 
+    /// Answers from the viewer's state and the library in memory.
+    public var answersImmediately: Bool { true }
+
     public init() {}
 
     public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {

@@ -50,14 +50,19 @@ extension BridgeRequest {
         guard case .object(let members) = json else {
             throw .notARequest("expected an object with a 'Command' member, got \(json.typeDescription)")
         }
+        try self.init(command: members["Command"], data: members["Data"], guid: members["GUID"])
+    }
+
+    /// Checks the three members of a request object (each `nil` when absent).
+    init(command commandValue: JSONValue?, data dataValue: JSONValue?, guid guidValue: JSONValue?) throws(FrameError) {
         var guid: String?
-        switch members["GUID"] {
+        switch guidValue {
         case nil, .null?: guid = nil
         case .string(let value)?: guid = value.isEmpty ? nil : value
         case let other?:
             throw .invalidMember(name: "GUID", reason: "must be a string, got \(other.typeDescription)", guid: nil)
         }
-        guard let commandValue = members["Command"] else {
+        guard let commandValue else {
             throw .invalidMember(name: "Command", reason: "is missing", guid: guid)
         }
         guard case .string(let command) = commandValue else {
@@ -65,7 +70,7 @@ extension BridgeRequest {
                 name: "Command", reason: "must be a string, got \(commandValue.typeDescription)", guid: guid)
         }
         let data: JSONValue
-        switch members["Data"] {
+        switch dataValue {
         case nil, .null?: data = .emptyObject
         case let value?: data = value
         }
@@ -76,6 +81,29 @@ extension BridgeRequest {
     ///
     /// Each element of an array is read on its own, so one bad element does not hide the others.
     public static func requests(fromFrame text: String) throws(FrameError) -> [Result<BridgeRequest, FrameError>] {
+        // The usual frame is one request object: read its members straight into the request.
+        var command: JSONValue?
+        var data: JSONValue?
+        var guid: JSONValue?
+        let wasObject: Bool
+        do {
+            var text = text
+            wasObject = try text.withUTF8 { bytes in
+                try JSONParser.forEachMember(
+                    ofObjectIn: UnsafeRawBufferPointer(bytes), maxDepth: JSONValue.defaultMaxDepth, knownValidUTF8: true
+                ) { key, value in
+                    switch key {
+                    case "Command": command = value
+                    case "Data": data = value
+                    case "GUID": guid = value
+                    default: break
+                    }
+                }
+            }
+        } catch {
+            throw .notJSON(Self.describe(parseError: error))
+        }
+        if wasObject { return [.success(try BridgeRequest(command: command, data: data, guid: guid))] }
         let json: JSONValue
         do {
             json = try JSONValue.parse(text)
@@ -94,7 +122,9 @@ extension BridgeRequest {
 
     private static func describe(parseError error: any Error) -> String {
         if let tooDeep = error as? JSONValue.NestingTooDeep { return tooDeep.description }
-        if let syntax = error as? JSONParser.SyntaxError { return syntax.description }
+        if let syntax = error as? JSONParser.SyntaxError {
+            return syntax.tooDeep ? JSONValue.NestingTooDeep(limit: JSONValue.defaultMaxDepth).description : syntax.description
+        }
         if case DecodingError.dataCorrupted(let context) = error {
             if let underlying = context.underlyingError { return "\(underlying)" }
             return context.debugDescription

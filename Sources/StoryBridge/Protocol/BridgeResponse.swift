@@ -52,6 +52,9 @@ public struct BridgeResponse: Sendable, Hashable {
     /// The response's wire text: the same as `json.jsonString()`, written without building `json`.
     public var jsonText: String { JSONWriter.write(self) }
 
+    /// The UTF-8 bytes of ``jsonText``, for writing to a socket without making a `String` first.
+    public var jsonBytes: [UInt8] { JSONWriter.bytes(self) }
+
     /// Reads a response from its wire form; `nil` when `json` is not a response.
     public init?(json: JSONValue) {
         guard let guid = json["GUID"]?.stringValue,

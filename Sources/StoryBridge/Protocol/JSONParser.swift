@@ -15,10 +15,13 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private let maxDepth: Int
+    /// The bytes come from a Swift `String`, so they are valid UTF-8 and so is every string
+    /// between two quotes (quotes are ASCII): strings are made without checking them again.
+    private let knownValidUTF8: Bool
 
-    static func parse(_ data: some ContiguousBytes, maxDepth: Int) throws -> JSONValue {
+    static func parse(_ data: some ContiguousBytes, maxDepth: Int, knownValidUTF8: Bool = false) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maxDepth: maxDepth)
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maxDepth: maxDepth, knownValidUTF8: knownValidUTF8)
             parser.skipWhitespace()
             let value = try parser.value(depth: 0)
             parser.skipWhitespace()
@@ -27,9 +30,10 @@ struct JSONParser {
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, knownValidUTF8: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.knownValidUTF8 = knownValidUTF8
     }
 
     private func error(_ reason: String) -> SyntaxError { SyntaxError(offset: index, reason: reason) }
@@ -73,12 +77,24 @@ struct JSONParser {
     private mutating func object(depth: Int) throws -> JSONValue {
         guard depth <= maxDepth else { throw tooDeepError() }
         index += 1
-        // Requests have three members; room for four saves the dictionary's early regrowths.
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            // An empty object (a request's usual Data) needs no dictionary storage.
+            index += 1
+            return .emptyObject
+        }
         var members = [String: JSONValue](minimumCapacity: 4)
+        try readMembers(depth: depth) { key, value in members[key] = value }
+        return .object(members)
+    }
+
+    /// Reads the members of an object whose `{` was just passed, through its `}`, handing each to
+    /// `visit` in order.
+    private mutating func readMembers(depth: Int, _ visit: (String, JSONValue) -> Void) throws {
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return
         }
         while true {
             skipWhitespace()
@@ -88,7 +104,7 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try value(depth: depth)
+            visit(key, try value(depth: depth))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -97,8 +113,25 @@ struct JSONParser {
             }
             guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
             index += 1
-            return .object(members)
+            return
         }
+    }
+
+    /// Reads text whose value is an object, handing its members to `visit` in order instead of
+    /// building a dictionary (a request object is read once, member by member). Returns false,
+    /// having read nothing, when the value is not an object.
+    static func forEachMember(
+        ofObjectIn data: UnsafeRawBufferPointer, maxDepth: Int, knownValidUTF8: Bool, _ visit: (String, JSONValue) -> Void
+    ) throws -> Bool {
+        var parser = JSONParser(bytes: data.bindMemory(to: UInt8.self), maxDepth: maxDepth, knownValidUTF8: knownValidUTF8)
+        parser.skipWhitespace()
+        guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "{") else { return false }
+        guard maxDepth >= 1 else { throw parser.tooDeepError() }
+        parser.index += 1
+        try parser.readMembers(depth: 1, visit)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("unexpected data after the JSON value") }
+        return true
     }
 
     private mutating func array(depth: Int) throws -> JSONValue {
@@ -179,6 +212,7 @@ struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
+                if knownValidUTF8 { return String(decoding: output, as: UTF8.self) }
                 guard let text = String(validating: output, as: UTF8.self) else { throw error("string is not valid UTF-8") }
                 return text
             case UInt8(ascii: "\\"):
@@ -240,6 +274,7 @@ struct JSONParser {
     }
 
     private func validated(_ range: Range<Int>) throws -> String {
+        if knownValidUTF8 { return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
         guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
             throw SyntaxError(offset: range.lowerBound, reason: "string is not valid UTF-8")
         }
@@ -259,6 +294,11 @@ enum JSONWriter {
     /// A response in its wire form, written member by member in the same (sorted) order as
     /// ``write(_:)`` would write ``BridgeResponse/json``, without building the object first.
     static func write(_ response: BridgeResponse) -> String {
+        String(decoding: bytes(response), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of ``write(_:)-(BridgeResponse)``, for writing to the wire without making a `String`.
+    static func bytes(_ response: BridgeResponse) -> [UInt8] {
         var output = [UInt8]()
         output.reserveCapacity(128)
         output.append(contentsOf: #"{"Data":"#.utf8)
@@ -272,7 +312,7 @@ enum JSONWriter {
         output.append(contentsOf: #","Status":"#.utf8)
         appendString(response.status.rawValue, to: &output)
         output.append(UInt8(ascii: "}"))
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
 
     static func append(_ value: JSONValue, to output: inout [UInt8]) {

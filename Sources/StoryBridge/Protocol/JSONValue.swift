@@ -148,7 +148,7 @@ extension JSONValue {
         var text = text
         return try text.withUTF8 { bytes in
             do {
-                return try JSONParser.parse(UnsafeRawBufferPointer(bytes), maxDepth: maxDepth)
+                return try JSONParser.parse(UnsafeRawBufferPointer(bytes), maxDepth: maxDepth, knownValidUTF8: true)
             } catch let error as JSONParser.SyntaxError where error.tooDeep {
                 throw NestingTooDeep(limit: maxDepth)
             }

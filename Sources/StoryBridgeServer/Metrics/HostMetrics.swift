@@ -20,17 +20,21 @@ public final class HostMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     /// A swift-metrics factory writing into ``registry``; hand it to the ``Uploader``.
     public let factory: PrometheusMetricsFactory
-    private let requests = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
-    private let durations = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// Per command: its duration histogram and its request counters by answer code (one lookup
+    /// per request).
+    private let series = Mutex<[String: CommandSeries]>([:])
     private let connectedViewers: CoreMetrics.Meter
     private let queueDepth: CoreMetrics.Gauge
     private let setAside: CoreMetrics.Gauge
     private let dropped: CoreMetrics.Gauge
 
-    private struct RequestKey: Hashable {
-        let command: String
-        let status: String
+    private struct CommandSeries {
+        let duration: CoreMetrics.Timer
+        /// Answer code → counter; ``unanswered`` for requests without a GUID.
+        var byCode: [Int: CoreMetrics.Counter] = [:]
     }
+
+    private static let unanswered = -1
 
     /// Creates an empty set of metrics.
     public init() {
@@ -55,24 +59,21 @@ public final class HostMetrics: Sendable {
 
     func record(_ exchange: BridgeExchange) {
         let command = exchange.request.command
-        let status = exchange.response.map { String($0.errorCode) } ?? "unanswered"
-        let key = RequestKey(command: command, status: status)
+        let code = exchange.response?.errorCode ?? Self.unanswered
         let factory = self.factory
-        let counter = requests.withLock { counters in
-            if let existing = counters[key] { return existing }
-            let made = CoreMetrics.Counter(
+        let (counter, timer) = series.withLock { all -> (CoreMetrics.Counter, CoreMetrics.Timer) in
+            if let known = all[command], let counter = known.byCode[code] { return (counter, known.duration) }
+            var entry = all[command] ?? CommandSeries(
+                duration: CoreMetrics.Timer(
+                    label: "storybridge_request_duration_seconds", dimensions: [("command", command)], factory: factory))
+            let status = code == Self.unanswered ? "unanswered" : String(code)
+            let counter = CoreMetrics.Counter(
                 label: "storybridge_requests_total", dimensions: [("command", command), ("status", status)], factory: factory)
-            counters[key] = made
-            return made
+            entry.byCode[code] = counter
+            all[command] = entry
+            return (counter, entry.duration)
         }
         counter.increment()
-        let timer = durations.withLock { timers in
-            if let existing = timers[command] { return existing }
-            let made = CoreMetrics.Timer(
-                label: "storybridge_request_duration_seconds", dimensions: [("command", command)], factory: factory)
-            timers[command] = made
-            return made
-        }
         timer.recordNanoseconds(
             exchange.duration.components.seconds * 1_000_000_000 + exchange.duration.components.attoseconds / 1_000_000_000)
     }
