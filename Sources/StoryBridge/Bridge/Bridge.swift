@@ -25,6 +25,8 @@ public final class Bridge: Sendable {
 
     /// What the router needs to handle one command, worked out once when its module subscribes.
     struct Route: Sendable {
+        /// The canonical command name, shared by every request routed here.
+        let name: String
         let registration: Registration
         /// `nil` when the module may take as long as it likes.
         let deadline: Duration?
@@ -68,7 +70,7 @@ public final class Bridge: Sendable {
             return (
                 name,
                 Route(
-                    registration: registration, deadline: deadline, runsConcurrently: module.runsConcurrently(name),
+                    name: name, registration: registration, deadline: deadline, runsConcurrently: module.runsConcurrently(name),
                     answersImmediately: module.answersImmediately(name))
             )
         }
@@ -129,15 +131,12 @@ public final class Bridge: Sendable {
     func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
         // Content nearly always sends the canonical name: look it up as sent first (route keys are
         // canonical, so a hit needs no normalising), and normalise only on a miss.
-        if let route = routes.withLock({ $0[request.command] }) {
-            return .success(RoutedRequest(route: route, request: request))
+        guard let route = routes.withLock({ $0[request.command] ?? $0[CommandNames.canonical(request.command)] }) else {
+            return .failure(.unknownCommand(CommandNames.canonical(request.command)))
         }
-        let command = CommandNames.canonical(request.command)
-        guard let route = routes.withLock({ $0[command] }) else {
-            return .failure(.unknownCommand(command))
-        }
+        // The route's own copy of the name: the one the frame was parsed into is freed at once.
         var canonical = request
-        canonical.command = command
+        canonical.command = route.name
         return .success(RoutedRequest(route: route, request: canonical))
     }
 
@@ -153,7 +152,11 @@ public final class Bridge: Sendable {
         }
         let watchers = observers.withLock { $0 }
         if !watchers.isEmpty {
-            let exchange = BridgeExchange(viewerId: context.viewer.id, request: request, response: response, duration: duration)
+            var isUnknownCommand = false
+            if case .failure(.unknownCommand) = result { isUnknownCommand = true }
+            let exchange = BridgeExchange(
+                viewerId: context.viewer.id, request: request, response: response, duration: duration,
+                isUnknownCommand: isUnknownCommand)
             for watcher in watchers { watcher(exchange) }
         }
         return response
@@ -258,6 +261,8 @@ public struct BridgeExchange: Sendable {
     /// `nil` for fire-and-forget requests.
     public let response: BridgeResponse?
     public let duration: Duration
+    /// No module answers the command (its name is whatever the page sent).
+    public let isUnknownCommand: Bool
 }
 
 /// Resumes a continuation with the first of several competing results (the module's answer, the

@@ -70,7 +70,7 @@ public struct FrameDispatcher: Sendable {
                 spawn {
                     let started = ContinuousClock.now
                     let result = await self.bridge.run(routed, context: self.context)
-                    if let response = self.bridge.finish(request, result, context: self.context, started: started) {
+                    if let response = self.bridge.finish(routed.request, result, context: self.context, started: started) {
                         self.deliver(response.json)
                     }
                     self.inFlight.leave()
@@ -83,7 +83,7 @@ public struct FrameDispatcher: Sendable {
     private func answerImmediately(_ request: BridgeRequest, _ routed: RoutedRequest) async {
         let started = ContinuousClock.now
         let result = await Bridge.invoke(routed.module, routed.request, context: context)
-        if let response = bridge.finish(request, result, context: context, started: started) {
+        if let response = bridge.finish(routed.request, result, context: context, started: started) {
             await respond(response)
         }
     }

@@ -148,20 +148,20 @@ final class OrderedRequestQueue: Sendable {
         }
         guard let deadline = routed.deadline else {
             let result = await Bridge.invoke(routed.module, routed.request, context: context)
-            await reply(bridge.finish(request, result, context: context, started: started))
+            await reply(bridge.finish(routed.request, result, context: context, started: started))
             return
         }
         let claim = AnswerClaim()
         let timeout = bridge.scheduleDeadline(at: started + deadline) { [self] in
             guard claim.take() else { return }
             let error = BridgeError.deadlineExceeded(request: routed.request, module: routed.module, after: deadline)
-            send(bridge.finish(request, .failure(error), context: context, started: started))
+            send(bridge.finish(routed.request, .failure(error), context: context, started: started))
             abandon(generation: generation)
         }
         let result = await Bridge.invoke(routed.module, routed.request, context: context)
         bridge.cancelDeadline(timeout)
         if claim.take() {
-            await reply(bridge.finish(request, result, context: context, started: started))
+            await reply(bridge.finish(routed.request, result, context: context, started: started))
         }
     }
 

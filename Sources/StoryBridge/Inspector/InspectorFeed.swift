@@ -17,13 +17,13 @@ public final class InspectorFeed: Sendable {
 
     /// A class, so keeping and handing out an entry costs one reference, not a copy of the
     /// exchange's every string and value.
-    private final class Stamped: Sendable {
-        let seq: Int
+    private final class Stamped: @unchecked Sendable {
+        /// Set once, under the feed's lock, before the entry is shared.
+        var seq = 0
         let at: Date
         let entry: Entry
 
-        init(seq: Int, at: Date, entry: Entry) {
-            self.seq = seq
+        init(at: Date, entry: Entry) {
             self.at = at
             self.entry = entry
         }
@@ -52,19 +52,24 @@ public final class InspectorFeed: Sendable {
 
     /// Records an entry and sends it to the subscribers.
     public func record(_ entry: Entry) {
-        let at = Date()
-        let watched = state.withLock { state -> (Stamped, [AsyncStream<String>.Continuation])? in
-            let stamped = Stamped(seq: state.nextSeq, at: at, entry: entry)
+        let stamped = Stamped(at: Date(), entry: entry)
+        // The entry pushed out of the ring is released after the lock is let go: freeing an old
+        // exchange's strings and values must not hold up the other cores recording theirs.
+        let (evicted, subscribers) = state.withLock { state -> (Stamped?, [AsyncStream<String>.Continuation]) in
+            stamped.seq = state.nextSeq
             state.nextSeq += 1
+            var evicted: Stamped?
             if state.recent.count < capacity {
                 state.recent.append(stamped)
             } else {
+                evicted = state.recent[state.start]
                 state.recent[state.start] = stamped
                 state.start = (state.start + 1) % capacity
             }
-            return state.subscribers.isEmpty ? nil : (stamped, Array(state.subscribers.values))
+            return (evicted, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
         }
-        guard let (stamped, subscribers) = watched else { return }
+        _ = evicted
+        guard !subscribers.isEmpty else { return }
         let text = Self.json(stamped).jsonString()
         for subscriber in subscribers { subscriber.yield(text) }
     }

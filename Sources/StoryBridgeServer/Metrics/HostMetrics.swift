@@ -8,7 +8,8 @@ import Synchronization
 /// `/__storybridge/metrics`:
 ///
 /// - `storybridge_requests_total{command, status}`: requests handled; status is the answer's
-///   code (`200`, `400`, `504`...) or `unanswered` for fire-and-forget requests;
+///   code (`200`, `400`, `504`...) or `unanswered` for fire-and-forget requests; commands no module
+///   answers are counted together as `(unknown)`;
 /// - `storybridge_request_duration_seconds{command}`: a histogram of the time the host took;
 /// - `storybridge_connected_viewers`: page connections open now;
 /// - `storybridge_upload_queue_depth`, `storybridge_upload_set_aside`, `storybridge_upload_dropped_records`:
@@ -35,6 +36,8 @@ public final class HostMetrics: Sendable {
     }
 
     private static let unanswered = -1
+    /// The `command` label of requests for commands no module answers.
+    static let unknownCommand = "(unknown)"
 
     /// Creates an empty set of metrics.
     public init() {
@@ -58,7 +61,8 @@ public final class HostMetrics: Sendable {
     }
 
     func record(_ exchange: BridgeExchange) {
-        let command = exchange.request.command
+        // Unknown commands share one label: a page cannot grow the metrics by inventing names.
+        let command = exchange.isUnknownCommand ? Self.unknownCommand : exchange.request.command
         let code = exchange.response?.errorCode ?? Self.unanswered
         let factory = self.factory
         let (counter, timer) = series.withLock { all -> (CoreMetrics.Counter, CoreMetrics.Timer) in
