@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import StoryBridge
-import StoryBridgeServer
+@testable import StoryBridgeServer
 import StoryBridgeTesting
 import Testing
 
@@ -37,6 +37,9 @@ struct MetricsAndLoggingTests {
         #expect(!text.contains("noSuchCommand"))
         #expect(sample(text, #"storybridge_request_duration_seconds_count{command="getAppInfo"}"#) == 3)
         #expect(text.contains(#"storybridge_request_duration_seconds_bucket{command="getAppInfo",le="0.001"}"#))
+        #expect(sample(text, #"storybridge_request_duration_seconds_bucket{command="getAppInfo",le="+Inf"}"#) == 3)
+        #expect((sample(text, #"storybridge_request_duration_seconds_sum{command="getAppInfo"}"#) ?? 0) > 0)
+        #expect(text.components(separatedBy: "# TYPE storybridge_request_duration_seconds histogram").count == 2)
         #expect(sample(text, "storybridge_connected_viewers") == 1)
         #expect(sample(text, "storybridge_upload_queue_depth") == 0)
 
@@ -72,6 +75,20 @@ struct MetricsAndLoggingTests {
         #expect(sample(text, "storybridge_upload_failures_total") == 1)
         #expect(sample(text, #"storybridge_upload_records_total{outcome="retried"}"#) == 1)
         await host.stop()
+    }
+
+    @Test("the request-duration histogram counts each duration in its bucket, cumulatively, with escaped labels")
+    func latencyHistogram() {
+        let histogram = LatencyHistogram(bounds: [.microseconds(100), .milliseconds(1)])
+        for nanoseconds: Int64 in [50_000, 100_000, 100_001, 900_000, 5_000_000] { histogram.recordNanoseconds(nanoseconds) }
+        var text = ""
+        histogram.emit(name: "d", labels: "command=\"\(LatencyHistogram.escapeLabel("a\"b\\c\nd"))\"", into: &text)
+        let labels = #"command="a\"b\\c\nd""#
+        #expect(sample(text, "d_bucket{\(labels),le=\"0.0001\"}") == 2)
+        #expect(sample(text, "d_bucket{\(labels),le=\"0.001\"}") == 4)
+        #expect(sample(text, "d_bucket{\(labels),le=\"+Inf\"}") == 5)
+        #expect(sample(text, "d_count{\(labels)}") == 5)
+        #expect(sample(text, "d_sum{\(labels)}") == 0.006150001)
     }
 
     @Test("log lines: text and JSON formats, metadata kept, long values cut")

@@ -10,7 +10,8 @@ import Synchronization
 /// - `storybridge_requests_total{command, status}`: requests handled; status is the answer's
 ///   code (`200`, `400`, `504`...) or `unanswered` for fire-and-forget requests; commands no module
 ///   answers are counted together as `(unknown)`;
-/// - `storybridge_request_duration_seconds{command}`: a histogram of the time the host took;
+/// - `storybridge_request_duration_seconds{command}`: a histogram of the time the host took
+///   (a swift-metrics `Timer` backed by a lock-free ``LatencyHistogram``);
 /// - `storybridge_connected_viewers`: page connections open now;
 /// - `storybridge_upload_queue_depth`, `storybridge_upload_set_aside`, `storybridge_upload_dropped_records`:
 ///   the upload queue, read from the database at each scrape;
@@ -30,6 +31,7 @@ public final class HostMetrics: Sendable {
     private let dropped: CoreMetrics.Gauge
 
     private struct CommandSeries {
+        let histogram: LatencyHistogram
         let duration: CoreMetrics.Timer
         /// Answer code → counter; ``unanswered`` for requests without a GUID.
         var byCode: [Int: CoreMetrics.Counter] = [:]
@@ -39,14 +41,17 @@ public final class HostMetrics: Sendable {
     /// The `command` label of requests for commands no module answers.
     static let unknownCommand = "(unknown)"
 
+    /// Upper bounds of the request-duration buckets.
+    static let durationBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+    static let durationName = "storybridge_request_duration_seconds"
+
     /// Creates an empty set of metrics.
     public init() {
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.durationHistogramBuckets["storybridge_request_duration_seconds"] = [
-            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
-            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
-        ]
+        let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory
         connectedViewers = CoreMetrics.Meter(label: "storybridge_connected_viewers", factory: factory)
         queueDepth = CoreMetrics.Gauge(label: "storybridge_upload_queue_depth", factory: factory)
@@ -67,9 +72,13 @@ public final class HostMetrics: Sendable {
         let factory = self.factory
         let (counter, timer) = series.withLock { all -> (CoreMetrics.Counter, CoreMetrics.Timer) in
             if let known = all[command], let counter = known.byCode[code] { return (counter, known.duration) }
-            var entry = all[command] ?? CommandSeries(
-                duration: CoreMetrics.Timer(
-                    label: "storybridge_request_duration_seconds", dimensions: [("command", command)], factory: factory))
+            var entry = all[command] ?? {
+                let histogram = LatencyHistogram(bounds: Self.durationBuckets)
+                return CommandSeries(
+                    histogram: histogram,
+                    duration: CoreMetrics.Timer(
+                        label: Self.durationName, dimensions: [("command", command)], handler: histogram, factory: factory))
+            }()
             let status = code == Self.unanswered ? "unanswered" : String(code)
             let counter = CoreMetrics.Counter(
                 label: "storybridge_requests_total", dimensions: [("command", command), ("status", status)], factory: factory)
@@ -95,6 +104,15 @@ public final class HostMetrics: Sendable {
             setAside.record(status.setAside)
             dropped.record(status.droppedRecords)
         }
-        return registry.emitToString()
+        var text = registry.emitToString()
+        let histograms = series.withLock { all in all.map { ($0.key, $0.value.histogram) } }.sorted { $0.0 < $1.0 }
+        if !histograms.isEmpty {
+            text += "# TYPE \(Self.durationName) histogram\n"
+            for (command, histogram) in histograms {
+                histogram.emit(
+                    name: Self.durationName, labels: "command=\"\(LatencyHistogram.escapeLabel(command))\"", into: &text)
+            }
+        }
+        return text
     }
 }
