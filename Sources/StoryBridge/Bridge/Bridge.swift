@@ -24,7 +24,8 @@ public final class Bridge: Sendable {
     }
 
     /// What the router needs to handle one command, worked out once when its module subscribes.
-    struct Route: Sendable {
+    /// A class, so handing a route out of the table costs one reference.
+    final class Route: Sendable {
         /// The canonical command name, shared by every request routed here.
         let name: String
         let registration: Registration
@@ -32,6 +33,14 @@ public final class Bridge: Sendable {
         let deadline: Duration?
         let runsConcurrently: Bool
         let answersImmediately: Bool
+
+        init(name: String, registration: Registration, deadline: Duration?, runsConcurrently: Bool, answersImmediately: Bool) {
+            self.name = name
+            self.registration = registration
+            self.deadline = deadline
+            self.runsConcurrently = runsConcurrently
+            self.answersImmediately = answersImmediately
+        }
     }
 
     /// Canonical command name → its route.

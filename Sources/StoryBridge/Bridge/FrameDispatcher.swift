@@ -40,42 +40,50 @@ public struct FrameDispatcher: Sendable {
     /// ordered requests, and each concurrent request. Run it in the connection's task group, so the
     /// work is cancelled with the connection and a test can wait for the answers.
     public func dispatch(frame text: String, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
-        let items: [Result<BridgeRequest, FrameError>]
+        let frame: BridgeRequest.Frame
         do {
-            items = try BridgeRequest.requests(fromFrame: text)
+            frame = try BridgeRequest.frame(text)
         } catch {
             reject(error)
             return
         }
-        for item in items {
-            switch item {
-            case .failure(let error):
-                reject(error)
-            case .success(let request):
-                let route = bridge.route(request)
-                if case .success(let routed) = route, routed.answersImmediately, ordered.isIdle {
-                    // Only this task adds to the queue, so it stays idle while the answer is made.
-                    await answerImmediately(request, routed)
-                    continue
-                }
-                guard case .success(let routed) = route, routed.runsConcurrently else {
-                    // Unknown commands go through the queue too, so their 400 keeps its place in line.
-                    await ordered.enqueue(request, route: route, spawn: spawn)
-                    continue
-                }
-                guard inFlight.enter(limit: maxInFlight) else {
-                    refuseBusy(request)
-                    continue
-                }
-                spawn {
-                    let started = ContinuousClock.now
-                    let result = await self.bridge.run(routed, context: self.context)
-                    if let response = self.bridge.finish(routed.request, result, context: self.context, started: started) {
-                        self.deliver(response.json)
-                    }
-                    self.inFlight.leave()
+        switch frame {
+        case .request(let request):
+            await handle(request, spawn: spawn)
+        case .queue(let items):
+            for item in items {
+                switch item {
+                case .failure(let error): reject(error)
+                case .success(let request): await handle(request, spawn: spawn)
                 }
             }
+        }
+    }
+
+    /// Answers at once, queues, or spawns one request, as its module asks.
+    private func handle(_ request: BridgeRequest, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
+        let route = bridge.route(request)
+        if case .success(let routed) = route, routed.answersImmediately, ordered.isIdle {
+            // Only this task adds to the queue, so it stays idle while the answer is made.
+            await answerImmediately(request, routed)
+            return
+        }
+        guard case .success(let routed) = route, routed.runsConcurrently else {
+            // Unknown commands go through the queue too, so their 400 keeps its place in line.
+            await ordered.enqueue(request, route: route, spawn: spawn)
+            return
+        }
+        guard inFlight.enter(limit: maxInFlight) else {
+            refuseBusy(request)
+            return
+        }
+        spawn {
+            let started = ContinuousClock.now
+            let result = await self.bridge.run(routed, context: self.context)
+            if let response = self.bridge.finish(routed.request, result, context: self.context, started: started) {
+                self.deliver(response.json)
+            }
+            self.inFlight.leave()
         }
     }
 

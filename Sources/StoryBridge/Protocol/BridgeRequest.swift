@@ -81,6 +81,21 @@ extension BridgeRequest {
     ///
     /// Each element of an array is read on its own, so one bad element does not hide the others.
     public static func requests(fromFrame text: String) throws(FrameError) -> [Result<BridgeRequest, FrameError>] {
+        switch try frame(text) {
+        case .request(let request): return [.success(request)]
+        case .queue(let items): return items
+        }
+    }
+
+    /// What one frame holds: a request object (the usual case, read without any array), or an
+    /// array of them.
+    enum Frame {
+        case request(BridgeRequest)
+        case queue([Result<BridgeRequest, FrameError>])
+    }
+
+    /// Reads a WebSocket text frame (see ``requests(fromFrame:)``).
+    static func frame(_ text: String) throws(FrameError) -> Frame {
         // The usual frame is one request object: read its members straight into the request.
         var command: JSONValue?
         var data: JSONValue?
@@ -103,7 +118,7 @@ extension BridgeRequest {
         } catch {
             throw .notJSON(Self.describe(parseError: error))
         }
-        if wasObject { return [.success(try BridgeRequest(command: command, data: data, guid: guid))] }
+        if wasObject { return .request(try BridgeRequest(command: command, data: data, guid: guid)) }
         let json: JSONValue
         do {
             json = try JSONValue.parse(text)
@@ -111,13 +126,14 @@ extension BridgeRequest {
             throw .notJSON(Self.describe(parseError: error))
         }
         if case .array(let elements) = json {
-            return elements.map { element in
-                do throws(FrameError) { return .success(try BridgeRequest(json: element)) } catch {
-                    return .failure(error)
-                }
-            }
+            return .queue(
+                elements.map { element in
+                    do throws(FrameError) { return .success(try BridgeRequest(json: element)) } catch {
+                        return .failure(error)
+                    }
+                })
         }
-        return [.success(try BridgeRequest(json: json))]
+        return .request(try BridgeRequest(json: json))
     }
 
     private static func describe(parseError error: any Error) -> String {
