@@ -140,13 +140,19 @@ public final class Bridge: Sendable {
     func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
         // Content nearly always sends the canonical name: look it up as sent first (route keys are
         // canonical, so a hit needs no normalising), and normalise only on a miss.
-        guard let route = routes.withLock({ $0[request.command] ?? $0[CommandNames.canonical(request.command)] }) else {
+        guard let route = routes.withLock({ $0[request.command] }) ?? normalisedRoute(request.command) else {
             return .failure(.unknownCommand(CommandNames.canonical(request.command)))
         }
         // The route's own copy of the name: the one the frame was parsed into is freed at once.
         var canonical = request
         canonical.command = route.name
         return .success(RoutedRequest(route: route, request: canonical))
+    }
+
+    /// The route of a command sent with surrounding spaces or a legacy spelling.
+    private func normalisedRoute(_ command: String) -> Route? {
+        let name = CommandNames.canonical(command)
+        return name == command ? nil : routes.withLock { $0[name] }
     }
 
     /// Turns an outcome into the answer (nil without a GUID) and shows the exchange to observers.
