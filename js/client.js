@@ -416,7 +416,17 @@
           var link = document.createElement('a');
           link.setAttribute('data-file', file.fileName);
           link.textContent = file.title + ' (' + file.fileName + ')';
-          link.addEventListener('click', function () { openMedia(file, null); });
+          link.addEventListener('click', function () {
+            // Opened here rather than through openMediaFile: tell the host how long it was shown,
+            // so the media view is recorded as the apps record it.
+            var opened = Date.now();
+            openMedia(file, function () {
+              hostRequest('storybridge.mediaViewed', { fileName: file.fileName, seconds: (Date.now() - opened) / 1000 },
+                function (answer) {
+                  if (answer.Status !== 'Success') { console.warn('storybridge: media view not recorded: ' + answer.ErrorMessage); }
+                });
+            });
+          });
           item.appendChild(link);
           list.appendChild(item);
         })(files[i]);

@@ -102,6 +102,20 @@ struct ViewerChromeTests {
             #expect(try JSONValue.parse(text.stringValue ?? "null")["data"] == ["status": "close"])
             try await page.clickChrome("media")
             try await page.waitForChrome("root.querySelector('[data-overlay=library]')")
+
+            // A file chosen in the library is shown, and closing it records a media view.
+            try await page.inChrome("root.querySelector('[data-overlay=library] a[data-file=\"brochure.pdf\"]').click()")
+            try await page.waitForChrome("root.querySelector('[data-overlay=media][data-file=\"brochure.pdf\"]')")
+            try await page.clickChrome("close-media")
+            let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
+            let sessionId = try #require(await host.runtime.viewers.existingViewer(id: viewerId)?.state.sessionId)
+            var views: [String] = []
+            let until = ContinuousClock.now + .seconds(20)
+            while views.isEmpty, ContinuousClock.now < until {
+                views = try host.runtime.analytics.mediaViews(sessionId: sessionId).map(\.fileName)
+                if views.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(views == ["brochure.pdf"])
         }
     }
 

@@ -162,4 +162,27 @@ struct AnalyticsTests {
             await viewer.close()
         }
     }
+
+    @Test("a file shown from the chrome's media library is recorded once its view is reported; bad reports are refused")
+    func libraryMediaView() async throws {
+        try await withAnalyticsHost { host, _ in
+            let viewer = try await host.connectViewer()
+            let id = try #require(try await viewer.request("getCurrentSessions").data["sessionId"]?.stringValue)
+            let bad: [(JSONValue, Int)] = [
+                (["fileName": "brochure.pdf", "seconds": -1], 400), (["fileName": "brochure.pdf", "seconds": "long"], 400),
+                (["fileName": "brochure.pdf"], 400), (["fileName": "nope.pdf", "seconds": 3], 404), (["seconds": 3], 400),
+            ]
+            for (data, code) in bad {
+                let answer = try await viewer.request("storybridge.mediaViewed", data: data)
+                #expect(answer.errorCode == code, "\(data)")
+            }
+            #expect(try host.runtime.analytics.mediaViews(sessionId: id).isEmpty)
+            let answer = try await viewer.request("storybridge.mediaViewed", data: ["fileName": "brochure.pdf", "seconds": 4.6])
+            #expect(answer.status == .success)
+            let views = try host.runtime.analytics.mediaViews(sessionId: id)
+            #expect(views.map(\.fileName) == ["brochure.pdf"])
+            #expect(views.first?.duration == 5)
+            await viewer.close()
+        }
+    }
 }

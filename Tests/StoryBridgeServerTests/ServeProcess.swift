@@ -17,7 +17,7 @@ struct ServeProcess {
     /// Runs `storybridge serve` with `arguments` (add `--port 0`) and waits for its start-up lines.
     static func start(_ arguments: [String]) throws -> ServeProcess {
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
-        FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         let process = Process()
         process.executableURL = try storybridgeExecutable()
         process.arguments = ["serve"] + arguments

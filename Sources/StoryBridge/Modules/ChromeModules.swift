@@ -1,3 +1,4 @@
+import Foundation
 /// The UI module (§5.3): hides host chrome buttons.
 public struct UIModule: BridgeModule {
     public let name = "UI"
@@ -48,13 +49,17 @@ public struct MapModule: BridgeModule {
 }
 
 /// Commands the injected client sends on the viewer's behalf (never content): answers to
-/// prompts, and navigation from the host's map. Their names start with `storybridge.`.
+/// prompts, navigation from the host's map, the state its chrome shows, and media views of files
+/// opened from its media library. Their names start with `storybridge.`.
 public struct ViewerChromeModule: BridgeModule {
     public let name = "ViewerChrome"
-    public let commands = ["storybridge.promptAnswer", "storybridge.mapNavigate", "storybridge.state"]
+    public let commands = ["storybridge.promptAnswer", "storybridge.mapNavigate", "storybridge.state", "storybridge.mediaViewed"]
 
-    /// Answers from the viewer's state and the library in memory.
-    public var answersImmediately: Bool { true }
+    /// Answers from the viewer's state and the library in memory, except the media view it records.
+    public func answersImmediately(_ command: String) -> Bool { command != "storybridge.mediaViewed" }
+
+    /// The longest media view recorded from the page's own measurement (a day).
+    static let longestMediaView: Double = 86_400
 
     public init() {}
 
@@ -64,6 +69,20 @@ public struct ViewerChromeModule: BridgeModule {
             let prompt = try request.string("prompt")
             let value = try request.member("value") ?? .null
             await context.viewer.prompts.resolve(prompt, with: value)
+            return .emptyObject
+        case "storybridge.mediaViewed":
+            // A file opened from the chrome's media library (not through openMediaFile): the page
+            // measured how long it was shown.
+            let fileName = try request.string("fileName")
+            guard let seconds = try request.member("seconds")?.doubleValue, seconds.isFinite, seconds >= 0 else {
+                throw BridgeError.invalidData(field: "seconds", reason: "must be a number of seconds, 0 or more")
+            }
+            let presentation = try await context.currentPresentation()
+            guard presentation.mediaFiles.contains(where: { $0.fileName == fileName }) else {
+                throw BridgeError.notFound("File not found: '\(fileName)' in presentation \(presentation.id)")
+            }
+            let opened = Date().addingTimeInterval(-min(seconds, Self.longestMediaView))
+            try await context.sessions.mediaViewed(context.viewer, presentationId: presentation.id, fileName: fileName, opened: opened)
             return .emptyObject
         case "storybridge.mapNavigate":
             let slide = try request.string("slide")
