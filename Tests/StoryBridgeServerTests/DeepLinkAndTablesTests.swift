@@ -26,6 +26,40 @@ struct DeepLinkAndTablesTests {
         await host.stop()
     }
 
+    @Test("a session's inbound and outbound deep links are recorded, queued with the saved session and uploaded as deeplinking events")
+    func deepLinkAnalytics() async throws {
+        let link = try DeepLink("storyclm://content?contentId=1&slide=details.html&campaign=spring&source=mail")
+        let host = try await TestHost.start(
+            presentationFolders: [demoFolder], policy: ViewerPolicy(closeDecision: .save, restoreDecision: .new), deepLink: link)
+        let viewer = try await host.connectViewer(slide: "details.html", viaDeepLink: true)
+        let sessionId = try #require(try await viewer.request("getCurrentSessions").data["sessionId"]?.stringValue)
+        _ = try await viewer.request("setDeepLinkingOutboundScheme", data: ["scheme": "crm-app"])
+        _ = try await viewer.request("setDeepLinkingOutboundParameter", data: ["key": "client", "value": "42"])
+        #expect(try await viewer.request("closePresentation", data: ["mode": 1]).status == .success)
+        await viewer.close()
+
+        let links = try host.runtime.analytics.deepLinks(sessionId: sessionId)
+        #expect(links.map(\.direction) == [.inbound, .outbound])
+        #expect(links.first?.uri == link.uri)
+        #expect(links.first?.source == "mail")
+        #expect(links.first?.parameters["campaign"] == "spring")
+        #expect(links.last?.uri == "crm-app://?client=42")
+        #expect(links.last?.source == "crm-app")
+
+        let (collector, received) = try await makeCollector()
+        let upload = uploader(host.runtime.analytics, port: collector.port)
+        _ = await upload.runOnce()
+        await upload.shutdown()
+        await collector.stop()
+        let inbound = try #require(try received.messages(eventId: UploadEventId.deepLinkInbound).first)
+        #expect(inbound.headers["s-m-ct"] == sessionId)
+        #expect(try JSONValue.parse(inbound.body)["uri"] == .string(link.uri))
+        let outbound = try #require(try received.messages(eventId: UploadEventId.deepLinkOutbound).first)
+        #expect(try JSONValue.parse(outbound.body)["parameters"] == ["client": "42"])
+        #expect(try received.messages(eventId: UploadEventId.session).count == 1)
+        await host.stop()
+    }
+
     @Test("outbound scheme and parameters are kept, validated and exposed")
     func outbound() async throws {
         try await withHost { host in

@@ -87,6 +87,7 @@ public final class AnalyticsStore: Sendable {
         try pool.write { db in
             try db.execute(sql: "UPDATE slideView SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
             try db.execute(sql: "UPDATE mediaView SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
+            try db.execute(sql: "UPDATE deepLinkEvent SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
             // Keys set in the newer session win.
             try db.execute(
                 sql: "DELETE FROM customEvent WHERE sessionId = ? AND key IN (SELECT key FROM customEvent WHERE sessionId = ?)",

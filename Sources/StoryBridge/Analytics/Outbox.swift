@@ -19,7 +19,8 @@ public struct OutboxLimits: Sendable, Hashable {
 public struct OutboxRecord: Sendable, Hashable {
     /// Stable id: `<eventId>:<entityId>`, the same on every attempt, so a collector can drop duplicates.
     public var recordId: String
-    /// `story.content.session`, `story.content.slide`, `story.content.mediafile`, `story.content.customevent`.
+    /// `story.content.session`, `story.content.slide`, `story.content.mediafile`, `story.content.customevent`,
+    /// `story.content.deeplinking.inbound`, `story.content.deeplinking.outbound`.
     public var eventId: String
     /// The session id, slide view id, media view id or custom event id.
     public var entityId: String
@@ -71,6 +72,8 @@ public enum UploadEventId {
     public static let slide = "story.content.slide"
     public static let mediaFile = "story.content.mediafile"
     public static let customEvent = "story.content.customevent"
+    public static let deepLinkInbound = "story.content.deeplinking.inbound"
+    public static let deepLinkOutbound = "story.content.deeplinking.outbound"
 }
 
 extension AnalyticsStore {
@@ -90,6 +93,9 @@ extension AnalyticsStore {
         for event in try Row.fetchAll(db, sql: "SELECT * FROM customEvent WHERE sessionId = ?", arguments: [sessionId]) {
             let record = Self.customEvent(event)
             items.append((UploadEventId.customEvent, record.id, record.json))
+        }
+        for link in try Self.deepLinks(sessionId: sessionId, db: db) {
+            items.append((link.direction.eventId, link.id, link.json))
         }
         var queuedCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = 'queued'") ?? 0
         var queuedBytes = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM outbox WHERE status = 'queued'") ?? 0

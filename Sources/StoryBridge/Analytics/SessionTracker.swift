@@ -36,6 +36,13 @@ public final class SessionTracker: Sendable {
             }
             try await startSession(viewer, presentationId: presentationId, now: now)
         }
+        if entry.cause == .deepLink, let link = await viewer.state.inboundDeepLink, let sessionId = await viewer.state.sessionId {
+            try store.insert(
+                DeepLinkRecord(
+                    id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: identity.user.id,
+                    direction: .inbound, uri: link.uri, source: link.source, parameters: link.parameters,
+                    stamp: .now(identity, clock: now)))
+        }
         await viewer.markSlideEntered(at: now, navigation: entry.cause == .map ? "out" : "in")
     }
 
@@ -97,6 +104,14 @@ public final class SessionTracker: Sendable {
             try recordSlideView(
                 sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt, now: Date(),
                 navigation: state.slideNavigation, cause: "close")
+        }
+        // The apps launch the outbound link content prepared when the presentation closes.
+        let outbound = state.outboundDeepLink
+        if let uri = outbound.uri, let scheme = outbound.scheme, let presentationId = state.presentationId {
+            try store.insert(
+                DeepLinkRecord(
+                    id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: identity.user.id,
+                    direction: .outbound, uri: uri, source: scheme, parameters: outbound.parameters, stamp: .now(identity)))
         }
         try store.setState(saved ? .saved : .notSaved, sessionId: sessionId)
     }
