@@ -41,6 +41,11 @@ struct RoundTripBenchmark {
         raiseFileLimit()
         let folder = try makePresentation()
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storybridge")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            print("storybridge-bench: no storybridge binary at \(binary.path): build it first, with the same configuration")
+            print("  (swift build -c release --product storybridge)")
+            exit(2)
+        }
         let server = Process()
         server.executableURL = binary
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
