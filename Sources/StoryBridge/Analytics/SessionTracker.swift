@@ -36,7 +36,8 @@ public final class SessionTracker: Sendable {
             }
             try await startSession(viewer, presentationId: presentationId, now: now)
         }
-        if entry.cause == .deepLink, let link = await viewer.state.inboundDeepLink, let sessionId = await viewer.state.sessionId {
+        let arrived = entry.cause == .deepLink ? await viewer.state : nil
+        if let link = arrived?.inboundDeepLink, let sessionId = arrived?.sessionId {
             try store.insert(
                 DeepLinkRecord(
                     id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: identity.user.id,

@@ -65,7 +65,7 @@ public struct FrameDispatcher: Sendable {
         let route = bridge.route(request)
         if case .success(let routed) = route, routed.answersImmediately, ordered.isIdle {
             // Only this task adds to the queue, so it stays idle while the answer is made.
-            await answerImmediately(request, routed)
+            await answerImmediately(routed)
             return
         }
         guard case .success(let routed) = route, routed.runsConcurrently else {
@@ -88,7 +88,7 @@ public struct FrameDispatcher: Sendable {
     }
 
     /// Answers a request of a module that answers from memory, on the calling task.
-    private func answerImmediately(_ request: BridgeRequest, _ routed: RoutedRequest) async {
+    private func answerImmediately(_ routed: RoutedRequest) async {
         let started = ContinuousClock.now
         let result = await Bridge.invoke(routed.module, routed.request, context: context)
         if let response = bridge.finish(routed.request, result, context: context, started: started) {

@@ -68,7 +68,7 @@ public final class InspectorFeed: Sendable {
             }
             return (evicted, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
         }
-        _ = evicted
+        withExtendedLifetime(evicted) {}
         guard !subscribers.isEmpty else { return }
         let text = Self.json(stamped).jsonString()
         for subscriber in subscribers { subscriber.yield(text) }
