@@ -1,0 +1,29 @@
+import Foundation
+
+/// Where the host reads time: the wall-clock date stamped on records, a monotonic instant for
+/// measuring and deadlines, and sleeping for back-off and polling.
+///
+/// The host uses ``SystemHostClock`` unless it is given another; tests give a manual clock
+/// (`ManualHostClock` in StoryBridgeTesting) and move time forward themselves instead of sleeping.
+public protocol HostClock: Sendable {
+    /// The current date, as analytics records and the upload queue store it.
+    var now: Date { get }
+    /// A monotonic reading for measuring elapsed time and scheduling deadlines.
+    var instant: ContinuousClock.Instant { get }
+    /// Suspends for `duration` of this clock's time. Throws `CancellationError` when the calling
+    /// task is cancelled first.
+    func sleep(for duration: Duration) async throws
+}
+
+/// The real clock: the system's date, `ContinuousClock` and `Task.sleep`.
+public struct SystemHostClock: HostClock {
+    public init() {}
+
+    public var now: Date { Date() }
+
+    public var instant: ContinuousClock.Instant { ContinuousClock.now }
+
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
+}

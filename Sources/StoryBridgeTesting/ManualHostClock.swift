@@ -1,0 +1,83 @@
+import Foundation
+import StoryBridge
+import Synchronization
+
+/// A clock that stands still until the test moves it with ``advance(by:)``: sleepers whose time has
+/// come are woken then, in the order of their wake-up times.
+public final class ManualHostClock: HostClock {
+    private struct Sleeper {
+        let wakeAt: Duration
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var elapsed: Duration = .zero
+        var sleepers: [UUID: Sleeper] = [:]
+    }
+
+    private let start: Date
+    private let startInstant: ContinuousClock.Instant
+    private let state = Mutex(State())
+
+    /// A clock that reads `start` until it is advanced.
+    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        self.start = start
+        self.startInstant = ContinuousClock.now
+    }
+
+    public var now: Date {
+        let elapsed = state.withLock { $0.elapsed }
+        return start.addingTimeInterval(Self.seconds(elapsed))
+    }
+
+    public var instant: ContinuousClock.Instant {
+        startInstant.advanced(by: state.withLock { $0.elapsed })
+    }
+
+    /// How many tasks are sleeping on this clock now.
+    public var sleepers: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(for duration: Duration) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if duration <= .zero { return true }
+                    state.sleepers[id] = Sleeper(wakeAt: state.elapsed + duration, continuation: continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward by `duration` and wakes every sleeper whose time has come.
+    public func advance(by duration: Duration) {
+        let due = state.withLock { state -> [Sleeper] in
+            state.elapsed += duration
+            let due = state.sleepers.filter { $0.value.wakeAt <= state.elapsed }
+            for key in due.keys { state.sleepers.removeValue(forKey: key) }
+            return due.values.sorted { $0.wakeAt < $1.wakeAt }
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Waits (in real time, up to `timeout`) until at least `count` tasks sleep on this clock: a test
+    /// calls it before ``advance(by:)`` so the sleep it means to end has begun.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while sleepers < count {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
