@@ -209,6 +209,13 @@
     socket.onclose = function (event) {
       state.connected = false;
       if (leaving) { return; }
+      // 4400-4499: the host refused this page (wrong token, unknown slide...): trying again cannot
+      // help, so say why and stop. 4503 (connection limit) and drops are retried.
+      if (event.code >= 4400 && event.code < 4500) {
+        state.refused = { code: event.code, reason: event.reason };
+        console.error('storybridge: the host refused the bridge socket (' + event.code + '): ' + event.reason);
+        return;
+      }
       console.warn('storybridge: bridge socket closed (' + event.code + '), reconnecting in ' + retryDelay + ' ms');
       setTimeout(connect, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 5000);

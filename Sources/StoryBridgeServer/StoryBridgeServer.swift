@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
     /// not upload.
     public var uploadCollector: String?
+    /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
+    /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
+    public var allowedHosts: [String] = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
@@ -72,27 +75,42 @@ public struct StoryBridgeServer: Sendable {
         metrics.watch(host.bridge)
     }
 
-    /// Builds the Hummingbird application. `onRunning` receives the bound port.
+    /// Builds the Hummingbird application: the HTTP router (host-name check, read-only methods,
+    /// presentation files, slides, the host's own endpoints) and the WebSocket router (bridge,
+    /// inspector feed, echo). `onRunning` receives the bound port.
     public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let gate = ConnectionGate(
-            token: configuration.token, library: host.library,
-            connections: ConnectionCounter(limit: configuration.maxConnections))
-        let endpoint = BridgeEndpoint(
-            host: host, gate: gate, maxMessageSize: configuration.maxMessageSize,
-            maxInFlight: configuration.maxInFlightPerConnection, echo: configuration.echoEndpoint, metrics: metrics)
-        let responder = ContentResponder(
-            host: host, gate: gate, token: configuration.token,
-            defaultPresentationId: configuration.defaultPresentationId, metrics: metrics,
-            uploadCollector: configuration.uploadCollector)
-        let wsConfiguration = WebSocketServerConfiguration(
-            maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         var logger = host.logger
         logger[metadataKey: "component"] = "http"
+        let token = LaunchToken(value: configuration.token)
+        let names = AllowedHostNames(boundAddress: configuration.host, extra: configuration.allowedHosts)
+        let refusals = RefusalLog(logger: logger, metrics: metrics)
+
+        let router = Router(context: HostRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: HostNameMiddleware(names: names, refusals: refusals))
+        router.add(middleware: ReadOnlyMiddleware())
+        let files = PresentationFiles(library: host.library, fileIO: FileIO())
+        router.add(middleware: ByteRangeMiddleware(files: files, urlBasePath: "/p"))
+        router.add(
+            middleware: FileMiddleware(
+                fileProvider: files, urlBasePath: "/p", cacheControl: CacheControl([(MediaType(type: .any), [.noCache])])))
+        ContentRoutes(host: host, token: token, defaultPresentationId: configuration.defaultPresentationId).add(to: router)
+        ReservedRoutes(
+            host: host, token: token, metrics: metrics, refusals: refusals, uploadCollector: configuration.uploadCollector,
+            echo: configuration.echoEndpoint
+        ).add(to: router)
+
+        let sockets = WebSocketRoutes(
+            host: host,
+            bridge: BridgeSocket(
+                host: host, maxMessageSize: configuration.maxMessageSize,
+                maxInFlight: configuration.maxInFlightPerConnection, metrics: metrics),
+            token: token, names: names, refusals: refusals,
+            connections: ConnectionCounter(limit: configuration.maxConnections), echo: configuration.echoEndpoint)
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         return Application(
-            responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { head, _, _ in
-                endpoint.shouldUpgrade(head)
-            },
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: sockets.makeRouter(), configuration: .init(ws: webSocket)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [host, configuration] channel in
                 let port = channel.localAddress?.port ?? 0

@@ -63,7 +63,9 @@ public final class HeadlessChromium: Sendable {
     }
 
     /// Starts Chromium headless and waits for its DevTools endpoint.
-    public static func launch(binary explicit: String? = nil, timeout: Duration = .seconds(30)) async throws
+    public static func launch(
+        binary explicit: String? = nil, extraArguments: [String] = [], timeout: Duration = .seconds(30)
+    ) async throws
         -> HeadlessChromium
     {
         let binary = try locate(explicit: explicit)
@@ -76,7 +78,9 @@ public final class HeadlessChromium: Sendable {
             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
             "--mute-audio", "--autoplay-policy=no-user-gesture-required", "--remote-allow-origins=*",
             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-            "--user-data-dir=\(profile.path)", "--window-size=1280,900", "about:blank",
+            "--user-data-dir=\(profile.path)", "--window-size=1280,900",
+        ] + extraArguments + [
+            "about:blank",
         ]
         let errors = Pipe()
         process.standardError = errors

@@ -65,6 +65,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Allow --host to be an address other than loopback (exposes the bridge to the network).")
     var allowRemote = false
 
+    @Option(
+        name: .customLong("allowed-host"),
+        help: ArgumentHelp(
+            "A name this host answers to besides 127.0.0.1, localhost, [::1] and the bound address (repeatable; '*.example.lan' for sub-domains).",
+            discussion: "Requests whose Host header names anything else are refused with 421 (a defence against DNS rebinding). Needed with --allow-remote for the names a LAN uses."))
+    var allowedHosts: [String] = []
+
     @Flag(help: "Also serve a plain WebSocket echo at /__storybridge/echo (the round-trip benchmark's baseline).")
     var benchEcho = false
 
@@ -142,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
             host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections,
             echo: benchEcho)
         serverConfiguration.uploadCollector = uploadSettings?.endpoint
+        serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         let uploader = uploadSettings.map {

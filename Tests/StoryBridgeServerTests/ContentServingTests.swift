@@ -63,6 +63,37 @@ struct ContentServingTests {
             #expect(part.headers["content-range"] == "bytes 4-11/\(onDisk.count)")
             let bad = try await httpGet(host.baseURL + "/p/1/mediafiles/chime.wav", headers: ["Range": "bytes=999999-"])
             #expect(bad.status == 416)
+            #expect(bad.headers["content-range"] == "bytes */\(onDisk.count)")
+            let tail = try await httpGet(host.baseURL + "/p/1/mediafiles/chime.wav", headers: ["Range": "bytes=-10"])
+            #expect(tail.status == 206)
+            #expect(tail.body == onDisk.suffix(10))
+            #expect(tail.headers["content-range"] == "bytes \(onDisk.count - 10)-\(onDisk.count - 1)/\(onDisk.count)")
+            let long = try await httpGet(host.baseURL + "/p/1/mediafiles/chime.wav", headers: ["Range": "bytes=8-99999999"])
+            #expect(long.body == onDisk[8...])
+            let several = try await httpGet(host.baseURL + "/p/1/mediafiles/chime.wav", headers: ["Range": "bytes=0-1,4-5"])
+            #expect(several.status == 200)
+            #expect(several.body == onDisk)
+        }
+    }
+
+    @Test("files carry ETag and Last-Modified; If-None-Match answers 304; If-Range with another validator gets the whole file")
+    func conditionalRequests() async throws {
+        try await withHost { host in
+            let url = host.baseURL + "/p/1/mediafiles/chime.wav"
+            let onDisk = try Data(contentsOf: demoFolder.appendingPathComponent("mediafiles/chime.wav"))
+            let first = try await httpGet(url)
+            let etag = try #require(first.headers["etag"])
+            #expect(first.headers["last-modified"] != nil)
+            #expect(first.headers["cache-control"] == "no-cache")
+            let again = try await httpGet(url, headers: ["If-None-Match": etag])
+            #expect(again.status == 304)
+            #expect(again.body.isEmpty)
+            let matching = try await httpGet(url, headers: ["Range": "bytes=0-3", "If-Range": etag])
+            #expect(matching.status == 206)
+            #expect(matching.body == onDisk[0...3])
+            let stale = try await httpGet(url, headers: ["Range": "bytes=0-3", "If-Range": "\"another\""])
+            #expect(stale.status == 200)
+            #expect(stale.body == onDisk)
         }
     }
 

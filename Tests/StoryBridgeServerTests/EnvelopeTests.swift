@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import StoryBridge
 import StoryBridgeServer
 import StoryBridgeTesting
@@ -29,11 +30,11 @@ struct EnvelopeTests {
         let second = try await host.connectViewer()
         _ = await first.nextEvent(named: "hello")
         _ = await second.nextEvent(named: "hello")
-        await #expect(throws: (any Error).self) { _ = try await host.connectViewer() }
-        let refused = try await httpGet(
-            host.baseURL + "/__storybridge/ws?viewer=v&presentation=1&slide=index.html&token=\(host.server.token)")
-        #expect(refused.status == 503)
-        #expect(String(decoding: refused.body, as: UTF8.self).contains("already serves 2 connections"))
+        // The third page's socket is closed at once with 4503 and the reason; the page may retry.
+        let refused = try await WebSocketTextConnection.connect(url: bridgeURL(host))
+        await refused.waitUntilClosed()
+        #expect(refused.serverCloseFrame?.closeCode == .unknown(4503))
+        #expect(refused.serverCloseFrame?.reason?.contains("already serves 2 connections") == true)
         #expect(try await first.request("getUserInfo").status == .success)
         await second.close()
         // The place frees up once the server has seen the close.
@@ -89,21 +90,74 @@ struct EnvelopeTests {
         }
     }
 
-    @Test("no token, a wrong token or a foreign page's origin cannot open the bridge")
+    @Test("no token, a wrong token, a foreign page's origin or an unknown slide: the socket is closed at once with 44xx and the reason")
     func refusedUpgrades() async throws {
         try await withHost { host in
-            let ws = host.baseURL.replacingOccurrences(of: "http://", with: "ws://")
-            for query in ["viewer=v&presentation=1&slide=index.html", "viewer=v&presentation=1&slide=index.html&token=x"] {
-                await #expect(throws: (any Error).self) {
-                    _ = try await WebSocketTextConnection.connect(url: ws + "/__storybridge/ws?" + query)
-                }
-                #expect(try await httpGet(host.baseURL + "/__storybridge/ws?" + query).status == 403)
+            let cases: [(query: String, headers: HTTPFields, code: UInt16, reason: String)] = [
+                ("viewer=v&presentation=1&slide=index.html", [:], 4403, "token"),
+                ("viewer=v&presentation=1&slide=index.html&token=x", [:], 4403, "token"),
+                ("viewer=v&presentation=1&slide=index.html&token=\(host.server.token)", [.origin: "null"], 4403, "origin 'null'"),
+                (
+                    "viewer=v&presentation=1&slide=index.html&token=\(host.server.token)", [.origin: "http://evil.example"], 4403,
+                    "origin 'http://evil.example'"
+                ),
+                ("viewer=v&presentation=1&slide=nothing.html&token=\(host.server.token)", [:], 4400, "'nothing.html' is not a slide"),
+                ("viewer=v&presentation=9&slide=index.html&token=\(host.server.token)", [:], 4400, "presentation 9"),
+                ("presentation=1&slide=index.html&token=\(host.server.token)", [:], 4400, "'viewer'"),
+            ]
+            for refused in cases {
+                let connection = try await WebSocketTextConnection.connect(
+                    url: bridgeURL(host, query: refused.query), headers: refused.headers)
+                #expect(await connection.receive(timeout: .seconds(10)) == nil, "no hello for \(refused.query)")
+                await connection.waitUntilClosed()
+                #expect(connection.serverCloseFrame?.closeCode == .unknown(refused.code), "\(refused.query)")
+                #expect(connection.serverCloseFrame?.reason?.contains(refused.reason) == true, "\(refused.query)")
             }
-            let nullOrigin = try await httpGet(
-                host.baseURL + "/__storybridge/ws?viewer=v&presentation=1&slide=index.html&token=\(host.server.token)",
-                headers: ["Origin": "null"])
-            #expect(nullOrigin.status == 403)
+            #expect(await host.runtime.viewers.all.isEmpty)
+            // Fetched as a page, a WebSocket path says what it is.
+            let plain = try await httpGet(bridgeURL(host).replacingOccurrences(of: "ws://", with: "http://"))
+            #expect(plain.status == 426)
+            #expect(String(decoding: plain.body, as: UTF8.self).contains("only accepts WebSocket upgrades"))
+            let metrics = String(decoding: try await httpGet(host.baseURL + "/__storybridge/metrics").body, as: UTF8.self)
+            #expect(metrics.contains(#"storybridge_refused_requests_total{reason="token"} 2"#))
+            #expect(metrics.contains(#"storybridge_refused_requests_total{reason="origin"} 2"#))
+            #expect(metrics.contains(#"storybridge_refused_requests_total{reason="request"} 3"#))
         }
+    }
+
+    @Test("the inspector, its snapshot and the deep links need the token; the inspector's feed socket is closed 4403 without it")
+    func tokenGuardedEndpoints() async throws {
+        try await withHost { host in
+            for path in ["/__storybridge/inspector", "/__storybridge/inspector/snapshot", "/__storybridge/deeplinks"] {
+                let refused = try await httpGet(host.baseURL + path + "?token=wrong")
+                #expect(refused.status == 403, "\(path)")
+                #expect(String(decoding: refused.body, as: UTF8.self).contains("wrong token"), "\(path)")
+                #expect(try await httpGet(host.baseURL + path + "?token=\(host.server.token)").status == 200, "\(path)")
+            }
+            let ws = host.baseURL.replacingOccurrences(of: "http://", with: "ws://")
+            let feed = try await WebSocketTextConnection.connect(url: ws + "/__storybridge/inspector/ws?token=wrong")
+            await feed.waitUntilClosed()
+            #expect(feed.serverCloseFrame?.closeCode == .unknown(4403))
+        }
+    }
+
+    @Test("methods other than GET and HEAD are answered 405; HEAD gets the headers of GET")
+    func methods() async throws {
+        try await withHost { host in
+            let post = try await rawHTTP(
+                port: host.server.port, "POST /p/1/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            #expect(post.status == 405)
+            let head = try await rawHTTP(
+                port: host.server.port, "HEAD /p/1/css/demo.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(head.status == 200)
+            #expect(head.headers["content-type"]?.hasPrefix("text/css") == true)
+            #expect(head.body.isEmpty)
+        }
+    }
+
+    private func bridgeURL(_ host: TestHost, query: String? = nil) -> String {
+        host.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/__storybridge/ws?"
+            + (query ?? "viewer=\(UUID().uuidString)&presentation=1&slide=index.html&token=\(host.server.token)")
     }
 
     @Test("serve refuses a non-loopback address without --allow-remote")

@@ -120,11 +120,11 @@ struct MetricsAndLoggingTests {
         _ = try await viewer.request("setCustomEvent", data: ["key": "big", "value": .string(String(repeating: "z", count: 100_000))])
         _ = try await viewer.request("noSuchCommand")
         await viewer.close()
-        await #expect(throws: (any Error).self) {
-            _ = try await ViewerClient.connect(
-                baseURL: serve.baseURL, token: "wrong", presentationId: 1, slide: "index.html", viewerId: "intruder",
-                pageLoad: UUID().uuidString, viaDeepLink: false)
-        }
+        let intruder = try await ViewerClient.connect(
+            baseURL: serve.baseURL, token: "wrong", presentationId: 1, slide: "index.html", viewerId: "intruder",
+            pageLoad: UUID().uuidString, viaDeepLink: false)
+        await intruder.connection.waitUntilClosed()
+        #expect(intruder.connection.serverCloseFrame?.closeCode == .unknown(4403))
         #expect(serve.interrupt() == 0)
         let lines = serve.errors.split(separator: "\n")
         let entries = try lines.map { try JSONValue.parse(String($0)) }

@@ -41,6 +41,9 @@ struct ServeProcess {
         return ServeProcess(process: process, output: text, baseURL: String(match.1), token: String(match.2), errorsFile: errorsFile)
     }
 
+    /// The port it listens on.
+    var port: Int { Int(baseURL.split(separator: ":").last ?? "") ?? 0 }
+
     /// Its standard error so far.
     var errors: String { (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? "" }
 

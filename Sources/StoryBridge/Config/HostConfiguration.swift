@@ -9,7 +9,7 @@ import Foundation
 ///     "app": {"localization": "ru", "os": "Linux", "osVersion": "6.1", "device": "QA rig", "appVersion": "2.2.0"},
 ///     "location": {"latitude": 55.75, "longitude": 37.62, "address": "Moscow"}
 ///   },
-///   "server": {"host": "127.0.0.1", "port": 8080},
+///   "server": {"host": "127.0.0.1", "port": 8080, "allowedHosts": ["kiosk.lan"]},
 ///   "bridge": {"deadlineSeconds": 10},
 ///   "http": {"allowedHosts": ["api.example.com", "*.example.org"], "timeoutSeconds": 15},
 ///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"}
@@ -20,9 +20,13 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     public struct Server: Sendable, Hashable, Codable {
         public var host: String?
         public var port: Int?
-        public init(host: String? = nil, port: Int? = nil) {
+        /// Names (`Host` headers) the server answers to besides its own loopback names and bound
+        /// address; added to `serve --allowed-host`.
+        public var allowedHosts: [String]?
+        public init(host: String? = nil, port: Int? = nil, allowedHosts: [String]? = nil) {
             self.host = host
             self.port = port
+            self.allowedHosts = allowedHosts
         }
     }
 

@@ -16,7 +16,9 @@ import Synchronization
 /// - `storybridge_upload_queue_depth`, `storybridge_upload_set_aside`, `storybridge_upload_dropped_records`:
 ///   the upload queue, read from the database at each scrape;
 /// - `storybridge_upload_records_total{outcome}` and `storybridge_upload_failures_total`: counted
-///   by the uploader when it is given ``factory``.
+///   by the uploader when it is given ``factory``;
+/// - `storybridge_refused_requests_total{reason}`: requests and WebSockets refused, by reason
+///   (`host`, `token`, `origin`, `request`, `connection-limit`).
 public final class HostMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry = PrometheusCollectorRegistry()
@@ -25,6 +27,8 @@ public final class HostMetrics: Sendable {
     /// Per command: its duration histogram and its request counters by answer code (one lookup
     /// per request).
     private let series = Mutex<[String: CommandSeries]>([:])
+    /// Refusal counters by reason.
+    private let refusals = Mutex<[String: CoreMetrics.Counter]>([:])
     private let connectedViewers: CoreMetrics.Meter
     private let queueDepth: CoreMetrics.Gauge
     private let setAside: CoreMetrics.Gauge
@@ -89,6 +93,19 @@ public final class HostMetrics: Sendable {
         counter.increment()
         timer.recordNanoseconds(
             exchange.duration.components.seconds * 1_000_000_000 + exchange.duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// A request or WebSocket was refused for `reason` (one of a fixed few labels).
+    func refused(reason: String) {
+        let factory = self.factory
+        let counter = refusals.withLock { all in
+            if let known = all[reason] { return known }
+            let counter = CoreMetrics.Counter(
+                label: "storybridge_refused_requests_total", dimensions: [("reason", reason)], factory: factory)
+            all[reason] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// A page connection opened.

@@ -1,59 +1,19 @@
 import Foundation
-import HTTPTypes
-import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
 import StoryBridge
 
-/// The WebSocket side of the host: one connection per page load, feeding the page's frames to the
-/// bridge and writing answers and host events back.
-struct BridgeEndpoint: Sendable {
+/// The WebSocket side of the bridge: one connection per page load, feeding the page's frames to
+/// the bridge and writing answers and host events back.
+struct BridgeSocket: Sendable {
     let host: StoryBridgeHost
-    let gate: ConnectionGate
     let maxMessageSize: Int
     let maxInFlight: Int
-    let echo: Bool
     let metrics: HostMetrics
 
-    typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
-
-    func shouldUpgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<Handler> {
-        if echo, let rawPath = head.path, URI(rawPath).path == ContentPaths.reservedPrefix + "echo",
-            URI(rawPath).queryParameters["token"].map(String.init) == gate.token
-        {
-            return .upgrade([:]) { inbound, outbound, _ in
-                for try await message in inbound.messages(maxSize: maxMessageSize) {
-                    if case .text(let text) = message { try await outbound.write(.text(text)) }
-                }
-            }
-        }
-        if let rawPath = head.path, URI(rawPath).path == ContentPaths.reservedPrefix + "inspector/ws" {
-            guard URI(rawPath).queryParameters["token"].map(String.init) == gate.token else { return .dontUpgrade }
-            return .upgrade([:]) { inbound, outbound, _ in
-                await InspectorStream.serve(feed: host.feed, inbound: inbound, outbound: outbound)
-            }
-        }
-        guard let rawPath = head.path, ConnectionGate.isEndpoint(rawPath) else { return .dontUpgrade }
-        switch gate.admit(rawPath: rawPath, origin: head.headerFields[.origin], authority: head.authority) {
-        case .failure(let refusal):
-            host.logger.warning("WebSocket refused", metadata: ["reason": "\(refusal.message)"])
-            // The request falls through to the HTTP responder, which answers the refusal.
-            return .dontUpgrade
-        case .success(let page):
-            guard gate.connections.open() else {
-                host.logger.warning("WebSocket refused", metadata: ["reason": "connection limit \(gate.connections.limit)"])
-                return .dontUpgrade
-            }
-            return .upgrade([:]) { inbound, outbound, _ in
-                await self.serve(page, inbound: inbound, outbound: outbound)
-                self.gate.connections.close()
-            }
-        }
-    }
-
-    private func serve(
+    func serve(
         _ page: PageConnectionRequest, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async {
         let viewer = await host.viewers.viewer(id: page.viewerId)

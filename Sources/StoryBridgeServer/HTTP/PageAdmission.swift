@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdCore
 import StoryBridge
 import Synchronization
 
@@ -15,57 +14,19 @@ struct PageConnectionRequest: Sendable, Equatable {
     var viaDeepLink: Bool
 }
 
-/// Why a WebSocket upgrade was refused; the HTTP answer is derived from the case.
-enum ConnectionRefusal: Error, Equatable {
-    case missingParameter(String)
-    case badToken
-    case unknownPresentation(Int)
-    case unknownSlide(String)
-    case badOrigin(String)
-    case tooManyConnections(Int)
-
-    var status: HTTPResponse.Status {
-        switch self {
-        case .missingParameter, .unknownSlide, .unknownPresentation: return .badRequest
-        case .badToken, .badOrigin: return .forbidden
-        case .tooManyConnections: return .serviceUnavailable
-        }
-    }
-
-    var message: String {
-        switch self {
-        case .missingParameter(let name): return "WebSocket refused: query parameter '\(name)' is missing or invalid"
-        case .badToken: return "WebSocket refused: missing or wrong token (only pages served by this host may connect)"
-        case .unknownPresentation(let id): return "WebSocket refused: presentation \(id) is not in the library"
-        case .unknownSlide(let slide): return "WebSocket refused: '\(slide)' is not a slide of that presentation"
-        case .badOrigin(let origin): return "WebSocket refused: origin '\(origin)' is not this host"
-        case .tooManyConnections(let limit): return "WebSocket refused: the host already serves \(limit) connections"
-        }
-    }
-}
-
-/// Decides whether a WebSocket upgrade request may connect a page to the bridge.
-struct ConnectionGate: Sendable {
-    static let path = ContentPaths.reservedPrefix + "ws"
-
-    let token: String
+/// Decides whether a page that passed the host-name and token checks may connect to the bridge:
+/// its origin, its query parameters, its presentation and slide.
+struct PageAdmission: Sendable {
     let library: PresentationLibrary
-    let connections: ConnectionCounter
 
-    /// Whether `rawPath` (path and query) is the bridge endpoint.
-    static func isEndpoint(_ rawPath: String) -> Bool {
-        URI(rawPath).path == path
-    }
-
-    func admit(rawPath: String, origin: String?, authority: String?) -> Result<PageConnectionRequest, ConnectionRefusal> {
-        let query = URI(rawPath).queryParameters
+    func admit(_ request: Request) -> Result<PageConnectionRequest, RequestRefusal> {
+        if let origin = request.headers[.origin], let refused = Self.foreignOrigin(origin, authority: request.head.authority) {
+            return .failure(.badOrigin(refused))
+        }
+        let query = request.uri.queryParameters
         func value(_ name: String) -> String? {
             guard let value = query[Substring(name)], !value.isEmpty else { return nil }
             return String(value)
-        }
-        guard let given = value("token"), constantTimeEqual(given, token) else { return .failure(.badToken) }
-        if let origin, let refused = Self.foreignOrigin(origin, authority: authority) {
-            return .failure(.badOrigin(refused))
         }
         guard let viewer = value("viewer"), viewer.count <= 128 else { return .failure(.missingParameter("viewer")) }
         guard let presentationText = value("presentation"), let presentationId = Int(presentationText) else {
@@ -76,11 +37,9 @@ struct ConnectionGate: Sendable {
             return .failure(.unknownPresentation(presentationId))
         }
         guard presentation.hasSlide(slide) else { return .failure(.unknownSlide(slide)) }
-        guard connections.current < connections.limit else { return .failure(.tooManyConnections(connections.limit)) }
-        let load = value("load") ?? UUID().uuidString
         return .success(
             PageConnectionRequest(
-                viewerId: viewer, presentationId: presentationId, slide: slide, pageLoad: load,
+                viewerId: viewer, presentationId: presentationId, slide: slide, pageLoad: value("load") ?? UUID().uuidString,
                 viaDeepLink: value("deeplink") == "1"))
     }
 
@@ -97,15 +56,6 @@ struct ConnectionGate: Sendable {
             else { return origin }
         }
         return nil
-    }
-
-    private func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
     }
 }
 

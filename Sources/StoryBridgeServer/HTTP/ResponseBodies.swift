@@ -1,0 +1,31 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import StoryBridge
+
+extension Response {
+    /// A plain-text answer (a message ends with a newline).
+    static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        body(message + "\n", type: "text/plain; charset=utf-8", status: status)
+    }
+
+    /// One of the host's own HTML pages; never cached.
+    static func html(_ page: String) -> Response {
+        body(page, type: "text/html; charset=utf-8", cache: "no-store")
+    }
+
+    /// A JSON document; never cached.
+    static func json(_ value: JSONValue) -> Response {
+        body(value.jsonString(), type: "application/json", cache: "no-store")
+    }
+
+    /// `text` with its media type and cache policy.
+    static func body(
+        _ text: String, type: String, cache: String? = nil, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        if let cache { headers[.cacheControl] = cache }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

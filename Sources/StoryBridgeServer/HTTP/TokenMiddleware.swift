@@ -1,0 +1,34 @@
+import Hummingbird
+
+/// Lets through only requests that carry the launch token (`?token=`), compared in constant time.
+///
+/// A plain HTTP request without it is answered 403. A WebSocket upgrade without it is still
+/// upgraded, with the refusal recorded in the context: the route then closes the socket at once
+/// with code 4403 and the reason, which the page can read (it cannot read an HTTP status).
+struct TokenMiddleware: RouterMiddleware {
+    typealias Context = HostRequestContext
+
+    let token: LaunchToken
+    let refusals: RefusalLog
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard context.refusal == nil, !token.matches(request.uri.queryParameters["token"]) else {
+            return try await next(request, context)
+        }
+        refusals.record(.badToken, request)
+        guard request.isWebSocketUpgrade else { throw RequestRefusal.badToken }
+        var refused = context
+        refused.refusal = .badToken
+        return try await next(request, refused)
+    }
+}
+
+/// Answers 405 to any method but GET and HEAD: the host serves content, it takes none.
+struct ReadOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .get || request.method == .head else {
+            throw HostHTTPError(.methodNotAllowed, "Only GET and HEAD are served")
+        }
+        return try await next(request, context)
+    }
+}

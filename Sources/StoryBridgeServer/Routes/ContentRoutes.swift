@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import StoryBridge
+
+/// The presentation side of the HTTP router: `/` (the deep link, the only presentation, or the
+/// library list), `/p/<id>` (its start slide), and the root slides `/p/<id>/<name>.html`, which are
+/// served with the client script injected. Every other file under `/p/` is left to the
+/// `FileMiddleware` (see ``PresentationFiles``): these routes answer it "not found" with the
+/// message that is shown when the file does not exist either.
+struct ContentRoutes: Sendable {
+    let host: StoryBridgeHost
+    let token: LaunchToken
+    let defaultPresentationId: Int?
+
+    func add(to router: Router<HostRequestContext>) {
+        router.get("/") { _, _ in root() }
+        router.get("/p/:id") { _, context in try startSlide(context) }
+        router.get("/p/:id/{slide}.html") { request, context in try await slide(request, context: context) }
+        router.get("/p/:id/**") { request, context -> Response in
+            let presentation = try presentation(context)
+            let relative = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
+            try ContentPath.decode(relative)
+            throw HostHTTPError.notFound("Not found: '\(relative)' in presentation \(presentation.id)")
+        }
+        router.get("/**") { request, _ -> Response in
+            throw HostHTTPError.notFound("Not found: \(request.uri.path). Presentations are served under /p/<id>/")
+        }
+    }
+
+    private func root() -> Response {
+        if let link = host.deepLink, host.library.presentation(id: link.presentationId) != nil {
+            // Launched by a deep link: open its presentation and slide, and tell the page so.
+            return .redirect(to: ContentPaths.slideURL(presentationId: link.presentationId, slide: link.slide) + "?sbdeeplink=1")
+        }
+        let all = host.library.all
+        if let id = defaultPresentationId ?? (all.count == 1 ? all.first?.id : nil) {
+            return .redirect(to: ContentPaths.slideURL(presentationId: id, slide: Presentation.startSlide))
+        }
+        return .html(HostPages.library(all))
+    }
+
+    private func presentation(_ context: HostRequestContext) throws -> Presentation {
+        let idText = context.parameters.get("id") ?? ""
+        guard let id = Int(idText), let presentation = host.library.presentation(id: id) else {
+            throw HostHTTPError.notFound("No presentation '\(idText)' in the library")
+        }
+        return presentation
+    }
+
+    private func startSlide(_ context: HostRequestContext) throws -> Response {
+        let presentation = try presentation(context)
+        return .redirect(to: ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))
+    }
+
+    /// A root slide with the client script injected ahead of every content script.
+    private func slide(_ request: Request, context: HostRequestContext) async throws -> Response {
+        let presentation = try presentation(context)
+        let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
+        let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
+        let html = String(decoding: try Data(contentsOf: file.file), as: UTF8.self)
+        let tag = ClientScriptInjector.tag(presentationId: presentation.id, slide: file.relative, token: token.value)
+        return .html(ClientScriptInjector.inject(tag, into: html))
+    }
+}

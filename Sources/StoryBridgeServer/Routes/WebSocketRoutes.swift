@@ -1,0 +1,71 @@
+import Hummingbird
+import HummingbirdWebSocket
+import StoryBridge
+
+/// The WebSocket router: the bridge (`/__storybridge/ws`), the inspector's live feed
+/// (`/__storybridge/inspector/ws`) and, for the benchmark, a plain echo (`/__storybridge/echo`).
+///
+/// A foreign `Host` is refused before the handshake (no socket at all). Any other refusal (token,
+/// origin, parameters, connection limit) is decided once, and answered once, by closing the
+/// socket right after the handshake with code 4000 + status and the reason: see
+/// ``RequestRefusal/closeCode``.
+struct WebSocketRoutes: Sendable {
+    let host: StoryBridgeHost
+    let bridge: BridgeSocket
+    let token: LaunchToken
+    let names: AllowedHostNames
+    let refusals: RefusalLog
+    let connections: ConnectionCounter
+    let echo: Bool
+
+    func makeRouter() -> Router<HostRequestContext> {
+        let router = Router(context: HostRequestContext.self)
+        router.add(middleware: HostNameMiddleware(names: names, refusals: refusals))
+        let reserved = router.group("__storybridge").add(middleware: TokenMiddleware(token: token, refusals: refusals))
+        reserved.ws("ws") { inbound, outbound, context in
+            let page: PageConnectionRequest
+            switch admit(context) {
+            case .failure(let refusal):
+                try await Self.close(outbound, refusal)
+                return
+            case .success(let admitted):
+                page = admitted
+            }
+            defer { connections.close() }
+            await bridge.serve(page, inbound: inbound, outbound: outbound)
+        }
+        reserved.ws("inspector/ws") { inbound, outbound, context in
+            if let refusal = context.requestContext.refusal { return try await Self.close(outbound, refusal) }
+            await InspectorStream.serve(feed: host.feed, inbound: inbound, outbound: outbound)
+        }
+        if echo {
+            reserved.ws("echo") { inbound, outbound, context in
+                if let refusal = context.requestContext.refusal { return try await Self.close(outbound, refusal) }
+                for try await message in inbound.messages(maxSize: bridge.maxMessageSize) {
+                    if case .text(let text) = message { try await outbound.write(.text(text)) }
+                }
+            }
+        }
+        return router
+    }
+
+    /// The page, once every check has passed and it holds a place under the connection limit.
+    private func admit(_ context: WebSocketRouterContext<HostRequestContext>) -> Result<PageConnectionRequest, RequestRefusal> {
+        if let refusal = context.requestContext.refusal { return .failure(refusal) }
+        let admitted = PageAdmission(library: host.library).admit(context.request)
+        if case .failure(let refusal) = admitted {
+            refusals.record(refusal, context.request)
+            return admitted
+        }
+        guard connections.open() else {
+            let refusal = RequestRefusal.tooManyConnections(connections.limit)
+            refusals.record(refusal, context.request)
+            return .failure(refusal)
+        }
+        return admitted
+    }
+
+    private static func close(_ outbound: WebSocketOutboundWriter, _ refusal: RequestRefusal) async throws {
+        try await outbound.close(refusal.closeCode, reason: refusal.closeReason)
+    }
+}
