@@ -14,11 +14,6 @@ public struct CommandTable: Sendable {
 
     /// The command names, in the order declared.
     public var names: [String] { entries.map(\.name) }
-
-    /// The command called `name` (as declared).
-    public subscript(name: String) -> BridgeCommand? {
-        entries.first { $0.name == name }
-    }
 }
 
 /// Builds a ``CommandTable`` from ``BridgeCommand`` lines:
