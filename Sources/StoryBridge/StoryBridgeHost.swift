@@ -46,20 +46,32 @@ public final class StoryBridgeHost: Sendable {
         self.analytics = AnalyticsStore(database: database, limits: outboxLimits)
         self.sessions = SessionTracker(
             store: analytics, identity: identity, policy: policy, viewers: viewers, logger: logger)
-        self.bridge = Bridge(defaultDeadline: defaultDeadline, logger: logger)
+        // Time comes from the system clock until the host itself is given one.
+        let bridge = Bridge(defaultDeadline: defaultDeadline, clock: SystemHostClock(), logger: logger)
+        self.bridge = bridge
         bridge.observe { feed.record(.exchange($0)) }
-        for module in Self.builtInModules() { bridge.register(module) }
-        bridge.register(HTTPModule(settings: http, reserved: addresses))
+        for module in Self.builtInModules() { Self.register(module, on: bridge, logger: logger) }
+        Self.register(HTTPModule(settings: http, reserved: addresses), on: bridge, logger: logger)
         let tablesStore = TablesStore(database: database)
         do {
             try tablesStore.declare(tables)
         } catch {
             logger.error("tables: cannot declare the configured tables", metadata: ["error": "\(error)"])
         }
-        bridge.register(TablesModule(store: tablesStore))
+        Self.register(TablesModule(store: tablesStore), on: bridge, logger: logger)
         self.deepLink = deepLink
-        bridge.register(DeepLinkingModule())
-        if !commands.isEmpty { bridge.register(ConfiguredCommandsModule(commands)) }
+        Self.register(DeepLinkingModule(), on: bridge, logger: logger)
+        if !commands.isEmpty { Self.register(ConfiguredCommandsModule(commands), on: bridge, logger: logger) }
+    }
+
+    /// Registers a module the host starts with; one the bridge refuses (a command declared twice or
+    /// without a name) is left out and logged as an error.
+    private static func register(_ module: any BridgeModule, on bridge: Bridge, logger: Logger) {
+        do {
+            try bridge.register(module)
+        } catch {
+            logger.error("module refused", metadata: ["module": "\(module.name)", "error": "\(error)"])
+        }
     }
 
     /// The modules every host starts with.

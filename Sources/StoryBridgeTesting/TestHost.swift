@@ -33,7 +33,7 @@ public struct TestHost: Sendable {
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [], deepLink: DeepLink? = nil,
         commands: [ConfiguredCommand] = [],
         server serverConfiguration: ServerConfiguration = ServerConfiguration(port: 0),
-        defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) -> Void = { _ in }
+        defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) throws -> Void = { _ in }
     ) async throws -> TestHost {
         var presentations: [Presentation] = []
         for (index, folder) in presentationFolders.enumerated() {
@@ -49,7 +49,7 @@ public struct TestHost: Sendable {
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
             identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink, commands: commands,
             defaultDeadline: defaultDeadline, logger: logger)
-        configure(runtime)
+        try configure(runtime)
         let metrics = HostMetrics()
         let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration, metrics: metrics).start()
         return TestHost(runtime: runtime, server: server, metrics: metrics)

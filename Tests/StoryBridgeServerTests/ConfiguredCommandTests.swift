@@ -85,4 +85,23 @@ struct ConfiguredCommandTests {
         #expect(result.status != 0)
         #expect(result.errors.contains("command 'broken' needs exactly one of 'reply', 'template' or 'webhook'"))
     }
+
+    @Test("a command whose name is empty or only spaces is refused when the config is read")
+    func emptyName() throws {
+        let json = #"[{"name": "  ", "reply": {}}]"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([ConfiguredCommand].self, from: Data(json.utf8)) }
+    }
+
+    @Test("configured commands are answered in the page's order, webhooks on a task of their own with their own deadline")
+    func policies() throws {
+        let module = ConfiguredCommandsModule([
+            ConfiguredCommand(name: "fixed", source: .reply(["a": 1])),
+            ConfiguredCommand(name: "hook", source: .webhook(.init(url: "http://127.0.0.1:9/hook", timeoutSeconds: 3))),
+        ])
+        let bridge = Bridge()
+        try bridge.register(module)
+        #expect(bridge.commands == ["fixed", "hook"])
+        #expect(bridge.policy(for: "fixed") == .ordered(.bridgeDefault))
+        #expect(bridge.policy(for: "hook") == .concurrent(.after(.seconds(5))))
+    }
 }

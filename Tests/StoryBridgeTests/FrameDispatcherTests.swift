@@ -1,60 +1,107 @@
 import Foundation
+import StoryBridgeTesting
 import Synchronization
 import Testing
 @testable import StoryBridge
 
+/// An ordered command with a 50 ms deadline whose handler ignores cancellation and answers only
+/// once the test opens its gate (long after the deadline).
 private struct LateModule: BridgeModule {
     let name = "Late"
-    let commands = ["late"]
-    var deadline: ModuleDeadline { .after(.milliseconds(50)) }
-    func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        // Ignores cancellation on purpose, and answers long after the deadline (even on a busy machine).
-        let until = ContinuousClock.now + .seconds(3)
-        while ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(10)) }
-        return "late answer"
+    let gate = Gate()
+    var commands: CommandTable {
+        BridgeCommand("late", .ordered(.after(.milliseconds(50)))) { _, _ in
+            await gate.wait()
+            return "late answer"
+        }
     }
 }
 
-/// A concurrent module that answers once the test opens its gate.
+/// A concurrent command that answers once the test opens its gate.
 private struct WaitingModule: BridgeModule {
     let name = "Waiting"
-    let commands = ["wait"]
     let gate = Gate()
-    var runsConcurrently: Bool { true }
-    var deadline: ModuleDeadline { .unlimited }
-    func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
-        return "waited"
+    var commands: CommandTable {
+        BridgeCommand("wait", .concurrent(.unlimited)) { _, _ in
+            await gate.wait()
+            return "waited"
+        }
     }
 }
 
-/// An ordered module (not concurrent, not immediate) that answers once the test opens its gate.
+/// An ordered command that answers once the test opens its gate.
 private struct GatedOrderedModule: BridgeModule {
     let name = "GatedOrdered"
-    let commands = ["gated"]
     let gate = Gate()
-    var deadline: ModuleDeadline { .unlimited }
-    func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        while !gate.isOpen { try await Task.sleep(for: .milliseconds(5)) }
-        return "opened"
+    var commands: CommandTable {
+        BridgeCommand("gated", .ordered(.unlimited)) { _, _ in
+            await gate.wait()
+            return "opened"
+        }
     }
 }
 
-/// A flag the test raises.
+/// A page's notebook: `write` takes its time (until the gate opens) before it stores `text`;
+/// `read` answers what is stored.
+private final class NotebookModule: BridgeModule {
+    let name = "Notebook"
+    let gate = Gate()
+    let page = Mutex<String?>(nil)
+    var commands: CommandTable {
+        BridgeCommand("write", .ordered) { [self] request, _ in
+            let text = try request.string("text")
+            await gate.wait()
+            page.withLock { $0 = text }
+            return .emptyObject
+        }
+        BridgeCommand("read", .ordered) { [self] _, _ in
+            page.withLock { $0 }.map(JSONValue.string) ?? .null
+        }
+    }
+}
+
+/// A concurrent command with a 1 s deadline whose handler sleeps an hour of the manual clock, and
+/// notes when it is cancelled.
+private final class StuckModule: BridgeModule {
+    let name = "Stuck"
+    let clock: ManualHostClock
+    let cancelled = Mutex(0)
+    init(clock: ManualHostClock) { self.clock = clock }
+    var commands: CommandTable {
+        BridgeCommand("stuck", .concurrent(.after(.seconds(1)))) { [self] _, _ in
+            do {
+                try await clock.sleep(for: .seconds(3600))
+            } catch {
+                cancelled.withLock { $0 += 1 }
+                throw error
+            }
+            return "woke"
+        }
+    }
+}
+
+/// A gate the test opens; handlers wait on it (without polling, and whether cancelled or not).
 private final class Gate: Sendable {
-    private let open = Mutex(false)
-    var isOpen: Bool { open.withLock { $0 } }
-    func raise() { open.withLock { $0 = true } }
-}
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
-/// Polls `condition` until it holds or 20 seconds pass.
-private func eventually(_ condition: () -> Bool) async throws -> Bool {
-    let until = ContinuousClock.now + .seconds(20)
-    while !condition() {
-        if ContinuousClock.now > until { return false }
-        try await Task.sleep(for: .milliseconds(5))
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state -> Bool in
+                if !state.open { state.waiting.append(continuation) }
+                return state.open
+            }
+            if isOpen { continuation.resume() }
+        }
     }
-    return true
+
+    func raise() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 }
 
 /// Collects what a dispatcher delivers.
@@ -63,17 +110,27 @@ final class Outbox: Sendable {
     func append(_ message: JSONValue) { messages.withLock { $0.append(message) } }
     var all: [JSONValue] { messages.withLock { $0 } }
     func answers(to guid: String) -> [JSONValue] { all.filter { $0["GUID"]?.stringValue == guid } }
+    var guids: [String] { all.compactMap { $0["GUID"]?.stringValue } }
     var events: [HostEvent] { all.compactMap(HostEvent.init(json:)) }
 }
 
 @Suite("Frame dispatch")
 struct FrameDispatcherTests {
-    func dispatcher() async throws -> (FrameDispatcher, Outbox, Bridge) {
+    /// A dispatcher over the host's bridge, or, given a clock, over a bridge of its own that reads
+    /// that clock and has the built-in modules.
+    func dispatcher(clock: ManualHostClock? = nil, maxInFlight: Int = 64) async throws -> (FrameDispatcher, Outbox, Bridge) {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
+        var bridge = host.bridge
+        if let clock {
+            bridge = Bridge(clock: clock, logger: quietLogger())
+            for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
+        }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
-        return (dispatcher, outbox, host.bridge)
+        let dispatcher = FrameDispatcher(bridge: bridge, context: host.context(for: viewer), maxInFlight: maxInFlight) {
+            outbox.append($0)
+        }
+        return (dispatcher, outbox, bridge)
     }
 
     func run(_ dispatcher: FrameDispatcher, _ frame: String) async {
@@ -108,61 +165,128 @@ struct FrameDispatcherTests {
         await run(
             dispatcher,
             #"[{"Command":"getUserInfo","GUID":"A"},{"Command":"nope","GUID":"B"},{"Command":"getAppInfo","GUID":"C"}]"#)
-        #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["A", "B", "C"])
+        #expect(outbox.guids == ["A", "B", "C"])
         #expect(outbox.answers(to: "B").first?["ErrorCode"] == 400)
     }
 
-    @Test("a module past its deadline yields exactly one answer, the 504")
+    @Test("an ordered handler past its deadline yields exactly one answer, the 504, when the clock passes it")
     func exactlyOnceAfterDeadline() async throws {
-        let (dispatcher, outbox, bridge) = try await dispatcher()
-        bridge.register(LateModule())
-        await run(dispatcher, #"{"Command":"late","GUID":"L1"}"#)
-        #expect(outbox.answers(to: "L1").first?["ErrorCode"] == 504)
-        try await Task.sleep(for: .milliseconds(3500))
+        let clock = ManualHostClock()
+        let (dispatcher, outbox, bridge) = try await dispatcher(clock: clock)
+        let module = LateModule()
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"{"Command":"late","GUID":"L1"}"#) { work in group.addTask { await work() } }
+            // The deadline timer's tick waits on the clock; time has not moved, so no answer yet.
+            #expect(await clock.waitForSleepers(1))
+            #expect(outbox.answers(to: "L1").isEmpty)
+            clock.advance(by: .milliseconds(50))
+            #expect(await eventually { outbox.answers(to: "L1").count == 1 })
+            // The handler answers now, late: that answer is dropped.
+            module.gate.raise()
+        }
         let answers = outbox.answers(to: "L1")
         #expect(answers.count == 1)
         #expect(answers.first?["ErrorCode"] == 504)
+        #expect(answers.first?["ErrorMessage"] == "Module 'Late' did not answer 'late' within 0.05 s")
     }
 
-    @Test("a concurrent module does not hold up the requests after it")
+    @Test("a concurrent command does not hold up the requests after it")
     func concurrentModule() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
         let module = WaitingModule()
-        bridge.register(module)
-        try await withThrowingDiscardingTaskGroup { group in
-            await dispatcher.dispatch(frame: #"[{"Command":"wait","GUID":"W"},{"Command":"getUserInfo","GUID":"U"}]"#) {
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"[{"Command":"wait","GUID":"W"},{"Command":"setCustomEvent","Data":{"key":"k","value":1},"GUID":"U"}]"#) {
                 work in group.addTask { await work() }
             }
-            let answered = try await eventually { outbox.answers(to: "U").count == 1 }
-            #expect(answered)
+            #expect(await eventually { outbox.answers(to: "U").count == 1 })
             #expect(outbox.answers(to: "W").isEmpty)
             module.gate.raise()
         }
-        #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["U", "W"])
+        #expect(outbox.guids == ["U", "W"])
     }
 
-    @Test("a hung ordered module gets its 504 and the requests queued behind it are still answered, in order")
-    func hungModuleDoesNotStallTheQueue() async throws {
-        let (dispatcher, outbox, bridge) = try await dispatcher()
-        bridge.register(LateModule())
-        let frame = #"[{"Command":"late","GUID":"L"},{"Command":"getUserInfo","GUID":"U1"},{"Command":"getAppInfo","GUID":"U2"}]"#
-        try await withThrowingDiscardingTaskGroup { group in
-            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
-            // The late module runs for 3 s; the queue behind it is answered long before that.
-            let answered = try await eventually { outbox.answers(to: "U2").count == 1 }
-            #expect(answered)
-            #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["L", "U1", "U2"])
-            #expect(outbox.answers(to: "L").first?["ErrorCode"] == 504)
+    @Test("a concurrent handler past its deadline is answered 504 and cancelled, and frees its place in flight")
+    func concurrentDeadline() async throws {
+        let clock = ManualHostClock()
+        let (dispatcher, outbox, bridge) = try await dispatcher(clock: clock, maxInFlight: 1)
+        let module = StuckModule(clock: clock)
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"[{"Command":"stuck","GUID":"S1"},{"Command":"getUserInfo","GUID":"U"}]"#) {
+                work in group.addTask { await work() }
+            }
+            #expect(outbox.guids == ["U"])
+            // The handler and the deadline timer's tick both wait on the clock.
+            #expect(await clock.waitForSleepers(2))
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { outbox.answers(to: "S1").count == 1 })
+            #expect(outbox.answers(to: "S1").first?["ErrorCode"] == 504)
+            #expect(await eventually { module.cancelled.withLock { $0 } == 1 })
+            // Its place is free again: with one place in flight, the next one is taken, not refused 429.
+            await dispatcher.dispatch(frame: #"{"Command":"stuck","GUID":"S2"}"#) { work in group.addTask { await work() } }
+            #expect(await clock.waitForSleepers(2))
+            #expect(outbox.answers(to: "S2").isEmpty)
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { outbox.answers(to: "S2").first?["ErrorCode"] == 504 })
         }
-        // The late answer, once it comes, is dropped.
+        #expect(outbox.answers(to: "S1").count == 1)
+        #expect(outbox.answers(to: "S2").count == 1)
+    }
+
+    @Test("an ordered command sees the page's own earlier write, however long the write takes")
+    func orderedSeesItsOwnWrite() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        let module = NotebookModule()
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"[{"Command":"write","Data":{"text":"hello"},"GUID":"W"},{"Command":"read","GUID":"R"}]"#) {
+                work in group.addTask { await work() }
+            }
+            module.gate.raise()
+        }
+        #expect(outbox.guids == ["W", "R"])
+        #expect(outbox.answers(to: "R").first?["Data"] == "hello")
+        // The built-in custom events, likewise, in one frame.
+        await run(
+            dispatcher,
+            #"[{"Command":"setCustomEvent","Data":{"key":"k","value":"v1"},"GUID":"S"},{"Command":"getCustomEventByKey","Data":{"key":"k"},"GUID":"G"}]"#)
+        #expect(outbox.answers(to: "G").first?["Data"] == ["value": "v1"])
+    }
+
+    @Test("a hung ordered handler gets its 504 at the deadline, and the memory-only requests queued behind it are then answered, in order")
+    func hungModuleDoesNotStallTheQueue() async throws {
+        let clock = ManualHostClock()
+        let (dispatcher, outbox, bridge) = try await dispatcher(clock: clock)
+        let module = LateModule()
+        try bridge.register(module)
+        let frame = #"[{"Command":"late","GUID":"L"},{"Command":"getUserInfo","GUID":"U1"},{"Command":"getAppInfo","GUID":"U2"}]"#
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
+            #expect(await clock.waitForSleepers(1))
+            // Memory-only commands keep their place behind the stuck one until its deadline.
+            #expect(outbox.all.isEmpty)
+            clock.advance(by: .milliseconds(50))
+            #expect(await eventually { outbox.answers(to: "U2").count == 1 })
+            #expect(outbox.guids == ["L", "U1", "U2"])
+            #expect(outbox.answers(to: "L").first?["ErrorCode"] == 504)
+            // A memory-only command sent now is answered while the stuck handler still runs.
+            await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"U3"}"#) { work in
+                group.addTask { await work() }
+            }
+            #expect(await eventually { outbox.answers(to: "U3").count == 1 })
+            module.gate.raise()
+        }
+        // The late answer, once it came, was dropped.
         #expect(outbox.answers(to: "L").count == 1)
         dispatcher.finish()
     }
 
-    @Test("a command that answers from memory is answered on the reading task, with no task spawned")
+    @Test("a memory-only command is answered on the reading task, with no task spawned")
     func immediateAnswer() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
-        #expect(bridge.registration(for: "getCurrentSlideName")?.module.answersImmediately("getCurrentSlideName") == true)
+        #expect(bridge.policy(for: "getCurrentSlideName") == .fromMemory)
         let spawned = Mutex(0)
         await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"I1"}"#) { _ in
             spawned.withLock { $0 += 1 }
@@ -171,20 +295,20 @@ struct FrameDispatcherTests {
         #expect(outbox.answers(to: "I1").first?["Status"] == "Success")
     }
 
-    @Test("a command that answers from memory still waits for the ordered request sent before it")
+    @Test("a memory-only command still waits for the ordered request sent before it")
     func immediateKeepsOrder() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
         let module = GatedOrderedModule()
-        bridge.register(module)
-        try await withThrowingDiscardingTaskGroup { group in
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
             await dispatcher.dispatch(frame: #"{"Command":"gated","GUID":"S"}"#) { work in group.addTask { await work() } }
             await dispatcher.dispatch(frame: #"{"Command":"getUserInfo","GUID":"U"}"#) { work in group.addTask { await work() } }
-            try await Task.sleep(for: .milliseconds(100))
+            // The memory-only request was queued, not answered: nothing can answer before the gate opens.
             #expect(outbox.all.isEmpty)
             module.gate.raise()
-            #expect(try await eventually { outbox.answers(to: "U").count == 1 })
+            #expect(await eventually { outbox.answers(to: "U").count == 1 })
         }
-        #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == ["S", "U"])
+        #expect(outbox.guids == ["S", "U"])
     }
 
     @Test("thousands of pipelined ordered requests are all answered once, in order, through the bounded queue")
@@ -199,6 +323,6 @@ struct FrameDispatcherTests {
                 }
             }
         }
-        #expect(outbox.all.compactMap { $0["GUID"]?.stringValue } == guids)
+        #expect(outbox.guids == guids)
     }
 }

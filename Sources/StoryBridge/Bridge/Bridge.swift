@@ -2,89 +2,102 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The router: modules subscribe to commands, and each request is handed to its module and
-/// answered exactly once when it carries a GUID.
+/// The router: modules subscribe to commands, and each request is handed to its command's handler
+/// and answered exactly once when it carries a GUID.
 ///
 /// - Unknown command → 400 `Failure` naming it.
-/// - A module that throws ``BridgeError`` → a `Failure` with that error's code and message.
-/// - A module that throws anything else → a 500 `Failure` naming the module and the error.
-/// - A module that does not answer within its deadline → a 504 `Failure` saying so.
+/// - A handler that throws ``BridgeError`` → a `Failure` with that error's code and message.
+/// - A handler that throws anything else → a 500 `Failure` naming the module and the error.
+/// - A handler that does not answer within its deadline → a 504 `Failure` saying so.
 /// - Requests without a GUID run but are never answered.
+///
+/// How a request is scheduled (on the connection's reading task, in the page's order, or as a task
+/// of its own) follows its command's ``CommandPolicy``; see ``FrameDispatcher``.
 public final class Bridge: Sendable {
     /// A module's subscription.
     public struct Registration: Sendable {
         public let module: any BridgeModule
-        /// A deadline set at registration, overriding the module's own.
-        public let deadlineOverride: ModuleDeadline?
-
-        /// The deadline that applies to `command`.
-        public func deadline(for command: String) -> ModuleDeadline {
-            deadlineOverride ?? module.deadline(for: command)
-        }
-    }
-
-    /// What the router needs to handle one command, worked out once when its module subscribes.
-    /// A class, so handing a route out of the table costs one reference.
-    final class Route: Sendable {
-        /// The canonical command name, shared by every request routed here.
-        let name: String
-        let registration: Registration
-        /// `nil` when the module may take as long as it likes.
-        let deadline: Duration?
-        let runsConcurrently: Bool
-        let answersImmediately: Bool
-
-        init(name: String, registration: Registration, deadline: Duration?, runsConcurrently: Bool, answersImmediately: Bool) {
-            self.name = name
-            self.registration = registration
-            self.deadline = deadline
-            self.runsConcurrently = runsConcurrently
-            self.answersImmediately = answersImmediately
-        }
+        /// A deadline set at registration, overriding the one of every command's policy.
+        public let deadlineOverride: CommandDeadline?
     }
 
     /// Canonical command name → its route.
     private let routes = Mutex<[String: Route]>([:])
     private let observers = Mutex<[@Sendable (BridgeExchange) -> Void]>([])
-    private let timer = DeadlineTimer()
-    /// The deadline used by modules that ask for the bridge default.
+    let timer: DeadlineTimer
+    /// The deadline used by commands that ask for the bridge default.
     public let defaultDeadline: Duration
+    /// Where the bridge reads time: request durations and deadlines.
+    public let clock: any HostClock
     private let logger: Logger
 
     /// Creates a bridge with no modules.
-    public init(defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge.bridge")) {
+    public init(
+        defaultDeadline: Duration = .seconds(10), clock: any HostClock = SystemHostClock(),
+        logger: Logger = Logger(label: "storybridge.bridge")
+    ) {
         self.defaultDeadline = defaultDeadline
+        self.clock = clock
+        self.timer = DeadlineTimer(clock: clock)
         self.logger = logger
     }
 
     // MARK: Registration
 
-    /// Subscribes `module` to all of its ``BridgeModule/commands``, replacing whatever module
-    /// answered them before. `deadline` overrides the module's own.
-    public func register(_ module: any BridgeModule, deadline: ModuleDeadline? = nil) {
-        subscribe(module, toCommands: module.commands, deadline: deadline)
+    /// Subscribes `module` to every command of its table, replacing whatever module answered them
+    /// before. `deadline` overrides the deadline of each command's policy.
+    ///
+    /// Throws, subscribing nothing, when the table declares a command twice or one without a name.
+    public func register(_ module: any BridgeModule, deadline: CommandDeadline? = nil) throws(ModuleRegistrationError) {
+        let table = try Self.handlers(of: module)
+        install(table.map { ($0.key, $0.value) }, of: Registration(module: module, deadlineOverride: deadline))
     }
 
-    /// Subscribes `module` to `commands`, replacing whatever module answered them before.
-    public func subscribe(_ module: any BridgeModule, toCommands commands: [String], deadline: ModuleDeadline? = nil) {
-        let registration = Registration(module: module, deadlineOverride: deadline)
-        let made = commands.map { command in
+    /// Subscribes `module` to some of its commands only, replacing whatever module answered them
+    /// before. `deadline` overrides the deadline of each command's policy.
+    ///
+    /// Throws, subscribing nothing, when a command in `commands` has no handler in the module's
+    /// table, or the table itself is invalid.
+    public func subscribe(
+        _ module: any BridgeModule, toCommands commands: [String], deadline: CommandDeadline? = nil
+    ) throws(ModuleRegistrationError) {
+        let table = try Self.handlers(of: module)
+        var chosen: [(String, BridgeCommand)] = []
+        for command in commands {
             let name = CommandNames.canonical(command)
+            guard let entry = table[name] else { throw .noHandler(module: module.name, command: command) }
+            chosen.append((name, entry))
+        }
+        install(chosen, of: Registration(module: module, deadlineOverride: deadline))
+    }
+
+    /// The module's table by canonical command name, checked.
+    private static func handlers(of module: any BridgeModule) throws(ModuleRegistrationError) -> [String: BridgeCommand] {
+        var table: [String: BridgeCommand] = [:]
+        for entry in module.commands.entries {
+            let name = CommandNames.canonical(entry.name)
+            guard !name.isEmpty else { throw .emptyCommandName(module: module.name) }
+            guard table.updateValue(entry, forKey: name) == nil else {
+                throw .duplicateCommand(module: module.name, command: name)
+            }
+        }
+        return table
+    }
+
+    /// Works out the routes of `commands` (once per command, here) and puts them in the table.
+    private func install(_ commands: [(name: String, entry: BridgeCommand)], of registration: Registration) {
+        let made = commands.map { command in
+            let policy = registration.deadlineOverride.map { command.entry.policy.with(deadline: $0) } ?? command.entry.policy
             let deadline: Duration?
-            switch registration.deadline(for: name) {
+            switch policy.deadline {
             case .bridgeDefault: deadline = defaultDeadline
             case .after(let duration): deadline = duration
             case .unlimited: deadline = nil
             }
-            return (
-                name,
-                Route(
-                    name: name, registration: registration, deadline: deadline, runsConcurrently: module.runsConcurrently(name),
-                    answersImmediately: module.answersImmediately(name))
-            )
+            return Route(name: command.name, registration: registration, command: command.entry, policy: policy, deadline: deadline)
         }
         routes.withLock { routes in
-            for (name, route) in made { routes[name] = route }
+            for route in made { routes[route.name] = route }
         }
     }
 
@@ -101,10 +114,11 @@ public final class Bridge: Sendable {
         return routes.withLock { $0[name] }?.registration
     }
 
-    /// Whether `command` runs concurrently with the page's later requests.
-    public func runsConcurrently(_ command: String) -> Bool {
+    /// The policy `command` runs by (with a registration's deadline applied), or `nil` when no
+    /// module answers it.
+    public func policy(for command: String) -> CommandPolicy? {
         let name = CommandNames.canonical(command)
-        return routes.withLock { $0[name] }?.runsConcurrently ?? false
+        return routes.withLock { $0[name] }?.policy
     }
 
     /// All commands with a module, sorted.
@@ -112,31 +126,16 @@ public final class Bridge: Sendable {
         routes.withLock { Array($0.keys) }.sorted()
     }
 
-    // MARK: Handling
+    // MARK: Observing
 
     /// Calls `observer` after every request is handled (from any task; keep it quick).
     public func observe(_ observer: @escaping @Sendable (BridgeExchange) -> Void) {
         observers.withLock { $0.append(observer) }
     }
 
-    /// Runs one request and returns its answer, or `nil` when it carries no GUID.
-    public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
-        let started = ContinuousClock.now
-        let result = await execute(request, context: context)
-        return finish(request, result, context: context, started: started)
-    }
-
-    /// Runs one request and returns its outcome, whether or not it carries a GUID.
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
-        switch route(request) {
-        case .failure(let error): return .failure(error)
-        case .success(let routed): return await run(routed, context: context)
-        }
-    }
-
     // MARK: Steps shared with the frame dispatcher
 
-    /// Finds the module of `request` and the deadline that applies.
+    /// Finds the route of `request` and makes its command name canonical.
     func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
         // Content nearly always sends the canonical name: look it up as sent first (route keys are
         // canonical, so a hit needs no normalising), and normalise only on a miss.
@@ -161,7 +160,7 @@ public final class Bridge: Sendable {
         started: ContinuousClock.Instant
     ) -> BridgeResponse? {
         let response = answer(request, result, context: context)
-        let duration = ContinuousClock.now - started
+        let duration = clock.instant - started
         if context.logger.logLevel <= .debug {
             RequestLogLine.log(request, response: response, duration: duration, logger: context.logger)
         }
@@ -175,16 +174,6 @@ public final class Bridge: Sendable {
             for watcher in watchers { watcher(exchange) }
         }
         return response
-    }
-
-    /// Schedules `fire` at `deadline` on the bridge's shared timer; returns the id to cancel with.
-    func scheduleDeadline(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
-        timer.schedule(at: deadline, fire)
-    }
-
-    /// Forgets a deadline scheduled with ``scheduleDeadline(at:_:)``.
-    func cancelDeadline(_ id: UInt64) {
-        timer.cancel(id)
     }
 
     private func answer(
@@ -208,65 +197,6 @@ public final class Bridge: Sendable {
             return .failure(guid: guid, error: error)
         }
     }
-
-    /// Runs a routed request on its own task, racing its deadline, so the caller gets the 504 even
-    /// when the module never returns.
-    func run(_ routed: RoutedRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
-        let module = routed.module
-        let request = routed.request
-        guard let deadline = routed.deadline else { return await Self.invoke(module, request, context: context) }
-        let answer = FirstAnswer()
-        let timer = self.timer
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                answer.setContinuation(continuation)
-                let timeout = timer.schedule(at: .now + deadline) {
-                    answer.resolve(.failure(.deadlineExceeded(request: request, module: module, after: deadline)))
-                }
-                answer.track(
-                    Task {
-                        answer.resolve(await Self.invoke(module, request, context: context))
-                        timer.cancel(timeout)
-                    })
-            }
-        } onCancel: {
-            answer.resolve(.failure(.refused("The request was cancelled: its page went away")))
-        }
-    }
-
-    /// Calls the module, turning whatever it throws into a ``BridgeError``.
-    static func invoke(
-        _ module: any BridgeModule, _ request: BridgeRequest, context: BridgeContext
-    ) async -> Result<ModuleReply, BridgeError> {
-        do {
-            return .success(try await module.reply(request, context: context))
-        } catch let error as BridgeError {
-            return .failure(error)
-        } catch {
-            let reason = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
-            return .failure(.moduleFailed(command: request.command, module: module.name, reason: reason))
-        }
-    }
-}
-
-/// A request with its module found and its command name made canonical.
-struct RoutedRequest: Sendable {
-    let route: Bridge.Route
-    let request: BridgeRequest
-
-    var module: any BridgeModule { route.registration.module }
-    /// `nil` when the module may take as long as it likes.
-    var deadline: Duration? { route.deadline }
-    var runsConcurrently: Bool { route.runsConcurrently }
-    var answersImmediately: Bool { route.answersImmediately }
-}
-
-extension BridgeError {
-    /// The 504 of a request whose module did not answer within `after`.
-    static func deadlineExceeded(request: BridgeRequest, module: any BridgeModule, after: Duration) -> BridgeError {
-        let seconds = Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18
-        return .deadlineExceeded(command: request.command, module: module.name, seconds: seconds)
-    }
 }
 
 /// One handled request, as observers see it.
@@ -278,56 +208,4 @@ public struct BridgeExchange: Sendable {
     public let duration: Duration
     /// No module answers the command (its name is whatever the page sent).
     public let isUnknownCommand: Bool
-}
-
-/// Resumes a continuation with the first of several competing results (the module's answer, the
-/// deadline, cancellation); later ones are dropped, and the tasks still running are cancelled.
-private final class FirstAnswer: Sendable {
-    typealias Answer = Result<ModuleReply, BridgeError>
-
-    private struct State {
-        var continuation: CheckedContinuation<Answer, Never>?
-        var resolved = false
-        /// An answer that arrived before the continuation was set (cancellation before start).
-        var early: Answer?
-        var tasks: [Task<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func setContinuation(_ continuation: CheckedContinuation<Answer, Never>) {
-        let early = state.withLock { state -> Answer? in
-            if state.early == nil { state.continuation = continuation }
-            return state.early
-        }
-        if let early { continuation.resume(returning: early) }
-    }
-
-    /// Keeps a competing task so it can be cancelled once an answer is in.
-    func track(_ task: Task<Void, Never>) {
-        let alreadyResolved = state.withLock { state -> Bool in
-            if !state.resolved { state.tasks.append(task) }
-            return state.resolved
-        }
-        if alreadyResolved { task.cancel() }
-    }
-
-    /// Delivers `result` if it is the first; returns whether it was.
-    @discardableResult
-    func resolve(_ result: Answer) -> Bool {
-        let won = state.withLock { state -> (CheckedContinuation<Answer, Never>?, [Task<Void, Never>])? in
-            guard !state.resolved else { return nil }
-            state.resolved = true
-            if state.continuation == nil { state.early = result }
-            defer {
-                state.continuation = nil
-                state.tasks = []
-            }
-            return (state.continuation, state.tasks)
-        }
-        guard let (continuation, tasks) = won else { return false }
-        continuation?.resume(returning: result)
-        for task in tasks { task.cancel() }
-        return true
-    }
 }

@@ -1,7 +1,10 @@
 import Synchronization
 
-/// Fires deadlines from one shared ticking task instead of one sleeping task per request, which
-/// was a large part of the cost of a cheap command.
+/// Fires the deadlines of every request of a bridge from one shared ticking task, instead of one
+/// sleeping task per request (which was a large part of the cost of a cheap command).
+///
+/// Time is the bridge's ``HostClock``: the ticks sleep on it and deadlines are compared with its
+/// ``HostClock/instant``, so a test with a manual clock fires a deadline by moving time forward.
 final class DeadlineTimer: Sendable {
     private struct State {
         var entries: [UInt64: (deadline: ContinuousClock.Instant, fire: @Sendable () -> Void)] = [:]
@@ -10,10 +13,12 @@ final class DeadlineTimer: Sendable {
     }
 
     private let state = Mutex(State())
+    private let clock: any HostClock
     /// How often deadlines are checked; a deadline fires at most this late.
     let resolution: Duration
 
-    init(resolution: Duration = .milliseconds(20)) {
+    init(clock: any HostClock, resolution: Duration = .milliseconds(20)) {
+        self.clock = clock
         self.resolution = resolution
     }
 
@@ -37,8 +42,8 @@ final class DeadlineTimer: Sendable {
 
     private func tick() async {
         while true {
-            try? await Task.sleep(for: resolution)
-            let now = ContinuousClock.now
+            try? await clock.sleep(for: resolution)
+            let now = clock.instant
             let (due, keepTicking) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
                 var due: [@Sendable () -> Void] = []
                 for (id, entry) in state.entries where entry.deadline <= now {

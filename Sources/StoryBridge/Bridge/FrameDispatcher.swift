@@ -2,10 +2,16 @@ import Synchronization
 
 /// Turns the text frames of one page connection into module calls and outbound messages.
 ///
-/// Requests are handled in the order the page sent them; those whose module
-/// ``BridgeModule/runsConcurrently`` are handed to `spawn` so they cannot hold up the rest. A
-/// request whose module ``BridgeModule/answersImmediately`` is answered right here, on the reading
-/// task, when no earlier request of the page is still waiting (no task, queue or deadline needed).
+/// Each request is scheduled by its command's ``CommandPolicy``, worked out once at subscription:
+/// - ``CommandPolicy/fromMemory``: answered right here, on the reading task, when no earlier
+///   request of the page is still waiting (no task, queue or deadline); otherwise queued like an
+///   ordered one, so it keeps its place.
+/// - ``CommandPolicy/ordered(_:)`` (and unknown commands, whose 400 keeps its place): queued for the
+///   connection's one worker, answered in the order sent.
+/// - ``CommandPolicy/concurrent(_:)``: handed to `spawn` as a task of its own, so it cannot hold up
+///   the rest; at most ``maxInFlight`` at once.
+///
+/// Every path runs the request the same way, with the same deadline mechanism (`Bridge.run`).
 /// A frame that cannot be read yields an `error` event (or, when a GUID could be read, a
 /// `Failure` answer to it) and the connection goes on.
 public struct FrameDispatcher: Sendable {
@@ -60,40 +66,39 @@ public struct FrameDispatcher: Sendable {
         }
     }
 
-    /// Answers at once, queues, or spawns one request, as its module asks.
+    /// Answers at once, queues, or spawns one request, as its command's policy says.
     private func handle(_ request: BridgeRequest, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
         let route = bridge.route(request)
-        if case .success(let routed) = route, routed.answersImmediately, ordered.isIdle {
-            // Only this task adds to the queue, so it stays idle while the answer is made.
-            await answerImmediately(routed)
-            return
-        }
-        guard case .success(let routed) = route, routed.runsConcurrently else {
+        guard case .success(let routed) = route else {
             // Unknown commands go through the queue too, so their 400 keeps its place in line.
             await ordered.enqueue(request, route: route, spawn: spawn)
             return
         }
-        guard inFlight.enter(limit: maxInFlight) else {
-            refuseBusy(request)
-            return
-        }
-        spawn {
-            let started = ContinuousClock.now
-            let result = await self.bridge.run(routed, context: self.context)
-            if let response = self.bridge.finish(routed.request, result, context: self.context, started: started) {
-                self.deliver(response.json)
+        switch routed.route.policy {
+        case .fromMemory where ordered.isIdle:
+            // Only this task adds to the queue, so it stays idle while the answer is made.
+            await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
+                if let response { await respond(response) }
             }
-            self.inFlight.leave()
+        case .fromMemory, .ordered:
+            await ordered.enqueue(request, route: route, spawn: spawn)
+        case .concurrent:
+            guard inFlight.enter(limit: maxInFlight) else {
+                refuseBusy(request)
+                return
+            }
+            spawn {
+                await self.bridge.run(
+                    routed, context: self.context, deadline: routed.route.deadline, cancelsAtDeadline: true,
+                    atDeadline: { self.sendConcurrentAnswer($0) }, onTime: { self.sendConcurrentAnswer($0) })
+            }
         }
     }
 
-    /// Answers a request of a module that answers from memory, on the calling task.
-    private func answerImmediately(_ routed: RoutedRequest) async {
-        let started = ContinuousClock.now
-        let result = await Bridge.invoke(routed.module, routed.request, context: context)
-        if let response = bridge.finish(routed.request, result, context: context, started: started) {
-            await respond(response)
-        }
+    /// Sends the one answer of a concurrent request and frees its place in flight.
+    private func sendConcurrentAnswer(_ response: BridgeResponse?) {
+        if let response { deliver(response.json) }
+        inFlight.leave()
     }
 
     /// Tells the page that a frame could not be read.

@@ -4,9 +4,9 @@ import Synchronization
 /// reads the page's frames never waits for a module and a burst of pipelined requests costs one
 /// task instead of one per request.
 ///
-/// A request whose module outlives its deadline is answered 504 by the bridge's timer; the stuck
-/// worker is abandoned (its late answer is dropped) and a fresh worker takes over the rest of the
-/// queue, so a hung module cannot stall its page.
+/// A request whose handler outlives its deadline is answered 504 by the bridge's timer (the one
+/// deadline mechanism, in `Bridge.run`); the stuck worker is abandoned (its late answer is dropped)
+/// and a fresh worker takes over the rest of the queue, so a hung module cannot stall its page.
 ///
 /// The queue holds at most ``highWater`` requests: past that the reading loop waits until the
 /// worker has drained half of them, so a page that floods the host is slowed by TCP back-pressure
@@ -137,31 +137,18 @@ final class OrderedRequestQueue: Sendable {
     }
 
     private func process(_ request: BridgeRequest, route: Result<RoutedRequest, BridgeError>, generation: Int) async {
-        let started = ContinuousClock.now
-        let routed: RoutedRequest
         switch route {
         case .failure(let error):
-            await reply(bridge.finish(request, .failure(error), context: context, started: started))
-            return
-        case .success(let found):
-            routed = found
-        }
-        guard let deadline = routed.deadline else {
-            let result = await Bridge.invoke(routed.module, routed.request, context: context)
-            await reply(bridge.finish(routed.request, result, context: context, started: started))
-            return
-        }
-        let claim = AnswerClaim()
-        let timeout = bridge.scheduleDeadline(at: started + deadline) { [self] in
-            guard claim.take() else { return }
-            let error = BridgeError.deadlineExceeded(request: routed.request, module: routed.module, after: deadline)
-            send(bridge.finish(routed.request, .failure(error), context: context, started: started))
-            abandon(generation: generation)
-        }
-        let result = await Bridge.invoke(routed.module, routed.request, context: context)
-        bridge.cancelDeadline(timeout)
-        if claim.take() {
-            await reply(bridge.finish(routed.request, result, context: context, started: started))
+            await reply(bridge.finish(request, .failure(error), context: context, started: bridge.clock.instant))
+        case .success(let routed):
+            // At the deadline the 504 is sent from the timer and this worker, stuck in the handler, is
+            // abandoned; a fresh worker takes over the queue.
+            await bridge.run(
+                routed, context: context, deadline: routed.route.deadline,
+                atDeadline: { [self] response in
+                    send(response)
+                    abandon(generation: generation)
+                }, onTime: { await reply($0) })
         }
     }
 
@@ -191,15 +178,5 @@ final class OrderedRequestQueue: Sendable {
 
     private func reply(_ response: BridgeResponse?) async {
         if let response { await respond(response) }
-    }
-}
-
-/// Lets exactly one of a request's module answer and its deadline answer through.
-private final class AnswerClaim: Sendable {
-    private let taken = Atomic<Bool>(false)
-
-    /// True for the first caller only.
-    func take() -> Bool {
-        taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }
 }

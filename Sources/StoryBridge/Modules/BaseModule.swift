@@ -2,36 +2,32 @@
 /// (PROTOCOL.md §5.1).
 public struct BaseModule: BridgeModule {
     public let name = "Base"
-    public let commands = ["go", "getNavigationData", "getAppInfo", "getUserInfo", "getGeoLocationInfo"]
-
-    /// Answers from the viewer's state and the library in memory.
-    public var answersImmediately: Bool { true }
 
     public init() {}
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        switch request.command {
-        case "go":
-            return try await go(request, context: context)
-        case "getNavigationData":
-            return await context.viewer.state.navigationData
-        case "getAppInfo":
+    /// Every command answers from the viewer's state, the library and the identity in memory.
+    public var commands: CommandTable {
+        BridgeCommand("go", .fromMemory, handler: go)
+        BridgeCommand("getNavigationData", .fromMemory) { _, context in
+            await context.viewer.state.navigationData
+        }
+        BridgeCommand("getAppInfo", .fromMemory) { _, context in
             let app = context.identity.app
             return [
                 "localization": .string(app.localization), "osVersion": .string(app.osVersion),
                 "os": .string(app.os), "device": .string(app.device), "appVersion": .string(app.appVersion),
             ]
-        case "getUserInfo":
-            return ["id": .string(context.identity.user.id), "username": .string(context.identity.user.username)]
-        case "getGeoLocationInfo":
+        }
+        BridgeCommand("getUserInfo", .fromMemory) { _, context in
+            ["id": .string(context.identity.user.id), "username": .string(context.identity.user.username)]
+        }
+        BridgeCommand("getGeoLocationInfo", .fromMemory) { _, context in
             let location = context.identity.location
             // iOS spells the longitude key "longtitude"; content may read either.
             return [
                 "latitude": .double(location.latitude), "longitude": .double(location.longitude),
                 "longtitude": .double(location.longitude), "address": .string(location.address),
             ]
-        default:
-            throw BridgeError.unknownCommand(request.command)
         }
     }
 

@@ -6,9 +6,12 @@ import Foundation
 /// page's other requests.
 public struct CloseModule: BridgeModule {
     public let name = "Close"
-    public let commands = ["closePresentation"]
-    public var deadline: ModuleDeadline { .unlimited }
-    public var runsConcurrently: Bool { true }
+
+    /// Asking the viewer may take as long as the viewer likes, so the command runs on its own task
+    /// without a deadline.
+    public var commands: CommandTable {
+        BridgeCommand("closePresentation", .concurrent(.unlimited), handler: close)
+    }
 
     /// What a close ended in.
     public enum Outcome: String, Sendable {
@@ -17,7 +20,7 @@ public struct CloseModule: BridgeModule {
 
     public init() {}
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+    private func close(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
         let rawMode = (try? request.member("mode"))??.intValue ?? 0
         let mode = (0...2).contains(rawMode) ? rawMode : 0
         let presentation = try await context.currentPresentation()

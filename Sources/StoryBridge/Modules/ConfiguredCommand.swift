@@ -64,6 +64,9 @@ public struct ConfiguredCommand: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
+        guard !name.trimmingSpaces().isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .name, in: c, debugDescription: "a command's name is empty")
+        }
         status = try c.decodeIfPresent(Int.self, forKey: .status) ?? 200
         message = try c.decodeIfPresent(String.self, forKey: .message) ?? ""
         let reply = try c.decodeIfPresent(JSONValue.self, forKey: .reply)

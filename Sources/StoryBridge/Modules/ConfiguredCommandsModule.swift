@@ -6,32 +6,29 @@ import NIOCore
 /// templates filled from the request, and webhooks.
 public struct ConfiguredCommandsModule: BridgeModule {
     public let name = "ConfiguredCommands"
+    /// The declared commands by name (the last of several with the same name wins).
     public let definitions: [String: ConfiguredCommand]
 
-    public var commands: [String] { Array(definitions.keys) }
-
     public init(_ commands: [ConfiguredCommand]) {
-        definitions = Dictionary(commands.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        definitions = Dictionary(commands.map { (CommandNames.canonical($0.name), $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    public func runsConcurrently(_ command: String) -> Bool {
-        if case .webhook? = definitions[command]?.source { return true }
-        return false
-    }
-
-    public func deadline(for command: String) -> ModuleDeadline {
-        if case .webhook(let hook)? = definitions[command]?.source {
-            return .after(.milliseconds(Int64((hook.timeoutSeconds + 2) * 1000)))
+    /// One command per definition. Fixed and template answers come in the page's order; a webhook
+    /// waits on the network, so it runs on its own task, with a deadline 2 s after its own timeout.
+    public var commands: CommandTable {
+        for (name, definition) in definitions.sorted(by: { $0.key < $1.key }) {
+            BridgeCommand.replying(name, Self.policy(of: definition)) { request, context in
+                try await answer(definition, request: request, context: context)
+            }
         }
-        return .bridgeDefault
     }
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        try await reply(request, context: context).data
+    static func policy(of definition: ConfiguredCommand) -> CommandPolicy {
+        guard case .webhook(let hook) = definition.source else { return .ordered }
+        return .concurrent(.after(.milliseconds(Int64((hook.timeoutSeconds + 2) * 1000))))
     }
 
-    public func reply(_ request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply {
-        guard let definition = definitions[request.command] else { throw BridgeError.unknownCommand(request.command) }
+    private func answer(_ definition: ConfiguredCommand, request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply {
         let state = await context.viewer.state
         let values: [String: JSONValue] = [
             "data": request.data, "command": .string(request.command), "guid": request.guid.map(JSONValue.string) ?? .null,

@@ -2,49 +2,46 @@
 /// link content prepares for another app (kept per viewer and shown at `/__storybridge/deeplinks`).
 public struct DeepLinkingModule: BridgeModule {
     public let name = "DeepLinking"
-    public let commands = [
-        "getDeepLinkingInboundData", "getDeepLinkingOutboundData", "setDeepLinkingOutboundScheme",
-        "setDeepLinkingOutboundParameter", "getDeepLinkingOutboundParameter", "deleteDeepLinkingOutboundParameter",
-    ]
-
-    /// Answers from the viewer's state and the library in memory.
-    public var answersImmediately: Bool { true }
 
     public init() {}
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        let viewer = context.viewer
-        switch request.command {
-        case "getDeepLinkingInboundData":
-            guard let link = await viewer.state.inboundDeepLink else {
+    /// Every command reads or changes the viewer's deep links in memory.
+    public var commands: CommandTable {
+        BridgeCommand("getDeepLinkingInboundData", .fromMemory) { _, context in
+            guard let link = await context.viewer.state.inboundDeepLink else {
                 throw BridgeError.notFound("Not launched by a deep link")
             }
             return link.json
-        case "getDeepLinkingOutboundData":
-            return await viewer.state.outboundDeepLink.json
-        case "setDeepLinkingOutboundScheme":
+        }
+        BridgeCommand("getDeepLinkingOutboundData", .fromMemory) { _, context in
+            await context.viewer.state.outboundDeepLink.json
+        }
+        BridgeCommand("setDeepLinkingOutboundScheme", .fromMemory) { request, context in
             let scheme = try request.string("scheme").trimmingSpaces()
             guard Self.isValidScheme(scheme) else {
                 throw BridgeError.invalidData(
                     field: "scheme", reason: "'\(scheme)' is not a URI scheme (a letter, then letters, digits, '+', '-' or '.')")
             }
-            let link = await viewer.updateOutboundDeepLink { $0.scheme = scheme.lowercased() }
+            let link = await context.viewer.updateOutboundDeepLink { $0.scheme = scheme.lowercased() }
             context.logger.info("outbound deep link", metadata: ["uri": "\(link.uri ?? "")"])
             return .emptyObject
-        case "setDeepLinkingOutboundParameter":
+        }
+        BridgeCommand("setDeepLinkingOutboundParameter", .fromMemory) { request, context in
             let key = try request.nonEmptyString("key")
             let value = try request.stringified("value")
-            await viewer.updateOutboundDeepLink { $0.parameters[key] = value }
+            await context.viewer.updateOutboundDeepLink { $0.parameters[key] = value }
             return .emptyObject
-        case "getDeepLinkingOutboundParameter":
+        }
+        BridgeCommand("getDeepLinkingOutboundParameter", .fromMemory) { request, context in
             let key = try request.string("key")
-            guard let value = await viewer.state.outboundDeepLink.parameters[key] else {
+            guard let value = await context.viewer.state.outboundDeepLink.parameters[key] else {
                 throw BridgeError.notFound("No outbound parameter '\(key)'")
             }
             return ["value": .string(value)]
-        default:  // deleteDeepLinkingOutboundParameter
+        }
+        BridgeCommand("deleteDeepLinkingOutboundParameter", .fromMemory) { request, context in
             let key = try request.string("key")
-            await viewer.updateOutboundDeepLink { $0.parameters.removeValue(forKey: key) }
+            await context.viewer.updateOutboundDeepLink { $0.parameters.removeValue(forKey: key) }
             return ["key": .string(key)]
         }
     }

@@ -11,23 +11,26 @@ import NIOHTTP1
 /// Requests the settings do not allow, and transport failures, are `Failure`s that say why.
 public struct HTTPModule: BridgeModule {
     public let name = "HTTP"
-    public let commands = ["httpget", "httppost", "httpput", "httpdelete"]
     public let settings: HTTPModuleSettings
     public let reserved: HostAddresses
 
-    public var runsConcurrently: Bool { true }
-    public var deadline: ModuleDeadline { .after(.milliseconds(Int64((settings.timeoutSeconds + 5) * 1000))) }
+    /// The requests wait on the network: they run on their own task, and the router's deadline
+    /// comes 5 s after the module's own timeout. The answer carries the remote status.
+    public var commands: CommandTable {
+        let policy = CommandPolicy.concurrent(.after(.milliseconds(Int64((settings.timeoutSeconds + 5) * 1000))))
+        BridgeCommand.replying("httpget", policy) { request, _ in try await fetch(request, method: .GET) }
+        BridgeCommand.replying("httppost", policy) { request, _ in try await fetch(request, method: .POST) }
+        BridgeCommand.replying("httpput", policy) { request, _ in try await fetch(request, method: .PUT) }
+        BridgeCommand.replying("httpdelete", policy) { request, _ in try await fetch(request, method: .DELETE) }
+    }
 
     public init(settings: HTTPModuleSettings, reserved: HostAddresses) {
         self.settings = settings
         self.reserved = reserved
     }
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        try await reply(request, context: context).data
-    }
-
-    public func reply(_ request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply {
+    /// Sends the request `method` asks for, following redirects the settings allow.
+    private func fetch(_ request: BridgeRequest, method firstMethod: HTTPMethod) async throws -> ModuleReply {
         let urlText = try request.string("url")
         guard let firstURL = URL(string: urlText.trimmingSpaces()) else {
             throw BridgeError.invalidData(field: "url", reason: "is not a URL")
@@ -46,7 +49,7 @@ public struct HTTPModule: BridgeModule {
             }
         }
         var body = Data()
-        if request.command == "httppost" || request.command == "httpput" {
+        if firstMethod == .POST || firstMethod == .PUT {
             if let encoded = try request.optionalString("body"), !encoded.isEmpty {
                 guard let decoded = Data(base64Encoded: encoded, options: .ignoreUnknownCharacters) else {
                     throw BridgeError.invalidData(field: "body", reason: "is not Base64")
@@ -57,13 +60,7 @@ public struct HTTPModule: BridgeModule {
                 throw BridgeError.invalidData(field: "body", reason: "is larger than \(settings.maxBodyBytes) bytes")
             }
         }
-        var method: HTTPMethod
-        switch request.command {
-        case "httppost": method = .POST
-        case "httpput": method = .PUT
-        case "httpdelete": method = .DELETE
-        default: method = .GET
-        }
+        var method = firstMethod
         let started = ContinuousClock.now
         let budget = Duration.milliseconds(Int64(settings.timeoutSeconds * 1000))
         var url = firstURL

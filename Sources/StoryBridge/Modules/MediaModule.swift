@@ -4,62 +4,61 @@ import Foundation
 /// viewer's overlay, and answer only when the viewer closes it.
 public struct MediaModule: BridgeModule {
     public let name = "Media"
-    public let commands = ["getMediaFiles", "openMediaFile", "openMediaLibrary", "hideMediaLibraryBtn", "showMediaLibraryBtn"]
 
     public init() {}
 
-    public func deadline(for command: String) -> ModuleDeadline {
-        command.hasPrefix("open") ? .unlimited : .bridgeDefault
-    }
-
-    public func runsConcurrently(_ command: String) -> Bool {
-        command.hasPrefix("open")
-    }
-
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        switch request.command {
-        case "getMediaFiles":
+    /// Opening a file or the library waits for the viewer to close it: those run on their own task,
+    /// without a deadline, so the page's other requests go on meanwhile.
+    public var commands: CommandTable {
+        BridgeCommand("getMediaFiles") { _, context in
             let presentation = try await context.currentPresentation()
             return .array(presentation.mediaFiles.map { ["title": .string($0.title), "fileName": .string($0.fileName)] })
-        case "openMediaFile":
-            let name = try request.string("name")
-            // storyclm.js sends -1 (or nothing) for the current presentation.
-            var id = -1
-            if let raw = try request.member("id"), raw != .null { id = try request.int("id") }
-            let presentation = try await context.presentation(id: id <= 0 ? -1 : id)
-            guard let file = presentation.mediaFiles.first(where: { $0.fileName == name }) else {
-                throw BridgeError.notFound("File not found: '\(name)' in presentation \(presentation.id)")
-            }
-            let prompt = "media-\(UUID().uuidString)"
-            var data = Self.describe(file, presentationId: presentation.id)
-            if case .object(var members) = data {
-                members["prompt"] = .string(prompt)
-                data = .object(members)
-            }
-            let opened = Date()
-            await context.send(HostEvent(name: "openMedia", data: data))
-            _ = await context.viewer.prompts.answer(to: prompt)
-            try await context.sessions.mediaViewed(
-                context.viewer, presentationId: presentation.id, fileName: file.fileName, opened: opened)
-            return ["name": .string(file.fileName), "status": "close"]
-        case "openMediaLibrary":
-            let presentation = try await context.currentPresentation()
-            let prompt = "library-\(UUID().uuidString)"
-            await context.send(
-                HostEvent(
-                    name: "openMediaLibrary",
-                    data: [
-                        "prompt": .string(prompt),
-                        "files": .array(presentation.mediaFiles.map { Self.describe($0, presentationId: presentation.id) }),
-                    ]))
-            _ = await context.viewer.prompts.answer(to: prompt)
-            return ["status": "close"]
-        default:
-            let show = request.command == "showMediaLibraryBtn"
-            let flags = await context.viewer.updateChrome { $0.mediaLibraryButton = show }
-            await context.publishChrome(flags)
-            return .emptyObject
         }
+        BridgeCommand("openMediaFile", .concurrent(.unlimited), handler: openMediaFile)
+        BridgeCommand("openMediaLibrary", .concurrent(.unlimited), handler: openMediaLibrary)
+        BridgeCommand("hideMediaLibraryBtn") { _, context in
+            await changeChrome(context) { $0.mediaLibraryButton = false }
+        }
+        BridgeCommand("showMediaLibraryBtn") { _, context in
+            await changeChrome(context) { $0.mediaLibraryButton = true }
+        }
+    }
+
+    private func openMediaFile(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        let name = try request.string("name")
+        // storyclm.js sends -1 (or nothing) for the current presentation.
+        var id = -1
+        if let raw = try request.member("id"), raw != .null { id = try request.int("id") }
+        let presentation = try await context.presentation(id: id <= 0 ? -1 : id)
+        guard let file = presentation.mediaFiles.first(where: { $0.fileName == name }) else {
+            throw BridgeError.notFound("File not found: '\(name)' in presentation \(presentation.id)")
+        }
+        let prompt = "media-\(UUID().uuidString)"
+        var data = Self.describe(file, presentationId: presentation.id)
+        if case .object(var members) = data {
+            members["prompt"] = .string(prompt)
+            data = .object(members)
+        }
+        let opened = Date()
+        await context.send(HostEvent(name: "openMedia", data: data))
+        _ = await context.viewer.prompts.answer(to: prompt)
+        try await context.sessions.mediaViewed(
+            context.viewer, presentationId: presentation.id, fileName: file.fileName, opened: opened)
+        return ["name": .string(file.fileName), "status": "close"]
+    }
+
+    private func openMediaLibrary(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        let presentation = try await context.currentPresentation()
+        let prompt = "library-\(UUID().uuidString)"
+        await context.send(
+            HostEvent(
+                name: "openMediaLibrary",
+                data: [
+                    "prompt": .string(prompt),
+                    "files": .array(presentation.mediaFiles.map { Self.describe($0, presentationId: presentation.id) }),
+                ]))
+        _ = await context.viewer.prompts.answer(to: prompt)
+        return ["status": "close"]
     }
 
     /// A media file as the viewer chrome shows it: title, name, URL and kind.

@@ -2,21 +2,13 @@
 /// open another presentation, and read the current one's info, neighbours and history.
 public struct PresentationModule: BridgeModule {
     public let name = "Presentation"
-    public let commands = [
-        "open", "getPresentationInfo", "getPreviousSlide", "getNextSlide", "getCurrentSlideName",
-        "getBackForwardList", "getPresentations", "getBackForwardPresList",
-    ]
-
-    /// Answers from the viewer's state and the library in memory.
-    public var answersImmediately: Bool { true }
 
     public init() {}
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        switch request.command {
-        case "open":
-            return try await open(request, context: context)
-        case "getPresentationInfo":
+    /// Every command answers from the viewer's state and the library in memory.
+    public var commands: CommandTable {
+        BridgeCommand("open", .fromMemory, handler: open)
+        BridgeCommand("getPresentationInfo", .fromMemory) { _, context in
             let presentation = try await context.currentPresentation()
             return [
                 "presentationId": .int(presentation.id), "name": .string(presentation.name),
@@ -26,24 +18,28 @@ public struct PresentationModule: BridgeModule {
                 "status": 1, "order": .int(presentation.order), "slidesCount": .int(presentation.slides.count),
                 "mediaFilesCount": .int(presentation.mediaFiles.count),
             ]
-        case "getCurrentSlideName":
+        }
+        BridgeCommand("getPreviousSlide", .fromMemory) { _, context in
+            ["slide": .string(try await previousSlide(context))]
+        }
+        BridgeCommand("getNextSlide", .fromMemory) { _, context in
+            ["slide": .string(try await nextSlide(context))]
+        }
+        BridgeCommand("getCurrentSlideName", .fromMemory) { _, context in
             guard let slide = await context.viewer.currentSlide else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
             return ["slide": .string(slide)]
-        case "getPreviousSlide":
-            return ["slide": .string(try await previousSlide(context))]
-        case "getNextSlide":
-            return ["slide": .string(try await nextSlide(context))]
-        case "getBackForwardList":
-            return .array(await context.viewer.state.history.map(JSONValue.string))
-        case "getPresentations":
-            return .array(context.library.all.map(Self.summary))
-        case "getBackForwardPresList":
+        }
+        BridgeCommand("getBackForwardList", .fromMemory) { _, context in
+            .array(await context.viewer.state.history.map(JSONValue.string))
+        }
+        BridgeCommand("getPresentations", .fromMemory) { _, context in
+            .array(context.library.all.map(Self.summary))
+        }
+        BridgeCommand("getBackForwardPresList", .fromMemory) { _, context in
             let opened = await context.viewer.state.openedPresentations
             return .array(opened.compactMap { context.library.presentation(id: $0) }.map(Self.summary))
-        default:
-            throw BridgeError.unknownCommand(request.command)
         }
     }
 

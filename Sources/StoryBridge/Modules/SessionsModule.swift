@@ -1,30 +1,33 @@
 /// The Sessions module (§5.5): the viewer's sessions and their slides, and the `complete` flag.
 public struct SessionsModule: BridgeModule {
     public let name = "Sessions"
-    public let commands = ["getSessions", "getSessionById", "getCurrentSessions", "setSessionComplete"]
 
     public init() {}
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        let store = context.sessions.store
-        switch request.command {
-        case "getSessions":
-            return .array(
-                try store.sessions(userId: context.identity.user.id).map {
+    /// Every command reads or writes the analytics database, in the page's order.
+    public var commands: CommandTable {
+        BridgeCommand("getSessions") { _, context in
+            .array(
+                try context.sessions.store.sessions(userId: context.identity.user.id).map {
                     ["sessionId": .string($0.id), "presentationId": .int($0.presentationId), "created": $0.json["created"] ?? .null]
                 })
-        case "getSessionById":
-            let id = try request.string("id")
-            guard let session = try store.session(id: id) else { throw BridgeError.notFound("Session '\(id)' not found") }
-            return try Self.describe(session, store: store)
-        case "getCurrentSessions":
-            let id = try await context.sessions.currentSessionId(context.viewer)
-            guard let session = try store.session(id: id) else { throw BridgeError.notFound("Session '\(id)' not found") }
-            return try Self.describe(session, store: store)
-        default:  // setSessionComplete
-            try store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
+        }
+        BridgeCommand("getSessionById") { request, context in
+            try Self.describeSession(id: try request.string("id"), store: context.sessions.store)
+        }
+        BridgeCommand("getCurrentSessions") { _, context in
+            try Self.describeSession(id: try await context.sessions.currentSessionId(context.viewer), store: context.sessions.store)
+        }
+        BridgeCommand("setSessionComplete") { _, context in
+            try context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
             return .emptyObject
         }
+    }
+
+    /// The session `id` with its slides; 404 when there is none.
+    static func describeSession(id: String, store: AnalyticsStore) throws -> JSONValue {
+        guard let session = try store.session(id: id) else { throw BridgeError.notFound("Session '\(id)' not found") }
+        return try describe(session, store: store)
     }
 
     /// A session with its slides `[{id, name, duration, created}]`.
@@ -41,44 +44,52 @@ public struct SessionsModule: BridgeModule {
 /// The CustomEvents module (§5.5): one value per key per session.
 public struct CustomEventsModule: BridgeModule {
     public let name = "CustomEvents"
-    public let commands = ["setCustomEvent", "getCustomEventByKey", "deleteCustomEventByKey", "getCustomEventsObject"]
 
     public init() {}
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        let store = context.sessions.store
-        switch request.command {
-        case "setCustomEvent":
-            let key = try request.nonEmptyString("key")
-            let value = try request.stringified("value")
-            let sessionId = try await context.sessions.currentSessionId(context.viewer)
-            let presentationId = await context.viewer.state.presentationId ?? 0
-            try store.upsert(
-                CustomEventRecord(
-                    id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,
-                    key: key, value: value, stamp: .now(context.identity)))
-            return .emptyObject
-        case "getCustomEventByKey":
+    /// Every command reads or writes the analytics database, in the page's order, so a read sees
+    /// the page's own earlier write.
+    public var commands: CommandTable {
+        BridgeCommand("setCustomEvent", handler: setCustomEvent)
+        BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
-            guard let value = try store.customEventValue(sessionId: sessionId, key: key) else {
+            guard let value = try context.sessions.store.customEventValue(sessionId: sessionId, key: key) else {
                 throw BridgeError.notFound("No custom event with key '\(key)' in this session")
             }
             return ["value": .string(value)]
-        case "deleteCustomEventByKey":
-            let key = try request.string("key")
-            try store.deleteCustomEvent(sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
-            return ["key": .string(key)]
-        default:  // getCustomEventsObject
-            var sessionId = try request.optionalString("sessionId") ?? ""
-            if sessionId.isEmpty {
-                sessionId = try await context.sessions.currentSessionId(context.viewer)
-            } else if try store.session(id: sessionId) == nil {
-                throw BridgeError.notFound("Session '\(sessionId)' not found")
-            }
-            var object: [String: JSONValue] = [:]
-            for event in try store.customEvents(sessionId: sessionId) { object[event.key] = .string(event.value) }
-            return .object(object)
         }
+        BridgeCommand("deleteCustomEventByKey") { request, context in
+            let key = try request.string("key")
+            try context.sessions.store.deleteCustomEvent(sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
+            return ["key": .string(key)]
+        }
+        BridgeCommand("getCustomEventsObject", handler: customEventsObject)
+    }
+
+    private func setCustomEvent(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        let key = try request.nonEmptyString("key")
+        let value = try request.stringified("value")
+        let sessionId = try await context.sessions.currentSessionId(context.viewer)
+        let presentationId = await context.viewer.state.presentationId ?? 0
+        try context.sessions.store.upsert(
+            CustomEventRecord(
+                id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,
+                key: key, value: value, stamp: .now(context.identity)))
+        return .emptyObject
+    }
+
+    /// The session's custom events as one object (the current session unless `sessionId` is given).
+    private func customEventsObject(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+        let store = context.sessions.store
+        var sessionId = try request.optionalString("sessionId") ?? ""
+        if sessionId.isEmpty {
+            sessionId = try await context.sessions.currentSessionId(context.viewer)
+        } else if try store.session(id: sessionId) == nil {
+            throw BridgeError.notFound("Session '\(sessionId)' not found")
+        }
+        var object: [String: JSONValue] = [:]
+        for event in try store.customEvents(sessionId: sessionId) { object[event.key] = .string(event.value) }
+        return .object(object)
     }
 }

@@ -8,67 +8,84 @@
 /// `[deleted]`; `count`, `countByQuery` → `{count}`.
 public struct TablesModule: BridgeModule {
     public let name = "Tables"
-    public let commands = [
-        "tables", "findById", "findByIds", "findByQuery", "insertEntry", "insertEntries", "updateEntry", "updateEntries",
-        "deleteById", "deleteByIds", "count", "countByQuery",
-    ]
     public let store: TablesStore
 
     public init(store: TablesStore) {
         self.store = store
     }
 
-    public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        if request.command == "tables" { return try store.tables() }
-        let tableId: Int
-        if request.command == "findByQuery", try request.member("tableId") == nil {
-            // storyclm.js sends the TablesQuery without a tableId; usable only when one table exists.
-            guard case .array(let tables) = try store.tables(), tables.count == 1, let only = tables[0]["id"]?.intValue else {
-                throw BridgeError.invalidData(
-                    field: "tableId", reason: "is missing (set query.tableId; it is needed when there is not exactly one table)")
-            }
-            tableId = only
-        } else {
-            tableId = try request.int("tableId")
-        }
-        switch request.command {
-        case "findById":
+    /// Every command reads or writes the tables database, in the page's order.
+    public var commands: CommandTable {
+        BridgeCommand("tables") { _, _ in try store.tables() }
+        BridgeCommand("findById") { request, _ in
+            let tableId = try request.int("tableId")
             let id = try request.string("id")
             guard let entry = try store.entry(tableId: tableId, id: id) else {
                 throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
             return .object(entry)
-        case "findByIds":
+        }
+        BridgeCommand("findByIds") { request, _ in
+            let tableId = try request.int("tableId")
             let ids = try stringList(request, "ids")
             return .array(try ids.compactMap { try store.entry(tableId: tableId, id: $0) }.map(JSONValue.object))
-        case "findByQuery":
-            return .array(try query(request, tableId: tableId, paged: true).map(JSONValue.object))
-        case "count":
-            return ["count": .int(try store.entries(tableId: tableId).count)]
-        case "countByQuery":
-            return ["count": .int(try query(request, tableId: tableId, paged: false).count)]
-        case "insertEntry":
-            return .object(try store.insert(tableId: tableId, entries: [try object(request, "entry")])[0])
-        case "insertEntries":
+        }
+        BridgeCommand("findByQuery") { request, _ in
+            .array(try query(request, tableId: try queriedTableId(request), paged: true).map(JSONValue.object))
+        }
+        BridgeCommand("insertEntry") { request, _ in
+            .object(try store.insert(tableId: try request.int("tableId"), entries: [try object(request, "entry")])[0])
+        }
+        BridgeCommand("insertEntries") { request, _ in
+            let tableId = try request.int("tableId")
             return .array(try store.insert(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
-        case "updateEntry", "updateEntries":
-            let entries = request.command == "updateEntry" ? [try object(request, "entry")] : try objectList(request, "entries")
-            do {
-                let updated = try store.update(tableId: tableId, entries: entries)
-                return request.command == "updateEntry" ? .object(updated[0]) : .array(updated.map(JSONValue.object))
-            } catch TablesStore.UpdateError.missingId {
-                throw BridgeError.invalidData(field: "entry._id", reason: "is missing")
-            } catch TablesStore.UpdateError.unknownEntry(let id) {
-                throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
-            }
-        case "deleteById":
+        }
+        BridgeCommand("updateEntry") { request, _ in
+            .object(try update(tableId: try request.int("tableId"), entries: [try object(request, "entry")])[0])
+        }
+        BridgeCommand("updateEntries") { request, _ in
+            let tableId = try request.int("tableId")
+            return .array(try update(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
+        }
+        BridgeCommand("deleteById") { request, _ in
+            let tableId = try request.int("tableId")
             let id = try request.string("id")
             guard let deleted = try store.delete(tableId: tableId, ids: [id]).first else {
                 throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
             return .object(deleted)
-        default:  // deleteByIds
+        }
+        BridgeCommand("deleteByIds") { request, _ in
+            let tableId = try request.int("tableId")
             return .array(try store.delete(tableId: tableId, ids: try stringList(request, "ids")).map(JSONValue.object))
+        }
+        BridgeCommand("count") { request, _ in
+            ["count": .int(try store.entries(tableId: try request.int("tableId")).count)]
+        }
+        BridgeCommand("countByQuery") { request, _ in
+            ["count": .int(try query(request, tableId: try request.int("tableId"), paged: false).count)]
+        }
+    }
+
+    /// The table `findByQuery` asks about: storyclm.js sends the TablesQuery without a tableId,
+    /// which is usable only when exactly one table exists.
+    private func queriedTableId(_ request: BridgeRequest) throws -> Int {
+        if try request.member("tableId") != nil { return try request.int("tableId") }
+        guard case .array(let tables) = try store.tables(), tables.count == 1, let only = tables[0]["id"]?.intValue else {
+            throw BridgeError.invalidData(
+                field: "tableId", reason: "is missing (set query.tableId; it is needed when there is not exactly one table)")
+        }
+        return only
+    }
+
+    /// Replaces entries by their `_id`; 400 without one, 404 for an unknown one (nothing changed).
+    private func update(tableId: Int, entries: [[String: JSONValue]]) throws -> [[String: JSONValue]] {
+        do {
+            return try store.update(tableId: tableId, entries: entries)
+        } catch TablesStore.UpdateError.missingId {
+            throw BridgeError.invalidData(field: "entry._id", reason: "is missing")
+        } catch TablesStore.UpdateError.unknownEntry(let id) {
+            throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
         }
     }
 

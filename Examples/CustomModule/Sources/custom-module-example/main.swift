@@ -16,7 +16,7 @@ let directory = DataDirectory(data)
 try directory.prepare()
 let host = StoryBridgeHost(
     library: PresentationLibrary([presentation]), database: try StoryBridgeDatabase(file: directory.database))
-host.bridge.register(ClientCardModule(clients: [42: "ACME Pharma", 7: "Globex"]))
+try host.bridge.register(ClientCardModule(clients: [42: "ACME Pharma", 7: "Globex"]))
 
 try await StoryBridgeServer(host: host, configuration: ServerConfiguration(port: port)).runUntilSignalled { port in
     print("custom-module-example: http://127.0.0.1:\(port)/  (try StoryCLM.SendCommand('getClientCard', {clientId: 42}, cb))")

@@ -12,7 +12,7 @@ struct ClientCardModuleTests {
     @Test("the custom commands answer over a real socket, and a built-in one can be replaced")
     func commands() async throws {
         let host = try await TestHost.start(presentationFolders: [demo]) { runtime in
-            runtime.bridge.register(ClientCardModule(clients: [42: "ACME Pharma"]))
+            try runtime.bridge.register(ClientCardModule(clients: [42: "ACME Pharma"]))
         }
         let viewer = try await host.connectViewer()
         #expect(try await viewer.request("getClientCard", data: ["clientId": 42]).data == ["clientId": 42, "name": "ACME Pharma", "notes": []])
@@ -29,7 +29,7 @@ struct ClientCardModuleTests {
     @Test("the demo page reaches the module through StoryCLM.SendCommand in headless Chromium")
     func fromTheBrowser() async throws {
         let host = try await TestHost.start(presentationFolders: [demo]) { runtime in
-            runtime.bridge.register(ClientCardModule(clients: [42: "ACME Pharma"]))
+            try runtime.bridge.register(ClientCardModule(clients: [42: "ACME Pharma"]))
         }
         let browser = try await HeadlessChromium.launch()
         let page = try await browser.newPage()

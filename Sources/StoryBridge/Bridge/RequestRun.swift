@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+extension Bridge {
+    /// Runs one routed request and answers it exactly once: the one way every request is run,
+    /// wherever the ``FrameDispatcher`` schedules it (the reading task, the page's ordered worker,
+    /// a task of its own).
+    ///
+    /// The handler runs on the calling task. Without a `deadline`, its answer goes to `onTime`.
+    /// With one, the bridge's shared ``DeadlineTimer`` races it: whichever comes first answers. When
+    /// the handler wins, `onTime` gets the answer on the calling task; when the deadline wins,
+    /// `atDeadline` gets the 504 on the timer's task (the caller uses it to move on without the
+    /// stuck handler) and the handler's late answer is dropped. With `cancelsAtDeadline` the handler
+    /// runs on a child task that the deadline cancels (for requests that have a task of their own).
+    func run(
+        _ routed: RoutedRequest, context: BridgeContext, deadline: Duration?, cancelsAtDeadline: Bool = false,
+        atDeadline: @escaping @Sendable (BridgeResponse?) -> Void, onTime: (BridgeResponse?) async -> Void
+    ) async {
+        let request = routed.request
+        let started = clock.instant
+        guard let deadline else {
+            await onTime(finish(request, await Self.invoke(routed, context: context), context: context, started: started))
+            return
+        }
+        let claim = AnswerClaim()
+        let handlerTask = cancelsAtDeadline ? Task { await Self.invoke(routed, context: context) } : nil
+        let timeout = timer.schedule(at: started + deadline) { [self] in
+            guard claim.take() else { return }
+            handlerTask?.cancel()
+            let error = BridgeError.deadlineExceeded(request: request, module: routed.module, after: deadline)
+            atDeadline(finish(request, .failure(error), context: context, started: started))
+        }
+        let result: Result<ModuleReply, BridgeError>
+        if let handlerTask {
+            result = await withTaskCancellationHandler { await handlerTask.value } onCancel: { handlerTask.cancel() }
+        } else {
+            result = await Self.invoke(routed, context: context)
+        }
+        timer.cancel(timeout)
+        if claim.take() {
+            await onTime(finish(request, result, context: context, started: started))
+        }
+    }
+
+    /// Runs one request outside any connection and returns its answer, or `nil` when it carries no
+    /// GUID. Returns at the deadline even when the handler never does (it is then cancelled).
+    public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
+        let routed: RoutedRequest
+        switch route(request) {
+        case .failure(let error): return finish(request, .failure(error), context: context, started: clock.instant)
+        case .success(let found): routed = found
+        }
+        let first = FirstResponse()
+        let task = Task {
+            await run(routed, context: context, deadline: routed.route.deadline, atDeadline: { first.resolve($0) }) {
+                first.resolve($0)
+            }
+        }
+        first.track(task)
+        return await withTaskCancellationHandler { await first.value } onCancel: { task.cancel() }
+    }
+
+    /// Calls the command's handler, turning whatever it throws into a ``BridgeError``.
+    static func invoke(_ routed: RoutedRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
+        let request = routed.request
+        do {
+            return .success(try await routed.route.command.answer(request, context: context))
+        } catch let error as BridgeError {
+            return .failure(error)
+        } catch is CancellationError where Task.isCancelled {
+            return .failure(.refused("The request was cancelled: its page went away or its deadline passed"))
+        } catch {
+            let reason = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
+            return .failure(.moduleFailed(command: request.command, module: routed.module.name, reason: reason))
+        }
+    }
+}
+
+extension BridgeError {
+    /// The 504 of a request whose handler did not answer within `after`.
+    static func deadlineExceeded(request: BridgeRequest, module: any BridgeModule, after: Duration) -> BridgeError {
+        let seconds = Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18
+        return .deadlineExceeded(command: request.command, module: module.name, seconds: seconds)
+    }
+}
+
+/// Lets exactly one of a request's handler answer and its deadline answer through.
+final class AnswerClaim: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func take() -> Bool {
+        taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+}
+
+/// The first answer of a request run by ``Bridge/handle(_:context:)``, for the task waiting on it;
+/// the running task is cancelled once an answer is in (a deadline answered before the handler).
+private final class FirstResponse: Sendable {
+    private struct State {
+        var waiting: CheckedContinuation<BridgeResponse?, Never>?
+        var answer: BridgeResponse??
+        var task: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Waits for the answer.
+    var value: BridgeResponse? {
+        get async {
+            await withCheckedContinuation { continuation in
+                let answer = state.withLock { state -> BridgeResponse?? in
+                    if state.answer == nil { state.waiting = continuation }
+                    return state.answer
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        }
+    }
+
+    /// Keeps the running task, to cancel it when the answer comes before it ends.
+    func track(_ task: Task<Void, Never>) {
+        let answered = state.withLock { state -> Bool in
+            if state.answer == nil { state.task = task }
+            return state.answer != nil
+        }
+        if answered { task.cancel() }
+    }
+
+    /// Delivers `answer`; called once per request.
+    func resolve(_ answer: BridgeResponse?) {
+        let (waiting, task) = state.withLock { state -> (CheckedContinuation<BridgeResponse?, Never>?, Task<Void, Never>?) in
+            state.answer = .some(answer)
+            defer {
+                state.waiting = nil
+                state.task = nil
+            }
+            return (state.waiting, state.task)
+        }
+        waiting?.resume(returning: answer)
+        task?.cancel()
+    }
+}

@@ -1,0 +1,32 @@
+extension Bridge {
+    /// What the router needs to handle one command, worked out once when its module subscribes.
+    /// A class, so handing a route out of the table costs one reference.
+    final class Route: Sendable {
+        /// The canonical command name, shared by every request routed here.
+        let name: String
+        let registration: Registration
+        /// The table entry: the handler.
+        let command: BridgeCommand
+        /// The command's policy, with the registration's deadline applied.
+        let policy: CommandPolicy
+        /// The policy's deadline in time; `nil` when the handler may take as long as it likes.
+        /// A ``CommandPolicy/fromMemory`` command only has one while it waits in the page's queue.
+        let deadline: Duration?
+
+        init(name: String, registration: Registration, command: BridgeCommand, policy: CommandPolicy, deadline: Duration?) {
+            self.name = name
+            self.registration = registration
+            self.command = command
+            self.policy = policy
+            self.deadline = deadline
+        }
+    }
+}
+
+/// A request with its route found and its command name made canonical.
+struct RoutedRequest: Sendable {
+    let route: Bridge.Route
+    let request: BridgeRequest
+
+    var module: any BridgeModule { route.registration.module }
+}
