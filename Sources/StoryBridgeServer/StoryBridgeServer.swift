@@ -129,8 +129,10 @@ public struct RunningServer: Sendable {
     /// The base URL, e.g. `http://127.0.0.1:53121`.
     public var baseURL: String { "http://\(host):\(port)" }
 
-    /// Runs the application `make` builds in the background and returns once it listens.
-    static func start<App: ApplicationProtocol>(
+    /// Runs the application `make` builds in the background and returns once it listens; `make`
+    /// gets the callback to pass as the application's `onServerRunning` port hand-off. Used for
+    /// the host and for other servers started the same way (the development collector).
+    public static func start<App: ApplicationProtocol>(
         host: String, token: String, _ make: (@escaping @Sendable (Int) async -> Void) -> App
     ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
