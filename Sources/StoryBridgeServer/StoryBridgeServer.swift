@@ -105,7 +105,7 @@ public struct StoryBridgeServer: Sendable {
 
     /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
     public func runUntilSignalled(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await makeApplication(onRunning: onRunning).runService()
+        try await runUntilSignalled(alongside: [], onRunning: onRunning)
     }
 
     /// Starts the server in the background and returns once it listens; for tests and tools.
