@@ -51,6 +51,35 @@ struct UploadShutdownTests {
         #expect(messages.allSatisfy { $0.deliveries == 1 })
         #expect(try store.uploadStatus().sent == 160)
     }
+
+    @Test("storybridge serve with an uploader stops on SIGTERM with exit 0; what the collector took is marked sent")
+    func serveSigterm() async throws {
+        let (store, directory) = try savedSessions(20)  // 80 records
+        let faults = CollectorFaults()
+        faults.delay(milliseconds: 20)
+        let (collector, received) = try await makeCollector(faults: faults)
+        let serve = try await offThePool {
+            try ServeProcess.start([
+                demoFolder.path, "--port", "0", "--no-watch", "--log-level", "warning", "--data-dir", directory.root.path,
+                "--upload-endpoint", "http://127.0.0.1:\(collector.port)", "--upload-hub", "hub1", "--upload-key", "key1",
+                "--upload-secret", "s3cr3t", "--upload-batch-size", "10", "--upload-interval", "0.05",
+            ])
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try received.messages().count < 15, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(serve.process.processIdentifier, SIGTERM)
+        try await offThePool { serve.process.waitUntilExit() }
+        #expect(serve.process.terminationReason == .exit)
+        #expect(serve.process.terminationStatus == 0)
+        await collector.stop()
+        let atStop = try received.messages().count
+        #expect(atStop >= 15)
+        #expect(try store.uploadStatus().sent == atStop)
+        #expect(try store.uploadStatus().queued == 80 - atStop)
+        #expect(try store.uploadStatus().lastError == nil)
+    }
 }
 
 /// Runs a blocking wait (a child process) on a Dispatch thread, so the cooperative pool stays free
