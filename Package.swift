@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .library(name: "StoryBridge", targets: ["StoryBridge"]),
         .library(name: "StoryBridgeServer", targets: ["StoryBridgeServer"]),
+        .library(name: "StoryBridgeScripts", targets: ["StoryBridgeScripts"]),
+        .library(name: "StoryIoTCollector", targets: ["StoryIoTCollector"]),
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
@@ -25,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "5.0.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -55,9 +58,37 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings,
             plugins: ["EmbedScripts"]
+        ),
+        // The development collector behind `storybridge collector` (and the upload tests).
+        .target(
+            name: "StoryIoTCollector",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The script runner behind `storybridge test`: scripted viewers, headless Chromium and an
+        // in-process host. Shipped in the CLI.
+        .target(
+            name: "StoryBridgeScripts",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeServer",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
         // The custom-module example (Examples/CustomModule): a module library, a program that embeds
@@ -95,16 +126,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .plugin(name: "EmbedScripts", capability: .buildTool(), dependencies: ["embed-scripts"]),
+        // Helpers for test targets only (never linked into the CLI): the script runner's viewer
+        // client and test host (re-exported), a zip writer and a clock tests move by hand.
         .target(
             name: "StoryBridgeTesting",
-            dependencies: [
-                "StoryBridge",
-                "StoryBridgeServer",
-                "CMinizip",
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["StoryBridge", "StoryBridgeScripts", "CMinizip"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -112,7 +138,9 @@ let package = Package(
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeServer",
-                "StoryBridgeTesting",
+                "StoryBridgeScripts",
+                "StoryIoTCollector",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -134,6 +162,7 @@ let package = Package(
                 "StoryBridge",
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
+                "StoryIoTCollector",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strictSettings

@@ -123,7 +123,7 @@ public struct StoryBridgeServer: Sendable {
 
     /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
     public func runUntilSignalled(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await makeApplication(onRunning: onRunning).runService()
+        try await runUntilSignalled(alongside: [], onRunning: onRunning)
     }
 
     /// Starts the server in the background and returns once it listens; for tests and tools.
@@ -147,8 +147,10 @@ public struct RunningServer: Sendable {
     /// The base URL, e.g. `http://127.0.0.1:53121`.
     public var baseURL: String { "http://\(host):\(port)" }
 
-    /// Runs the application `make` builds in the background and returns once it listens.
-    static func start<App: ApplicationProtocol>(
+    /// Runs the application `make` builds in the background and returns once it listens; `make`
+    /// gets the callback to pass as the application's `onServerRunning` port hand-off. Used for
+    /// the host and for other servers started the same way (the development collector).
+    public static func start<App: ApplicationProtocol>(
         host: String, token: String, _ make: (@escaping @Sendable (Int) async -> Void) -> App
     ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()

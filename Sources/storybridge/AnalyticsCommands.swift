@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StoryBridge
+import StoryBridgeServer
 
 /// Opens the analytics of the data folder.
 func openAnalytics(_ library: LibraryOptions, limits: OutboxLimits = OutboxLimits()) throws -> AnalyticsStore {
@@ -170,10 +171,6 @@ struct UploadCommand: AsyncParsableCommand {
             return
         }
         Terminal.say("uploading to \(settings.endpoint) every \(settings.intervalSeconds) s; Ctrl-C stops")
-        let task = Task { await uploader.run() }
-        await SignalWaiter.waitForInterrupt()
-        task.cancel()
-        await task.value
-        await uploader.shutdown()
+        try await HostServiceGroup.make([UploaderService(uploader)], logger: logger).run()
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StoryBridge
-import StoryBridgeServer
+import StoryIoTCollector
 
 struct CollectorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

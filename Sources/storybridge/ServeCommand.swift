@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 import StoryBridge
 import StoryBridgeServer
 
@@ -152,34 +153,31 @@ struct ServeCommand: AsyncParsableCommand {
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
-        let uploader = uploadSettings.map {
-            Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger, metrics: metrics.factory)
+        var services: [any Service] = []
+        if let uploadSettings {
+            services.append(
+                UploaderService(
+                    Uploader(
+                        store: host.analytics, settings: uploadSettings, identity: configuration.identity, logger: logger,
+                        metrics: metrics.factory)))
         }
-        let uploading = uploader.map { uploader in Task { await uploader.run() } }
-        let watcher = watch ? source.liveFolder.map { PresentationWatcher(folder: $0.folder, catalog: $0.catalog) } : nil
-        let watching = watcher.map { watcher in Task { await watcher.run(host: host) } }
-        func stopUploading() async {
-            watching?.cancel()
-            uploading?.cancel()
-            await uploading?.value
-            await uploader?.shutdown()
+        let liveFolder = watch ? source.liveFolder : nil
+        if let liveFolder {
+            services.append(
+                PresentationWatcherService(PresentationWatcher(folder: liveFolder.folder, catalog: liveFolder.catalog), host: host))
         }
-        do {
-            try await serve(
-                server, source: source, bindHost: bindHost, uploadSettings: uploadSettings, watching: watcher != nil)
-        } catch {
-            await stopUploading()
-            throw error
-        }
-        await stopUploading()
+        try await serve(
+            server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
+            watching: liveFolder != nil)
     }
 
+    /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.
     private func serve(
-        _ server: StoryBridgeServer, source: PresentationSource, bindHost: String, uploadSettings: UploadSettings?,
-        watching: Bool
+        _ server: StoryBridgeServer, alongside services: [any Service], source: PresentationSource, bindHost: String,
+        uploadSettings: UploadSettings?, watching: Bool
     ) async throws {
         let token = server.configuration.token
-        try await server.runUntilSignalled { boundPort in
+        try await server.runUntilSignalled(alongside: services) { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
             let what = source.presentations.count == 1
                 ? "\"\(source.presentations[0].name)\" (presentation \(source.presentations[0].id), \(source.presentations[0].slides.count) slides) from \(source.description)"

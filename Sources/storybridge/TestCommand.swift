@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoryBridge
-import StoryBridgeTesting
+import StoryBridgeScripts
 
 struct TestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

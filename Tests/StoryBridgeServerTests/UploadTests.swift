@@ -3,6 +3,7 @@ import Logging
 import StoryBridge
 import StoryBridgeServer
 import StoryBridgeTesting
+import StoryIoTCollector
 import Testing
 
 /// A data folder with `sessions` saved sessions of `slides` slide views and one custom event each.

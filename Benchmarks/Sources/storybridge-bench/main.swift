@@ -7,10 +7,14 @@ import Foundation
 //       [--pipelined-only] [--rounds N] [--bridge-only]
 //                                             only the pipelined comparison, N rounds of each path
 //                                             (--bridge-only: no echo rounds, for profiling the host)
+//   storybridge-bench json [--rounds N]       the hand-written JSON reader and writer vs Foundation's
+//                                             JSONSerialization, JSONDecoder and JSONEncoder on bridge frames
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
-    print("usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only]")
+    print(
+        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | json [--rounds N]"
+    )
     exit(2)
 }
 
@@ -36,7 +40,17 @@ case "roundtrip":
         benchmark.rounds = rounds
     }
     try await benchmark.run()
+case "json":
+    var benchmark = JSONBenchmark()
+    if let index = arguments.firstIndex(of: "--rounds") {
+        guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
+            print("--rounds needs a positive number")
+            exit(2)
+        }
+        benchmark.rounds = rounds
+    }
+    try benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, json")
     exit(2)
 }

@@ -63,9 +63,11 @@ public actor Uploader {
 
     /// Runs passes until the task is cancelled: every `intervalSeconds` while all is well, at
     /// once while a backlog remains, and with growing, jittered pauses while the collector fails.
+    /// Cancellation ends the loop between passes: a pass already started finishes, so no request
+    /// is abandoned midway and every record it took is marked.
     public func run() async {
         while !Task.isCancelled {
-            let result = await runOnce()
+            let result = await Task { await runOnce() }.value
             let delay: Double
             if result.collectorFailing {
                 delay = result.retryAfter ?? backoff(consecutiveFailures)

@@ -6,6 +6,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import StoryBridge
+import StoryBridgeServer
 import Synchronization
 
 /// Faults a test can make the collector answer with.

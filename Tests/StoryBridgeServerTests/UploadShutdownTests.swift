@@ -1,0 +1,91 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import StoryIoTCollector
+import Testing
+
+@Suite("Uploading as a service of the service group")
+struct UploadShutdownTests {
+    @Test("storybridge upload stops on SIGTERM with exit 0 after its batch in flight: nothing lost, nothing sent twice")
+    func sigtermFinishesTheBatch() async throws {
+        let (store, directory) = try savedSessions(40)  // 160 records
+        let faults = CollectorFaults()
+        faults.delay(milliseconds: 30)
+        let (collector, received) = try await makeCollector(faults: faults)
+        let batchSize = 10
+        let arguments = [
+            "upload", "--data-dir", directory.root.path, "--upload-endpoint", "http://127.0.0.1:\(collector.port)",
+            "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size",
+            String(batchSize), "--upload-interval", "0.05",
+        ]
+        let process = Process()
+        process.executableURL = try storybridgeExecutable()
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Stop it in the middle of a batch: 25 records in, with 30 ms per record.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try received.messages().count < 25, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(process.processIdentifier, SIGTERM)
+        try await offThePool { process.waitUntilExit() }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+
+        let atStop = try received.messages().count
+        let status = try store.uploadStatus()
+        #expect(atStop >= 25 && atStop < 160, "stopped before the queue was empty")
+        #expect(atStop % batchSize == 0, "the batch in flight was finished, not cut")
+        #expect(status.sent == atStop, "every record the collector took is marked sent")
+        #expect(status.queued == 160 - atStop, "the rest is still queued")
+        #expect(status.lastError == nil, "no request was abandoned and retried")
+
+        faults.delay(milliseconds: 0)
+        let again = try await offThePool { try runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"]) }
+        #expect(again.status == 0)
+        await collector.stop()
+        let messages = try received.messages()
+        #expect(messages.count == 160)
+        #expect(messages.allSatisfy { $0.deliveries == 1 })
+        #expect(try store.uploadStatus().sent == 160)
+    }
+
+    @Test("storybridge serve with an uploader stops on SIGTERM with exit 0; what the collector took is marked sent")
+    func serveSigterm() async throws {
+        let (store, directory) = try savedSessions(20)  // 80 records
+        let faults = CollectorFaults()
+        faults.delay(milliseconds: 20)
+        let (collector, received) = try await makeCollector(faults: faults)
+        let serve = try await offThePool {
+            try ServeProcess.start([
+                demoFolder.path, "--port", "0", "--no-watch", "--log-level", "warning", "--data-dir", directory.root.path,
+                "--upload-endpoint", "http://127.0.0.1:\(collector.port)", "--upload-hub", "hub1", "--upload-key", "key1",
+                "--upload-secret", "s3cr3t", "--upload-batch-size", "10", "--upload-interval", "0.05",
+            ])
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try received.messages().count < 15, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(serve.process.processIdentifier, SIGTERM)
+        try await offThePool { serve.process.waitUntilExit() }
+        #expect(serve.process.terminationReason == .exit)
+        #expect(serve.process.terminationStatus == 0)
+        await collector.stop()
+        let atStop = try received.messages().count
+        #expect(atStop >= 15)
+        #expect(try store.uploadStatus().sent == atStop)
+        #expect(try store.uploadStatus().queued == 80 - atStop)
+        #expect(try store.uploadStatus().lastError == nil)
+    }
+}
+
+/// Runs a blocking wait (a child process) on a Dispatch thread, so the cooperative pool stays free
+/// for the in-process collector the child is talking to.
+private func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
