@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "StoryBridge", targets: ["StoryBridge"]),
         .library(name: "StoryBridgeServer", targets: ["StoryBridgeServer"]),
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
+        .library(name: "StoryBridgeContentServer", targets: ["StoryBridgeContentServer"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
     dependencies: [
@@ -60,6 +61,19 @@ let package = Package(
             plugins: ["EmbedScripts"]
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        // `storybridge content-server`: a StoryCLM-compatible content API (token endpoint, clients,
+        // presentations, packages behind signed links) served from a storybridge library.
+        .target(
+            name: "StoryBridgeContentServer",
+            dependencies: [
+                "StoryBridge",
+                "CMinizip",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The custom-module example (Examples/CustomModule): a module library, a program that embeds
         // the runtime with it, and its tests.
         .target(
@@ -112,6 +126,7 @@ let package = Package(
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeServer",
+                "StoryBridgeContentServer",
                 "StoryBridgeTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -135,6 +150,16 @@ let package = Package(
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeContentServerTests",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeContentServer",
+                "StoryBridgeTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
