@@ -160,6 +160,7 @@ let package = Package(
                 "StoryBridgeContentServer",
                 "StoryBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

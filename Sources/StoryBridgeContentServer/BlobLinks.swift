@@ -11,7 +11,8 @@ struct BlobLinks: Sendable {
 
     /// A signed link to `path` (which starts with `/blobs/`) on `base` (`http://host:port`).
     func link(base: String, path: String, now: Date = Date()) -> String {
-        let expiry = Int64(now.timeIntervalSince1970) + Int64(lifetime)
+        // Rounded up, so a link lives at least `lifetime` seconds.
+        let expiry = Int64(now.timeIntervalSince1970.rounded(.up)) + Int64(lifetime)
         return "\(base)\(path)?exp=\(expiry)&sig=\(signature(path: path, expiry: expiry))"
     }
 
