@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "StoryBridgeScripts", targets: ["StoryBridgeScripts"]),
         .library(name: "StoryIoTCollector", targets: ["StoryIoTCollector"]),
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
+        .library(name: "StoryBridgeContentServer", targets: ["StoryBridgeContentServer"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
     dependencies: [
@@ -91,6 +92,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        // `storybridge content-server`: a StoryCLM-compatible content API (token endpoint, clients,
+        // presentations, packages behind signed links) served from a storybridge library.
+        .target(
+            name: "StoryBridgeContentServer",
+            dependencies: [
+                "StoryBridge",
+                "CMinizip",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The custom-module example (Examples/CustomModule): a module library, a program that embeds
         // the runtime with it, and its tests.
         .target(
@@ -141,6 +155,7 @@ let package = Package(
                 "StoryBridgeScripts",
                 "StoryIoTCollector",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "StoryBridgeContentServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -164,6 +179,17 @@ let package = Package(
                 "StoryBridgeTesting",
                 "StoryIoTCollector",
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeContentServerTests",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeContentServer",
+                "StoryBridgeTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
