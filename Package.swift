@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "StoryBridge", targets: ["StoryBridge"]),
         .library(name: "StoryBridgeServer", targets: ["StoryBridgeServer"]),
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
+        .library(name: "StoryBridgeSync", targets: ["StoryBridgeSync"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
     dependencies: [
@@ -41,6 +42,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StoryBridgeSync",
+            dependencies: [
+                "StoryBridge",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -113,6 +124,7 @@ let package = Package(
                 "StoryBridge",
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
+                "StoryBridgeSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,6 +133,15 @@ let package = Package(
         .testTarget(
             name: "StoryBridgeTests",
             dependencies: ["StoryBridge", "StoryBridgeTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeSyncTests",
+            dependencies: [
+                "StoryBridge", "StoryBridgeSync", "StoryBridgeTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
