@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "StoryBridgeServer", targets: ["StoryBridgeServer"]),
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
         .library(name: "StoryBridgeSync", targets: ["StoryBridgeSync"]),
+        .library(name: "StoryBridgeContentServer", targets: ["StoryBridgeContentServer"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
     dependencies: [
@@ -71,6 +72,19 @@ let package = Package(
             plugins: ["EmbedScripts"]
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        // `storybridge content-server`: a StoryCLM-compatible content API (token endpoint, clients,
+        // presentations, packages behind signed links) served from a storybridge library.
+        .target(
+            name: "StoryBridgeContentServer",
+            dependencies: [
+                "StoryBridge",
+                "CMinizip",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The custom-module example (Examples/CustomModule): a module library, a program that embeds
         // the runtime with it, and its tests.
         .target(
@@ -123,6 +137,7 @@ let package = Package(
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeServer",
+                "StoryBridgeContentServer",
                 "StoryBridgeTesting",
                 "StoryBridgeSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -138,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "StoryBridgeSyncTests",
             dependencies: [
-                "StoryBridge", "StoryBridgeSync", "StoryBridgeTesting",
+                "StoryBridge", "StoryBridgeSync", "StoryBridgeTesting", "StoryBridgeContentServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -156,6 +171,16 @@ let package = Package(
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeContentServerTests",
+            dependencies: [
+                "StoryBridge",
+                "StoryBridgeContentServer",
+                "StoryBridgeTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+
+/// An error of a content or blob route; its status, headers and JSON body `{"error": ...}` follow
+/// from the case.
+public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
+    /// No bearer token, or one that is malformed, forged or expired (401, `WWW-Authenticate: Bearer`).
+    case unauthorized(String)
+    /// No such object.
+    case notFound(String)
+    /// A blob link with a bad signature, or one that expired (403).
+    case forbidden(String)
+    /// A `Range` that starts past the end (416, `Content-Range: bytes */size`).
+    case rangeNotSatisfiable(size: Int64)
+    /// The server cannot answer now; try again after `retryAfter` seconds (503).
+    case unavailable(String, retryAfter: Int)
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .unauthorized: return .unauthorized
+        case .notFound: return .notFound
+        case .forbidden: return .forbidden
+        case .rangeNotSatisfiable: return .rangeNotSatisfiable
+        case .unavailable: return .serviceUnavailable
+        }
+    }
+
+    /// What the body's `error` says.
+    public var message: String {
+        switch self {
+        case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason): return reason
+        case .rangeNotSatisfiable(let size): return "the requested range is outside the \(size) bytes of the blob"
+        case .unavailable(let reason, _): return reason
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = HTTPFields()
+        switch self {
+        case .unauthorized(let reason):
+            let escaped = reason.replacingOccurrences(of: "\"", with: "'")
+            headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(escaped)""#
+        case .rangeNotSatisfiable(let size):
+            headers[.contentRange] = "bytes */\(size)"
+        case .unavailable(_, let retryAfter):
+            headers[.retryAfter] = String(retryAfter)
+        case .notFound, .forbidden:
+            break
+        }
+        return JSONReply.response(status: status, ["error": message], headers: headers)
+    }
+}

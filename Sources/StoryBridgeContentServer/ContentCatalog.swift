@@ -1,0 +1,158 @@
+import Foundation
+import StoryBridge
+
+/// What the content routes answer, read from the library's catalog on every request (so an
+/// `install` into the same data folder shows at once) and grouped into clients by the accounts.
+struct ContentCatalog: Sendable {
+    let library: LibraryStore
+    let accounts: ContentServerAccounts
+    let packages: PackageCache
+
+    /// A presentation that a client holds, with its flags.
+    struct Placed: Sendable {
+        var entry: LibraryStore.Entry
+        var client: ContentServerAccounts.Client
+        var flags: ContentServerAccounts.PresentationEntry
+        var presentation: Presentation { entry.presentation }
+    }
+
+    private func installed() throws -> [Int: LibraryStore.Entry] {
+        do {
+            return Dictionary(try library.entries().map { ($0.presentation.id, $0) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            throw ContentAPIError.unavailable("the library cannot be read: \(error)", retryAfter: 1)
+        }
+    }
+
+    /// `GET /v1/clients`.
+    func clients() throws -> [WireClient] {
+        let entries = try installed()
+        return accounts.clients(installed: Set(entries.keys)).map { client in
+            let held = client.presentations.compactMap { flags in entries[flags.id].map { (flags, $0) } }
+            let dates = held.map(\.1.installedAt)
+            let created = ContentDate.string(dates.min() ?? Date(timeIntervalSince1970: 0))
+            let updated = ContentDate.string(dates.max() ?? Date(timeIntervalSince1970: 0))
+            return WireClient(
+                id: client.id, name: client.name, lockoutEnabled: false, shortDescription: nil, longDescription: nil,
+                thumbImgId: nil, imgId: nil, url: nil, email: nil, created: created, updated: updated,
+                presentations: held.map { flags, entry in
+                    WirePresentationStub(
+                        id: flags.id, revision: entry.presentation.revision, skip: flags.skip, debug: flags.debug,
+                        lockout: flags.lockout)
+                },
+                users: [], groups: [], tables: [])
+        }
+    }
+
+    /// The presentation `id` if a client holds it and it is installed.
+    func placed(_ id: Int) throws -> Placed {
+        let entries = try installed()
+        guard let entry = entries[id], let (client, flags) = accounts.placement(of: id, installed: Set(entries.keys)) else {
+            throw ContentAPIError.notFound("no presentation \(id)")
+        }
+        return Placed(entry: entry, client: client, flags: flags)
+    }
+
+    /// The built package of a placed presentation.
+    func package(of placed: Placed) async throws -> PackageFile {
+        do {
+            return try await packages.package(
+                id: placed.presentation.id, revision: placed.presentation.revision, source: placed.presentation.root)
+        } catch {
+            throw ContentAPIError.unavailable("the package of presentation \(placed.presentation.id) cannot be built: \(error)", retryAfter: 1)
+        }
+    }
+
+    /// `sourcesFolder` of a presentation (`sas` added by the content-package route).
+    func sourcesFolder(_ placed: Placed, package: PackageFile) -> WireSourcesFolder {
+        let date = ContentDate.string(placed.entry.installedAt)
+        return WireSourcesFolder(
+            id: placed.presentation.id, blobId: StableIdentifier.blobId("package", id: placed.presentation.id, revision: package.revision),
+            fileSize: package.size, mimeType: "application/zip", revision: package.revision, created: date, updated: date, sas: nil)
+    }
+
+    /// `GET /v1/presentations/{id}`.
+    func presentation(_ placed: Placed, package: PackageFile) -> WirePresentation {
+        let presentation = placed.presentation
+        let date = ContentDate.string(placed.entry.installedAt)
+        return WirePresentation(
+            id: presentation.id, name: presentation.name, shortDescription: presentation.shortDescription,
+            longDescription: presentation.longDescription, thumbImgId: nil, imgId: nil, order: presentation.order,
+            revision: presentation.revision, created: date, updated: date, clientId: placed.client.id,
+            debugModeEnabled: placed.flags.debug, skip: placed.flags.skip, mapEnabled: placed.flags.mapEnabled, mapType: 0,
+            needConfirmation: placed.flags.needConfirmation, previewMode: 0, map: nil, visibility: placed.flags.visibility,
+            sourcesFolder: sourcesFolder(placed, package: package),
+            mediaFiles: presentation.mediaFiles.map { media in
+                WireMediaStub(
+                    id: StableIdentifier.make("media", presentationId: presentation.id, name: media.fileName),
+                    revision: presentation.revision, fileSize: Self.mediaFile(media, of: presentation).1)
+            },
+            slides: presentation.slides.map { slide in
+                WireSlideStub(
+                    id: StableIdentifier.make("slide", presentationId: presentation.id, name: slide.name),
+                    revision: presentation.revision)
+            },
+            presentations: [], users: [])
+    }
+
+    /// A media file of a served presentation, found by its id.
+    func media(id: Int) throws -> (Placed, MediaFile, file: URL, size: Int64) {
+        for placed in try servedPresentations() {
+            for media in placed.presentation.mediaFiles
+            where StableIdentifier.make("media", presentationId: placed.presentation.id, name: media.fileName) == id {
+                let (file, size) = Self.mediaFile(media, of: placed.presentation)
+                return (placed, media, file, size)
+            }
+        }
+        throw ContentAPIError.notFound("no media file \(id)")
+    }
+
+    /// `GET /v1/slides/{id}`.
+    func slide(id: Int) throws -> WireSlide {
+        for placed in try servedPresentations() {
+            let presentation = placed.presentation
+            for slide in presentation.slides
+            where StableIdentifier.make("slide", presentationId: presentation.id, name: slide.name) == id {
+                let source = (try? Data(contentsOf: presentation.root.appendingPathComponent(slide.name))) ?? Data()
+                let date = ContentDate.string(placed.entry.installedAt)
+                return WireSlide(
+                    id: id, revision: presentation.revision, name: slide.name, pageSource: source.base64EncodedString(),
+                    linkedSlides: slide.metadata.links.joined(separator: ","), swipeNext: slide.metadata.swipeNext,
+                    swipePrevious: slide.metadata.swipePrevious, created: date, updated: date)
+            }
+        }
+        throw ContentAPIError.notFound("no slide \(id)")
+    }
+
+    /// Every installed presentation some client holds.
+    private func servedPresentations() throws -> [Placed] {
+        let entries = try installed()
+        let served = accounts.clients(installed: Set(entries.keys))
+        var seen = Set<Int>()
+        var result: [Placed] = []
+        for client in served {
+            for flags in client.presentations where seen.insert(flags.id).inserted {
+                if let entry = entries[flags.id] { result.append(Placed(entry: entry, client: client, flags: flags)) }
+            }
+        }
+        return result
+    }
+
+    static func mediaFile(_ media: MediaFile, of presentation: Presentation) -> (URL, Int64) {
+        let file = presentation.root.appendingPathComponent("mediafiles").appendingPathComponent(media.fileName)
+        let size = ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return (file, size)
+    }
+
+    static func mimeType(forFileName name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "mp4": return "video/mp4"
+        case "webm": return "video/webm"
+        case "mp3": return "audio/mpeg"
+        case "wav": return "audio/wav"
+        case "ogg": return "audio/ogg"
+        case "pdf": return "application/pdf"
+        default: return "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,14 @@
+import Hummingbird
+
+/// The request context of the content server: the core storage plus the claims of the bearer
+/// token, set by ``BearerTokenMiddleware`` on the routes it guards.
+public struct ContentRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The verified access token's claims; `nil` on routes without authentication.
+    public var claims: AccessTokenClaims?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        claims = nil
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+
+/// The routes: `/connect/token`, the five `/v1/…` content routes behind the bearer middleware, and
+/// the signed blob links under `/blobs/`.
+struct ContentRoutes: Sendable {
+    let tokens: TokenService
+    let catalog: ContentCatalog
+    let links: BlobLinks
+    let blobs: BlobResponder
+    let faults: FaultCounters
+    let publicBaseURL: String?
+
+    func register(on router: Router<ContentRequestContext>) {
+        router.post("connect/token") { request, _ -> Response in
+            let fields = try await TokenRequestForm.fields(of: request)
+            return JSONReply.response(try tokens.grant(fields))
+        }
+
+        // Hummingbird matches `/v1/clients` and `/v1/clients/` to the same route.
+        let api = router.group("v1")
+            .add(middleware: FailFirstMiddleware(counters: faults))
+            .add(middleware: BearerTokenMiddleware(tokens: tokens))
+        api.get("clients") { _, _ -> Response in
+            JSONReply.response(try catalog.clients())
+        }
+        api.get("presentations/:id") { _, context -> Response in
+            let placed = try catalog.placed(try Self.id(context))
+            return JSONReply.response(catalog.presentation(placed, package: try await catalog.package(of: placed)))
+        }
+        api.get("contentpackages/:id") { request, context -> Response in
+            let placed = try catalog.placed(try Self.id(context))
+            let package = try await catalog.package(of: placed)
+            var folder = catalog.sourcesFolder(placed, package: package)
+            let path = "/blobs/packages/\(PackageCache.name(id: package.presentationId, revision: package.revision)).zip"
+            folder.sas = links.link(base: base(of: request), path: path)
+            return JSONReply.response(folder)
+        }
+        api.get("mediafiles/:id") { request, context -> Response in
+            let id = try Self.id(context)
+            let (placed, media, _, size) = try catalog.media(id: id)
+            let revision = placed.presentation.revision
+            let date = ContentDate.string(placed.entry.installedAt)
+            let path = "/blobs/mediafiles/\(id)-r\(revision)"
+            return JSONReply.response(
+                WireMediaFile(
+                    id: id, revision: revision, fileName: media.fileName, title: media.title,
+                    blobId: StableIdentifier.blobId("media", id: id, revision: revision), fileSize: size,
+                    mimeType: ContentCatalog.mimeType(forFileName: media.fileName), created: date, updated: date,
+                    isAvailableForSharing: false, sas: links.link(base: base(of: request), path: path)))
+        }
+        api.get("slides/:id") { _, context -> Response in
+            JSONReply.response(try catalog.slide(id: try Self.id(context)))
+        }
+
+        let blobGroup = router.group("blobs").add(middleware: FailFirstMiddleware(counters: faults))
+        for method in [HTTPRequest.Method.get, .head] {
+            blobGroup.on("packages/:blob", method: method) { request, context in
+                try await package(request, context)
+            }
+            blobGroup.on("mediafiles/:blob", method: method) { request, context in
+                try await mediaFile(request, context)
+            }
+        }
+    }
+
+    private func package(_ request: Request, _ context: ContentRequestContext) async throws -> Response {
+        try verifyLink(request)
+        let name = context.parameters.get("blob") ?? ""
+        guard name.hasSuffix(".zip"), let (id, revision) = Self.idAndRevision(String(name.dropLast(4))) else {
+            throw ContentAPIError.notFound("no such blob")
+        }
+        let placed = try catalog.placed(id)
+        guard placed.presentation.revision == revision else {
+            throw ContentAPIError.notFound("revision \(revision) of presentation \(id) is no longer served; ask for the content package again")
+        }
+        let package = try await catalog.package(of: placed)
+        return try await blobs.respond(
+            to: request, context: context,
+            blob: BlobSource(
+                file: package.file, size: package.size, etag: "\"\(package.sha256)\"", lastModified: placed.entry.installedAt,
+                contentType: "application/zip", downloadName: nil))
+    }
+
+    private func mediaFile(_ request: Request, _ context: ContentRequestContext) async throws -> Response {
+        try verifyLink(request)
+        guard let (id, revision) = Self.idAndRevision(context.parameters.get("blob") ?? "") else {
+            throw ContentAPIError.notFound("no such blob")
+        }
+        let (placed, media, file, size) = try catalog.media(id: id)
+        guard placed.presentation.revision == revision else {
+            throw ContentAPIError.notFound("revision \(revision) of media file \(id) is no longer served; ask for the media file again")
+        }
+        return try await blobs.respond(
+            to: request, context: context,
+            blob: BlobSource(
+                file: file, size: size, etag: "\"m\(id)-r\(revision)-\(size)\"", lastModified: placed.entry.installedAt,
+                contentType: ContentCatalog.mimeType(forFileName: media.fileName), downloadName: media.fileName))
+    }
+
+    private func verifyLink(_ request: Request) throws {
+        let query = request.uri.queryParameters
+        try links.verify(path: request.uri.path, expiry: query["exp"].map(String.init), signature: query["sig"].map(String.init))
+    }
+
+    private func base(of request: Request) -> String {
+        if let publicBaseURL { return publicBaseURL }
+        return "http://\(request.head.authority ?? "127.0.0.1")"
+    }
+
+    private static func id(_ context: ContentRequestContext) throws -> Int {
+        guard let text = context.parameters.get("id"), let id = Int(text), id > 0 else {
+            throw ContentAPIError.notFound("ids are positive integers")
+        }
+        return id
+    }
+
+    /// `12-r3` → (12, 3).
+    private static func idAndRevision(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: "-r", omittingEmptySubsequences: false)
+        guard parts.count == 2, let id = Int(parts[0]), let revision = Int(parts[1]) else { return nil }
+        return (id, revision)
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// Who may ask the content server for tokens, and which clients and presentations it shows.
+///
+/// Read from the `--config` JSON file (see ``ContentServerAccounts/load(from:)``), or built by the
+/// CLI from its options when there is no file.
+public struct ContentServerAccounts: Sendable, Hashable, Codable {
+    /// A StoryCLM client: a named group of presentations.
+    public struct Client: Sendable, Hashable, Codable {
+        public var id: Int
+        public var name: String
+        /// The presentations this client holds, with their flags.
+        public var presentations: [PresentationEntry]
+
+        public init(id: Int, name: String, presentations: [PresentationEntry]) {
+            self.id = id
+            self.name = name
+            self.presentations = presentations
+        }
+    }
+
+    /// One presentation of a client and the per-presentation flags StoryCLM carries.
+    ///
+    /// In the file, an entry is either a bare id (`3`) or an object (`{"id": 3, "debug": true}`);
+    /// missing flags take their defaults.
+    public struct PresentationEntry: Sendable, Hashable, Codable {
+        public var id: Int
+        public var skip = false
+        public var debug = false
+        public var lockout = false
+        public var visibility = true
+        public var needConfirmation = false
+        public var mapEnabled = false
+
+        public init(
+            id: Int, skip: Bool = false, debug: Bool = false, lockout: Bool = false, visibility: Bool = true,
+            needConfirmation: Bool = false, mapEnabled: Bool = false
+        ) {
+            self.id = id
+            self.skip = skip
+            self.debug = debug
+            self.lockout = lockout
+            self.visibility = visibility
+            self.needConfirmation = needConfirmation
+            self.mapEnabled = mapEnabled
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, skip, debug, lockout, visibility, needConfirmation, mapEnabled
+        }
+
+        public init(from decoder: any Decoder) throws {
+            if let bare = try? decoder.singleValueContainer().decode(Int.self) {
+                self.init(id: bare)
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(id: try container.decode(Int.self, forKey: .id))
+            skip = try container.decodeIfPresent(Bool.self, forKey: .skip) ?? skip
+            debug = try container.decodeIfPresent(Bool.self, forKey: .debug) ?? debug
+            lockout = try container.decodeIfPresent(Bool.self, forKey: .lockout) ?? lockout
+            visibility = try container.decodeIfPresent(Bool.self, forKey: .visibility) ?? visibility
+            needConfirmation = try container.decodeIfPresent(Bool.self, forKey: .needConfirmation) ?? needConfirmation
+            mapEnabled = try container.decodeIfPresent(Bool.self, forKey: .mapEnabled) ?? mapEnabled
+        }
+    }
+
+    /// A client id and secret pair: a service (for `client_credentials`) or an app (for `password`
+    /// and `refresh_token`).
+    public struct Credentials: Sendable, Hashable, Codable {
+        public var clientId: String
+        public var clientSecret: String
+
+        public init(clientId: String, clientSecret: String) {
+            self.clientId = clientId
+            self.clientSecret = clientSecret
+        }
+    }
+
+    /// A person who logs in with the password grant.
+    public struct User: Sendable, Hashable, Codable {
+        public var username: String
+        public var password: String
+        public var fullname: String
+
+        public init(username: String, password: String, fullname: String) {
+            self.username = username
+            self.password = password
+            self.fullname = fullname
+        }
+    }
+
+    public var clients: [Client]
+    /// Credentials accepted by the `client_credentials` grant.
+    public var services: [Credentials]
+    /// App credentials accepted with the `password` and `refresh_token` grants.
+    public var apps: [Credentials]
+    public var users: [User]
+
+    public init(clients: [Client], services: [Credentials] = [], apps: [Credentials] = [], users: [User] = []) {
+        self.clients = clients
+        self.services = services
+        self.apps = apps
+        self.users = users
+    }
+
+    enum CodingKeys: String, CodingKey { case clients, services, apps, users }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            clients: try container.decode([Client].self, forKey: .clients),
+            services: try container.decodeIfPresent([Credentials].self, forKey: .services) ?? [],
+            apps: try container.decodeIfPresent([Credentials].self, forKey: .apps) ?? [],
+            users: try container.decodeIfPresent([User].self, forKey: .users) ?? [])
+    }
+
+    /// The accounts for a library without a config file: one client (`clientId`, `clientName`)
+    /// holding every installed presentation, with default flags.
+    public static func wholeLibrary(
+        clientId: Int = 1, clientName: String = "Library", services: [Credentials], apps: [Credentials], users: [User]
+    ) -> ContentServerAccounts {
+        var accounts = ContentServerAccounts(
+            clients: [Client(id: clientId, name: clientName, presentations: [])], services: services, apps: apps,
+            users: users)
+        accounts.includesWholeLibrary = true
+        return accounts
+    }
+
+    /// Whether the only client holds whatever the library has installed (read per request), rather
+    /// than the presentations listed.
+    public var includesWholeLibrary = false
+
+    /// Reads and checks a config file.
+    public static func load(from file: URL) throws(ContentServerSetupError) -> ContentServerAccounts {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw .unreadableConfig(file.path, error.localizedDescription)
+        }
+        let accounts: ContentServerAccounts
+        do {
+            accounts = try JSONDecoder().decode(ContentServerAccounts.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalidConfig(file.path, Self.explain(error))
+        } catch {
+            throw .invalidConfig(file.path, "\(error)")
+        }
+        try accounts.validate(file: file.path)
+        return accounts
+    }
+
+    /// Refuses duplicate ids and names that would make answers ambiguous.
+    public func validate(file: String = "the configuration") throws(ContentServerSetupError) {
+        var clientIds = Set<Int>()
+        for client in clients {
+            guard client.id > 0 else { throw .invalidConfig(file, "clients: id \(client.id) is not a positive integer") }
+            guard clientIds.insert(client.id).inserted else { throw .invalidConfig(file, "clients: id \(client.id) appears twice") }
+            var presentationIds = Set<Int>()
+            for entry in client.presentations {
+                guard entry.id > 0 else {
+                    throw .invalidConfig(file, "client \(client.id): presentation id \(entry.id) is not a positive integer")
+                }
+                guard presentationIds.insert(entry.id).inserted else {
+                    throw .invalidConfig(file, "client \(client.id): presentation \(entry.id) appears twice")
+                }
+            }
+        }
+        var usernames = Set<String>()
+        for user in users where !usernames.insert(user.username).inserted {
+            throw .invalidConfig(file, "users: username '\(user.username)' appears twice")
+        }
+        let allCredentials = services + apps
+        if Set(allCredentials.map(\.clientId)).count != allCredentials.count {
+            throw .invalidConfig(file, "services and apps: a client_id appears twice")
+        }
+        if allCredentials.isEmpty {
+            throw .invalidConfig(file, "no services or apps: nobody could get a token")
+        }
+    }
+
+    private static func explain(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "the top level" : String(keys.drop { $0 == "." })
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let at = path(context)
+            return "\(at == "the top level" ? "" : at + ".")\(key.stringValue) is missing"
+        case .typeMismatch(let type, let context): return "\(path(context)) should be \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context)) should be \(type), not null"
+        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    /// The client entry for `presentationId`, first client first.
+    func placement(of presentationId: Int, installed: Set<Int>) -> (client: Client, entry: PresentationEntry)? {
+        for client in clients(installed: installed) {
+            if let entry = client.presentations.first(where: { $0.id == presentationId }) { return (client, entry) }
+        }
+        return nil
+    }
+
+    /// The clients as served, given the installed presentation ids: listed presentations that are
+    /// not installed are left out.
+    func clients(installed: Set<Int>) -> [Client] {
+        if includesWholeLibrary, let only = clients.first {
+            return [Client(id: only.id, name: only.name, presentations: installed.sorted().map { PresentationEntry(id: $0) })]
+        }
+        return clients.map { client in
+            Client(id: client.id, name: client.name, presentations: client.presentations.filter { installed.contains($0.id) })
+        }
+    }
+}

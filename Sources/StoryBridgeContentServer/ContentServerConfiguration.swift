@@ -1,0 +1,52 @@
+import Foundation
+import StoryBridge
+
+/// Everything a ``ContentServer`` needs: where it listens, which library it serves, who may log
+/// in, token and link lifetimes, and the faults tests switch on.
+public struct ContentServerConfiguration: Sendable {
+    /// Address to bind; `127.0.0.1` by default.
+    public var host: String
+    /// Port to bind; `0` picks a free one.
+    public var port: Int
+    /// The storybridge data folder whose installed presentations are served.
+    public var dataDirectory: DataDirectory
+    /// Clients, credentials and users.
+    public var accounts: ContentServerAccounts
+    /// The secret tokens and links are signed with; `nil` keeps one in the data folder.
+    public var signingSecret: Data?
+    /// Access token lifetime (`expires_in`), in seconds.
+    public var accessTokenLifetime: Int
+    /// Refresh token lifetime, in seconds (one year).
+    public var refreshTokenLifetime: Int
+    /// How long a `sas` link stays valid, in seconds.
+    public var linkLifetime: Int
+    /// How far past `exp` an access token is still accepted, in seconds.
+    public var allowedClockSkew: TimeInterval
+    /// The scheme, host and port `sas` links start with (`http://kiosk-content.lan:8095`); `nil`
+    /// uses the `Host` the request came to.
+    public var publicBaseURL: String?
+    /// Misbehaviour for tests.
+    public var faults: TestFaults
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8095, dataDirectory: DataDirectory, accounts: ContentServerAccounts,
+        signingSecret: Data? = nil, accessTokenLifetime: Int = 3600, refreshTokenLifetime: Int = 365 * 24 * 3600,
+        linkLifetime: Int = 3600, allowedClockSkew: TimeInterval = 5, publicBaseURL: String? = nil,
+        faults: TestFaults = TestFaults()
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.accounts = accounts
+        self.signingSecret = signingSecret
+        self.accessTokenLifetime = accessTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.linkLifetime = linkLifetime
+        self.allowedClockSkew = allowedClockSkew
+        self.publicBaseURL = publicBaseURL
+        self.faults = faults
+    }
+
+    /// The server's own folder inside the data folder (signing secret, built packages).
+    public var stateFolder: URL { dataDirectory.root.appendingPathComponent("content-server") }
+}

@@ -1,0 +1,16 @@
+/// Why a content server could not be set up (bad config file, unusable data folder).
+public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadableConfig(String, String)
+    case invalidConfig(String, String)
+    case signingSecret(String)
+    case library(String)
+
+    public var description: String {
+        switch self {
+        case .unreadableConfig(let file, let reason): return "cannot read the config file \(file): \(reason)"
+        case .invalidConfig(let file, let reason): return "the config file \(file) is invalid: \(reason)"
+        case .signingSecret(let reason): return "cannot set up the signing secret: \(reason)"
+        case .library(let reason): return "cannot open the library: \(reason)"
+        }
+    }
+}

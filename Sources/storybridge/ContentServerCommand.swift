@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StoryBridge
+import StoryBridgeContentServer
+
+struct ContentServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "content-server",
+        abstract: "Serve the library as a StoryCLM-compatible content API (tokens, clients, presentations, packages).",
+        discussion: """
+            A development stand-in for the StoryCLM auth and content services, for kiosks, CI and \
+            `storybridge sync`. It serves POST /connect/token (client_credentials, password, \
+            refresh_token grants; HS256 JWTs), GET /v1/clients, /v1/presentations/{id}, \
+            /v1/contentpackages/{id}, /v1/mediafiles/{id} and /v1/slides/{id} (with or without a \
+            trailing slash; Bearer token required), and each package as a zip behind a signed, \
+            expiring `sas` link under /blobs/ (Range, If-Range, strong ETag). The same URL is the auth \
+            and the API base.
+
+            With --config FILE, clients, credentials and users come from a JSON file (see the README). \
+            Without it, one client holds every installed presentation and the credentials come from \
+            --client-id/--client-secret (the client_credentials grant) and --app-id/--app-secret with \
+            --user (the password grant). Presentations installed later (storybridge install --data-dir \
+            the same folder) show at once, with their new revision.
+            """)
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free port.")
+    var port = 8095
+
+    @Option(help: "JSON file with clients, services, apps and users (see the README's example).")
+    var config: String?
+
+    @Option(help: "Without --config: a service client id accepted by the client_credentials grant.")
+    var clientId: String?
+
+    @Option(help: "Without --config: that service's secret.")
+    var clientSecret: String?
+
+    @Option(help: "Without --config: the app's client id for the password and refresh_token grants.")
+    var appId: String?
+
+    @Option(help: "Without --config: the app's client secret.")
+    var appSecret: String?
+
+    @Option(
+        name: .customLong("user"),
+        help: "Without --config: a user for the password grant as USERNAME:PASSWORD[:FULL NAME] (repeatable).")
+    var users: [String] = []
+
+    @Option(help: "Without --config: the StoryCLM client id of the one client.")
+    var clientNumber = 1
+
+    @Option(help: "Without --config: the name of the one client.")
+    var clientName = "Library"
+
+    @Option(
+        name: [.customLong("token-lifetime"), .customLong("test-token-lifetime")],
+        help: "Access token lifetime in seconds (expires_in); tests use a few seconds.")
+    var tokenLifetime = 3600
+
+    @Option(help: "A file whose bytes sign tokens and links (default: content-server/signing-secret in the data folder, created once).")
+    var signingSecretFile: String?
+
+    @Option(help: "The http://host:port sas links start with (default: the Host each request came to).")
+    var publicURL: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    @OptionGroup(title: "Library")
+    var library: LibraryOptions
+
+    @OptionGroup(title: "Test options (make the server misbehave on purpose)")
+    var test: ContentServerTestOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
+        try test.validate()
+        if config != nil, clientId != nil || clientSecret != nil || appId != nil || appSecret != nil || !users.isEmpty {
+            throw ValidationError("--config already names the credentials; drop --client-id/--client-secret/--app-id/--app-secret/--user")
+        }
+        if (clientId == nil) != (clientSecret == nil) { throw ValidationError("--client-id and --client-secret go together") }
+        if (appId == nil) != (appSecret == nil) { throw ValidationError("--app-id and --app-secret go together") }
+        if !users.isEmpty, appId == nil { throw ValidationError("--user needs --app-id and --app-secret (the password grant)") }
+        if config == nil, clientId == nil, appId == nil {
+            throw ValidationError("give --config FILE, or --client-id/--client-secret, or --app-id/--app-secret with --user")
+        }
+    }
+
+    func accounts() throws -> ContentServerAccounts {
+        if let config { return try ContentServerAccounts.load(from: URL(fileURLWithPath: config)) }
+        let parsedUsers = try users.map { text -> ContentServerAccounts.User in
+            let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--user '\(text)' is not USERNAME:PASSWORD[:FULL NAME]")
+            }
+            return .init(username: parts[0], password: parts[1], fullname: parts.count > 2 ? parts[2] : parts[0])
+        }
+        let accounts = ContentServerAccounts.wholeLibrary(
+            clientId: clientNumber, clientName: clientName,
+            services: clientId.map { [.init(clientId: $0, clientSecret: clientSecret ?? "")] } ?? [],
+            apps: appId.map { [.init(clientId: $0, clientSecret: appSecret ?? "")] } ?? [], users: parsedUsers)
+        try accounts.validate(file: "the options")
+        return accounts
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "storybridge.content-server")
+        logger.logLevel = logLevel
+        let secret: Data?
+        if let signingSecretFile {
+            guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: signingSecretFile)), bytes.count >= 16 else {
+                throw ValidationError("--signing-secret-file \(signingSecretFile) must be readable and hold at least 16 bytes")
+            }
+            secret = bytes
+        } else {
+            secret = nil
+        }
+        let configuration = ContentServerConfiguration(
+            host: host, port: port, dataDirectory: library.directory, accounts: try accounts(), signingSecret: secret,
+            accessTokenLifetime: tokenLifetime, linkLifetime: test.linkLifetime, publicBaseURL: publicURL,
+            faults: test.faults)
+        let server: ContentServer
+        do {
+            server = try ContentServer(configuration: configuration, logger: logger)
+        } catch let error as ContentServerSetupError {
+            throw ValidationError(error.description)
+        }
+        let installed = (try? server.library.entries().count) ?? 0
+        let faults = test.summary
+        try await server.runUntilSignalled { [host] port in
+            Terminal.say("storybridge content-server listening on http://\(host):\(port)/ (auth and API base URL)")
+            Terminal.say("Serving \(installed) installed presentation(s) from \(configuration.dataDirectory.root.path)")
+            if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
+            Terminal.say("Press Ctrl-C to stop.")
+        }
+    }
+}
+
+/// The `--test-…` options: faults a client's tests need.
+struct ContentServerTestOptions: ParsableArguments {
+    @Option(help: "Blob responses close the connection after N body bytes (a dropped download).")
+    var testDropAfterBytes: Int?
+
+    @Option(help: "Only the first N blob responses are cut by --test-drop-after-bytes (default: all).")
+    var testDropTimes: Int?
+
+    @Option(help: "The first N content and blob requests answer 503 with Retry-After: 1.")
+    var testFailFirst = 0
+
+    @Option(help: "sas links expire after this many seconds.")
+    var testLinkLifetime = 3600
+
+    @Flag(help: "Refresh grants answer 400 invalid_grant.")
+    var testRejectRefresh = false
+
+    func validate() throws {
+        if let testDropAfterBytes, testDropAfterBytes < 0 { throw ValidationError("--test-drop-after-bytes must be 0 or more") }
+        if let testDropTimes, testDropTimes < 1 { throw ValidationError("--test-drop-times must be 1 or more") }
+        guard testFailFirst >= 0 else { throw ValidationError("--test-fail-first must be 0 or more") }
+        guard testLinkLifetime > 0 else { throw ValidationError("--test-link-lifetime must be positive") }
+    }
+
+    var linkLifetime: Int { testLinkLifetime }
+
+    var faults: TestFaults {
+        TestFaults(
+            dropAfterBytes: testDropAfterBytes, dropTimes: testDropTimes, failFirst: testFailFirst,
+            rejectRefresh: testRejectRefresh)
+    }
+
+    /// What is switched on, for the start-up lines.
+    var summary: String {
+        var parts: [String] = []
+        if let testDropAfterBytes {
+            parts.append("drop blob responses after \(testDropAfterBytes) bytes" + (testDropTimes.map { " (first \($0))" } ?? ""))
+        }
+        if testFailFirst > 0 { parts.append("503 to the first \(testFailFirst) requests") }
+        if testLinkLifetime != 3600 { parts.append("links expire after \(testLinkLifetime) s") }
+        if testRejectRefresh { parts.append("refresh refused") }
+        return parts.joined(separator: "; ")
+    }
+}
