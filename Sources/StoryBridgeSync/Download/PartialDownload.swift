@@ -44,7 +44,7 @@ public struct PartialDownload: Sendable {
     }
 
     /// Bytes on disk so far.
-    var bytesOnDisk: Int64 {
+    public var bytesOnDisk: Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: partFile.path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
