@@ -154,7 +154,8 @@ let package = Package(
             name: "StoryBridgeSyncTests",
             dependencies: [
                 "StoryBridge", "StoryBridgeSync", "StoryBridgeTesting", "StoryBridgeContentServer",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

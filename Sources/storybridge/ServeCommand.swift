@@ -150,8 +150,11 @@ struct ServeCommand: AsyncParsableCommand {
         let uploading = uploader.map { uploader in Task { await uploader.run() } }
         let watcher = watch ? source.liveFolder.map { PresentationWatcher(folder: $0.folder, catalog: $0.catalog) } : nil
         let watching = watcher.map { watcher in Task { await watcher.run(host: host) } }
+        // Serving the library: installs and syncs by other processes show up without a restart.
+        let catalogWatching = source.library.map { store in Task { await LibraryCatalogWatcher(store: store).run(host: host) } }
         func stopUploading() async {
             watching?.cancel()
+            catalogWatching?.cancel()
             uploading?.cancel()
             await uploading?.value
             await uploader?.shutdown()

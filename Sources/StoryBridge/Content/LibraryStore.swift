@@ -39,6 +39,9 @@ public final class LibraryStore: Sendable {
         /// Files to add to the unpacked package, by path inside it, when it does not hold them
         /// already (media files a synced package does not carry). They are moved, not copied.
         public var extraFiles: [String: URL] = [:]
+        /// Leave the replaced revision's folder on disk (a running `serve` may still be sending
+        /// its files until it notices the swap); the next opening of the library sweeps it.
+        public var keepsReplacedFolder = false
 
         public init(id: Int? = nil, name: String? = nil) {
             self.id = id
@@ -170,7 +173,9 @@ public final class LibraryStore: Sendable {
                 try alongside?(db)
                 return old?["folder"]
             }
-            if let replaced { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(replaced)) }
+            if let replaced, !options.keepsReplacedFolder {
+                try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(replaced))
+            }
             guard let entry = try entry(forFolder: folderName) else {
                 throw LibraryError.storage("the catalog lost the row it just wrote")
             }

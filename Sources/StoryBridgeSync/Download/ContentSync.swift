@@ -167,6 +167,7 @@ public struct ContentSync: Sendable {
         options.source = SyncPaths.librarySourcePrefix + api.apiURL.absoluteString
         options.limits = limits
         options.extraFiles = media
+        options.keepsReplacedFolder = true
         let presentationRevision = options.revision
         let library = self.library
         let zip = partial.partFile

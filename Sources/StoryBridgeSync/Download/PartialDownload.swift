@@ -49,7 +49,7 @@ public struct PartialDownload: Sendable {
     }
 
     /// Removes both files.
-    func discard() {
+    public func discard() {
         unlink(partFile.path)
         unlink(validatorFile.path)
     }

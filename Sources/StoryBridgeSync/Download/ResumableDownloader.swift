@@ -43,6 +43,18 @@ public struct ResumableDownloader: Sendable {
         public var link: String
         /// Asks the API for a new link when the current one is refused.
         public var freshLink: @Sendable () async throws(SyncError) -> String
+
+        public init(
+            presentationId: Int, blobId: String?, revision: Int, expectedSize: Int64, link: String,
+            freshLink: @escaping @Sendable () async throws(SyncError) -> String
+        ) {
+            self.presentationId = presentationId
+            self.blobId = blobId
+            self.revision = revision
+            self.expectedSize = expectedSize
+            self.link = link
+            self.freshLink = freshLink
+        }
     }
 
     /// Downloads `blob` into `partial` until the part file holds exactly `expectedSize` bytes.
@@ -178,13 +190,7 @@ public struct ResumableDownloader: Sendable {
                 continue
             }
             fsync(descriptor)
-            if offset == blob.expectedSize {
-                if validator?.etag == nil {
-                    // Complete, though not resumable: nothing left to resume.
-                    return outcome
-                }
-                return outcome
-            }
+            if offset == blob.expectedSize { return outcome }
             // A body that ended early without an error: resume from where it stopped.
             failures = receivedThisTime > 0 ? 1 : failures + 1
             try await backOff(failures, blob: blob, why: "the body ended early", retryAfter: nil)
