@@ -52,8 +52,10 @@ final class SyncLab: @unchecked Sendable {
         return try serverLibrary.install(zip: zip, options: .init(id: id, name: "Deck \(id)"))
     }
 
-    /// Starts (or restarts) the content server with these faults and lifetimes.
+    /// Starts (or restarts, on the same port, so the stored session still points at it) the
+    /// content server with these faults and lifetimes.
     func startServer(faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600) async throws {
+        let port = server?.port ?? 0
         await server?.stop()
         let accounts = ContentServerAccounts.wholeLibrary(
             clientId: 7, clientName: "Kiosks",
@@ -61,7 +63,7 @@ final class SyncLab: @unchecked Sendable {
             apps: [.init(clientId: Self.appId, clientSecret: Self.appSecret)],
             users: [.init(username: Self.username, password: Self.password, fullname: "Anna Petrova")])
         let configuration = ContentServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: serverDirectory, accounts: accounts, signingSecret: secret,
+            host: "127.0.0.1", port: port, dataDirectory: serverDirectory, accounts: accounts, signingSecret: secret,
             accessTokenLifetime: tokenLifetime, linkLifetime: linkLifetime, faults: faults)
         var logger = Logger(label: "test.content-server")
         logger.logLevel = .critical

@@ -151,7 +151,10 @@ public struct ContentSync: Sendable {
             events(.installed(presentationId: id, revision: package.revision))
             return PackageOutcome(id: id, revision: package.revision, error: nil, download: download)
         } catch .interrupted {
-            try? await catalog.setState(id, PresentationState.derived(installed: row.installedRevision, offered: row.packageRevision))
+            // The run is being cancelled; the state is put back by a task that is not.
+            let catalog = self.catalog
+            let settled = PresentationState.derived(installed: row.installedRevision, offered: row.packageRevision)
+            await Task { try? await catalog.setState(id, settled) }.value
             throw .interrupted
         }
     }

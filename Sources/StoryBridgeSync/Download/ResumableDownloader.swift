@@ -83,7 +83,8 @@ public struct ResumableDownloader: Sendable {
             validator = wanted
             try partial.saveValidator(wanted)
         }
-        let descriptor = open(partial.partFile.path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0o644)
+        // O_APPEND: every write lands at the end, which ftruncate keeps equal to `offset`.
+        let descriptor = open(partial.partFile.path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw .storage("cannot open \(partial.partFile.path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         guard ftruncate(descriptor, off_t(offset)) == 0 else { throw .storage("cannot truncate \(partial.partFile.path)") }
