@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "StoryBridgeScripts", targets: ["StoryBridgeScripts"]),
         .library(name: "StoryIoTCollector", targets: ["StoryIoTCollector"]),
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
+        .library(name: "StoryBridgeSync", targets: ["StoryBridgeSync"]),
         .library(name: "StoryBridgeContentServer", targets: ["StoryBridgeContentServer"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
@@ -45,6 +46,16 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "StoryBridgeSync",
+            dependencies: [
+                "StoryBridge",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -156,6 +167,7 @@ let package = Package(
                 "StoryIoTCollector",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "StoryBridgeContentServer",
+                "StoryBridgeSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -164,6 +176,16 @@ let package = Package(
         .testTarget(
             name: "StoryBridgeTests",
             dependencies: ["StoryBridge", "StoryBridgeTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeSyncTests",
+            dependencies: [
+                "StoryBridge", "StoryBridgeSync", "StoryBridgeTesting", "StoryBridgeContentServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

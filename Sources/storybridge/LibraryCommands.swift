@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoryBridge
+import StoryBridgeSync
 
 struct InstallCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -111,21 +112,44 @@ struct ListCommand: ParsableCommand {
     }
 }
 
-struct RemoveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove an installed presentation.")
+struct RemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove an installed presentation.",
+        discussion: """
+            Deletes the presentation's folder and its library entry. For a synced presentation, \
+            --content-only deletes its files (and any partial download) but keeps what the sync \
+            catalog knows about it, so storybridge sync --content ID brings it back.
+            """)
 
     @Argument(help: "The presentation id.")
     var id: Int
 
+    @Flag(help: "For a synced presentation: delete its files, keep its metadata (state: not downloaded).")
+    var contentOnly = false
+
     @OptionGroup var library: LibraryOptions
 
-    func run() throws {
+    func run() async throws {
         let store = try library.openLibrary()
+        let maintenance = SyncMaintenance(library: store)
+        if contentOnly {
+            do {
+                try await maintenance.removeContent(id: id)
+            } catch {
+                throw SyncExitStatus.fail("remove", error)
+            }
+            Terminal.say("removed the content of presentation \(id); its metadata stays (storybridge sync --content \(id) brings it back)")
+            return
+        }
         do {
             try store.remove(id: id)
         } catch {
             Terminal.warn("storybridge remove: \(error)")
             throw ExitCode(1)
+        }
+        // A synced presentation's catalog row now says its content is gone.
+        if (try? await maintenance.catalog.presentation(id: id)) != nil {
+            try? await maintenance.contentRemoved(id: id)
         }
         Terminal.say("removed presentation \(id)")
     }

@@ -11,6 +11,9 @@ struct PresentationSource {
     var temporaryFolder: URL?
     /// The folder served as is (not a copy), which live reload watches, and its catalog facts.
     var liveFolder: (folder: URL, catalog: PresentationFolder.Catalog)?
+    /// The library whose catalog is served (the whole library, or an installed id), which the
+    /// catalog watcher follows.
+    var library: LibraryStore?
 
     /// Deletes the temporary folder of an unpacked .zip.
     func cleanUp() {
@@ -19,13 +22,14 @@ struct PresentationSource {
 
     static func resolve(_ target: String?, library: LibraryOptions, id: Int, name: String? = nil) throws -> PresentationSource {
         guard let target else {
-            let all = try library.openLibrary().entries().map(\.presentation)
+            let store = try library.openLibrary()
+            let all = try store.entries().map(\.presentation)
             guard !all.isEmpty else {
                 throw ValidationError(
                     "the library in \(library.directory.root.path) is empty: give a folder or a .zip, or install one first")
             }
             return PresentationSource(
-                presentations: all, defaultId: nil, description: "the library (\(all.count) presentations)")
+                presentations: all, defaultId: nil, description: "the library (\(all.count) presentations)", library: store)
         }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory)
@@ -36,7 +40,8 @@ struct PresentationSource {
             }
             let all = try store.entries().map(\.presentation)
             return PresentationSource(
-                presentations: all, defaultId: installedId, description: "presentation \(installedId) of the library")
+                presentations: all, defaultId: installedId, description: "presentation \(installedId) of the library",
+                library: store)
         }
         guard exists else { throw ValidationError("'\(target)' does not exist") }
         let catalog = PresentationFolder.Catalog(id: id, name: name)

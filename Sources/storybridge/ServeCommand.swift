@@ -166,6 +166,10 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(
                 PresentationWatcherService(PresentationWatcher(folder: liveFolder.folder, catalog: liveFolder.catalog), host: host))
         }
+        // Serving the library: installs and syncs by other processes show up without a restart.
+        if let store = source.library {
+            services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
+        }
         try await serve(
             server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
             watching: liveFolder != nil)

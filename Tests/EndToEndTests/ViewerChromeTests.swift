@@ -104,7 +104,7 @@ struct ViewerChromeTests {
             try await page.waitForChrome("root.querySelector('[data-overlay=library]')")
 
             // A file chosen in the library is shown, and closing it records a media view.
-            try await page.inChrome("root.querySelector('[data-overlay=library] a[data-file=\"brochure.pdf\"]').click()")
+            _ = try await page.inChrome("root.querySelector('[data-overlay=library] a[data-file=\"brochure.pdf\"]').click()")
             try await page.waitForChrome("root.querySelector('[data-overlay=media][data-file=\"brochure.pdf\"]')")
             try await page.clickChrome("close-media")
             let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)

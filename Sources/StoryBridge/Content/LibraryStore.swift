@@ -31,6 +31,17 @@ public final class LibraryStore: Sendable {
         public var longDescription: String?
         public var order: Int?
         public var limits = PackageLimits()
+        /// The revision to record; default: one more than the installed one (a synced package
+        /// carries the service's revision instead).
+        public var revision: Int?
+        /// What the presentation came from, as `list` shows it; default: the zip's path.
+        public var source: String?
+        /// Files to add to the unpacked package, by path inside it, when it does not hold them
+        /// already (media files a synced package does not carry). They are moved, not copied.
+        public var extraFiles: [String: URL] = [:]
+        /// Leave the replaced revision's folder on disk (a running `serve` may still be sending
+        /// its files until it notices the swap); the next opening of the library sweeps it.
+        public var keepsReplacedFolder = false
 
         public init(id: Int? = nil, name: String? = nil) {
             self.id = id
@@ -112,8 +123,12 @@ public final class LibraryStore: Sendable {
     // MARK: Installing and removing
 
     /// Installs (or replaces) a presentation from a zip package.
+    ///
+    /// `alongside` runs inside the transaction that points the catalog at the new folder, so a
+    /// caller's own bookkeeping (the sync catalog's installed revision) changes with it or not at all.
     public func install(
-        zip: URL, options: InstallOptions = InstallOptions(), progress: PackageExtractor.Progress? = nil
+        zip: URL, options: InstallOptions = InstallOptions(), progress: PackageExtractor.Progress? = nil,
+        alongside: ((Database) throws -> Void)? = nil
     ) throws -> Entry {
         if let id = options.id, id <= 0 { throw LibraryError.invalidId(id) }
         let folderName = UUID().uuidString.lowercased()
@@ -121,13 +136,14 @@ public final class LibraryStore: Sendable {
         let unpacked = try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
         let final = directory.presentations.appendingPathComponent(folderName)
         do {
+            try Self.addExtraFiles(options.extraFiles, to: staging)
             let scanned = try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
             try FileManager.default.moveItem(at: staging, to: final)
-            let source = zip.standardizedFileURL.path
+            let source = options.source ?? zip.standardizedFileURL.path
             let replaced: String? = try database.pool.write { db in
                 let id = try options.id ?? (Int.fetchOne(db, sql: "SELECT MAX(id) FROM presentation") ?? 0) + 1
                 let old = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id])
-                let revision = (old?["revision"] as Int? ?? 0) + 1
+                let revision = options.revision ?? (old?["revision"] as Int? ?? 0) + 1
                 let defaultName = zip.deletingPathExtension().lastPathComponent
                 try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
                 try db.execute(
@@ -154,9 +170,12 @@ public final class LibraryStore: Sendable {
                         sql: "INSERT INTO mediaFile (presentationId, fileName, title) VALUES (?, ?, ?)",
                         arguments: [id, media.fileName, media.title])
                 }
+                try alongside?(db)
                 return old?["folder"]
             }
-            if let replaced { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(replaced)) }
+            if let replaced, !options.keepsReplacedFolder {
+                try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(replaced))
+            }
             guard let entry = try entry(forFolder: folderName) else {
                 throw LibraryError.storage("the catalog lost the row it just wrote")
             }
@@ -165,6 +184,24 @@ public final class LibraryStore: Sendable {
             try? FileManager.default.removeItem(at: staging)
             try? FileManager.default.removeItem(at: final)
             throw error
+        }
+    }
+
+    private static func addExtraFiles(_ files: [String: URL], to staging: URL) throws {
+        let fileManager = FileManager.default
+        for (relative, file) in files.sorted(by: { $0.key < $1.key }) {
+            let components = relative.split(separator: "/")
+            guard !components.isEmpty, !relative.hasPrefix("/"), !components.contains(where: { $0 == ".." || $0 == "." }) else {
+                throw PackageError.unsafeEntry(name: relative, reason: "an added file must stay inside the package")
+            }
+            let target = staging.appendingPathComponent(relative)
+            guard !fileManager.fileExists(atPath: target.path) else { continue }
+            do {
+                try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try fileManager.moveItem(at: file, to: target)
+            } catch {
+                throw PackageError.writeFailed(path: relative, reason: "cannot add the file: \(error.localizedDescription)")
+            }
         }
     }
 

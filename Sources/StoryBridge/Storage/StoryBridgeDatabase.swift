@@ -166,6 +166,9 @@ public final class StoryBridgeDatabase: Sendable {
             }
             try db.create(index: "deepLinkEvent_by_session", on: "deepLinkEvent", columns: ["sessionId", "created"])
         }
+        migrator.registerMigration("v5-sync") { db in
+            try SyncCatalogSchema.create(db)
+        }
         return migrator
     }
 }

@@ -28,6 +28,12 @@ public struct PackageExtractor: Sendable {
         return (summary.entries.count, summary.declaredBytes)
     }
 
+    /// Checks the package's entries without writing anything; returns the paths of its files.
+    public func filePaths(zip: URL) throws(PackageError) -> [String] {
+        let archive = try ZipArchive(path: zip.path)
+        return try check(archive).entries.filter { !$0.isDirectory }.map(\.path)
+    }
+
     /// Unpacks `zip` into `destination`, which must not exist yet.
     public func extract(zip: URL, to destination: URL, progress: Progress? = nil) throws(PackageError) -> Result {
         let archive = try ZipArchive(path: zip.path)

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import Logging
+
+/// Keeps a running host in step with the library's catalog when it serves the library: a
+/// presentation installed or updated by another process (`storybridge sync --content`,
+/// `storybridge install`) is read in and its viewers reloaded; one removed leaves the host's
+/// library. Polls the `presentation` table's (id, revision, folder) every ``interval``, which is
+/// cheap, needs no cross-process notification, and sees every writer.
+public struct LibraryCatalogWatcher: Sendable {
+    public let store: LibraryStore
+    public let interval: Duration
+
+    /// One row's identity: a new folder means a new install (a revision swap or a reinstall).
+    struct Stamp: Hashable, Sendable {
+        let revision: Int
+        let folder: String
+    }
+
+    public init(store: LibraryStore, interval: Duration = .seconds(1)) {
+        self.store = store
+        self.interval = interval
+    }
+
+    /// Watches until the task is cancelled.
+    public func run(host: StoryBridgeHost) async {
+        var known = (try? stamps()) ?? [:]
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            guard let now = try? stamps(), now != known else { continue }
+            for (id, stamp) in now.sorted(by: { $0.key < $1.key }) where known[id] != stamp {
+                do {
+                    guard let entry = try store.entry(id: id) else { continue }
+                    host.logger.info(
+                        "library: presentation \(id) \(known[id] == nil ? "added" : "updated") (revision \(stamp.revision))")
+                    await host.presentationChanged(entry.presentation, files: [])
+                } catch {
+                    host.logger.warning("library: cannot read presentation \(id)", metadata: ["error": "\(error)"])
+                    continue
+                }
+            }
+            for id in known.keys where now[id] == nil {
+                host.logger.info("library: presentation \(id) removed")
+                host.library.remove(id: id)
+            }
+            known = now
+        }
+    }
+
+    func stamps() throws -> [Int: Stamp] {
+        try store.database.pool.read { db in
+            var stamps: [Int: Stamp] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, revision, folder FROM presentation") {
+                stamps[row["id"]] = Stamp(revision: row["revision"], folder: row["folder"])
+            }
+            return stamps
+        }
+    }
+}

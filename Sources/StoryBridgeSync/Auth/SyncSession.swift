@@ -1,0 +1,72 @@
+import Foundation
+
+/// A logged-in session as stored in the data folder: where the service is, how to renew the
+/// access token, and who is logged in. The user's password is never part of it; the client
+/// secret is, because renewing a token needs it (the file is readable by its owner only).
+public struct SyncSession: Codable, Sendable, Hashable {
+    /// How the session was opened.
+    public enum Kind: String, Codable, Sendable {
+        /// `client_credentials`: renewed by asking again with the same client id and secret.
+        case service
+        /// `password`: renewed with the refresh token.
+        case user
+    }
+
+    public var authURL: URL
+    public var apiURL: URL
+    public var kind: Kind
+    public var clientId: String
+    public var clientSecret: String
+    public var username: String?
+    public var accessToken: String
+    public var refreshToken: String?
+    public var expiresAt: Date
+    public var subject: String?
+    public var fullName: String?
+
+    /// A session from a token reply received at `now`.
+    public init(
+        authURL: URL, apiURL: URL, kind: Kind, clientId: String, clientSecret: String, username: String?, reply: TokenReply,
+        now: Date = Date()
+    ) {
+        self.authURL = authURL
+        self.apiURL = apiURL
+        self.kind = kind
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.username = username
+        accessToken = reply.accessToken
+        refreshToken = reply.refreshToken
+        let claims = AccessTokenClaims(jwt: reply.accessToken)
+        expiresAt = reply.expiresIn.map { now.addingTimeInterval(TimeInterval($0)) } ?? claims.expires ?? now.addingTimeInterval(3600)
+        subject = claims.subject
+        fullName = claims.fullName
+    }
+
+    /// This session after a renewal: a refresh reply may or may not carry a new refresh token.
+    func renewed(with reply: TokenReply, now: Date) -> SyncSession {
+        var next = SyncSession(
+            authURL: authURL, apiURL: apiURL, kind: kind, clientId: clientId, clientSecret: clientSecret, username: username,
+            reply: reply, now: now)
+        if next.refreshToken == nil { next.refreshToken = refreshToken }
+        if next.subject == nil { next.subject = subject }
+        if next.fullName == nil { next.fullName = fullName }
+        return next
+    }
+
+    /// The grant that renews this session.
+    var renewalGrant: TokenGrant? {
+        switch kind {
+        case .service: return .clientCredentials(clientId: clientId, clientSecret: clientSecret)
+        case .user: return refreshToken.map { .refreshToken(clientId: clientId, clientSecret: clientSecret, refreshToken: $0) }
+        }
+    }
+
+    /// Who is logged in, for messages.
+    public var who: String {
+        switch kind {
+        case .service: return "service client \(clientId)"
+        case .user: return "\(fullName ?? username ?? subject ?? "user") (\(username ?? subject ?? clientId))"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// Where a synced presentation stands on this machine.
+public enum PresentationState: String, Codable, Sendable, CaseIterable {
+    /// Known from the service, no content here yet.
+    case notDownloaded
+    /// Installed, and the service has a newer package revision.
+    case updateAvailable
+    /// A download or install is under way (or was interrupted; the next sync resumes it).
+    case downloading
+    /// The installed package is the service's current one.
+    case ready
+    /// The last download or install failed; `lastError` says why. An installed older revision,
+    /// if any, is still served.
+    case failed
+
+    /// As `sync --status` prints it.
+    public var label: String {
+        switch self {
+        case .notDownloaded: return "not downloaded"
+        case .updateAvailable: return "update available"
+        case .downloading: return "downloading"
+        case .ready: return "ready"
+        case .failed: return "failed"
+        }
+    }
+
+    /// The state that follows from what is installed and what the service offers.
+    static func derived(installed: Int?, offered: Int?) -> PresentationState {
+        guard let installed else { return .notDownloaded }
+        guard let offered else { return .ready }
+        return installed < offered ? .updateAvailable : .ready
+    }
+}

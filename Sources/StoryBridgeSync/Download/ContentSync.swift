@@ -1,0 +1,257 @@
+import Foundation
+import GRDB
+import Logging
+import StoryBridge
+
+/// What a content sync did.
+public struct ContentSyncReport: Sendable {
+    /// Presentations installed or updated, with the package revision installed.
+    public var installed: [(id: Int, revision: Int)] = []
+    /// Presentations whose download or install failed.
+    public var failed: [(id: Int, error: SyncError)] = []
+    /// Presentations already up to date.
+    public var upToDate = 0
+    /// Bytes received over the network.
+    public var bytesTransferred: Int64 = 0
+    /// Bytes reused from interrupted downloads.
+    public var bytesResumed: Int64 = 0
+    /// Fresh download links asked for after a refused one.
+    public var linkRenewals = 0
+}
+
+/// Downloads content packages and installs them into the library: bounded concurrency, each
+/// package streamed resumably to a partial file, its size checked against the declared one,
+/// free space checked first, the archive checked like `storybridge install`, missing media
+/// files fetched, and the new revision unpacked beside the old one and swapped in by one
+/// transaction that also records it in the sync catalog. A failure leaves the old revision in place.
+public struct ContentSync: Sendable {
+    public let api: ContentAPIClient
+    public let catalog: SyncCatalog
+    public let library: LibraryStore
+    public let paths: SyncPaths
+    public let downloader: ResumableDownloader
+    public var concurrency: Int
+    public var limits: PackageLimits
+    public var logger: Logger
+
+    public init(
+        api: ContentAPIClient, catalog: SyncCatalog, library: LibraryStore, paths: SyncPaths, downloader: ResumableDownloader,
+        concurrency: Int = 2, limits: PackageLimits = PackageLimits(), logger: Logger
+    ) {
+        self.api = api
+        self.catalog = catalog
+        self.library = library
+        self.paths = paths
+        self.downloader = downloader
+        self.concurrency = concurrency
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// Downloads the packages of `ids` (every presentation that needs one when nil).
+    public func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
+        try await catalog.settleInterruptedDownloads()
+        let rows = try await catalog.presentations()
+        let installedFromSync = try await catalog.read { db in
+            Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'"))
+        }
+        var targets: [SyncedPresentation] = []
+        var report = ContentSyncReport()
+        if let ids {
+            let byId = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+            for id in ids {
+                guard let row = byId[id] else { throw .unknownPresentation(id) }
+                if Self.needsDownload(row, installed: installedFromSync) { targets.append(row) } else { report.upToDate += 1 }
+            }
+        } else {
+            for row in rows where !row.skip {
+                if Self.needsDownload(row, installed: installedFromSync) { targets.append(row) } else { report.upToDate += 1 }
+            }
+        }
+        let onDisk = targets.reduce(Int64(0)) { sum, row in
+            sum + PartialDownload(folder: paths.downloads, presentationId: row.id, revision: row.packageRevision ?? 0).bytesOnDisk
+        }
+        events(.planned(packages: targets.count, totalBytes: targets.reduce(0) { $0 + ($1.packageSize ?? 0) }, onDiskBytes: onDisk))
+        let outcomes = try await boundedMap(targets, limit: concurrency) { (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
+            do throws(SyncError) {
+                return try await self.installPackage(row, events: events)
+            } catch .interrupted {
+                throw .interrupted
+            } catch {
+                events(.failed(presentationId: row.id, error: error))
+                try? await self.catalog.setState(row.id, .failed, error: error.description)
+                return PackageOutcome(id: row.id, revision: nil, error: error, download: nil)
+            }
+        }
+        for outcome in outcomes {
+            if let error = outcome.error { report.failed.append((outcome.id, error)) }
+            if let revision = outcome.revision { report.installed.append((outcome.id, revision)) }
+            if let download = outcome.download {
+                report.bytesTransferred += download.transferred
+                report.bytesResumed += download.resumedFrom
+                report.linkRenewals += download.linkRenewals
+            }
+        }
+        return report
+    }
+
+    static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>) -> Bool {
+        guard let offered = row.packageRevision else { return false }
+        return row.installedRevision != offered || !installed.contains(row.id)
+    }
+
+    struct PackageOutcome: Sendable {
+        var id: Int
+        var revision: Int?
+        var error: SyncError?
+        var download: ResumableDownloader.Outcome?
+    }
+
+    private func installPackage(
+        _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
+    ) async throws(SyncError) -> PackageOutcome {
+        let id = row.id
+        do throws(SyncError) {
+            try await catalog.setState(id, .downloading)
+            let package = try await api.contentPackage(presentationId: id)
+            guard let sas = package.sas, !sas.isEmpty else { throw .noContentPackage(id) }
+            try await refusesLocalCollision(id)
+            let partial = PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision)
+            try checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
+            events(.started(presentationId: id, name: row.name, size: package.fileSize, onDisk: partial.bytesOnDisk))
+            let api = self.api
+            let blob = ResumableDownloader.Blob(
+                presentationId: id, blobId: package.blobId, revision: package.revision, expectedSize: package.fileSize,
+                link: sas,
+                freshLink: { () async throws(SyncError) -> String in
+                    guard let fresh = try await api.contentPackage(presentationId: id).sas else { throw .noContentPackage(id) }
+                    return fresh
+                })
+            let download = try await downloader.download(blob, into: partial) { done in
+                events(.progress(presentationId: id, bytesOnDisk: done))
+            }
+            let received = partial.bytesOnDisk
+            guard received == package.fileSize else {
+                partial.discard()
+                throw .sizeMismatch(presentationId: id, expected: package.fileSize, received: received)
+            }
+            events(.installing(presentationId: id))
+            let files: [String]
+            switch Result(catching: { () throws(PackageError) in try PackageExtractor(limits: limits).filePaths(zip: partial.partFile) }) {
+            case .success(let paths): files = paths
+            case .failure(let error):
+                partial.discard()
+                throw .packageRefused(presentationId: id, error)
+            }
+            let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
+            try await install(row: row, package: package, partial: partial, media: media)
+            partial.discard()
+            for file in media.values { unlink(file.path) }
+            PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+            events(.installed(presentationId: id, revision: package.revision))
+            return PackageOutcome(id: id, revision: package.revision, error: nil, download: download)
+        } catch .interrupted {
+            // The run is being cancelled; the state is put back by a task that is not.
+            let catalog = self.catalog
+            let settled = PresentationState.derived(installed: row.installedRevision, offered: row.packageRevision)
+            await Task { try? await catalog.setState(id, settled) }.value
+            throw .interrupted
+        }
+    }
+
+    private func install(
+        row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL]
+    ) async throws(SyncError) {
+        var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
+        options.shortDescription = row.shortDescription
+        options.longDescription = row.longDescription
+        options.order = row.sortOrder
+        options.revision = row.fetchedRevision ?? row.listedRevision
+        options.source = SyncPaths.librarySourcePrefix + api.apiURL.absoluteString
+        options.limits = limits
+        options.extraFiles = media
+        options.keepsReplacedFolder = true
+        let presentationRevision = options.revision
+        let library = self.library
+        let zip = partial.partFile
+        let id = row.id
+        let packageRevision = package.revision
+        let result: Result<Void, SyncError> = await Task.detached {
+            do {
+                _ = try library.install(zip: zip, options: options, progress: nil, alongside: { db in
+                    try db.execute(
+                        sql: """
+                            UPDATE syncPresentation SET installedRevision = ?, installedPresentationRevision = ?,
+                              packageRevision = ?, packageSize = ?, state = 'ready', lastError = NULL, updatedAt = ?
+                            WHERE id = ?
+                            """,
+                        arguments: [packageRevision, presentationRevision, packageRevision, package.fileSize, Date(), id])
+                })
+                return .success(())
+            } catch let error as PackageError {
+                return .failure(.packageRefused(presentationId: id, error))
+            } catch let error as LibraryError {
+                return .failure(.storage(error.description))
+            } catch {
+                return .failure(SyncCatalog.storageError(error))
+            }
+        }.value
+        if case .failure(let error) = result {
+            if case .packageRefused = error { partial.discard() }
+            throw error
+        }
+    }
+
+    private func refusesLocalCollision(_ id: Int) async throws(SyncError) {
+        let source = try await catalog.read { db in
+            try String.fetchOne(db, sql: "SELECT source FROM presentation WHERE id = ?", arguments: [id])
+        }
+        if let source, !source.hasPrefix(SyncPaths.librarySourcePrefix) { throw .idTakenByLocalPresentation(id) }
+    }
+
+    private func checkFreeSpace(needed: Int64) throws(SyncError) {
+        try? FileManager.default.createDirectory(at: paths.downloads, withIntermediateDirectories: true)
+        guard let free = PosixIO.freeBytes(at: paths.downloads.path) else { return }
+        if free < needed { throw .insufficientSpace(needed: needed, available: free) }
+    }
+
+    /// Downloads the media files the presentation lists that its package does not carry under
+    /// `mediafiles/`; returns package path → downloaded file.
+    private func fetchMissingMedia(presentationId: Int, packageFiles: Set<String>) async throws(SyncError) -> [String: URL] {
+        let stubs = try await catalog.mediaFiles(presentationId: presentationId)
+        var files: [String: URL] = [:]
+        for stub in stubs {
+            let media = try await api.mediaFile(id: stub.id)
+            let name = media.fileName
+            guard !name.isEmpty, !name.contains("/"), name != "..", name != "." else {
+                throw .mediaFileFailed(presentationId: presentationId, mediaFileId: stub.id, reason: "unsafe file name '\(name)'")
+            }
+            let path = "mediafiles/\(name)"
+            if packageFiles.contains(path) { continue }
+            guard let sas = media.sas, !sas.isEmpty else {
+                throw .mediaFileFailed(presentationId: presentationId, mediaFileId: stub.id, reason: "no download link")
+            }
+            let partial = PartialDownload(folder: paths.downloads, presentationId: presentationId, mediaFileId: media.id, revision: media.revision)
+            try checkFreeSpace(needed: media.fileSize - partial.bytesOnDisk)
+            let api = self.api
+            let mediaId = media.id
+            let blob = ResumableDownloader.Blob(
+                presentationId: presentationId, blobId: media.blobId, revision: media.revision, expectedSize: media.fileSize,
+                link: sas,
+                freshLink: { () async throws(SyncError) -> String in
+                    guard let fresh = try await api.mediaFile(id: mediaId).sas else {
+                        throw .mediaFileFailed(presentationId: presentationId, mediaFileId: mediaId, reason: "no download link")
+                    }
+                    return fresh
+                })
+            _ = try await downloader.download(blob, into: partial) { _ in }
+            guard partial.bytesOnDisk == media.fileSize else {
+                partial.discard()
+                throw .mediaFileFailed(
+                    presentationId: presentationId, mediaFileId: stub.id, reason: "size differs from the declared \(media.fileSize) bytes")
+            }
+            files[path] = partial.partFile
+        }
+        return files
+    }
+}

@@ -1,0 +1,49 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import StoryBridge
+import StoryBridgeSync
+import StoryBridgeTesting
+import Testing
+
+@Suite("A running serve of the library follows sync", .serialized)
+struct ServePickupTests {
+    @Test("serve picks up a newly synced presentation and an update without a restart, and reloads the viewers of the updated one")
+    func servePicksUpSync() async throws {
+        let lab = try SyncLab()
+        try lab.publish(id: 4, title: "four v1")
+        try await lab.startServer()
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+
+        let serve = try lab.spawn(["serve", "--port", "0", "--log-level", "warning", "--no-watch"])
+        defer {
+            serve.process.interrupt()
+            serve.process.waitUntilExit()
+        }
+        let text = await SyncLab.read(serve.output, until: "Ctrl-C")
+        let match = try #require(text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
+        let baseURL = String(match.1)
+        let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+        #expect(try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4]])
+
+        try lab.publish(id: 4, title: "four v2")
+        try lab.publish(id: 9, title: "nine v1")
+        let sync = try await lab.cli(["sync", "--content"])
+        #expect(sync.status == 0, "\(sync.errors)")
+        #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(15)) != nil)
+        #expect(try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4], ["name": "Deck 9", "presId": 9]])
+        let (status, body) = try await fetch("\(baseURL)/p/4/index.html")
+        #expect(status == 200)
+        #expect(body.contains("four v2"))
+        await viewer.close()
+    }
+
+    func fetch(_ url: String) async throws -> (Int, String) {
+        let http = SyncHTTPClient.make()
+        defer { Task { try? await http.shutdown() } }
+        let response = try await http.execute(.init(url: url), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: body))
+    }
+}

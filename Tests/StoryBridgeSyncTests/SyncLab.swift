@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import Logging
+import StoryBridge
+import StoryBridgeContentServer
+import StoryBridgeSync
+import StoryBridgeTesting
+import Synchronization
+
+/// A content server on loopback over its own library of real zips, and a separate client data
+/// folder that the real `storybridge` CLI (or the sync library) syncs into.
+final class SyncLab: @unchecked Sendable {
+    // Set once in init, then read only; `server` is replaced only by the test's own thread.
+    let folder: URL
+    let serverDirectory: DataDirectory
+    let serverLibrary: LibraryStore
+    let clientDirectory: DataDirectory
+    var server: RunningContentServer?
+    let secret = Data("sync-lab-signing-secret".utf8)
+
+    static let serviceId = "kiosk-service"
+    static let serviceSecret = "service-secret"
+    static let appId = "kiosk-app"
+    static let appSecret = "app-secret"
+    static let username = "anna"
+    static let password = "pa55 word&="
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        serverDirectory = DataDirectory(folder.appendingPathComponent("server"))
+        serverLibrary = try LibraryStore(directory: serverDirectory)
+        clientDirectory = DataDirectory(folder.appendingPathComponent("client"))
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Installs on the server a presentation `id` whose package holds `payloadBytes` of
+    /// incompressible data (so the package is about that size), marked with `title`.
+    @discardableResult
+    func publish(id: Int, title: String = "v1", payloadBytes: Int = 4096) throws -> LibraryStore.Entry {
+        let zip = folder.appendingPathComponent("deck-\(id)-\(UUID().uuidString).zip")
+        let writer = try ZipWriter(path: zip.path)
+        try writer.add("index.html", text: "<!DOCTYPE html><html><head><title>\(title)</title></head><body><h1>\(title)</h1></body></html>")
+        try writer.add("b.html", text: "<!DOCTYPE html><html><head><title>B</title></head><body>B of \(title)</body></html>")
+        var generator = SeededBytes(seed: UInt64(id) &* 2_654_435_761 &+ UInt64(title.utf8.count))
+        try writer.add("mediafiles/film.mp4", data: generator.bytes(payloadBytes), compress: false)
+        try writer.close()
+        defer { try? FileManager.default.removeItem(at: zip) }
+        return try serverLibrary.install(zip: zip, options: .init(id: id, name: "Deck \(id)"))
+    }
+
+    /// Starts (or restarts, on the same port, so the stored session still points at it) the
+    /// content server with these faults and lifetimes.
+    func startServer(faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600) async throws {
+        let port = server?.port ?? 0
+        await server?.stop()
+        let accounts = ContentServerAccounts.wholeLibrary(
+            clientId: 7, clientName: "Kiosks",
+            services: [.init(clientId: Self.serviceId, clientSecret: Self.serviceSecret)],
+            apps: [.init(clientId: Self.appId, clientSecret: Self.appSecret)],
+            users: [.init(username: Self.username, password: Self.password, fullname: "Anna Petrova")])
+        let configuration = ContentServerConfiguration(
+            host: "127.0.0.1", port: port, dataDirectory: serverDirectory, accounts: accounts, signingSecret: secret,
+            accessTokenLifetime: tokenLifetime, linkLifetime: linkLifetime, faults: faults)
+        var logger = Logger(label: "test.content-server")
+        logger.logLevel = .critical
+        server = try await ContentServer(configuration: configuration, logger: logger).start()
+    }
+
+    func stopServer() async {
+        await server?.stop()
+        server = nil
+    }
+
+    var baseURL: String { server!.baseURL }
+
+    /// Runs the CLI with `--data-dir` of the client folder; `input` goes to standard input. The
+    /// wait happens on a dispatch thread, so the in-process content server keeps its threads.
+    func cli(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String, errors: String) {
+        let process = try spawn(arguments, input: input)
+        return await Self.finish(process)
+    }
+
+    /// Waits for a spawned CLI to exit and returns its status and output.
+    static func finish(_ process: (process: Process, output: Pipe, errors: Pipe)) async -> (status: Int32, output: String, errors: String) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let errors = Mutex(Data())
+                let group = DispatchGroup()
+                group.enter()
+                DispatchQueue.global().async {
+                    errors.withLock { $0 = process.errors.fileHandleForReading.readDataToEndOfFile() }
+                    group.leave()
+                }
+                let out = process.output.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                process.process.waitUntilExit()
+                let err = errors.withLock { $0 }
+                continuation.resume(
+                    returning: (process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))
+            }
+        }
+    }
+
+    /// Starts the CLI without waiting for it.
+    func spawn(_ arguments: [String], input: String? = nil) throws -> (process: Process, output: Pipe, errors: Pipe) {
+        let process = Process()
+        process.executableURL = try storybridgeExecutable()
+        process.arguments = arguments + ["--data-dir", clientDirectory.root.path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try? stdin.fileHandleForWriting.close()
+        return (process, output, errors)
+    }
+
+    /// Reads a pipe on a dispatch thread until its text contains `marker` (or it closes).
+    static func read(_ pipe: Pipe, until marker: String) async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var text = ""
+                while !text.contains(marker) {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                continuation.resume(returning: text)
+            }
+        }
+    }
+
+    /// Waits until `condition` holds, checking every 20 ms, for at most `seconds`.
+    static func waitUntil(seconds: Double = 30, _ condition: () throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try !condition() {
+            guard Date() < deadline else { throw LabFailure("timed out waiting") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Logs the CLI in as the service account.
+    func loginAsService() async throws {
+        let result = try await cli([
+            "login", "--auth", baseURL, "--api", baseURL, "--client-id", Self.serviceId, "--client-secret", Self.serviceSecret,
+        ])
+        guard result.status == 0 else { throw LabFailure("login failed: \(result.errors)") }
+    }
+
+    /// Logs the CLI in as the user (password grant, password on stdin).
+    func loginAsUser(password: String = SyncLab.password) async throws -> (status: Int32, output: String, errors: String) {
+        try await cli(
+            [
+                "login", "--auth", baseURL, "--api", baseURL, "--client-id", Self.appId, "--client-secret", Self.appSecret,
+                "--username", Self.username, "--password-stdin",
+            ], input: password + "\n")
+    }
+
+    /// The client's library, opened afresh.
+    func clientLibrary() throws -> LibraryStore { try LibraryStore(directory: clientDirectory) }
+
+    /// The client's sync catalog rows.
+    func catalog() async throws -> [Int: SyncedPresentation] {
+        let rows = try await SyncCatalog(database: clientLibrary().database).presentations()
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+    }
+
+    /// The sync library, logged in with the stored session.
+    func service() throws -> SyncService {
+        var logger = Logger(label: "test.sync")
+        logger.logLevel = .critical
+        return try SyncService(directory: clientDirectory, retry: RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(20)), logger: logger)
+    }
+
+    /// Files left in the client's downloads folder.
+    func leftoverDownloads() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: SyncPaths(clientDirectory).downloads.path)) ?? []
+    }
+
+    /// The title of the installed index.html of presentation `id` in the client library.
+    func installedTitle(_ id: Int) throws -> String? {
+        guard let entry = try clientLibrary().entry(id: id) else { return nil }
+        let html = try String(contentsOf: entry.presentation.root.appendingPathComponent("index.html"), encoding: .utf8)
+        return html.firstMatch(of: /<title>([^<]*)<\/title>/).map { String($0.1) }
+    }
+
+    /// The server's built package of `id` at `revision` (built on the first request that needs it).
+    func serverPackage(id: Int, revision: Int) -> URL {
+        serverDirectory.root.appendingPathComponent("content-server/packages/\(id)-r\(revision).zip")
+    }
+}
+
+struct LabFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Deterministic incompressible bytes (xorshift).
+struct SeededBytes {
+    var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func bytes(_ count: Int) -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in 0..<count {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = UInt8(truncatingIfNeeded: state)
+        }
+        return Data(bytes)
+    }
+}
+
+/// The storybridge binary next to the test bundle.
+func storybridgeExecutable() throws -> URL {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    if folder.lastPathComponent.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    for candidate in [folder, root.appendingPathComponent(".build/debug")] {
+        let binary = candidate.appendingPathComponent("storybridge")
+        if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
+    }
+    throw LabFailure("storybridge binary not found (swift build first)")
+}
