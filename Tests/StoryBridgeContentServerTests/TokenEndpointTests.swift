@@ -44,7 +44,8 @@ struct TokenEndpointTests {
             #expect(claims["sub"] as? String == ContentLab.username)
             #expect(claims["fullname"] as? String == ContentLab.fullname)
             let issuedAt = try #require(claims["iat"] as? Int)
-            #expect(issuedAt >= before - 1 && issuedAt <= before + 5)
+            // Issued between the request and now (a loaded machine may take seconds to answer).
+            #expect(issuedAt >= before - 1 && issuedAt <= Int(Date().timeIntervalSince1970) + 1)
             #expect(claims["exp"] as? Int == issuedAt + 120)
             #expect((claims["client_id"] as? String)?.hasPrefix("client_7_") == true)
             #expect(claims["scope"] as? String == "api offline_access")

@@ -77,7 +77,7 @@ struct DeepLinkAndTablesTests {
             #expect(
                 try await viewer.request("getDeepLinkingOutboundData").data
                     == ["source": "crm-app", "parameters": ["client": "42"]])
-            let exposed = try JSONValue.parse(try await httpGet(host.baseURL + "/__storybridge/deeplinks").body)
+            let exposed = try JSONValue.parse(try await httpGet(host.baseURL + "/__storybridge/deeplinks?token=\(host.server.token)").body)
             let entry = exposed["viewers"]?.arrayValue?.first { $0["viewer"] == .string(viewer.viewerId) }
             #expect(entry?["outboundURI"] == "crm-app://?client=42")
             await viewer.close()

@@ -99,9 +99,9 @@ struct InspectorFeedTests {
         #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
         #expect(String(decoding: page.body, as: UTF8.self).contains("/__storybridge/inspector/inspector.js"))
         let wsBase = host.baseURL.replacingOccurrences(of: "http://", with: "ws://")
-        await #expect(throws: (any Error).self) {
-            _ = try await WebSocketTextConnection.connect(url: wsBase + "/__storybridge/inspector/ws?token=wrong")
-        }
+        let feed = try await WebSocketTextConnection.connect(url: wsBase + "/__storybridge/inspector/ws?token=wrong")
+        await feed.waitUntilClosed()
+        #expect(feed.serverCloseFrame?.closeCode == .unknown(4403))
         await host.stop()
     }
 }
