@@ -80,7 +80,10 @@ struct ContentResponder: HTTPResponder {
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             headers[.cacheControl] = "no-store"
-            let text = metrics.render(analytics: host.analytics)
+            let text: String
+            do { text = try await metrics.render(analytics: host.analytics) } catch {
+                return Self.text(.internalServerError, "Cannot read the upload queue for the metrics: \(error)")
+            }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
         case "inspector", "inspector/":
             guard hasToken(request) else { return Self.forbiddenInspector() }
@@ -91,7 +94,10 @@ struct ContentResponder: HTTPResponder {
             return Self.embedded("inspector.css", type: "text/css; charset=utf-8")
         case "inspector/snapshot":
             guard hasToken(request) else { return Self.forbiddenInspector() }
-            let snapshot = await InspectorSnapshot.build(host: host, uploadCollector: uploadCollector)
+            let snapshot: JSONValue
+            do { snapshot = try await InspectorSnapshot.build(host: host, uploadCollector: uploadCollector) } catch {
+                return Self.text(.internalServerError, "Cannot read the analytics for the snapshot: \(error)")
+            }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.cacheControl] = "no-store"

@@ -145,10 +145,12 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         let uploader = uploadSettings.map {
-            Uploader(store: host.analytics, settings: $0, identity: configuration.identity, logger: logger, metrics: metrics.factory)
+            Uploader(
+                store: host.analytics, settings: $0, identity: configuration.identity, logger: logger, metrics: metrics.factory,
+                clock: host.clock)
         }
         let uploading = uploader.map { uploader in Task { await uploader.run() } }
-        let watcher = watch ? source.liveFolder.map { PresentationWatcher(folder: $0.folder, catalog: $0.catalog) } : nil
+        let watcher = watch ? source.liveFolder.map { PresentationWatcher(folder: $0.folder, catalog: $0.catalog, clock: host.clock) } : nil
         let watching = watcher.map { watcher in Task { await watcher.run(host: host) } }
         func stopUploading() async {
             watching?.cancel()

@@ -19,11 +19,11 @@ public struct TablesModule: BridgeModule {
     }
 
     public func execute(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        if request.command == "tables" { return try store.tables() }
+        if request.command == "tables" { return try await store.tables() }
         let tableId: Int
         if request.command == "findByQuery", try request.member("tableId") == nil {
             // storyclm.js sends the TablesQuery without a tableId; usable only when one table exists.
-            guard case .array(let tables) = try store.tables(), tables.count == 1, let only = tables[0]["id"]?.intValue else {
+            guard case .array(let tables) = try await store.tables(), tables.count == 1, let only = tables[0]["id"]?.intValue else {
                 throw BridgeError.invalidData(
                     field: "tableId", reason: "is missing (set query.tableId; it is needed when there is not exactly one table)")
             }
@@ -34,27 +34,29 @@ public struct TablesModule: BridgeModule {
         switch request.command {
         case "findById":
             let id = try request.string("id")
-            guard let entry = try store.entry(tableId: tableId, id: id) else {
+            guard let entry = try await store.entry(tableId: tableId, id: id) else {
                 throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
             return .object(entry)
         case "findByIds":
             let ids = try stringList(request, "ids")
-            return .array(try ids.compactMap { try store.entry(tableId: tableId, id: $0) }.map(JSONValue.object))
+            var found: [JSONValue] = []
+            for id in ids { if let entry = try await store.entry(tableId: tableId, id: id) { found.append(.object(entry)) } }
+            return .array(found)
         case "findByQuery":
-            return .array(try query(request, tableId: tableId, paged: true).map(JSONValue.object))
+            return .array(try await query(request, tableId: tableId, paged: true).map(JSONValue.object))
         case "count":
-            return ["count": .int(try store.entries(tableId: tableId).count)]
+            return ["count": .int(try await store.entries(tableId: tableId).count)]
         case "countByQuery":
-            return ["count": .int(try query(request, tableId: tableId, paged: false).count)]
+            return ["count": .int(try await query(request, tableId: tableId, paged: false).count)]
         case "insertEntry":
-            return .object(try store.insert(tableId: tableId, entries: [try object(request, "entry")])[0])
+            return .object(try await store.insert(tableId: tableId, entries: [try object(request, "entry")])[0])
         case "insertEntries":
-            return .array(try store.insert(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
+            return .array(try await store.insert(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
         case "updateEntry", "updateEntries":
             let entries = request.command == "updateEntry" ? [try object(request, "entry")] : try objectList(request, "entries")
             do {
-                let updated = try store.update(tableId: tableId, entries: entries)
+                let updated = try await store.update(tableId: tableId, entries: entries)
                 return request.command == "updateEntry" ? .object(updated[0]) : .array(updated.map(JSONValue.object))
             } catch TablesStore.UpdateError.missingId {
                 throw BridgeError.invalidData(field: "entry._id", reason: "is missing")
@@ -63,16 +65,16 @@ public struct TablesModule: BridgeModule {
             }
         case "deleteById":
             let id = try request.string("id")
-            guard let deleted = try store.delete(tableId: tableId, ids: [id]).first else {
+            guard let deleted = try await store.delete(tableId: tableId, ids: [id]).first else {
                 throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
             return .object(deleted)
         default:  // deleteByIds
-            return .array(try store.delete(tableId: tableId, ids: try stringList(request, "ids")).map(JSONValue.object))
+            return .array(try await store.delete(tableId: tableId, ids: try stringList(request, "ids")).map(JSONValue.object))
         }
     }
 
-    private func query(_ request: BridgeRequest, tableId: Int, paged: Bool) throws -> [[String: JSONValue]] {
+    private func query(_ request: BridgeRequest, tableId: Int, paged: Bool) async throws -> [[String: JSONValue]] {
         // countByQuery sends {tableId, query: "<text>" or a TablesQuery}; findByQuery sends the TablesQuery itself.
         var spec = try request.dataObject()
         if request.command == "countByQuery", case .object(let nested)? = spec["query"] { spec = nested }
@@ -88,7 +90,7 @@ public struct TablesModule: BridgeModule {
         } catch {
             throw BridgeError.invalidData(field: "query", reason: "cannot be read: \(error.description)")
         }
-        var matches = try store.entries(tableId: tableId).filter(parsed.matches)
+        var matches = try await store.entries(tableId: tableId).filter { try parsed.matches($0) }
         guard paged else { return matches }
         let sort = spec["sort"]?.intValue ?? -1
         if sort == 0 || sort == 1, let field = spec["sortfield"]?.stringValue, !field.isEmpty {
