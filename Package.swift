@@ -135,6 +135,7 @@ let package = Package(
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

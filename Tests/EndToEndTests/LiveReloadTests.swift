@@ -64,7 +64,7 @@ struct LiveReloadTests {
             let navigationData = try await page.evaluate(
                 "new Promise(function(done){window.__storybridge.request('getNavigationData', {}, function(a){done(JSON.stringify(a.Data));});})")
             #expect(navigationData == #"{"answer":42}"#)
-            let views = try host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
+            let views = try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
             #expect(views == ["index.html"])
 
             // The slide list and map were re-read: the new slide is on the map and can be opened.

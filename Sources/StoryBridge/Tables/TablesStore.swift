@@ -153,6 +153,12 @@ public struct CorruptEntryError: Error, Sendable, Hashable, CustomStringConverti
     /// Why its stored text is not an entry.
     public let reason: String
 
+    public init(tableId: Int, entryId: String, reason: String) {
+        self.tableId = tableId
+        self.entryId = entryId
+        self.reason = reason
+    }
+
     public var description: String { "entry '\(entryId)' of table \(tableId) is stored corrupt: \(reason)" }
     public var errorDescription: String? { description }
 }
