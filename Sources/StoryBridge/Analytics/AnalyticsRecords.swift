@@ -278,8 +278,17 @@ public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, P
 /// Formats shared by the store, the answers and the upload.
 public enum AnalyticsFormat {
     /// ISO-8601 UTC with milliseconds, e.g. `2026-11-22T03:04:05.678Z`.
+    ///
+    /// The milliseconds are rounded, so a timestamp read with ``date(_:)`` writes back the same
+    /// text (the formatter alone truncates, turning `.678` read back into `.677`).
     public static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let wholeSeconds = Date(timeIntervalSince1970: seconds).formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)
+                .timeZone(separator: .omitted))
+        // `wholeSeconds` ends with the zone, `Z`.
+        return wholeSeconds.dropLast() + String(format: ".%03dZ", Int(milliseconds - seconds * 1000))
     }
 
     /// Parses what ``timestamp(_:)`` writes.

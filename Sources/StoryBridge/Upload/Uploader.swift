@@ -62,7 +62,11 @@ public actor Uploader {
 
     /// Releases the HTTP client. Call once, after the last pass.
     public func shutdown() async {
-        try? await client.shutdown()
+        do {
+            try await client.shutdown()
+        } catch {
+            logger.warning("upload: the HTTP client did not shut down cleanly", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Runs passes until the task is cancelled: every `intervalSeconds` while all is well, at
