@@ -201,6 +201,7 @@ let package = Package(
                 "StoryBridgeTesting",
                 "StoryIoTCollector",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -27,14 +27,20 @@ public final class StoryBridgeHost: Sendable {
     public let logger: Logger
     /// Every request, answer, event, connection and reload, for the inspector.
     public let feed = InspectorFeed()
+    /// Where the host reads time: analytics dates and durations, upload back-off, polling. Give a
+    /// manual clock (`ManualHostClock` in StoryBridgeTesting) to move time in tests.
+    public let clock: any HostClock
 
-    /// Creates a host with the built-in modules registered.
+    /// Creates a host with the built-in modules registered. `clock` is where it reads time
+    /// (``SystemHostClock`` unless a test or an embedder gives another).
     public init(
         library: PresentationLibrary, database: StoryBridgeDatabase, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
-        deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10), logger: Logger = Logger(label: "storybridge")
+        deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10), clock: any HostClock = SystemHostClock(),
+        logger: Logger = Logger(label: "storybridge")
     ) {
+        self.clock = clock
         self.library = library
         self.policy = policy
         self.identity = identity
@@ -43,18 +49,17 @@ public final class StoryBridgeHost: Sendable {
         let feed = self.feed
         let viewers = ViewerRegistry { viewerId, event in feed.record(.event(viewerId: viewerId, event)) }
         self.viewers = viewers
-        self.analytics = AnalyticsStore(database: database, limits: outboxLimits)
+        self.analytics = AnalyticsStore(database: database, limits: outboxLimits, clock: clock)
         self.sessions = SessionTracker(
-            store: analytics, identity: identity, policy: policy, viewers: viewers, logger: logger)
-        // Time comes from the system clock until the host itself is given one.
-        let bridge = Bridge(defaultDeadline: defaultDeadline, clock: SystemHostClock(), logger: logger)
+            store: analytics, identity: identity, policy: policy, viewers: viewers, clock: clock, logger: logger)
+        let bridge = Bridge(defaultDeadline: defaultDeadline, clock: clock, logger: logger)
         self.bridge = bridge
         bridge.observe { feed.record(.exchange($0)) }
         for module in Self.builtInModules() { Self.register(module, on: bridge, logger: logger) }
         Self.register(HTTPModule(settings: http, reserved: addresses), on: bridge, logger: logger)
-        let tablesStore = TablesStore(database: database)
+        let tablesStore = TablesStore(database: database, clock: clock)
         do {
-            try tablesStore.declare(tables)
+            try tablesStore.declareWhileOpening(tables)
         } catch {
             logger.error("tables: cannot declare the configured tables", metadata: ["error": "\(error)"])
         }

@@ -26,14 +26,15 @@ public struct TestHost: Sendable {
     public var inspectorURL: String { baseURL + "/__storybridge/inspector?token=" + server.token }
 
     /// Starts a host with the presentation folders given, numbered from 1 in order unless
-    /// `catalogs` says otherwise.
+    /// `catalogs` says otherwise. Give a ``ManualHostClock`` as `clock` to move the host's time.
     public static func start(
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [], deepLink: DeepLink? = nil,
         commands: [ConfiguredCommand] = [],
         server serverConfiguration: ServerConfiguration = ServerConfiguration(port: 0),
-        defaultDeadline: Duration = .seconds(10), configure: (StoryBridgeHost) throws -> Void = { _ in }
+        defaultDeadline: Duration = .seconds(10), clock: any HostClock = SystemHostClock(),
+        configure: (StoryBridgeHost) throws -> Void = { _ in }
     ) async throws -> TestHost {
         var presentations: [Presentation] = []
         for (index, folder) in presentationFolders.enumerated() {
@@ -48,7 +49,7 @@ public struct TestHost: Sendable {
         let runtime = StoryBridgeHost(
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
             identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink, commands: commands,
-            defaultDeadline: defaultDeadline, logger: logger)
+            defaultDeadline: defaultDeadline, clock: clock, logger: logger)
         try configure(runtime)
         let metrics = HostMetrics()
         let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration, metrics: metrics).start()

@@ -41,12 +41,16 @@ public final class ManualHostClock: HostClock {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if duration <= .zero { return true }
+                // Checked under the lock: a task cancelled before it got here has already run the
+                // cancellation handler below, which found no sleeper to wake; one cancelled later
+                // finds it registered.
+                let resumeNow = state.withLock { state -> Result<Void, any Error>? in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if duration <= .zero { return .success(()) }
                     state.sleepers[id] = Sleeper(wakeAt: state.elapsed + duration, continuation: continuation)
-                    return false
+                    return nil
                 }
-                if resumeNow { continuation.resume() }
+                if let resumeNow { continuation.resume(with: resumeNow) }
             }
         } onCancel: {
             let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }

@@ -14,19 +14,19 @@ func openAnalytics(_ library: LibraryOptions, limits: OutboxLimits = OutboxLimit
     }
 }
 
-struct SessionsCommand: ParsableCommand {
+struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions", abstract: "List, show and export recorded sessions.",
         subcommands: [List.self, Show.self, Export.self], defaultSubcommand: List.self)
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List sessions, newest first.")
         @Option(help: "Only sessions of this presentation.") var presentation: Int?
         @Option(help: "At most this many.") var limit = 50
         @OptionGroup var library: LibraryOptions
 
-        func run() throws {
-            let sessions = try openAnalytics(library).sessions(presentationId: presentation, limit: limit)
+        func run() async throws {
+            let sessions = try await openAnalytics(library).sessions(presentationId: presentation, limit: limit)
             guard !sessions.isEmpty else {
                 Terminal.say("No sessions recorded in \(library.directory.root.path).")
                 return
@@ -42,22 +42,22 @@ struct SessionsCommand: ParsableCommand {
         }
     }
 
-    struct Show: ParsableCommand {
+    struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one session with its slide views, media views and custom events (JSON).")
         @Argument(help: "The session id.") var id: String
         @OptionGroup var library: LibraryOptions
 
-        func run() throws {
+        func run() async throws {
             let store = try openAnalytics(library)
-            guard let session = try store.session(id: id) else {
+            guard let session = try await store.session(id: id) else {
                 Terminal.warn("storybridge sessions show: no session '\(id)'")
                 throw ExitCode(1)
             }
-            Terminal.say(try SessionsCommand.describe(session, store: store).jsonString())
+            Terminal.say(try await SessionsCommand.describe(session, store: store).jsonString())
         }
     }
 
-    struct Export: ParsableCommand {
+    struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Export sessions with their records as JSON, or their slide views as CSV.")
         enum Format: String, ExpressibleByArgument, CaseIterable { case json, csv }
@@ -66,16 +66,18 @@ struct SessionsCommand: ParsableCommand {
         @Option(help: "Only sessions of this presentation.") var presentation: Int?
         @OptionGroup var library: LibraryOptions
 
-        func run() throws {
+        func run() async throws {
             let store = try openAnalytics(library)
-            let sessions = try store.sessions(presentationId: presentation, limit: Int.max)
+            let sessions = try await store.sessions(presentationId: presentation, limit: Int.max)
             switch format {
             case .json:
-                Terminal.say(JSONValue.array(try sessions.map { try SessionsCommand.describe($0, store: store) }).jsonString())
+                var described: [JSONValue] = []
+                for session in sessions { described.append(try await SessionsCommand.describe(session, store: store)) }
+                Terminal.say(JSONValue.array(described).jsonString())
             case .csv:
                 Terminal.say("sessionId,presentationId,state,complete,slideViewId,slideName,duration,navigation,cause,created")
                 for session in sessions {
-                    for view in try store.slideViews(sessionId: session.id) {
+                    for view in try await store.slideViews(sessionId: session.id) {
                         let fields = [
                             session.id, String(session.presentationId), String(session.state.rawValue), String(session.complete),
                             view.id, view.slideName, String(view.duration), view.navigation, view.cause,
@@ -93,11 +95,11 @@ struct SessionsCommand: ParsableCommand {
         }
     }
 
-    static func describe(_ session: SessionRecord, store: AnalyticsStore) throws -> JSONValue {
+    static func describe(_ session: SessionRecord, store: AnalyticsStore) async throws -> JSONValue {
         guard case .object(var members) = session.json else { return session.json }
-        members["slides"] = .array(try store.slideViews(sessionId: session.id).map(\.json))
-        members["mediaViews"] = .array(try store.mediaViews(sessionId: session.id).map(\.json))
-        members["customEvents"] = .array(try store.customEvents(sessionId: session.id).map(\.json))
+        members["slides"] = .array(try await store.slideViews(sessionId: session.id).map(\.json))
+        members["mediaViews"] = .array(try await store.mediaViews(sessionId: session.id).map(\.json))
+        members["customEvents"] = .array(try await store.customEvents(sessionId: session.id).map(\.json))
         return .object(members)
     }
 }
@@ -124,7 +126,7 @@ struct UploadCommand: AsyncParsableCommand {
         let configuration = try identity.resolve()
         let store = try openAnalytics(library)
         if status {
-            let summary = try store.uploadStatus()
+            let summary = try await store.uploadStatus()
             if json {
                 Terminal.say(summary.json.jsonString())
             } else {
@@ -134,18 +136,18 @@ struct UploadCommand: AsyncParsableCommand {
                 Terminal.say("dropped:    \(summary.droppedRecords) records (\(summary.droppedBytes) bytes) over the queue caps")
                 Terminal.say("last error: \(summary.lastError ?? "none")")
                 Terminal.say(
-                    "next try:   \(summary.nextAttemptAt.map { AnalyticsFormat.timestamp(Date(timeIntervalSince1970: $0)) } ?? "nothing queued")")
+                    "next try:   \(summary.nextAttemptAt.map(AnalyticsFormat.timestamp) ?? "nothing queued")")
             }
             return
         }
         if listSetAside {
-            for record in try store.outbox(status: .setAside) {
+            for record in try await store.outbox(status: .setAside) {
                 Terminal.say("\(record.recordId)  attempts \(record.attempts)  \(record.lastError ?? "")")
             }
             return
         }
         if requeue {
-            Terminal.say("re-queued \(try store.requeue()) records")
+            Terminal.say("re-queued \(try await store.requeue()) records")
             return
         }
         guard let settings = try upload.resolve(configuration.upload) else {

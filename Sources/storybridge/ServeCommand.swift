@@ -159,12 +159,13 @@ struct ServeCommand: AsyncParsableCommand {
                 UploaderService(
                     Uploader(
                         store: host.analytics, settings: uploadSettings, identity: configuration.identity, logger: logger,
-                        metrics: metrics.factory)))
+                        metrics: metrics.factory, clock: host.clock)))
         }
         let liveFolder = watch ? source.liveFolder : nil
         if let liveFolder {
             services.append(
-                PresentationWatcherService(PresentationWatcher(folder: liveFolder.folder, catalog: liveFolder.catalog), host: host))
+                PresentationWatcherService(
+                    PresentationWatcher(folder: liveFolder.folder, catalog: liveFolder.catalog, clock: host.clock), host: host))
         }
         // Serving the library: installs and syncs by other processes show up without a restart.
         if let store = source.library {

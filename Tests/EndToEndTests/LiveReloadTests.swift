@@ -25,7 +25,8 @@ struct LiveReloadTests {
         let folder = try copyOfDemo()
         defer { try? FileManager.default.removeItem(at: folder) }
         let host = try await TestHost.start(presentationFolders: [folder])
-        let watcher = PresentationWatcher(folder: folder, catalog: .init(id: 1), interval: .milliseconds(100))
+        let clock = ManualHostClock()
+        let watcher = PresentationWatcher(folder: folder, catalog: .init(id: 1), interval: .milliseconds(100), clock: clock)
         let watching = Task { await watcher.run(host: host.runtime) }
         let page = try await SharedBrowser.shared.get().newPage()
         do {
@@ -40,6 +41,8 @@ struct LiveReloadTests {
             let sessionId = try #require(before.sessionId)
             #expect(before.history == ["index.html", "products.html"])
             try await page.evaluate("window.__beforeEdit = true; true")
+            // The watcher has read the folder and waits for its next look.
+            #expect(await clock.waitForSleepers())
 
             // Edit the slide and add a new one linked from the start slide's map.
             try edit(folder, "products.html", replacing: "</body>", with: "<p id=\"live-edit\">edited</p></body>")
@@ -48,6 +51,9 @@ struct LiveReloadTests {
             try edit(
                 folder, "index.html", replacing: "<meta name=\"clm\" content=\"products.html,legacy.html\">",
                 with: "<meta name=\"clm\" content=\"products.html,legacy.html,extra.html\">")
+            // Nothing is re-read until the watcher's interval has passed on its clock; then all three edits are seen at once.
+            #expect(host.runtime.feed.recentEntries.first { $0["type"] == "reload" } == nil)
+            clock.advance(by: .milliseconds(100))
 
             // The page reloads by itself and shows the edit.
             try await page.waitFor(
@@ -64,7 +70,7 @@ struct LiveReloadTests {
             let navigationData = try await page.evaluate(
                 "new Promise(function(done){window.__storybridge.request('getNavigationData', {}, function(a){done(JSON.stringify(a.Data));});})")
             #expect(navigationData == #"{"answer":42}"#)
-            let views = try host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
+            let views = try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
             #expect(views == ["index.html"])
 
             // The slide list and map were re-read: the new slide is on the map and can be opened.

@@ -112,7 +112,7 @@ struct ViewerChromeTests {
             var views: [String] = []
             let until = ContinuousClock.now + .seconds(20)
             while views.isEmpty, ContinuousClock.now < until {
-                views = try host.runtime.analytics.mediaViews(sessionId: sessionId).map(\.fileName)
+                views = try await host.runtime.analytics.mediaViews(sessionId: sessionId).map(\.fileName)
                 if views.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(views == ["brochure.pdf"])

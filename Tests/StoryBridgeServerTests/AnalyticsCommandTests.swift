@@ -6,12 +6,12 @@ import Testing
 @Suite("Analytics commands")
 struct AnalyticsCommandTests {
     @Test("sessions list, show and export (JSON and CSV) read the recorded sessions")
-    func sessions() throws {
-        let (store, directory) = try savedSessions(2, slides: 2)
+    func sessions() async throws {
+        let (store, directory) = try await savedSessions(2, slides: 2)
         let data = directory.root.path
         let list = try runCLI(["sessions", "list", "--data-dir", data])
         #expect(list.status == 0)
-        let sessions = try store.sessions()
+        let sessions = try await store.sessions()
         for session in sessions { #expect(list.output.contains(session.id)) }
 
         let show = try runCLI(["sessions", "show", sessions[0].id, "--data-dir", data])
@@ -34,7 +34,7 @@ struct AnalyticsCommandTests {
 
     @Test("collector and upload --once from the command line; upload --status reports the queue")
     func collectorAndUpload() async throws {
-        let (_, directory) = try savedSessions(3, slides: 1)
+        let (_, directory) = try await savedSessions(3, slides: 1)
         let data = directory.root.path
         let status = try JSONValue.parse(try runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
         #expect(status["queued"] == 9)

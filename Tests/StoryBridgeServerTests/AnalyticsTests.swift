@@ -8,14 +8,14 @@ import Testing
 /// A host with its own data folder, so tests can read the analytics it writes.
 func withAnalyticsHost(
     policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new),
-    identity: HostIdentity = HostIdentity(),
+    identity: HostIdentity = HostIdentity(), clock: any HostClock = SystemHostClock(),
     _ body: (TestHost, DataDirectory) async throws -> Void
 ) async throws {
     let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-analytics-\(UUID().uuidString)"))
     let host = try await TestHost.start(
         presentationFolders: [demoFolder, try secondPresentationFolder()],
         catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")], identity: identity, policy: policy,
-        dataDirectory: directory)
+        dataDirectory: directory, clock: clock)
     do { try await body(host, directory) } catch {
         await host.stop()
         throw error
@@ -25,11 +25,14 @@ func withAnalyticsHost(
 
 @Suite("Analytics of a scripted visit")
 struct AnalyticsTests {
-    @Test("a visit produces a session, slide views with durations and causes, and upserted custom events")
+    @Test("a visit produces a session, slide views with durations (the time the host's clock moved) and causes, and upserted custom events")
     func scriptedVisit() async throws {
-        try await withAnalyticsHost { host, _ in
+        let clock = ManualHostClock()
+        try await withAnalyticsHost(clock: clock) { host, _ in
             let first = try await host.connectViewer(slide: "index.html")
-            try await Task.sleep(for: .milliseconds(1100))
+            // The page load (and the slide's entry time) is recorded before the host says hello.
+            #expect(await first.nextEvent(named: "hello") != nil)
+            clock.advance(by: .seconds(3))
             _ = try await first.request("go", data: ["slideName": "products.html"])
             await first.close()
             let second = try await host.connectViewer(slide: "products.html", viewerId: first.viewerId)
@@ -49,7 +52,10 @@ struct AnalyticsTests {
             #expect(current["slidesCount"] == 1)
             let slides = try #require(current["slides"]?.arrayValue)
             #expect(slides.first?["name"] == "index.html")
-            #expect((slides.first?["duration"]?.intValue ?? 0) >= 1)
+            #expect(slides.first?["duration"] == 3)
+            #expect(slides.first?["created"] == .string(AnalyticsFormat.timestamp(clock.now.addingTimeInterval(-3))))
+
+            clock.advance(by: .seconds(5))
 
             second.send(BridgeRequest(command: "setSessionComplete"))
             second.send(BridgeRequest(command: "closePresentation", data: ["mode": 1]))
@@ -57,16 +63,18 @@ struct AnalyticsTests {
             await second.close()
 
             let store = host.runtime.analytics
-            let session = try #require(try store.session(id: sessionId))
+            let session = try #require(try await store.session(id: sessionId))
             #expect(session.state == .saved)
             #expect(session.complete)
-            let views = try store.slideViews(sessionId: sessionId)
+            let views = try await store.slideViews(sessionId: sessionId)
             #expect(views.map(\.slideName) == ["index.html", "products.html"])
             #expect(views.map(\.cause) == ["go", "close"])
+            #expect(views.map(\.duration) == [3, 5])
+            #expect(session.duration == 8)
             #expect(views.map(\.navigation) == ["in", "in"])
-            #expect(try store.customEvents(sessionId: sessionId).count == 2)
+            #expect(try await store.customEvents(sessionId: sessionId).count == 2)
             // Saving queued the session and every record for upload.
-            let status = try store.uploadStatus()
+            let status = try await store.uploadStatus()
             #expect(status.queued == 1 + 2 + 2)
         }
     }
@@ -97,8 +105,8 @@ struct AnalyticsTests {
             let secondSession = try await there.request("getCurrentSessions").data
             #expect(secondSession["sessionId"] != .string(firstSession))
             #expect(secondSession["presentationId"] == 2)
-            #expect(try host.runtime.analytics.session(id: firstSession)?.state == .leftByOpen)
-            #expect(try host.runtime.analytics.slideViews(sessionId: firstSession).map(\.cause) == ["open"])
+            #expect(try await host.runtime.analytics.session(id: firstSession)?.state == .leftByOpen)
+            #expect(try await host.runtime.analytics.slideViews(sessionId: firstSession).map(\.cause) == ["open"])
             await there.close()
         }
     }
@@ -110,8 +118,8 @@ struct AnalyticsTests {
             let id = try #require(try await viewer.request("getCurrentSessions").data["sessionId"]?.stringValue)
             viewer.send(BridgeRequest(command: "closePresentation", data: ["mode": 2]))
             _ = await viewer.nextEvent(named: "closed")
-            #expect(try host.runtime.analytics.session(id: id)?.state == .notSaved)
-            #expect(try host.runtime.analytics.uploadStatus().queued == 0)
+            #expect(try await host.runtime.analytics.session(id: id)?.state == .notSaved)
+            #expect(try await host.runtime.analytics.uploadStatus().queued == 0)
             await viewer.close()
         }
     }
@@ -148,17 +156,21 @@ struct AnalyticsTests {
         }
     }
 
-    @Test("openMediaFile records a media view when the viewer closes it")
+    @Test("openMediaFile records a media view, as long as the host's clock moved, when the viewer closes it")
     func mediaView() async throws {
-        try await withAnalyticsHost { host, _ in
+        let clock = ManualHostClock()
+        try await withAnalyticsHost(clock: clock) { host, _ in
             let viewer = try await host.connectViewer()
             let id = try #require(try await viewer.request("getCurrentSessions").data["sessionId"]?.stringValue)
             let guid = viewer.makeGUID()
             viewer.send(BridgeRequest(command: "openMediaFile", data: ["name": "brochure.pdf"], guid: guid))
             let open = try #require(await viewer.nextEvent(named: "openMedia"))
+            clock.advance(by: .seconds(7))
             _ = try await viewer.request("storybridge.promptAnswer", data: ["prompt": open.data["prompt"]!, "value": "close"])
             _ = await viewer.answer(to: guid)
-            #expect(try host.runtime.analytics.mediaViews(sessionId: id).map(\.fileName) == ["brochure.pdf"])
+            let views = try await host.runtime.analytics.mediaViews(sessionId: id)
+            #expect(views.map(\.fileName) == ["brochure.pdf"])
+            #expect(views.map(\.duration) == [7])
             await viewer.close()
         }
     }
@@ -176,10 +188,10 @@ struct AnalyticsTests {
                 let answer = try await viewer.request("storybridge.mediaViewed", data: data)
                 #expect(answer.errorCode == code, "\(data)")
             }
-            #expect(try host.runtime.analytics.mediaViews(sessionId: id).isEmpty)
+            #expect(try await host.runtime.analytics.mediaViews(sessionId: id).isEmpty)
             let answer = try await viewer.request("storybridge.mediaViewed", data: ["fileName": "brochure.pdf", "seconds": 4.6])
             #expect(answer.status == .success)
-            let views = try host.runtime.analytics.mediaViews(sessionId: id)
+            let views = try await host.runtime.analytics.mediaViews(sessionId: id)
             #expect(views.map(\.fileName) == ["brochure.pdf"])
             #expect(views.first?.duration == 5)
             await viewer.close()

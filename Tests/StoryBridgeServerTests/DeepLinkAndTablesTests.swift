@@ -38,7 +38,7 @@ struct DeepLinkAndTablesTests {
         #expect(try await viewer.request("closePresentation", data: ["mode": 1]).status == .success)
         await viewer.close()
 
-        let links = try host.runtime.analytics.deepLinks(sessionId: sessionId)
+        let links = try await host.runtime.analytics.deepLinks(sessionId: sessionId)
         #expect(links.map(\.direction) == [.inbound, .outbound])
         #expect(links.first?.uri == link.uri)
         #expect(links.first?.source == "mail")

@@ -8,7 +8,7 @@ import Testing
 struct UploadShutdownTests {
     @Test("storybridge upload stops on SIGTERM with exit 0 after its batch in flight: nothing lost, nothing sent twice")
     func sigtermFinishesTheBatch() async throws {
-        let (store, directory) = try savedSessions(40)  // 160 records
+        let (store, directory) = try await savedSessions(40)  // 160 records
         let faults = CollectorFaults()
         faults.delay(milliseconds: 30)
         let (collector, received) = try await makeCollector(faults: faults)
@@ -35,7 +35,7 @@ struct UploadShutdownTests {
         #expect(process.terminationStatus == 0)
 
         let atStop = try received.messages().count
-        let status = try store.uploadStatus()
+        let status = try await store.uploadStatus()
         #expect(atStop >= 25 && atStop < 160, "stopped before the queue was empty")
         #expect(atStop % batchSize == 0, "the batch in flight was finished, not cut")
         #expect(status.sent == atStop, "every record the collector took is marked sent")
@@ -49,12 +49,12 @@ struct UploadShutdownTests {
         let messages = try received.messages()
         #expect(messages.count == 160)
         #expect(messages.allSatisfy { $0.deliveries == 1 })
-        #expect(try store.uploadStatus().sent == 160)
+        #expect(try await store.uploadStatus().sent == 160)
     }
 
     @Test("storybridge serve with an uploader stops on SIGTERM with exit 0; what the collector took is marked sent")
     func serveSigterm() async throws {
-        let (store, directory) = try savedSessions(20)  // 80 records
+        let (store, directory) = try await savedSessions(20)  // 80 records
         let faults = CollectorFaults()
         faults.delay(milliseconds: 20)
         let (collector, received) = try await makeCollector(faults: faults)
@@ -76,9 +76,9 @@ struct UploadShutdownTests {
         await collector.stop()
         let atStop = try received.messages().count
         #expect(atStop >= 15)
-        #expect(try store.uploadStatus().sent == atStop)
-        #expect(try store.uploadStatus().queued == 80 - atStop)
-        #expect(try store.uploadStatus().lastError == nil)
+        #expect(try await store.uploadStatus().sent == atStop)
+        #expect(try await store.uploadStatus().queued == 80 - atStop)
+        #expect(try await store.uploadStatus().lastError == nil)
     }
 }
 

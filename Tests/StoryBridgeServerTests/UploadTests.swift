@@ -7,28 +7,30 @@ import StoryIoTCollector
 import Testing
 
 /// A data folder with `sessions` saved sessions of `slides` slide views and one custom event each.
-func savedSessions(_ count: Int, slides: Int = 2, directory: DataDirectory? = nil) throws -> (AnalyticsStore, DataDirectory) {
+func savedSessions(
+    _ count: Int, slides: Int = 2, directory: DataDirectory? = nil, clock: any HostClock = SystemHostClock()
+) async throws -> (AnalyticsStore, DataDirectory) {
     let directory = directory
         ?? DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-upload-\(UUID().uuidString)"))
     try directory.prepare()
-    let store = AnalyticsStore(database: try StoryBridgeDatabase(file: directory.database))
-    let identity = HostIdentity()
+    let store = AnalyticsStore(database: try StoryBridgeDatabase(file: directory.database), clock: clock)
+    let stamp = RecordStamp(at: clock.now, identity: HostIdentity())
     for _ in 0..<count {
         let session = SessionRecord(
-            id: UUID().uuidString.lowercased(), presentationId: 1, viewerId: "v", userId: "u", stamp: .now(identity),
+            id: UUID().uuidString.lowercased(), presentationId: 1, viewerId: "v", userId: "u", stamp: stamp,
             address: "", duration: 0, slidesCount: 0, state: .inProgress, complete: false)
-        try store.insert(session)
+        try await store.insert(session)
         for index in 0..<slides {
-            try store.insert(
+            try await store.insert(
                 SlideViewRecord(
                     id: UUID().uuidString.lowercased(), sessionId: session.id, presentationId: 1, slideName: "s\(index).html",
-                    userId: "u", duration: 3, navigation: "in", cause: "page", stamp: .now(identity)))
+                    userId: "u", duration: 3, navigation: "in", cause: "page", stamp: stamp))
         }
-        try store.upsert(
+        try await store.upsert(
             CustomEventRecord(
                 id: UUID().uuidString.lowercased(), sessionId: session.id, presentationId: 1, userId: "u", key: "k",
-                value: "v", stamp: .now(identity)))
-        try store.setState(.saved, sessionId: session.id)
+                value: "v", stamp: stamp))
+        try await store.setState(.saved, sessionId: session.id)
     }
     return (store, directory)
 }
@@ -45,13 +47,16 @@ func makeCollector(port: Int = 0, faults: CollectorFaults = CollectorFaults(), s
     return (try await collector.start(), received)
 }
 
-func uploader(_ store: AnalyticsStore, port: Int, identity: HostIdentity = HostIdentity(), batch: Int = 100) -> Uploader {
+func uploader(
+    _ store: AnalyticsStore, port: Int, identity: HostIdentity = HostIdentity(), batch: Int = 100, maxBackoff: Double = 0.2,
+    clock: any HostClock = SystemHostClock()
+) -> Uploader {
     var logger = Logger(label: "uploader")
     logger.logLevel = .critical
     let settings = UploadSettings(
         endpoint: "http://127.0.0.1:\(port)", hub: "hub1", key: "key1", secret: "s3cr3t", intervalSeconds: 0.05,
-        batchSize: batch, requestTimeoutSeconds: 20, maxBackoffSeconds: 0.2)
-    return Uploader(store: store, settings: settings, identity: identity, logger: logger)
+        batchSize: batch, requestTimeoutSeconds: 20, maxBackoffSeconds: maxBackoff)
+    return Uploader(store: store, settings: settings, identity: identity, logger: logger, clock: clock)
 }
 
 @Suite("Uploading to a StoryIoT-style collector")
@@ -80,7 +85,7 @@ struct UploadTests {
 
     @Test("saved sessions and their records arrive, signed, with ASCII metadata headers")
     func uploads() async throws {
-        let (store, _) = try savedSessions(2)
+        let (store, _) = try await savedSessions(2)
         let (collector, received) = try await makeCollector()
         let identity = HostIdentity(
             user: .init(id: "пользователь-1", username: "Анна"),
@@ -101,13 +106,13 @@ struct UploadTests {
         #expect(session.headers["s-m-cud"] == "c")
         #expect(session.headers["s-m-id"] == session.entityId)
         #expect(try JSONValue.parse(session.body)["state"] == 1)
-        #expect(try store.uploadStatus().sent == 8)
-        #expect(try store.uploadStatus().queued == 0)
+        #expect(try await store.uploadStatus().sent == 8)
+        #expect(try await store.uploadStatus().queued == 0)
     }
 
     @Test("a wrong secret is refused by the collector (401) and the record is set aside, not lost")
     func badSignature() async throws {
-        let (store, _) = try savedSessions(1, slides: 0)
+        let (store, _) = try await savedSessions(1, slides: 0)
         let (collector, received) = try await makeCollector()
         var logger = Logger(label: "x")
         logger.logLevel = .critical
@@ -120,17 +125,17 @@ struct UploadTests {
         await collector.stop()
         #expect(pass.setAside == 2)
         #expect(try received.messages().isEmpty)
-        let status = try store.uploadStatus()
+        let status = try await store.uploadStatus()
         #expect(status.setAside == 2)
         #expect(status.lastError?.contains("401") == true)
-        #expect(try store.requeue() == 2)
-        #expect(try store.uploadStatus().queued == 2)
+        #expect(try await store.requeue() == 2)
+        #expect(try await store.uploadStatus().queued == 2)
     }
 
     @Test("a record the collector refuses (400) is set aside and does not block the others")
     func poisonedRecord() async throws {
-        let (store, _) = try savedSessions(3, slides: 1)
-        let poisoned = try #require(try store.dueRecords(limit: 100).first { $0.eventId == UploadEventId.slide })
+        let (store, _) = try await savedSessions(3, slides: 1)
+        let poisoned = try #require(try await store.dueRecords(limit: 100, now: Date()).first { $0.eventId == UploadEventId.slide })
         let faults = CollectorFaults()
         faults.reject(entityIds: [poisoned.entityId])
         let (collector, received) = try await makeCollector(faults: faults)
@@ -139,63 +144,105 @@ struct UploadTests {
         await upload.shutdown()
         await collector.stop()
         #expect(try received.messages().count == 3 * 3 - 1)
-        let aside = try store.outbox(status: .setAside)
+        let aside = try await store.outbox(status: .setAside)
         #expect(aside.map(\.entityId) == [poisoned.entityId])
         #expect(aside.first?.lastError?.hasPrefix("HTTP 400") == true)
     }
 
-    @Test("5xx with Retry-After keeps records queued until the time it names, then they go")
+    @Test("5xx with Retry-After keeps a record queued until the time it names, then it goes")
     func retryAfter() async throws {
-        let (store, _) = try savedSessions(1, slides: 0)
+        let clock = ManualHostClock()
+        let (store, _) = try await savedSessions(1, slides: 0, clock: clock)
         let faults = CollectorFaults()
-        faults.fail(next: 1, status: 503, retryAfter: "1")
+        faults.fail(next: 1, status: 503, retryAfter: "30")
         let (collector, received) = try await makeCollector(faults: faults)
-        let upload = uploader(store, port: collector.port)
+        let upload = uploader(store, port: collector.port, clock: clock)
         let first = await upload.runOnce()
         #expect(first.collectorFailing)
-        #expect(first.retryAfter == 1)
-        #expect(try store.dueRecords(limit: 10).count == 1)  // the other record was never tried
-        try await Task.sleep(for: .milliseconds(1100))
-        _ = await upload.runOnce()
+        #expect(first.retryAfter == 30)
+        let retried = try #require(try await store.outbox(status: .queued).first { $0.attempts == 1 })
+        #expect(retried.nextAttemptAt == clock.now.addingTimeInterval(30))
+        // The other record was never tried: it goes at once, the refused one waits.
+        #expect(await upload.runOnce().sent == 1)
+        clock.advance(by: .seconds(29))
+        #expect(await upload.runOnce().sent == 0)
+        #expect(try await store.uploadStatus().queued == 1)
+        clock.advance(by: .seconds(1))
+        #expect(await upload.runOnce().sent == 1)
+        await upload.shutdown()
+        await collector.stop()
+        #expect(Set(try received.messages().map(\.entityId)).contains(retried.entityId))
+        #expect(try await store.uploadStatus().sent == 2)
+    }
+
+    @Test("a failing collector: the uploader retries only once the back-off has passed on its clock")
+    func backoffOnTheClock() async throws {
+        let clock = ManualHostClock()
+        let (store, _) = try await savedSessions(1, slides: 0, clock: clock)
+        let faults = CollectorFaults()
+        faults.fail(next: 1, status: 503)
+        let (collector, received) = try await makeCollector(faults: faults)
+        // One failure: the record waits 1 s · 2^0 and the next pass 1 s · 2^1, each times 0.5–1.
+        let upload = uploader(store, port: collector.port, maxBackoff: 300, clock: clock)
+        let running = Task { await upload.run() }
+        #expect(await clock.waitForSleepers())
+        let failed = try await store.uploadStatus()
+        #expect(failed.queued == 2)
+        #expect(failed.lastError?.hasPrefix("HTTP 503") == true)
+        let refused = try #require(try await store.outbox(status: .queued).first { $0.attempts == 1 })
+        #expect(refused.nextAttemptAt >= clock.now.addingTimeInterval(0.5) && refused.nextAttemptAt <= clock.now.addingTimeInterval(1))
+
+        // Short of the shortest pause (1 s): still asleep, nothing sent.
+        clock.advance(by: .milliseconds(999))
+        #expect(clock.sleepers == 1)
+        #expect(try received.messages().isEmpty)
+
+        // Past the longest pause (2 s): the next pass sends both records, then waits its interval.
+        clock.advance(by: .milliseconds(1001))
+        #expect(await clock.waitForSleepers())
+        running.cancel()
+        await running.value
         await upload.shutdown()
         await collector.stop()
         #expect(try received.messages().count == 2)
-        #expect(try store.uploadStatus().sent == 2)
+        #expect(try await store.uploadStatus().sent == 2)
     }
 
     @Test("the collector down for a while, then up: everything arrives")
     func collectorDownThenUp() async throws {
-        let (store, _) = try savedSessions(5)
+        let clock = ManualHostClock()
+        let (store, _) = try await savedSessions(5, clock: clock)
         // Find a free port, then leave it closed: the collector is down.
         let (probe, receivedStore) = try await makeCollector()
         let port = probe.port
         await probe.stop()
-        let upload = uploader(store, port: port, batch: 7)
+        let upload = uploader(store, port: port, batch: 7, clock: clock)
         let running = Task { await upload.run() }
-        let downUntil = ContinuousClock.now + .seconds(15)
-        while try store.uploadStatus().lastError == nil, ContinuousClock.now < downUntil {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let whileDown = try store.uploadStatus()
+        // The first pass fails and the uploader backs off.
+        #expect(await clock.waitForSleepers())
+        let whileDown = try await store.uploadStatus()
         #expect(whileDown.sent == 0)
         #expect(whileDown.queued == 20)
         #expect(whileDown.lastError != nil)
         let (collector, received) = try await makeCollector(port: port, store: receivedStore)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try store.uploadStatus().sent < 20, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
+        // Each step lets any back-off (at most 0.2 s here) run out; a pass with more due goes on at once.
+        var steps = 0
+        while try await store.uploadStatus().sent < 20, steps < 20 {
+            #expect(await clock.waitForSleepers())
+            clock.advance(by: .seconds(1))
+            steps += 1
         }
         running.cancel()
         await running.value
         await upload.shutdown()
         await collector.stop()
-        #expect(try store.uploadStatus().sent == 20)
+        #expect(try await store.uploadStatus().sent == 20)
         #expect(Set(try received.messages().map(\.entityId)).count == 20)
     }
 
     @Test("the uploader killed with SIGKILL mid-upload and restarted: nothing lost, duplicates only by id")
     func killedMidUpload() async throws {
-        let (store, directory) = try savedSessions(40)  // 160 records
+        let (store, directory) = try await savedSessions(40)  // 160 records
         let faults = CollectorFaults()
         faults.delay(milliseconds: 30)
         let (collector, received) = try await makeCollector(faults: faults)
@@ -227,42 +274,34 @@ struct UploadTests {
         #expect(messages.count == 160)
         #expect(Set(messages.map { "\($0.eventId):\($0.entityId)" }).count == 160)
         #expect(messages.allSatisfy { $0.deliveries <= 2 })
-        #expect(try store.uploadStatus().sent == 160)
-        #expect(try store.uploadStatus().queued == 0)
+        #expect(try await store.uploadStatus().sent == 160)
+        #expect(try await store.uploadStatus().queued == 0)
     }
 
     @Test("queue caps drop what does not fit, and the drops are counted")
-    func caps() throws {
+    func caps() async throws {
         let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-caps-\(UUID().uuidString)"))
         try directory.prepare()
         let database = try StoryBridgeDatabase(file: directory.database)
         let capped = AnalyticsStore(database: database, limits: OutboxLimits(maxQueuedRecords: 5, maxQueuedBytes: 1 << 20))
-        _ = try savedSessions(0, directory: directory)
-        let identity = HostIdentity()
-        for _ in 0..<2 {
+        let stamp = RecordStamp(at: Date(), identity: HostIdentity())
+        func saveSessionWithOneEvent() async throws {
             let session = SessionRecord(
-                id: UUID().uuidString, presentationId: 1, viewerId: "v", userId: "u", stamp: .now(identity), address: "",
+                id: UUID().uuidString, presentationId: 1, viewerId: "v", userId: "u", stamp: stamp, address: "",
                 duration: 0, slidesCount: 0, state: .inProgress, complete: false)
-            try capped.insert(session)
-            try capped.upsert(
+            try await capped.insert(session)
+            try await capped.upsert(
                 CustomEventRecord(
                     id: UUID().uuidString, sessionId: session.id, presentationId: 1, userId: "u", key: "k", value: "v",
-                    stamp: .now(identity)))
-            try capped.setState(.saved, sessionId: session.id)
+                    stamp: stamp))
+            try await capped.setState(.saved, sessionId: session.id)
         }
-        let status = try capped.uploadStatus()
+        for _ in 0..<2 { try await saveSessionWithOneEvent() }
+        let status = try await capped.uploadStatus()
         #expect(status.queued == 4)
         #expect(status.droppedRecords == 0)
-        let session = SessionRecord(
-            id: UUID().uuidString, presentationId: 1, viewerId: "v", userId: "u", stamp: .now(identity), address: "",
-            duration: 0, slidesCount: 0, state: .inProgress, complete: false)
-        try capped.insert(session)
-        try capped.upsert(
-            CustomEventRecord(
-                id: UUID().uuidString, sessionId: session.id, presentationId: 1, userId: "u", key: "k", value: "v",
-                stamp: .now(identity)))
-        try capped.setState(.saved, sessionId: session.id)
-        let after = try capped.uploadStatus()
+        try await saveSessionWithOneEvent()
+        let after = try await capped.uploadStatus()
         #expect(after.queued == 5)
         #expect(after.droppedRecords == 1)
         #expect(after.droppedBytes > 0)

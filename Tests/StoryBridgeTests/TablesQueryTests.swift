@@ -10,7 +10,7 @@ struct TablesQueryTests {
 
     func names(_ query: String) throws -> [String] {
         let parsed = try TablesQuery.parse(query)
-        return people.filter(parsed.matches).compactMap { $0["name"]?.stringValue }
+        return try people.filter(parsed.matches).compactMap { $0["name"]?.stringValue }
     }
 
     @Test("comparisons, lists, text operators and regex")
@@ -35,6 +35,7 @@ struct TablesQueryTests {
     @Test("malformed queries say where", arguments: [
         ("[age][gt]", "expected '[' before a value at character 10"), ("[age][zz][1]", "unknown operator 'zz'"),
         (#"[name][eq]["open"#, "unclosed string"), ("([age][gt][1]", "expected ')'"), ("[age][gt][1] junk", "unexpected 'j'"),
+        (#"[name][re]["(S"]"#, "invalid regular expression '(S' in [re] at character 11"),
     ])
     func errors(query: String, message: String) {
         #expect {
@@ -42,5 +43,12 @@ struct TablesQueryTests {
         } throws: { error in
             (error as? TablesQuery.ParseError)?.description.contains(message) == true
         }
+    }
+
+    @Test("a query built in code with an invalid pattern fails to match, naming the pattern, instead of matching nothing")
+    func invalidPatternInCode() throws {
+        let query = TablesQuery.comparison(field: "name", op: "re", values: ["[a"])
+        #expect(throws: TablesQuery.MatchError.self) { _ = try query.matches(["name": "abc"]) }
+        #expect(try !TablesQuery.comparison(field: "name", op: "re", values: [.null]).matches(["name": "abc"]))
     }
 }

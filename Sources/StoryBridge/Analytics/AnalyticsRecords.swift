@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 
 /// Session states (PROTOCOL.md §6).
 public enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
@@ -17,7 +18,8 @@ public enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
     public var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
 }
 
-/// Where and when a record was made.
+/// Where and when a record was made. Records keep these four values in their own columns
+/// (`created`, `timeZone`, `latitude`, `longitude`); `stamp` reads and sets them together.
 public struct RecordStamp: Sendable, Hashable {
     public var created: Date
     /// Hours east of UTC.
@@ -32,54 +34,90 @@ public struct RecordStamp: Sendable, Hashable {
         self.longitude = longitude
     }
 
-    /// Now, in the host's time zone, at the configured location.
-    public static func now(_ identity: HostIdentity, clock: Date = Date()) -> RecordStamp {
-        RecordStamp(
-            created: clock, timeZone: Double(TimeZone.current.secondsFromGMT(for: clock)) / 3600,
+    /// `date` (read from the host's clock), in the host's time zone, at the configured location.
+    public init(at date: Date, identity: HostIdentity) {
+        self.init(
+            created: date, timeZone: Double(TimeZone.current.secondsFromGMT(for: date)) / 3600,
             latitude: identity.location.latitude, longitude: identity.location.longitude)
     }
 }
 
-/// A visit of one presentation by one viewer.
-public struct SessionRecord: Sendable, Hashable {
+/// A visit of one presentation by one viewer (table `session`).
+public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    public static let databaseTableName = "session"
+    static let idColumn = CodingKeys.id.rawValue
+
+    /// The columns; each property is its column.
+    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+        case id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, duration, slidesCount
+        case state, complete, updated
+    }
+
     public var id: String
     public var presentationId: Int
     public var viewerId: String
     public var userId: String
-    public var stamp: RecordStamp
+    public var created: Date
+    public var timeZone: Double
+    public var latitude: Double
+    public var longitude: Double
     public var address: String
+    /// Seconds: the sum of its slide views.
     public var duration: Int
     public var slidesCount: Int
     public var state: SessionState
     public var complete: Bool
+    /// When the session last changed.
+    public var updated: Date
 
-    public init(id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int, slidesCount: Int, state: SessionState, complete: Bool) {
+    public init(
+        id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int,
+        slidesCount: Int, state: SessionState, complete: Bool, updated: Date? = nil
+    ) {
         self.id = id
         self.presentationId = presentationId
         self.viewerId = viewerId
         self.userId = userId
-        self.stamp = stamp
+        self.created = stamp.created
+        self.timeZone = stamp.timeZone
+        self.latitude = stamp.latitude
+        self.longitude = stamp.longitude
         self.address = address
         self.duration = duration
         self.slidesCount = slidesCount
         self.state = state
         self.complete = complete
+        self.updated = updated ?? stamp.created
+    }
+
+    /// When, in which time zone and where it was made.
+    public var stamp: RecordStamp {
+        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
+        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     /// The session as the Sessions commands answer it (without its slides).
     public var json: JSONValue {
         [
             "sessionId": .string(id), "presentationId": .int(presentationId), "userId": .string(userId),
-            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
+            "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
             "state": .int(state.rawValue), "complete": .bool(complete), "duration": .int(duration),
-            "slidesCount": .int(slidesCount), "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+            "slidesCount": .int(slidesCount), "latitude": .double(latitude), "longitude": .double(longitude),
             "address": .string(address),
         ]
     }
 }
 
-/// One slide shown and left.
-public struct SlideViewRecord: Sendable, Hashable {
+/// One slide shown and left (table `slideView`).
+public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    public static let databaseTableName = "slideView"
+    static let idColumn = CodingKeys.id.rawValue
+
+    /// The columns; each property is its column.
+    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+        case id, sessionId, presentationId, slideName, userId, duration, navigation, cause, created, timeZone, latitude, longitude
+    }
+
     public var id: String
     public var sessionId: String
     public var presentationId: Int
@@ -91,9 +129,16 @@ public struct SlideViewRecord: Sendable, Hashable {
     public var navigation: String
     /// What made the viewer leave the slide: page, go, open, map, deepLink, close.
     public var cause: String
-    public var stamp: RecordStamp
+    /// When the slide was entered.
+    public var created: Date
+    public var timeZone: Double
+    public var latitude: Double
+    public var longitude: Double
 
-    public init(id: String, sessionId: String, presentationId: Int, slideName: String, userId: String, duration: Int, navigation: String, cause: String, stamp: RecordStamp) {
+    public init(
+        id: String, sessionId: String, presentationId: Int, slideName: String, userId: String, duration: Int, navigation: String,
+        cause: String, stamp: RecordStamp
+    ) {
         self.id = id
         self.sessionId = sessionId
         self.presentationId = presentationId
@@ -102,7 +147,16 @@ public struct SlideViewRecord: Sendable, Hashable {
         self.duration = duration
         self.navigation = navigation
         self.cause = cause
-        self.stamp = stamp
+        self.created = stamp.created
+        self.timeZone = stamp.timeZone
+        self.latitude = stamp.latitude
+        self.longitude = stamp.longitude
+    }
+
+    /// When, in which time zone and where it was made.
+    public var stamp: RecordStamp {
+        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
+        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     public var json: JSONValue {
@@ -110,51 +164,87 @@ public struct SlideViewRecord: Sendable, Hashable {
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "slideName": .string(slideName), "name": .string(slideName), "userId": .string(userId),
             "duration": .int(duration), "navigation": .string(navigation), "cause": .string(cause),
-            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
-            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+            "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
+            "latitude": .double(latitude), "longitude": .double(longitude),
         ]
     }
 }
 
-/// One media file shown and closed.
-public struct MediaViewRecord: Sendable, Hashable {
+/// One media file shown and closed (table `mediaView`).
+public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    public static let databaseTableName = "mediaView"
+    static let idColumn = CodingKeys.id.rawValue
+
+    /// The columns; each property is its column.
+    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+        case id, sessionId, presentationId, fileName, userId, duration, created, timeZone, latitude, longitude
+    }
+
     public var id: String
     public var sessionId: String
     public var presentationId: Int
     public var fileName: String
     public var userId: String
+    /// Seconds shown.
     public var duration: Int
-    public var stamp: RecordStamp
+    /// When the file was opened.
+    public var created: Date
+    public var timeZone: Double
+    public var latitude: Double
+    public var longitude: Double
 
-    public init(id: String, sessionId: String, presentationId: Int, fileName: String, userId: String, duration: Int, stamp: RecordStamp) {
+    public init(
+        id: String, sessionId: String, presentationId: Int, fileName: String, userId: String, duration: Int, stamp: RecordStamp
+    ) {
         self.id = id
         self.sessionId = sessionId
         self.presentationId = presentationId
         self.fileName = fileName
         self.userId = userId
         self.duration = duration
-        self.stamp = stamp
+        self.created = stamp.created
+        self.timeZone = stamp.timeZone
+        self.latitude = stamp.latitude
+        self.longitude = stamp.longitude
+    }
+
+    /// When, in which time zone and where it was made.
+    public var stamp: RecordStamp {
+        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
+        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     public var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "fileName": .string(fileName), "userId": .string(userId), "duration": .int(duration),
-            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
-            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+            "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
+            "latitude": .double(latitude), "longitude": .double(longitude),
         ]
     }
 }
 
-/// A key/value set by content, one per key per session.
-public struct CustomEventRecord: Sendable, Hashable {
+/// A key/value set by content, one per key per session (table `customEvent`).
+public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    public static let databaseTableName = "customEvent"
+    static let idColumn = CodingKeys.id.rawValue
+
+    /// The columns; each property is its column.
+    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+        case id, sessionId, presentationId, userId, key, value, created, timeZone, latitude, longitude
+    }
+
     public var id: String
     public var sessionId: String
     public var presentationId: Int
     public var userId: String
     public var key: String
     public var value: String
-    public var stamp: RecordStamp
+    /// When the value was last set.
+    public var created: Date
+    public var timeZone: Double
+    public var latitude: Double
+    public var longitude: Double
 
     public init(id: String, sessionId: String, presentationId: Int, userId: String, key: String, value: String, stamp: RecordStamp) {
         self.id = id
@@ -163,15 +253,24 @@ public struct CustomEventRecord: Sendable, Hashable {
         self.userId = userId
         self.key = key
         self.value = value
-        self.stamp = stamp
+        self.created = stamp.created
+        self.timeZone = stamp.timeZone
+        self.latitude = stamp.latitude
+        self.longitude = stamp.longitude
+    }
+
+    /// When, in which time zone and where it was made.
+    public var stamp: RecordStamp {
+        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
+        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     public var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "userId": .string(userId), "key": .string(key), "value": .string(value),
-            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
-            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+            "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
+            "latitude": .double(latitude), "longitude": .double(longitude),
         ]
     }
 }
@@ -179,8 +278,17 @@ public struct CustomEventRecord: Sendable, Hashable {
 /// Formats shared by the store, the answers and the upload.
 public enum AnalyticsFormat {
     /// ISO-8601 UTC with milliseconds, e.g. `2026-11-22T03:04:05.678Z`.
+    ///
+    /// The milliseconds are rounded, so a timestamp read with ``date(_:)`` writes back the same
+    /// text (the formatter alone truncates, turning `.678` read back into `.677`).
     public static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let wholeSeconds = Date(timeIntervalSince1970: seconds).formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)
+                .timeZone(separator: .omitted))
+        // `wholeSeconds` ends with the zone, `Z`.
+        return wholeSeconds.dropLast() + String(format: ".%03dZ", Int(milliseconds - seconds * 1000))
     }
 
     /// Parses what ``timestamp(_:)`` writes.

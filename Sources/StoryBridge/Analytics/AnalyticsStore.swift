@@ -3,236 +3,175 @@ import GRDB
 
 /// The analytics records in SQLite: sessions, slide views, media views, custom events, and the
 /// outbox the uploader publishes from. Every write is committed before it returns, so a record is
-/// durable before the command that caused it is answered.
+/// durable before the command that caused it is answered. Reads and writes run on GRDB's pool
+/// without blocking the caller's thread; a stored row that cannot be read back is a
+/// ``CorruptRecordError`` naming it.
 public final class AnalyticsStore: Sendable {
     public let database: StoryBridgeDatabase
     /// Caps on what may wait in the outbox.
     public let limits: OutboxLimits
+    /// Where the store reads the time it stamps on changes (`updated`, `queuedAt`, `sentAt`).
+    public let clock: any HostClock
 
-    public init(database: StoryBridgeDatabase, limits: OutboxLimits = OutboxLimits()) {
+    public init(database: StoryBridgeDatabase, limits: OutboxLimits = OutboxLimits(), clock: any HostClock = SystemHostClock()) {
         self.database = database
         self.limits = limits
+        self.clock = clock
     }
 
     var pool: DatabasePool { database.pool }
 
+    private typealias Session = SessionRecord.CodingKeys
+    private typealias SlideView = SlideViewRecord.CodingKeys
+    private typealias MediaView = MediaViewRecord.CodingKeys
+    private typealias CustomEvent = CustomEventRecord.CodingKeys
+
     // MARK: Sessions
 
     /// Stores a new session.
-    public func insert(_ session: SessionRecord) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO session (id, presentationId, viewerId, userId, created, timeZone, latitude, longitude,
-                                         address, duration, slidesCount, state, complete, updated)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    session.id, session.presentationId, session.viewerId, session.userId,
-                    AnalyticsFormat.timestamp(session.stamp.created), session.stamp.timeZone, session.stamp.latitude,
-                    session.stamp.longitude, session.address, session.duration, session.slidesCount,
-                    session.state.rawValue, session.complete, AnalyticsFormat.timestamp(Date()),
-                ])
-        }
+    public func insert(_ session: SessionRecord) async throws {
+        var session = session
+        session.updated = clock.now
+        try await pool.write { [session] db in try session.insert(db) }
     }
 
     /// One session, if it exists.
-    public func session(id: String) throws -> SessionRecord? {
-        try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [id]).map(Self.session)
-        }
+    public func session(id: String) async throws -> SessionRecord? {
+        try await pool.read { db in try SessionRecord.readOne(db, SessionRecord.filter(key: id)) }
     }
 
     /// Sessions, newest first, optionally of one user or presentation.
-    public func sessions(userId: String? = nil, presentationId: Int? = nil, limit: Int = 10_000) throws -> [SessionRecord] {
-        try pool.read { db in
-            var conditions: [String] = []
-            var arguments: StatementArguments = []
-            if let userId { conditions.append("userId = ?"); _ = arguments.append(contentsOf: [userId]) }
-            if let presentationId { conditions.append("presentationId = ?"); _ = arguments.append(contentsOf: [presentationId]) }
-            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            _ = arguments.append(contentsOf: [limit])
-            return try Row.fetchAll(
-                db, sql: "SELECT * FROM session \(filter) ORDER BY created DESC, rowid DESC LIMIT ?", arguments: arguments
-            ).map(Self.session)
-        }
+    public func sessions(userId: String? = nil, presentationId: Int? = nil, limit: Int = 10_000) async throws -> [SessionRecord] {
+        var request = SessionRecord.all()
+        if let userId { request = request.filter(Session.userId == userId) }
+        if let presentationId { request = request.filter(Session.presentationId == presentationId) }
+        let newestFirst = request.order(Session.created.desc, Column.rowID.desc).limit(limit)
+        return try await pool.read { db in try SessionRecord.readAll(db, newestFirst) }
     }
 
     /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active` ones.
-    public func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) throws -> SessionRecord? {
-        try sessions(userId: userId, presentationId: presentationId, limit: 50)
+    public func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
+        try await sessions(userId: userId, presentationId: presentationId, limit: 50)
             .first { $0.state.isUnfinished && !active.contains($0.id) }
     }
 
     /// Changes a session's state. Moving to "saved" queues the session and all its records for
     /// upload, in the same transaction.
-    public func setState(_ state: SessionState, sessionId: String) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "UPDATE session SET state = ?, updated = ? WHERE id = ?",
-                arguments: [state.rawValue, AnalyticsFormat.timestamp(Date()), sessionId])
+    public func setState(_ state: SessionState, sessionId: String) async throws {
+        let now = clock.now
+        try await pool.write { db in
+            try self.changeSession(sessionId, at: now, db: db) { $0.state = state }
             if state == .saved { try self.enqueueSession(sessionId, db: db) }
         }
     }
 
     /// Sets a session's `complete` flag.
-    public func markComplete(sessionId: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?", arguments: [AnalyticsFormat.timestamp(Date()), sessionId])
-        }
+    public func markComplete(sessionId: String) async throws {
+        let now = clock.now
+        try await pool.write { db in try self.changeSession(sessionId, at: now, db: db) { $0.complete = true } }
     }
 
     /// Moves what was recorded in `from` into `into` (a restored session) and deletes `from`.
-    public func merge(_ from: String, into: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE slideView SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
-            try db.execute(sql: "UPDATE mediaView SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
-            try db.execute(sql: "UPDATE deepLinkEvent SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
+    public func merge(_ from: String, into: String) async throws {
+        let now = clock.now
+        try await pool.write { db in
+            try SlideViewRecord.filter(SlideView.sessionId == from).updateAll(db, SlideView.sessionId.set(to: into))
+            try MediaViewRecord.filter(MediaView.sessionId == from).updateAll(db, MediaView.sessionId.set(to: into))
+            try DeepLinkRecord.filter(DeepLinkRecord.CodingKeys.sessionId == from)
+                .updateAll(db, DeepLinkRecord.CodingKeys.sessionId.set(to: into))
             // Keys set in the newer session win.
-            try db.execute(
-                sql: "DELETE FROM customEvent WHERE sessionId = ? AND key IN (SELECT key FROM customEvent WHERE sessionId = ?)",
-                arguments: [into, from])
-            try db.execute(sql: "UPDATE customEvent SET sessionId = ? WHERE sessionId = ?", arguments: [into, from])
-            try db.execute(sql: "DELETE FROM session WHERE id = ?", arguments: [from])
-            try self.refreshTotals(into, db: db)
-            try db.execute(sql: "UPDATE session SET state = 0, updated = ? WHERE id = ?", arguments: [AnalyticsFormat.timestamp(Date()), into])
+            let newerKeys = CustomEventRecord.filter(CustomEvent.sessionId == from).select(CustomEvent.key)
+            try CustomEventRecord.filter(CustomEvent.sessionId == into && newerKeys.contains(CustomEvent.key)).deleteAll(db)
+            try CustomEventRecord.filter(CustomEvent.sessionId == from).updateAll(db, CustomEvent.sessionId.set(to: into))
+            try SessionRecord.deleteOne(db, key: from)
+            try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
         }
+    }
+
+    /// Applies `change` to a stored session and sets its `updated`, first recounting its duration
+    /// and slides from its slide views when `refreshingTotals`; a missing session is left alone.
+    private func changeSession(
+        _ sessionId: String, at now: Date, refreshingTotals: Bool = false, db: Database,
+        _ change: (inout SessionRecord) -> Void = { _ in }
+    ) throws {
+        guard var session = try SessionRecord.readOne(db, SessionRecord.filter(key: sessionId)) else { return }
+        if refreshingTotals {
+            let views = SlideViewRecord.filter(SlideView.sessionId == sessionId)
+            session.duration = try views.select(sum(SlideView.duration), as: Int.self).fetchOne(db) ?? 0
+            session.slidesCount = try views.fetchCount(db)
+        }
+        session.updated = now
+        change(&session)
+        try session.update(db)
     }
 
     // MARK: Records
 
     /// Stores a slide view and updates its session's duration and slide count.
-    public func insert(_ view: SlideViewRecord) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO slideView (id, sessionId, presentationId, slideName, userId, duration, navigation, cause,
-                                           created, timeZone, latitude, longitude)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    view.id, view.sessionId, view.presentationId, view.slideName, view.userId, view.duration,
-                    view.navigation, view.cause, AnalyticsFormat.timestamp(view.stamp.created), view.stamp.timeZone,
-                    view.stamp.latitude, view.stamp.longitude,
-                ])
-            try self.refreshTotals(view.sessionId, db: db)
+    public func insert(_ view: SlideViewRecord) async throws {
+        let now = clock.now
+        try await pool.write { db in
+            try view.insert(db)
+            try self.changeSession(view.sessionId, at: now, refreshingTotals: true, db: db)
         }
     }
 
     /// Stores a media view.
-    public func insert(_ view: MediaViewRecord) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO mediaView (id, sessionId, presentationId, fileName, userId, duration, created, timeZone, latitude, longitude)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    view.id, view.sessionId, view.presentationId, view.fileName, view.userId, view.duration,
-                    AnalyticsFormat.timestamp(view.stamp.created), view.stamp.timeZone, view.stamp.latitude, view.stamp.longitude,
-                ])
+    public func insert(_ view: MediaViewRecord) async throws {
+        try await pool.write { db in try view.insert(db) }
+    }
+
+    /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
+    /// earlier one, which keeps its id.
+    public func upsert(_ event: CustomEventRecord) async throws {
+        try await pool.write { db in
+            let sameKey = CustomEventRecord.filter(CustomEvent.sessionId == event.sessionId && CustomEvent.key == event.key)
+            if var existing = try CustomEventRecord.readOne(db, sameKey) {
+                existing.value = event.value
+                existing.created = event.created
+                try existing.update(db)
+            } else {
+                try event.insert(db)
+            }
         }
     }
 
-    /// Sets a custom event: one per key per session, a later value replaces the earlier one.
-    public func upsert(_ event: CustomEventRecord) throws {
-        try pool.write { db in try self.upsert(event, db: db) }
-    }
-
-    func upsert(_ event: CustomEventRecord, db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO customEvent (id, sessionId, presentationId, userId, key, value, created, timeZone, latitude, longitude)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(sessionId, key) DO UPDATE SET value = excluded.value, created = excluded.created
-                """)
-        try statement.execute(
-            arguments: [
-                event.id, event.sessionId, event.presentationId, event.userId, event.key, event.value,
-                AnalyticsFormat.timestamp(event.stamp.created), event.stamp.timeZone, event.stamp.latitude, event.stamp.longitude,
-            ])
-    }
-
     /// The value of a custom event.
-    public func customEventValue(sessionId: String, key: String) throws -> String? {
-        try pool.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM customEvent WHERE sessionId = ? AND key = ?", arguments: [sessionId, key])
+    public func customEventValue(sessionId: String, key: String) async throws -> String? {
+        try await pool.read { db in
+            try CustomEventRecord.readOne(
+                db, CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key))?.value
         }
     }
 
     /// Deletes a custom event; returns whether it existed.
     @discardableResult
-    public func deleteCustomEvent(sessionId: String, key: String) throws -> Bool {
-        try pool.write { db in
-            try db.execute(sql: "DELETE FROM customEvent WHERE sessionId = ? AND key = ?", arguments: [sessionId, key])
-            return db.changesCount > 0
+    public func deleteCustomEvent(sessionId: String, key: String) async throws -> Bool {
+        try await pool.write { db in
+            try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db) > 0
         }
     }
 
     /// All custom events of a session.
-    public func customEvents(sessionId: String) throws -> [CustomEventRecord] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM customEvent WHERE sessionId = ? ORDER BY key", arguments: [sessionId])
-                .map(Self.customEvent)
+    public func customEvents(sessionId: String) async throws -> [CustomEventRecord] {
+        try await pool.read { db in
+            try CustomEventRecord.readAll(db, CustomEventRecord.filter(CustomEvent.sessionId == sessionId).order(CustomEvent.key))
         }
     }
 
     /// The slide views of a session, oldest first.
-    public func slideViews(sessionId: String) throws -> [SlideViewRecord] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM slideView WHERE sessionId = ? ORDER BY created, rowid", arguments: [sessionId])
-                .map(Self.slideView)
+    public func slideViews(sessionId: String) async throws -> [SlideViewRecord] {
+        try await pool.read { db in
+            try SlideViewRecord.readAll(
+                db, SlideViewRecord.filter(SlideView.sessionId == sessionId).order(SlideView.created, Column.rowID))
         }
     }
 
     /// The media views of a session, oldest first.
-    public func mediaViews(sessionId: String) throws -> [MediaViewRecord] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM mediaView WHERE sessionId = ? ORDER BY created, rowid", arguments: [sessionId])
-                .map(Self.mediaView)
+    public func mediaViews(sessionId: String) async throws -> [MediaViewRecord] {
+        try await pool.read { db in
+            try MediaViewRecord.readAll(
+                db, MediaViewRecord.filter(MediaView.sessionId == sessionId).order(MediaView.created, Column.rowID))
         }
-    }
-
-    // MARK: Row mapping
-
-    private func refreshTotals(_ sessionId: String, db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE session SET duration = (SELECT COALESCE(SUM(duration), 0) FROM slideView WHERE sessionId = ?1),
-                                   slidesCount = (SELECT COUNT(*) FROM slideView WHERE sessionId = ?1),
-                                   updated = ?2
-                WHERE id = ?1
-                """, arguments: [sessionId, AnalyticsFormat.timestamp(Date())])
-    }
-
-    static func stamp(_ row: Row) -> RecordStamp {
-        RecordStamp(
-            created: AnalyticsFormat.date(row["created"]) ?? Date(timeIntervalSince1970: 0), timeZone: row["timeZone"],
-            latitude: row["latitude"], longitude: row["longitude"])
-    }
-
-    static func session(_ row: Row) -> SessionRecord {
-        SessionRecord(
-            id: row["id"], presentationId: row["presentationId"], viewerId: row["viewerId"], userId: row["userId"],
-            stamp: stamp(row), address: row["address"], duration: row["duration"], slidesCount: row["slidesCount"],
-            state: SessionState(rawValue: row["state"]) ?? .inProgress, complete: row["complete"])
-    }
-
-    static func slideView(_ row: Row) -> SlideViewRecord {
-        SlideViewRecord(
-            id: row["id"], sessionId: row["sessionId"], presentationId: row["presentationId"], slideName: row["slideName"],
-            userId: row["userId"], duration: row["duration"], navigation: row["navigation"], cause: row["cause"], stamp: stamp(row))
-    }
-
-    static func mediaView(_ row: Row) -> MediaViewRecord {
-        MediaViewRecord(
-            id: row["id"], sessionId: row["sessionId"], presentationId: row["presentationId"], fileName: row["fileName"],
-            userId: row["userId"], duration: row["duration"], stamp: stamp(row))
-    }
-
-    static func customEvent(_ row: Row) -> CustomEventRecord {
-        CustomEventRecord(
-            id: row["id"], sessionId: row["sessionId"], presentationId: row["presentationId"], userId: row["userId"],
-            key: row["key"], value: row["value"], stamp: stamp(row))
     }
 }

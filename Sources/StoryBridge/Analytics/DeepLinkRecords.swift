@@ -4,9 +4,17 @@ import GRDB
 /// A deep link that took part in a session: the inbound link the viewer arrived by, or the
 /// outbound link content prepared for another app, recorded when the presentation closes (the
 /// apps launch it then). Uploaded as `story.content.deeplinking.inbound` / `.outbound`.
-public struct DeepLinkRecord: Sendable, Hashable {
+public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    public static let databaseTableName = "deepLinkEvent"
+    static let idColumn = CodingKeys.id.rawValue
+
+    /// The columns; each property is its column (`parameters` is a JSON object of strings).
+    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+        case id, sessionId, presentationId, userId, direction, uri, source, parameters, created, timeZone, latitude, longitude
+    }
+
     /// Which way the link goes.
-    public enum Direction: String, Sendable, Hashable {
+    public enum Direction: String, Sendable, Hashable, Codable {
         case inbound, outbound
 
         /// The upload event id of a record going this way.
@@ -28,7 +36,10 @@ public struct DeepLinkRecord: Sendable, Hashable {
     /// Inbound: who sent the link (`source`, else `external`); outbound: the scheme.
     public var source: String
     public var parameters: [String: String]
-    public var stamp: RecordStamp
+    public var created: Date
+    public var timeZone: Double
+    public var latitude: Double
+    public var longitude: Double
 
     public init(
         id: String, sessionId: String, presentationId: Int, userId: String, direction: Direction, uri: String, source: String,
@@ -42,7 +53,16 @@ public struct DeepLinkRecord: Sendable, Hashable {
         self.uri = uri
         self.source = source
         self.parameters = parameters
-        self.stamp = stamp
+        self.created = stamp.created
+        self.timeZone = stamp.timeZone
+        self.latitude = stamp.latitude
+        self.longitude = stamp.longitude
+    }
+
+    /// When, in which time zone and where it was made.
+    public var stamp: RecordStamp {
+        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
+        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     public var json: JSONValue {
@@ -50,43 +70,26 @@ public struct DeepLinkRecord: Sendable, Hashable {
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "userId": .string(userId), "direction": .string(direction.rawValue), "uri": .string(uri),
             "source": .string(source), "parameters": .object(parameters.mapValues(JSONValue.string)),
-            "created": .string(AnalyticsFormat.timestamp(stamp.created)), "timeZone": .double(stamp.timeZone),
-            "latitude": .double(stamp.latitude), "longitude": .double(stamp.longitude),
+            "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
+            "latitude": .double(latitude), "longitude": .double(longitude),
         ]
     }
 }
 
 extension AnalyticsStore {
     /// Records a deep link of a session.
-    public func insert(_ link: DeepLinkRecord) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO deepLinkEvent (id, sessionId, presentationId, userId, direction, uri, source, parameters,
-                                               created, timeZone, latitude, longitude)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    link.id, link.sessionId, link.presentationId, link.userId, link.direction.rawValue, link.uri, link.source,
-                    JSONValue.object(link.parameters.mapValues(JSONValue.string)).jsonString(),
-                    AnalyticsFormat.timestamp(link.stamp.created), link.stamp.timeZone, link.stamp.latitude, link.stamp.longitude,
-                ])
-        }
+    public func insert(_ link: DeepLinkRecord) async throws {
+        try await pool.write { db in try link.insert(db) }
     }
 
     /// The deep links of a session, oldest first.
-    public func deepLinks(sessionId: String) throws -> [DeepLinkRecord] {
-        try pool.read { db in try Self.deepLinks(sessionId: sessionId, db: db) }
+    public func deepLinks(sessionId: String) async throws -> [DeepLinkRecord] {
+        try await pool.read { db in try Self.deepLinks(sessionId: sessionId, db: db) }
     }
 
     static func deepLinks(sessionId: String, db: Database) throws -> [DeepLinkRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM deepLinkEvent WHERE sessionId = ? ORDER BY created, rowid", arguments: [sessionId])
-            .map { row in
-                let parameters = (try? JSONValue.parse(row["parameters"] as String))?.objectValue?.compactMapValues(\.stringValue) ?? [:]
-                return DeepLinkRecord(
-                    id: row["id"], sessionId: row["sessionId"], presentationId: row["presentationId"], userId: row["userId"],
-                    direction: DeepLinkRecord.Direction(rawValue: row["direction"]) ?? .inbound, uri: row["uri"],
-                    source: row["source"], parameters: parameters, stamp: stamp(row))
-            }
+        typealias Columns = DeepLinkRecord.CodingKeys
+        return try DeepLinkRecord.readAll(
+            db, DeepLinkRecord.filter(Columns.sessionId == sessionId).order(Columns.created, Column.rowID))
     }
 }

@@ -15,8 +15,20 @@ public struct OutboxLimits: Sendable, Hashable {
     }
 }
 
-/// A record waiting for (or done with) upload.
-public struct OutboxRecord: Sendable, Hashable {
+/// A record waiting for (or done with) upload (table `outbox`). Its dates are kept as seconds
+/// since 1970.
+public struct OutboxRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord {
+    public static let databaseTableName = "outbox"
+    static let idColumn = CodingKeys.recordId.rawValue
+
+    /// The columns; each property is its column.
+    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+        case recordId, eventId, entityId, sessionId, body, bytes, status, attempts, lastError, nextAttemptAt, queuedAt, sentAt
+    }
+
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+
     /// Stable id: `<eventId>:<entityId>`, the same on every attempt, so a collector can drop duplicates.
     public var recordId: String
     /// `story.content.session`, `story.content.slide`, `story.content.mediafile`, `story.content.customevent`,
@@ -27,21 +39,49 @@ public struct OutboxRecord: Sendable, Hashable {
     public var sessionId: String
     /// The JSON body published.
     public var body: String
+    /// The body's size in bytes (UTF-8), counted against ``OutboxLimits/maxQueuedBytes``.
+    public var bytes: Int
     public var status: OutboxStatus
     public var attempts: Int
     public var lastError: String?
-    /// Seconds since 1970 before which it is not tried again.
-    public var nextAttemptAt: Double
+    /// Before this it is not tried again.
+    public var nextAttemptAt: Date
+    /// When it was first queued.
+    public var queuedAt: Date
+    /// When the collector took it.
+    public var sentAt: Date?
+
+    /// A newly queued record of `eventId` about `entityId`, due at once.
+    init(eventId: String, entityId: String, sessionId: String, body: String, queuedAt: Date) {
+        recordId = "\(eventId):\(entityId)"
+        self.eventId = eventId
+        self.entityId = entityId
+        self.sessionId = sessionId
+        self.body = body
+        bytes = body.utf8.count
+        status = .queued
+        attempts = 0
+        lastError = nil
+        nextAttemptAt = Date(timeIntervalSince1970: 0)
+        self.queuedAt = queuedAt
+        sentAt = nil
+    }
 }
 
 /// Where a record stands in the upload queue.
-public enum OutboxStatus: String, Sendable, Hashable, Codable {
+public enum OutboxStatus: String, Sendable, Hashable, Codable, DatabaseValueConvertible {
     /// Waiting to be sent (again).
     case queued
     /// The collector answered 2xx.
     case sent
     /// The collector refused it with a 4xx other than 429: kept, counted, listable, re-queueable.
     case setAside
+}
+
+/// The upload queue was asked to mark a record it does not hold.
+public struct UnknownOutboxRecordError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let recordId: String
+    public var description: String { "the upload queue holds no record '\(recordId)'" }
 }
 
 /// A summary of the upload queue.
@@ -53,15 +93,15 @@ public struct UploadStatus: Sendable, Hashable {
     public var droppedRecords: Int
     public var droppedBytes: Int
     public var lastError: String?
-    /// The earliest next attempt of a queued record (seconds since 1970), if any.
-    public var nextAttemptAt: Double?
+    /// The earliest next attempt of a queued record, if any.
+    public var nextAttemptAt: Date?
 
     public var json: JSONValue {
         [
             "queued": .int(queued), "queuedBytes": .int(queuedBytes), "sent": .int(sent), "setAside": .int(setAside),
             "droppedRecords": .int(droppedRecords), "droppedBytes": .int(droppedBytes),
             "lastError": lastError.map(JSONValue.string) ?? .null,
-            "nextAttemptAt": nextAttemptAt.map { .string(AnalyticsFormat.timestamp(Date(timeIntervalSince1970: $0))) } ?? .null,
+            "nextAttemptAt": nextAttemptAt.map { .string(AnalyticsFormat.timestamp($0)) } ?? .null,
         ]
     }
 }
@@ -77,49 +117,53 @@ public enum UploadEventId {
 }
 
 extension AnalyticsStore {
-    /// Queues a saved session and all its records (inside the caller's transaction).
+    private typealias Outbox = OutboxRecord.CodingKeys
+
+    /// Queues a saved session and all its records (inside the caller's transaction). A record
+    /// already queued or set aside gets the new body and is queued again; one already sent stays sent.
     func enqueueSession(_ sessionId: String, db: Database) throws {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id = ?", arguments: [sessionId]) else { return }
-        let session = Self.session(row)
-        var items: [(String, String, JSONValue)] = [(UploadEventId.session, session.id, session.json)]
-        for view in try Row.fetchAll(db, sql: "SELECT * FROM slideView WHERE sessionId = ?", arguments: [sessionId]) {
-            let record = Self.slideView(view)
-            items.append((UploadEventId.slide, record.id, record.json))
+        guard let session = try SessionRecord.readOne(db, SessionRecord.filter(key: sessionId)) else { return }
+        var items: [(eventId: String, entityId: String, json: JSONValue)] = [(UploadEventId.session, session.id, session.json)]
+        for view in try SlideViewRecord.readAll(db, SlideViewRecord.filter(SlideViewRecord.CodingKeys.sessionId == sessionId)) {
+            items.append((UploadEventId.slide, view.id, view.json))
         }
-        for view in try Row.fetchAll(db, sql: "SELECT * FROM mediaView WHERE sessionId = ?", arguments: [sessionId]) {
-            let record = Self.mediaView(view)
-            items.append((UploadEventId.mediaFile, record.id, record.json))
+        for view in try MediaViewRecord.readAll(db, MediaViewRecord.filter(MediaViewRecord.CodingKeys.sessionId == sessionId)) {
+            items.append((UploadEventId.mediaFile, view.id, view.json))
         }
-        for event in try Row.fetchAll(db, sql: "SELECT * FROM customEvent WHERE sessionId = ?", arguments: [sessionId]) {
-            let record = Self.customEvent(event)
-            items.append((UploadEventId.customEvent, record.id, record.json))
+        for event in try CustomEventRecord.readAll(db, CustomEventRecord.filter(CustomEventRecord.CodingKeys.sessionId == sessionId)) {
+            items.append((UploadEventId.customEvent, event.id, event.json))
         }
         for link in try Self.deepLinks(sessionId: sessionId, db: db) {
             items.append((link.direction.eventId, link.id, link.json))
         }
-        var queuedCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = 'queued'") ?? 0
-        var queuedBytes = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM outbox WHERE status = 'queued'") ?? 0
-        let now = Date().timeIntervalSince1970
-        for (eventId, entityId, json) in items {
-            let body = json.jsonString()
-            let bytes = body.utf8.count
-            if queuedCount + 1 > limits.maxQueuedRecords || queuedBytes + bytes > limits.maxQueuedBytes {
-                try bump("upload.dropped.records", by: 1, db: db)
-                try bump("upload.dropped.bytes", by: bytes, db: db)
+        let queued = OutboxRecord.filter(Outbox.status == OutboxStatus.queued)
+        var queuedCount = try queued.fetchCount(db)
+        var queuedBytes = try queued.select(sum(Outbox.bytes), as: Int.self).fetchOne(db) ?? 0
+        let now = clock.now
+        for item in items {
+            let fresh = OutboxRecord(
+                eventId: item.eventId, entityId: item.entityId, sessionId: session.id, body: item.json.jsonString(), queuedAt: now)
+            if queuedCount + 1 > limits.maxQueuedRecords || queuedBytes + fresh.bytes > limits.maxQueuedBytes {
+                try bump(Self.droppedRecordsCounter, by: 1, db: db)
+                try bump(Self.droppedBytesCounter, by: fresh.bytes, db: db)
                 continue
             }
-            try db.execute(
-                sql: """
-                    INSERT INTO outbox (recordId, eventId, entityId, sessionId, body, bytes, status, queuedAt, nextAttemptAt)
-                    VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, 0)
-                    ON CONFLICT(recordId) DO UPDATE SET body = excluded.body, bytes = excluded.bytes,
-                        status = CASE WHEN outbox.status = 'sent' THEN 'sent' ELSE 'queued' END
-                    """,
-                arguments: ["\(eventId):\(entityId)", eventId, entityId, session.id, body, bytes, now])
+            if var existing = try OutboxRecord.readOne(db, OutboxRecord.filter(key: fresh.recordId)) {
+                existing.body = fresh.body
+                existing.bytes = fresh.bytes
+                if existing.status != .sent { existing.status = .queued }
+                try existing.update(db)
+            } else {
+                try fresh.insert(db)
+            }
             queuedCount += 1
-            queuedBytes += bytes
+            queuedBytes += fresh.bytes
         }
     }
+
+    static let droppedRecordsCounter = "upload.dropped.records"
+    static let droppedBytesCounter = "upload.dropped.bytes"
+    static let failuresCounter = "upload.failures"
 
     private func bump(_ counter: String, by amount: Int, db: Database) throws {
         try db.execute(
@@ -127,97 +171,101 @@ extension AnalyticsStore {
             arguments: [counter, amount])
     }
 
-    /// Queued records whose next attempt is due, oldest first.
-    public func dueRecords(limit: Int, now: Date = Date()) throws -> [OutboxRecord] {
-        try pool.read { db in
-            try Row.fetchAll(
+    private func counter(_ name: String, db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT value FROM counter WHERE name = ?", arguments: [name]) ?? 0
+    }
+
+    /// Queued records whose next attempt is due at `now`, oldest first.
+    public func dueRecords(limit: Int, now: Date) async throws -> [OutboxRecord] {
+        try await pool.read { db in
+            try OutboxRecord.readAll(
                 db,
-                sql: "SELECT * FROM outbox WHERE status = 'queued' AND nextAttemptAt <= ? ORDER BY queuedAt, rowid LIMIT ?",
-                arguments: [now.timeIntervalSince1970, limit]
-            ).map(Self.outboxRecord)
+                OutboxRecord.filter(Outbox.status == OutboxStatus.queued && Outbox.nextAttemptAt <= now.timeIntervalSince1970)
+                    .order(Outbox.queuedAt, Column.rowID).limit(limit))
         }
     }
 
     /// Records in one status, oldest first.
-    public func outbox(status: OutboxStatus, limit: Int = 1000) throws -> [OutboxRecord] {
-        try pool.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE status = ? ORDER BY queuedAt, rowid LIMIT ?",
-                arguments: [status.rawValue, limit]
-            ).map(Self.outboxRecord)
+    public func outbox(status: OutboxStatus, limit: Int = 1000) async throws -> [OutboxRecord] {
+        try await pool.read { db in
+            try OutboxRecord.readAll(
+                db, OutboxRecord.filter(Outbox.status == status).order(Outbox.queuedAt, Column.rowID).limit(limit))
         }
     }
 
     /// Marks a record sent (after a 2xx).
-    public func markSent(_ recordId: String) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "UPDATE outbox SET status = 'sent', attempts = attempts + 1, sentAt = ?, lastError = NULL WHERE recordId = ?",
-                arguments: [Date().timeIntervalSince1970, recordId])
+    public func markSent(_ recordId: String) async throws {
+        let now = clock.now
+        try await changeRecord(recordId) { record in
+            record.status = .sent
+            record.attempts += 1
+            record.sentAt = now
+            record.lastError = nil
         }
     }
 
     /// Keeps a record queued for another attempt at `next`.
-    public func markRetry(_ recordId: String, error: String, next: Date) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "UPDATE outbox SET attempts = attempts + 1, lastError = ?, nextAttemptAt = ? WHERE recordId = ?",
-                arguments: [error, next.timeIntervalSince1970, recordId])
-            try db.execute(sql: "INSERT INTO counter (name, value) VALUES ('upload.failures', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1")
+    public func markRetry(_ recordId: String, error: String, next: Date) async throws {
+        try await changeRecord(recordId, countingFailure: true) { record in
+            record.attempts += 1
+            record.lastError = error
+            record.nextAttemptAt = next
         }
     }
 
     /// Sets a record aside (the collector refused it for good).
-    public func markSetAside(_ recordId: String, error: String) throws {
-        try pool.write { db in
-            try db.execute(
-                sql: "UPDATE outbox SET status = 'setAside', attempts = attempts + 1, lastError = ? WHERE recordId = ?",
-                arguments: [error, recordId])
-            try db.execute(sql: "INSERT INTO counter (name, value) VALUES ('upload.failures', 1) ON CONFLICT(name) DO UPDATE SET value = value + 1")
+    public func markSetAside(_ recordId: String, error: String) async throws {
+        try await changeRecord(recordId, countingFailure: true) { record in
+            record.status = .setAside
+            record.attempts += 1
+            record.lastError = error
         }
     }
 
-    /// Puts set-aside records back in the queue (all of them when `recordIds` is nil); returns how many.
-    @discardableResult
-    public func requeue(_ recordIds: [String]? = nil) throws -> Int {
-        try pool.write { db in
-            if let recordIds {
-                for id in recordIds {
-                    try db.execute(
-                        sql: "UPDATE outbox SET status = 'queued', nextAttemptAt = 0 WHERE recordId = ? AND status = 'setAside'",
-                        arguments: [id])
-                }
-            } else {
-                try db.execute(sql: "UPDATE outbox SET status = 'queued', nextAttemptAt = 0 WHERE status = 'setAside'")
+    private func changeRecord(
+        _ recordId: String, countingFailure: Bool = false, _ change: @escaping @Sendable (inout OutboxRecord) -> Void
+    ) async throws {
+        try await pool.write { db in
+            guard var record = try OutboxRecord.readOne(db, OutboxRecord.filter(key: recordId)) else {
+                throw UnknownOutboxRecordError(recordId: recordId)
             }
-            return db.changesCount
+            change(&record)
+            try record.update(db)
+            if countingFailure { try self.bump(Self.failuresCounter, by: 1, db: db) }
+        }
+    }
+
+    /// Puts set-aside records back in the queue, due at once (all of them when `recordIds` is
+    /// nil); returns how many.
+    @discardableResult
+    public func requeue(_ recordIds: [String]? = nil) async throws -> Int {
+        try await pool.write { db in
+            var setAside = OutboxRecord.filter(Outbox.status == OutboxStatus.setAside)
+            if let recordIds { setAside = setAside.filter(keys: recordIds) }
+            let records = try OutboxRecord.readAll(db, setAside)
+            for var record in records {
+                record.status = .queued
+                record.nextAttemptAt = Date(timeIntervalSince1970: 0)
+                try record.update(db)
+            }
+            return records.count
         }
     }
 
     /// The queue's summary.
-    public func uploadStatus() throws -> UploadStatus {
-        try pool.read { db in
-            func count(_ status: OutboxStatus) throws -> Int {
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE status = ?", arguments: [status.rawValue]) ?? 0
-            }
-            func counter(_ name: String) throws -> Int {
-                try Int.fetchOne(db, sql: "SELECT value FROM counter WHERE name = ?", arguments: [name]) ?? 0
-            }
+    public func uploadStatus() async throws -> UploadStatus {
+        try await pool.read { db in
+            func count(_ status: OutboxStatus) throws -> Int { try OutboxRecord.filter(Outbox.status == status).fetchCount(db) }
+            let queued = OutboxRecord.filter(Outbox.status == OutboxStatus.queued)
+            let lastError = try OutboxRecord.filter(Outbox.lastError != nil).order(Outbox.nextAttemptAt.desc)
+                .select(Outbox.lastError, as: String.self).fetchOne(db)
+            let nextAttempt = try queued.select(min(Outbox.nextAttemptAt), as: Double.self).fetchOne(db)
             return UploadStatus(
-                queued: try count(.queued),
-                queuedBytes: try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM outbox WHERE status = 'queued'") ?? 0,
+                queued: try count(.queued), queuedBytes: try queued.select(sum(Outbox.bytes), as: Int.self).fetchOne(db) ?? 0,
                 sent: try count(.sent), setAside: try count(.setAside),
-                droppedRecords: try counter("upload.dropped.records"), droppedBytes: try counter("upload.dropped.bytes"),
-                lastError: try String.fetchOne(
-                    db, sql: "SELECT lastError FROM outbox WHERE lastError IS NOT NULL ORDER BY COALESCE(nextAttemptAt, 0) DESC LIMIT 1"),
-                nextAttemptAt: try Double.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM outbox WHERE status = 'queued'"))
+                droppedRecords: try self.counter(Self.droppedRecordsCounter, db: db),
+                droppedBytes: try self.counter(Self.droppedBytesCounter, db: db), lastError: lastError,
+                nextAttemptAt: nextAttempt.map(Date.init(timeIntervalSince1970:)))
         }
-    }
-
-    static func outboxRecord(_ row: Row) -> OutboxRecord {
-        OutboxRecord(
-            recordId: row["recordId"], eventId: row["eventId"], entityId: row["entityId"], sessionId: row["sessionId"],
-            body: row["body"], status: OutboxStatus(rawValue: row["status"]) ?? .queued, attempts: row["attempts"],
-            lastError: row["lastError"], nextAttemptAt: row["nextAttemptAt"])
     }
 }

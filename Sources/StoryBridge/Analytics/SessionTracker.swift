@@ -2,16 +2,23 @@ import Foundation
 import Logging
 
 /// Turns what viewers do into analytics records: starts, restores and ends sessions, records a
-/// slide view when a slide is left, and media views when an overlay closes.
+/// slide view when a slide is left, and media views when an overlay closes. Every date and
+/// duration it records is read from ``clock``.
 public final class SessionTracker: Sendable {
     public let store: AnalyticsStore
+    /// Where the tracker reads the time: record dates, and the durations of slide and media views.
+    public let clock: any HostClock
     let identity: HostIdentity
     let policy: ViewerPolicy
     let viewers: ViewerRegistry
     let logger: Logger
 
-    init(store: AnalyticsStore, identity: HostIdentity, policy: ViewerPolicy, viewers: ViewerRegistry, logger: Logger) {
+    init(
+        store: AnalyticsStore, identity: HostIdentity, policy: ViewerPolicy, viewers: ViewerRegistry, clock: any HostClock,
+        logger: Logger
+    ) {
         self.store = store
+        self.clock = clock
         self.identity = identity
         self.policy = policy
         self.viewers = viewers
@@ -21,56 +28,61 @@ public final class SessionTracker: Sendable {
     /// Called after a page load of `slide` of `presentationId` was entered in the viewer.
     func pageLoaded(_ viewer: Viewer, entry: Viewer.SlideEntry, presentationId: Int) async throws {
         guard entry.isNewPageLoad else { return }
-        let now = Date()
+        let now = clock.now
         let state = await viewer.state
         if let sessionId = state.sessionId, let previous = entry.previousSlide,
             let previousPresentation = entry.previousPresentationId, let enteredAt = state.slideEnteredAt
         {
-            try recordSlideView(
+            try await recordSlideView(
                 sessionId: sessionId, presentationId: previousPresentation, slide: previous, enteredAt: enteredAt, now: now,
                 navigation: state.slideNavigation, cause: entry.cause.rawValue)
         }
         if entry.previousPresentationId != presentationId || state.sessionId == nil {
-            if let old = state.sessionId, let session = try store.session(id: old), session.state == .inProgress {
-                try store.setState(entry.cause == .deepLink ? .leftByDeepLink : .leftByOpen, sessionId: old)
+            if let old = state.sessionId, let session = try await store.session(id: old), session.state == .inProgress {
+                try await store.setState(entry.cause == .deepLink ? .leftByDeepLink : .leftByOpen, sessionId: old)
             }
             try await startSession(viewer, presentationId: presentationId, now: now)
         }
         let arrived = entry.cause == .deepLink ? await viewer.state : nil
         if let link = arrived?.inboundDeepLink, let sessionId = arrived?.sessionId {
-            try store.insert(
+            try await store.insert(
                 DeepLinkRecord(
                     id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: identity.user.id,
                     direction: .inbound, uri: link.uri, source: link.source, parameters: link.parameters,
-                    stamp: .now(identity, clock: now)))
+                    stamp: RecordStamp(at: now, identity: identity)))
         }
         await viewer.markSlideEntered(at: now, navigation: entry.cause == .map ? "out" : "in")
     }
 
     private func recordSlideView(
         sessionId: String, presentationId: Int, slide: String, enteredAt: Date, now: Date, navigation: String, cause: String
-    ) throws {
-        try store.insert(
+    ) async throws {
+        try await store.insert(
             SlideViewRecord(
                 id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, slideName: slide,
-                userId: identity.user.id, duration: max(0, Int(now.timeIntervalSince(enteredAt).rounded())),
-                navigation: navigation, cause: cause, stamp: .now(identity, clock: enteredAt)))
+                userId: identity.user.id, duration: Self.seconds(from: enteredAt, to: now),
+                navigation: navigation, cause: cause, stamp: RecordStamp(at: enteredAt, identity: identity)))
+    }
+
+    /// Whole seconds from `start` to `end`, rounded; 0 when `end` is earlier.
+    static func seconds(from start: Date, to end: Date) -> Int {
+        max(0, Int(end.timeIntervalSince(start).rounded()))
     }
 
     private func startSession(_ viewer: Viewer, presentationId: Int, now: Date) async throws {
         let active = await activeSessions()
-        let unfinished = try store.unfinishedSession(presentationId: presentationId, userId: identity.user.id, excluding: active)
+        let unfinished = try await store.unfinishedSession(presentationId: presentationId, userId: identity.user.id, excluding: active)
         if let unfinished, policy.restoreDecision == .restore {
-            try store.setState(.inProgress, sessionId: unfinished.id)
+            try await store.setState(.inProgress, sessionId: unfinished.id)
             await viewer.setSession(unfinished.id)
             logger.debug("session restored", metadata: ["session": "\(unfinished.id)"])
             return
         }
         let session = SessionRecord(
             id: UUIDs.make(), presentationId: presentationId, viewerId: viewer.id, userId: identity.user.id,
-            stamp: .now(identity, clock: now), address: identity.location.address, duration: 0, slidesCount: 0,
+            stamp: RecordStamp(at: now, identity: identity), address: identity.location.address, duration: 0, slidesCount: 0,
             state: .inProgress, complete: false)
-        try store.insert(session)
+        try await store.insert(session)
         await viewer.setSession(session.id)
         if let unfinished, policy.restoreDecision == .ask {
             let prompt = "restore-\(UUID().uuidString)"
@@ -80,7 +92,7 @@ public final class SessionTracker: Sendable {
                 guard await viewer.prompts.answer(to: prompt)?.stringValue == "restore" else { return }
                 guard await viewer.state.sessionId == session.id else { return }
                 do {
-                    try self.store.merge(session.id, into: unfinished.id)
+                    try await self.store.merge(session.id, into: unfinished.id)
                     await viewer.setSession(unfinished.id)
                 } catch {
                     self.logger.error("session restore failed", metadata: ["error": "\(error)"])
@@ -101,30 +113,37 @@ public final class SessionTracker: Sendable {
     func close(_ viewer: Viewer, saved: Bool) async throws {
         let state = await viewer.state
         guard let sessionId = state.sessionId else { return }
+        let now = clock.now
         if let slide = state.currentSlide, let presentationId = state.presentationId, let enteredAt = state.slideEnteredAt {
-            try recordSlideView(
-                sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt, now: Date(),
+            try await recordSlideView(
+                sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt, now: now,
                 navigation: state.slideNavigation, cause: "close")
         }
         // The apps launch the outbound link content prepared when the presentation closes.
         let outbound = state.outboundDeepLink
         if let uri = outbound.uri, let scheme = outbound.scheme, let presentationId = state.presentationId {
-            try store.insert(
+            try await store.insert(
                 DeepLinkRecord(
                     id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: identity.user.id,
-                    direction: .outbound, uri: uri, source: scheme, parameters: outbound.parameters, stamp: .now(identity)))
+                    direction: .outbound, uri: uri, source: scheme, parameters: outbound.parameters,
+                    stamp: RecordStamp(at: now, identity: identity)))
         }
-        try store.setState(saved ? .saved : .notSaved, sessionId: sessionId)
+        try await store.setState(saved ? .saved : .notSaved, sessionId: sessionId)
     }
 
-    /// Records a media file shown from `opened` until now.
+    /// Records a media file shown from `opened` (a date read from ``clock``) until now.
     func mediaViewed(_ viewer: Viewer, presentationId: Int, fileName: String, opened: Date) async throws {
         guard let sessionId = await viewer.state.sessionId else { return }
-        try store.insert(
+        try await store.insert(
             MediaViewRecord(
                 id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, fileName: fileName,
-                userId: identity.user.id, duration: max(0, Int(Date().timeIntervalSince(opened).rounded())),
-                stamp: .now(identity, clock: opened)))
+                userId: identity.user.id, duration: Self.seconds(from: opened, to: clock.now),
+                stamp: RecordStamp(at: opened, identity: identity)))
+    }
+
+    /// A record stamp for now: the clock's date, the host's time zone and location.
+    public func stampNow() -> RecordStamp {
+        RecordStamp(at: clock.now, identity: identity)
     }
 
     /// The viewer's current session id; 400 when no presentation is open.

@@ -16,6 +16,8 @@ public struct PresentationWatcher: Sendable {
     public let interval: Duration
     /// Most files looked at; a bigger folder is watched in its first files only (logged once).
     public let fileLimit: Int
+    /// Where the watcher waits ``interval`` between two looks.
+    public let clock: any HostClock
 
     /// One file's identity for change detection.
     struct FileStamp: Hashable {
@@ -23,7 +25,11 @@ public struct PresentationWatcher: Sendable {
         let size: Int
     }
 
-    public init(folder: URL, catalog: PresentationFolder.Catalog, interval: Duration = .milliseconds(500), fileLimit: Int = 20_000) {
+    public init(
+        folder: URL, catalog: PresentationFolder.Catalog, interval: Duration = .milliseconds(500), fileLimit: Int = 20_000,
+        clock: any HostClock = SystemHostClock()
+    ) {
+        self.clock = clock
         self.folder = folder
         self.catalog = catalog
         self.interval = interval
@@ -35,7 +41,7 @@ public struct PresentationWatcher: Sendable {
         var known = fingerprint()
         var reportedFailure: [String: FileStamp]?
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval) } catch { return }
+            do { try await clock.sleep(for: interval) } catch { return }
             let now = fingerprint()
             guard now != known else { continue }
             let changed = Self.changes(from: known, to: now)

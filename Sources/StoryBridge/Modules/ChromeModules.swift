@@ -105,7 +105,7 @@ public struct ViewerChromeModule: BridgeModule {
         guard presentation.mediaFiles.contains(where: { $0.fileName == fileName }) else {
             throw BridgeError.notFound("File not found: '\(fileName)' in presentation \(presentation.id)")
         }
-        let opened = Date().addingTimeInterval(-min(seconds, Self.longestMediaView))
+        let opened = context.sessions.clock.now.addingTimeInterval(-min(seconds, Self.longestMediaView))
         try await context.sessions.mediaViewed(context.viewer, presentationId: presentation.id, fileName: fileName, opened: opened)
         return .emptyObject
     }

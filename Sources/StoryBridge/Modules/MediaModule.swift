@@ -39,7 +39,7 @@ public struct MediaModule: BridgeModule {
             members["prompt"] = .string(prompt)
             data = .object(members)
         }
-        let opened = Date()
+        let opened = context.sessions.clock.now
         await context.send(HostEvent(name: "openMedia", data: data))
         _ = await context.viewer.prompts.answer(to: prompt)
         try await context.sessions.mediaViewed(

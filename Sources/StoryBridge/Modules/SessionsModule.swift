@@ -8,33 +8,33 @@ public struct SessionsModule: BridgeModule {
     public var commands: CommandTable {
         BridgeCommand("getSessions") { _, context in
             .array(
-                try context.sessions.store.sessions(userId: context.identity.user.id).map {
+                try await context.sessions.store.sessions(userId: context.identity.user.id).map {
                     ["sessionId": .string($0.id), "presentationId": .int($0.presentationId), "created": $0.json["created"] ?? .null]
                 })
         }
         BridgeCommand("getSessionById") { request, context in
-            try Self.describeSession(id: try request.string("id"), store: context.sessions.store)
+            try await Self.describeSession(id: try request.string("id"), store: context.sessions.store)
         }
         BridgeCommand("getCurrentSessions") { _, context in
-            try Self.describeSession(id: try await context.sessions.currentSessionId(context.viewer), store: context.sessions.store)
+            try await Self.describeSession(id: try await context.sessions.currentSessionId(context.viewer), store: context.sessions.store)
         }
         BridgeCommand("setSessionComplete") { _, context in
-            try context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
+            try await context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
             return .emptyObject
         }
     }
 
     /// The session `id` with its slides; 404 when there is none.
-    static func describeSession(id: String, store: AnalyticsStore) throws -> JSONValue {
-        guard let session = try store.session(id: id) else { throw BridgeError.notFound("Session '\(id)' not found") }
-        return try describe(session, store: store)
+    static func describeSession(id: String, store: AnalyticsStore) async throws -> JSONValue {
+        guard let session = try await store.session(id: id) else { throw BridgeError.notFound("Session '\(id)' not found") }
+        return try await describe(session, store: store)
     }
 
     /// A session with its slides `[{id, name, duration, created}]`.
-    static func describe(_ session: SessionRecord, store: AnalyticsStore) throws -> JSONValue {
+    static func describe(_ session: SessionRecord, store: AnalyticsStore) async throws -> JSONValue {
         guard case .object(var members) = session.json else { return session.json }
         members["slides"] = .array(
-            try store.slideViews(sessionId: session.id).map {
+            try await store.slideViews(sessionId: session.id).map {
                 ["id": .string($0.id), "name": .string($0.slideName), "duration": .int($0.duration), "created": $0.json["created"] ?? .null]
             })
         return .object(members)
@@ -54,14 +54,14 @@ public struct CustomEventsModule: BridgeModule {
         BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
-            guard let value = try context.sessions.store.customEventValue(sessionId: sessionId, key: key) else {
+            guard let value = try await context.sessions.store.customEventValue(sessionId: sessionId, key: key) else {
                 throw BridgeError.notFound("No custom event with key '\(key)' in this session")
             }
             return ["value": .string(value)]
         }
         BridgeCommand("deleteCustomEventByKey") { request, context in
             let key = try request.string("key")
-            try context.sessions.store.deleteCustomEvent(sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
+            try await context.sessions.store.deleteCustomEvent(sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
             return ["key": .string(key)]
         }
         BridgeCommand("getCustomEventsObject", handler: customEventsObject)
@@ -72,10 +72,10 @@ public struct CustomEventsModule: BridgeModule {
         let value = try request.stringified("value")
         let sessionId = try await context.sessions.currentSessionId(context.viewer)
         let presentationId = await context.viewer.state.presentationId ?? 0
-        try context.sessions.store.upsert(
+        try await context.sessions.store.upsert(
             CustomEventRecord(
                 id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,
-                key: key, value: value, stamp: .now(context.identity)))
+                key: key, value: value, stamp: context.sessions.stampNow()))
         return .emptyObject
     }
 
@@ -85,11 +85,11 @@ public struct CustomEventsModule: BridgeModule {
         var sessionId = try request.optionalString("sessionId") ?? ""
         if sessionId.isEmpty {
             sessionId = try await context.sessions.currentSessionId(context.viewer)
-        } else if try store.session(id: sessionId) == nil {
+        } else if try await store.session(id: sessionId) == nil {
             throw BridgeError.notFound("Session '\(sessionId)' not found")
         }
         var object: [String: JSONValue] = [:]
-        for event in try store.customEvents(sessionId: sessionId) { object[event.key] = .string(event.value) }
+        for event in try await store.customEvents(sessionId: sessionId) { object[event.key] = .string(event.value) }
         return .object(object)
     }
 }

@@ -16,11 +16,11 @@ public struct TablesModule: BridgeModule {
 
     /// Every command reads or writes the tables database, in the page's order.
     public var commands: CommandTable {
-        BridgeCommand("tables") { _, _ in try store.tables() }
+        BridgeCommand("tables") { _, _ in try await store.tables() }
         BridgeCommand("findById") { request, _ in
             let tableId = try request.int("tableId")
             let id = try request.string("id")
-            guard let entry = try store.entry(tableId: tableId, id: id) else {
+            guard let entry = try await store.entry(tableId: tableId, id: id) else {
                 throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
             return .object(entry)
@@ -28,50 +28,52 @@ public struct TablesModule: BridgeModule {
         BridgeCommand("findByIds") { request, _ in
             let tableId = try request.int("tableId")
             let ids = try stringList(request, "ids")
-            return .array(try ids.compactMap { try store.entry(tableId: tableId, id: $0) }.map(JSONValue.object))
+            var found: [JSONValue] = []
+            for id in ids { if let entry = try await store.entry(tableId: tableId, id: id) { found.append(.object(entry)) } }
+            return .array(found)
         }
         BridgeCommand("findByQuery") { request, _ in
-            .array(try query(request, tableId: try queriedTableId(request), paged: true).map(JSONValue.object))
+            .array(try await query(request, tableId: try await queriedTableId(request), paged: true).map(JSONValue.object))
         }
         BridgeCommand("insertEntry") { request, _ in
-            .object(try store.insert(tableId: try request.int("tableId"), entries: [try object(request, "entry")])[0])
+            .object(try await store.insert(tableId: try request.int("tableId"), entries: [try object(request, "entry")])[0])
         }
         BridgeCommand("insertEntries") { request, _ in
             let tableId = try request.int("tableId")
-            return .array(try store.insert(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
+            return .array(try await store.insert(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
         }
         BridgeCommand("updateEntry") { request, _ in
-            .object(try update(tableId: try request.int("tableId"), entries: [try object(request, "entry")])[0])
+            .object(try await update(tableId: try request.int("tableId"), entries: [try object(request, "entry")])[0])
         }
         BridgeCommand("updateEntries") { request, _ in
             let tableId = try request.int("tableId")
-            return .array(try update(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
+            return .array(try await update(tableId: tableId, entries: try objectList(request, "entries")).map(JSONValue.object))
         }
         BridgeCommand("deleteById") { request, _ in
             let tableId = try request.int("tableId")
             let id = try request.string("id")
-            guard let deleted = try store.delete(tableId: tableId, ids: [id]).first else {
+            guard let deleted = try await store.delete(tableId: tableId, ids: [id]).first else {
                 throw BridgeError.notFound("No entry '\(id)' in table \(tableId)")
             }
             return .object(deleted)
         }
         BridgeCommand("deleteByIds") { request, _ in
             let tableId = try request.int("tableId")
-            return .array(try store.delete(tableId: tableId, ids: try stringList(request, "ids")).map(JSONValue.object))
+            return .array(try await store.delete(tableId: tableId, ids: try stringList(request, "ids")).map(JSONValue.object))
         }
         BridgeCommand("count") { request, _ in
-            ["count": .int(try store.entries(tableId: try request.int("tableId")).count)]
+            ["count": .int(try await store.entries(tableId: try request.int("tableId")).count)]
         }
         BridgeCommand("countByQuery") { request, _ in
-            ["count": .int(try query(request, tableId: try request.int("tableId"), paged: false).count)]
+            ["count": .int(try await query(request, tableId: try request.int("tableId"), paged: false).count)]
         }
     }
 
     /// The table `findByQuery` asks about: storyclm.js sends the TablesQuery without a tableId,
     /// which is usable only when exactly one table exists.
-    private func queriedTableId(_ request: BridgeRequest) throws -> Int {
+    private func queriedTableId(_ request: BridgeRequest) async throws -> Int {
         if try request.member("tableId") != nil { return try request.int("tableId") }
-        guard case .array(let tables) = try store.tables(), tables.count == 1, let only = tables[0]["id"]?.intValue else {
+        guard case .array(let tables) = try await store.tables(), tables.count == 1, let only = tables[0]["id"]?.intValue else {
             throw BridgeError.invalidData(
                 field: "tableId", reason: "is missing (set query.tableId; it is needed when there is not exactly one table)")
         }
@@ -79,9 +81,9 @@ public struct TablesModule: BridgeModule {
     }
 
     /// Replaces entries by their `_id`; 400 without one, 404 for an unknown one (nothing changed).
-    private func update(tableId: Int, entries: [[String: JSONValue]]) throws -> [[String: JSONValue]] {
+    private func update(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
         do {
-            return try store.update(tableId: tableId, entries: entries)
+            return try await store.update(tableId: tableId, entries: entries)
         } catch TablesStore.UpdateError.missingId {
             throw BridgeError.invalidData(field: "entry._id", reason: "is missing")
         } catch TablesStore.UpdateError.unknownEntry(let id) {
@@ -89,7 +91,7 @@ public struct TablesModule: BridgeModule {
         }
     }
 
-    private func query(_ request: BridgeRequest, tableId: Int, paged: Bool) throws -> [[String: JSONValue]] {
+    private func query(_ request: BridgeRequest, tableId: Int, paged: Bool) async throws -> [[String: JSONValue]] {
         // countByQuery sends {tableId, query: "<text>" or a TablesQuery}; findByQuery sends the TablesQuery itself.
         var spec = try request.dataObject()
         if request.command == "countByQuery", case .object(let nested)? = spec["query"] { spec = nested }
@@ -105,7 +107,7 @@ public struct TablesModule: BridgeModule {
         } catch {
             throw BridgeError.invalidData(field: "query", reason: "cannot be read: \(error.description)")
         }
-        var matches = try store.entries(tableId: tableId).filter(parsed.matches)
+        var matches = try await store.entries(tableId: tableId).filter { try parsed.matches($0) }
         guard paged else { return matches }
         let sort = spec["sort"]?.intValue ?? -1
         if sort == 0 || sort == 1, let field = spec["sortfield"]?.stringValue, !field.isEmpty {

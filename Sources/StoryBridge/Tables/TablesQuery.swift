@@ -20,6 +20,19 @@ public indirect enum TablesQuery: Sendable, Hashable {
         public var description: String { "\(reason) at character \(position + 1)" }
     }
 
+    /// Why a query built in code (not parsed) could not be matched: ``parse(_:)`` refuses these
+    /// already, naming them.
+    public enum MatchError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// A `re` operand that is not a regular expression.
+        case invalidPattern(String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .invalidPattern(let pattern, let reason): return "invalid regular expression '\(pattern)': \(reason)"
+            }
+        }
+    }
+
     static let operators: Set<String> = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "nin", "cn", "re", "sw", "ew"]
 
     /// Parses a query; an empty one matches everything.
@@ -34,18 +47,36 @@ public indirect enum TablesQuery: Sendable, Hashable {
     }
 
     /// Whether `entry` matches.
-    public func matches(_ entry: [String: JSONValue]) -> Bool {
+    public func matches(_ entry: [String: JSONValue]) throws(MatchError) -> Bool {
         switch self {
         case .all: return true
-        case .and(let left, let right): return left.matches(entry) && right.matches(entry)
-        case .or(let left, let right): return left.matches(entry) || right.matches(entry)
+        case .and(let left, let right):
+            guard try left.matches(entry) else { return false }
+            return try right.matches(entry)
+        case .or(let left, let right):
+            if try left.matches(entry) { return true }
+            return try right.matches(entry)
         case .comparison(let field, let op, let values):
             let value = entry[field] ?? entry.first { $0.key.lowercased() == field.lowercased() }?.value ?? .null
-            return Self.compare(value, op, values)
+            return try Self.compare(value, op, values)
         }
     }
 
-    static func compare(_ value: JSONValue, _ op: String, _ operands: [JSONValue]) -> Bool {
+    /// The text a text operator (cn, sw, ew, re) compares with: a string as is, another value as
+    /// JSON, nothing for null.
+    static func textOperand(_ operand: JSONValue) -> String? {
+        operand.stringValue ?? (operand == .null ? nil : operand.jsonString())
+    }
+
+    static func regularExpression(_ pattern: String) throws(MatchError) -> NSRegularExpression {
+        do {
+            return try NSRegularExpression(pattern: pattern)
+        } catch {
+            throw .invalidPattern(pattern, reason: error.localizedDescription)
+        }
+    }
+
+    static func compare(_ value: JSONValue, _ op: String, _ operands: [JSONValue]) throws(MatchError) -> Bool {
         guard let first = operands.first else { return false }
         switch op {
         case "eq": return order(value, first) == .orderedSame
@@ -57,7 +88,7 @@ public indirect enum TablesQuery: Sendable, Hashable {
         case "in": return operands.contains { order(value, $0) == .orderedSame }
         case "nin": return !operands.contains { order(value, $0) == .orderedSame }
         default:
-            guard let text = value.stringValue, let needle = first.stringValue ?? (first == .null ? nil : first.jsonString()) else {
+            guard let text = value.stringValue, let needle = textOperand(first) else {
                 return false
             }
             switch op {
@@ -65,7 +96,7 @@ public indirect enum TablesQuery: Sendable, Hashable {
             case "sw": return text.lowercased().hasPrefix(needle.lowercased())
             case "ew": return text.lowercased().hasSuffix(needle.lowercased())
             case "re":
-                guard let regex = try? NSRegularExpression(pattern: needle) else { return false }
+                let regex = try regularExpression(needle)
                 return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
             default: return false
             }
@@ -131,7 +162,16 @@ public indirect enum TablesQuery: Sendable, Hashable {
             let field = try bracketed("a field name")
             let op = try bracketed("an operator").lowercased()
             guard operators.contains(op) else { throw ParseError(position: index, reason: "unknown operator '\(op)'") }
+            let valuesStart = index
             let values = try valueList()
+            // A pattern that does not compile is the query's fault: say so now, not "no match" later.
+            if op == "re", let pattern = values.first.flatMap(TablesQuery.textOperand) {
+                do {
+                    _ = try TablesQuery.regularExpression(pattern)
+                } catch {
+                    throw ParseError(position: valuesStart, reason: "invalid regular expression '\(pattern)' in [re]")
+                }
+            }
             return .comparison(field: field, op: op, values: values)
         }
 

@@ -24,69 +24,80 @@ public struct TableDefinition: Sendable, Hashable, Codable {
     }
 }
 
-/// Table entries as JSON objects in SQLite, each with a generated `_id`.
+/// Table entries as JSON objects in SQLite, each with a generated `_id`. A stored entry that is
+/// no longer a JSON object is a ``CorruptEntryError`` naming it, never silently left out.
 public final class TablesStore: Sendable {
     let pool: DatabasePool
+    /// Where the store reads the time it stamps on new tables and entries.
+    public let clock: any HostClock
 
-    public init(database: StoryBridgeDatabase) {
+    public init(database: StoryBridgeDatabase, clock: any HostClock = SystemHostClock()) {
         pool = database.pool
+        self.clock = clock
     }
 
+    private typealias Entry = StoredTableEntry.CodingKeys
+
     /// Declares (or renames and re-schemes) tables.
-    public func declare(_ definitions: [TableDefinition]) throws {
-        try pool.write { db in
-            for definition in definitions {
-                let schema = String(decoding: try JSONEncoder().encode(definition.schema), as: UTF8.self)
-                try db.execute(
-                    sql: """
-                        INSERT INTO dataTable (id, name, schema, created) VALUES (?, ?, ?, ?)
-                        ON CONFLICT(id) DO UPDATE SET name = excluded.name, schema = excluded.schema
-                        """, arguments: [definition.id, definition.name, schema, AnalyticsFormat.timestamp(Date())])
+    public func declare(_ definitions: [TableDefinition]) async throws {
+        let now = clock.now
+        try await pool.write { db in try Self.declare(definitions, at: now, db: db) }
+    }
+
+    /// Declares tables while the host is being set up, before anything runs concurrently (the
+    /// host's initializer is synchronous, as opening the database and migrating it are).
+    func declareWhileOpening(_ definitions: [TableDefinition]) throws {
+        let now = clock.now
+        try pool.write { db in try Self.declare(definitions, at: now, db: db) }
+    }
+
+    private static func declare(_ definitions: [TableDefinition], at now: Date, db: Database) throws {
+        for definition in definitions {
+            if var stored = try StoredTable.readOne(db, StoredTable.filter(key: definition.id)) {
+                stored.name = definition.name
+                stored.schema = definition.schema
+                try stored.update(db)
+            } else {
+                try StoredTable(id: definition.id, name: definition.name, schema: definition.schema, created: now).insert(db)
             }
         }
     }
 
     /// The tables: `[{id, name, schema, created}]`.
-    public func tables() throws -> JSONValue {
-        try pool.read { db in
-            .array(
-                try Row.fetchAll(db, sql: "SELECT * FROM dataTable ORDER BY id").map { row in
-                    let schemaText: String = row["schema"]
-                    return [
-                        "id": .int(row["id"]), "name": .string(row["name"]),
-                        "schema": (try? JSONValue.parse(schemaText)) ?? [], "created": .string(row["created"]),
-                    ]
-                })
-        }
+    public func tables() async throws -> JSONValue {
+        let tables = try await pool.read { db in try StoredTable.readAll(db, StoredTable.order(StoredTable.CodingKeys.id)) }
+        return .array(tables.map(\.json))
     }
 
     /// All entries of a table, oldest first.
-    public func entries(tableId: Int) throws -> [[String: JSONValue]] {
-        try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT body FROM tableEntry WHERE tableId = ? ORDER BY created, rowid", arguments: [tableId])
-                .compactMap { try? JSONValue.parse($0).objectValue }
-        }
+    public func entries(tableId: Int) async throws -> [[String: JSONValue]] {
+        try await pool.read { db in
+            try StoredTableEntry.readAll(
+                db, StoredTableEntry.filter(Entry.tableId == tableId).order(Entry.created, Column.rowID))
+        }.map { try $0.object() }
     }
 
     /// One entry.
-    public func entry(tableId: Int, id: String) throws -> [String: JSONValue]? {
-        try pool.read { db in
-            try String.fetchOne(db, sql: "SELECT body FROM tableEntry WHERE tableId = ? AND id = ?", arguments: [tableId, id])
-                .flatMap { try? JSONValue.parse($0).objectValue }
-        }
+    public func entry(tableId: Int, id: String) async throws -> [String: JSONValue]? {
+        try await pool.read { db in try Self.stored(tableId: tableId, id: id, db: db) }?.object()
+    }
+
+    private static func stored(tableId: Int, id: String, db: Database) throws -> StoredTableEntry? {
+        try StoredTableEntry.readOne(db, StoredTableEntry.filter(key: [Entry.tableId.rawValue: tableId, Entry.id.rawValue: id]))
     }
 
     /// Inserts entries in one transaction, giving each an `_id`; creates the table if it is new.
-    public func insert(tableId: Int, entries: [[String: JSONValue]]) throws -> [[String: JSONValue]] {
-        try pool.write { db in
-            try self.ensureTable(tableId, db: db)
+    public func insert(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
+        let now = clock.now
+        return try await pool.write { db in
+            if try !StoredTable.exists(db, key: tableId) {
+                try StoredTable(id: tableId, name: "Table \(tableId)", schema: [], created: now).insert(db)
+            }
             return try entries.map { entry in
                 var stored = entry
                 let id = Self.makeId()
                 stored["_id"] = .string(id)
-                try db.execute(
-                    sql: "INSERT INTO tableEntry (tableId, id, body, created) VALUES (?, ?, ?, ?)",
-                    arguments: [tableId, id, JSONValue.object(stored).jsonString(), Date().timeIntervalSince1970])
+                try StoredTableEntry(tableId: tableId, id: id, body: JSONValue.object(stored).jsonString(), created: now).insert(db)
                 return stored
             }
         }
@@ -94,42 +105,32 @@ public final class TablesStore: Sendable {
 
     /// Replaces entries by their `_id` in one transaction and returns them as stored; throws
     /// ``UpdateError`` (and changes nothing) when an entry has no id or names one that does not exist.
-    public func update(tableId: Int, entries: [[String: JSONValue]]) throws -> [[String: JSONValue]] {
-        try pool.write { db in
+    public func update(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
+        try await pool.write { db in
             try entries.map { entry in
                 guard let id = entry["_id"]?.stringValue ?? entry["id"]?.stringValue else { throw UpdateError.missingId }
+                guard var row = try Self.stored(tableId: tableId, id: id, db: db) else { throw UpdateError.unknownEntry(id) }
                 var stored = entry
                 stored["_id"] = .string(id)
-                try db.execute(
-                    sql: "UPDATE tableEntry SET body = ? WHERE tableId = ? AND id = ?",
-                    arguments: [JSONValue.object(stored).jsonString(), tableId, id])
-                if db.changesCount == 0 { throw UpdateError.unknownEntry(id) }
+                row.body = JSONValue.object(stored).jsonString()
+                try row.update(db)
                 return stored
             }
         }
     }
 
-    /// Deletes entries by id and returns them (missing ids are skipped).
-    public func delete(tableId: Int, ids: [String]) throws -> [[String: JSONValue]] {
-        try pool.write { db in
+    /// Deletes entries by id and returns them (missing ids are skipped; a corrupt one is an error
+    /// and nothing is deleted).
+    public func delete(tableId: Int, ids: [String]) async throws -> [[String: JSONValue]] {
+        try await pool.write { db in
             var deleted: [[String: JSONValue]] = []
             for id in ids {
-                if let body = try String.fetchOne(
-                    db, sql: "SELECT body FROM tableEntry WHERE tableId = ? AND id = ?", arguments: [tableId, id]),
-                    let entry = try? JSONValue.parse(body).objectValue
-                {
-                    try db.execute(sql: "DELETE FROM tableEntry WHERE tableId = ? AND id = ?", arguments: [tableId, id])
-                    deleted.append(entry)
-                }
+                guard let row = try Self.stored(tableId: tableId, id: id, db: db) else { continue }
+                deleted.append(try row.object())
+                try row.delete(db)
             }
             return deleted
         }
-    }
-
-    private func ensureTable(_ id: Int, db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO dataTable (id, name, created) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
-            arguments: [id, "Table \(id)", AnalyticsFormat.timestamp(Date())])
     }
 
     static func makeId() -> String {
@@ -141,5 +142,80 @@ public final class TablesStore: Sendable {
     public enum UpdateError: Error, Sendable, Equatable {
         case missingId
         case unknownEntry(String)
+    }
+}
+
+/// A stored table entry that is no longer a JSON object: queries that meet it fail with its id
+/// (answered 500) rather than leave it out.
+public struct CorruptEntryError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    public let tableId: Int
+    public let entryId: String
+    /// Why its stored text is not an entry.
+    public let reason: String
+
+    public init(tableId: Int, entryId: String, reason: String) {
+        self.tableId = tableId
+        self.entryId = entryId
+        self.reason = reason
+    }
+
+    public var description: String { "entry '\(entryId)' of table \(tableId) is stored corrupt: \(reason)" }
+    public var errorDescription: String? { description }
+}
+
+/// A declared table (table `dataTable`); its schema is kept as JSON.
+struct StoredTable: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    static let databaseTableName = "dataTable"
+    static let idColumn = CodingKeys.id.rawValue
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case id, name, schema, created
+    }
+
+    var id: Int
+    var name: String
+    var schema: [TableDefinition.Field]
+    var created: Date
+
+    /// As the `tables` command answers it.
+    var json: JSONValue {
+        [
+            "id": .int(id), "name": .string(name),
+            "schema": .array(schema.map { ["k": .string($0.k), "t": .int($0.t)] }),
+            "created": .string(AnalyticsFormat.timestamp(created)),
+        ]
+    }
+}
+
+/// One entry of a table (table `tableEntry`): its JSON text, kept as written; created in seconds
+/// since 1970.
+struct StoredTableEntry: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord {
+    static let databaseTableName = "tableEntry"
+    static let idColumn = CodingKeys.id.rawValue
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case tableId, id, body, created
+    }
+
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+
+    var tableId: Int
+    var id: String
+    var body: String
+    var created: Date
+
+    /// The entry; throws ``CorruptEntryError`` when the stored text is not a JSON object.
+    func object() throws(CorruptEntryError) -> [String: JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(body)
+        } catch {
+            throw CorruptEntryError(tableId: tableId, entryId: id, reason: "\(error)")
+        }
+        guard let object = value.objectValue else {
+            throw CorruptEntryError(tableId: tableId, entryId: id, reason: "it is \(value.typeDescription), not an object")
+        }
+        return object
     }
 }

@@ -32,17 +32,21 @@ public actor Uploader {
     let settings: UploadSettings
     let identity: HostIdentity
     let logger: Logger
+    /// Where the uploader reads time: due times, back-off and the pause between passes.
+    let clock: any HostClock
     private let client: HTTPClient
     private var consecutiveFailures = 0
     private let counters: UploadCounters?
 
     /// Creates an uploader. With `metrics`, it counts records sent, retried and set aside
     /// (`storybridge_upload_records_total{outcome=...}`) and failed attempts
-    /// (`storybridge_upload_failures_total`).
+    /// (`storybridge_upload_failures_total`). It reads time (due records, back-off, the pause
+    /// between passes, the `s-m-lt` header) from `clock`.
     public init(
         store: AnalyticsStore, settings: UploadSettings, identity: HostIdentity, logger: Logger,
-        metrics: (any MetricsFactory)? = nil
+        metrics: (any MetricsFactory)? = nil, clock: any HostClock = SystemHostClock()
     ) {
+        self.clock = clock
         counters = metrics.map(UploadCounters.init)
         self.store = store
         self.settings = settings
@@ -58,7 +62,11 @@ public actor Uploader {
 
     /// Releases the HTTP client. Call once, after the last pass.
     public func shutdown() async {
-        try? await client.shutdown()
+        do {
+            try await client.shutdown()
+        } catch {
+            logger.warning("upload: the HTTP client did not shut down cleanly", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Runs passes until the task is cancelled: every `intervalSeconds` while all is well, at
@@ -77,7 +85,7 @@ public actor Uploader {
             } else {
                 delay = result.moreDue ? 0 : settings.intervalSeconds
             }
-            do { try await Task.sleep(for: .milliseconds(Int64(delay * 1000))) } catch { break }
+            do { try await clock.sleep(for: .milliseconds(Int64(delay * 1000))) } catch { break }
         }
     }
 
@@ -86,7 +94,7 @@ public actor Uploader {
         var result = PassResult()
         let due: [OutboxRecord]
         do {
-            due = try store.dueRecords(limit: settings.batchSize + 1)
+            due = try await store.dueRecords(limit: settings.batchSize + 1, now: clock.now)
         } catch {
             logger.error("upload: cannot read the queue", metadata: ["error": "\(error)"])
             result.collectorFailing = true
@@ -99,18 +107,18 @@ public actor Uploader {
             do {
                 switch outcome {
                 case .sent:
-                    try store.markSent(record.recordId)
+                    try await store.markSent(record.recordId)
                     result.sent += 1
                     counters?.sent.increment()
                 case .poisoned(let reason):
-                    try store.markSetAside(record.recordId, error: reason)
+                    try await store.markSetAside(record.recordId, error: reason)
                     result.setAside += 1
                     counters?.setAside.increment()
                     counters?.failures.increment()
                     logger.warning("upload: record set aside", metadata: ["record": "\(record.recordId)", "reason": "\(reason)"])
                 case .retry(let reason, let after):
                     let wait = after ?? backoff(record.attempts)
-                    try store.markRetry(record.recordId, error: reason, next: Date().addingTimeInterval(wait))
+                    try await store.markRetry(record.recordId, error: reason, next: clock.now.addingTimeInterval(wait))
                     result.retried += 1
                     result.collectorFailing = true
                     result.retryAfter = after
@@ -171,7 +179,8 @@ public actor Uploader {
             case 200..<300:
                 return .sent
             case 408, 429, 500..<600:
-                return .retry("HTTP \(status): \(text)", after: Self.retryAfter(response.headers.first(name: "Retry-After")))
+                return .retry(
+                    "HTTP \(status): \(text)", after: Self.retryAfter(response.headers.first(name: "Retry-After"), now: clock.now))
             default:
                 return .poisoned("HTTP \(status): \(text)")
             }
@@ -181,7 +190,7 @@ public actor Uploader {
     }
 
     private func headers(for record: OutboxRecord) -> HTTPHeaders {
-        let now = Date()
+        let now = clock.now
         let offset = Double(TimeZone.current.secondsFromGMT(for: now)) / 3600
         let location = identity.location
         let geo = location.latitude == 0 && location.longitude == 0 ? "off" : "on;\(location.latitude),\(location.longitude)"
@@ -204,13 +213,13 @@ public actor Uploader {
         return exponential * Double.random(in: 0.5...1.0)
     }
 
-    /// `Retry-After` in seconds or as an HTTP date.
-    static func retryAfter(_ value: String?) -> Double? {
+    /// `Retry-After` in seconds, or as an HTTP date (seconds from `now` until then).
+    static func retryAfter(_ value: String?, now: Date) -> Double? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Double(value) { return max(0, seconds) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSince(now)) }
     }
 }

@@ -104,7 +104,7 @@ extension ScriptRunner {
 
         func checkRecords(_ expected: TestScript.RecordExpectation, sessionId: String?) async throws {
             guard let host else { throw StepFailure(description: "expectRecord needs the in-process host (run without --url)") }
-            guard let sessionId, let session = try host.runtime.analytics.session(id: sessionId) else {
+            guard let sessionId, let session = try await host.runtime.analytics.session(id: sessionId) else {
                 throw StepFailure(description: "the scripted viewer has no session yet")
             }
             let store = host.runtime.analytics
@@ -116,15 +116,15 @@ extension ScriptRunner {
                 problems.append("complete: expected \(complete), got \(session.complete)")
             }
             if let slides = expected.slideViews {
-                let got = try store.slideViews(sessionId: sessionId).map(\.slideName)
+                let got = try await store.slideViews(sessionId: sessionId).map(\.slideName)
                 if got != slides { problems.append("slide views: expected \(slides), got \(got)") }
             }
             if let media = expected.mediaViews {
-                let got = try store.mediaViews(sessionId: sessionId).map(\.fileName)
+                let got = try await store.mediaViews(sessionId: sessionId).map(\.fileName)
                 if got != media { problems.append("media views: expected \(media), got \(got)") }
             }
             if let events = expected.customEvents {
-                let got = Dictionary(try store.customEvents(sessionId: sessionId).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+                let got = Dictionary(try await store.customEvents(sessionId: sessionId).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
                 for (key, value) in events where got[key] != value {
                     problems.append("custom event '\(key)': expected \"\(value)\", got \(got[key].map { "\"\($0)\"" } ?? "none")")
                 }

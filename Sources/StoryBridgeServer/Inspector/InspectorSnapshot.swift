@@ -7,7 +7,8 @@ enum InspectorSnapshot {
     /// Sessions shown, newest first.
     static let sessionLimit = 50
 
-    static func build(host: StoryBridgeHost, uploadCollector: String?) async -> JSONValue {
+    /// The snapshot; throws when the analytics cannot be read (a corrupt record names itself).
+    static func build(host: StoryBridgeHost, uploadCollector: String?) async throws -> JSONValue {
         var viewers: [JSONValue] = []
         var sessionViewers: [String: String] = [:]
         for viewer in await host.viewers.all {
@@ -20,8 +21,8 @@ enum InspectorSnapshot {
         return [
             "version": .string(StoryBridgeVersion.current),
             "viewers": .array(viewers),
-            "sessions": .array(sessions(host, current: sessionViewers)),
-            "upload": upload(host, collector: uploadCollector),
+            "sessions": .array(try await sessions(host, current: sessionViewers)),
+            "upload": try await upload(host, collector: uploadCollector),
         ]
     }
 
@@ -38,14 +39,14 @@ enum InspectorSnapshot {
         ]
     }
 
-    private static func sessions(_ host: StoryBridgeHost, current: [String: String]) -> [JSONValue] {
+    private static func sessions(_ host: StoryBridgeHost, current: [String: String]) async throws -> [JSONValue] {
         let store = host.analytics
-        guard let records = try? store.sessions(limit: sessionLimit) else { return [] }
-        return records.map { session in
-            let slides = (try? store.slideViews(sessionId: session.id)) ?? []
-            let media = (try? store.mediaViews(sessionId: session.id)) ?? []
-            let events = (try? store.customEvents(sessionId: session.id)) ?? []
-            return [
+        var described: [JSONValue] = []
+        for session in try await store.sessions(limit: sessionLimit) {
+            let slides = try await store.slideViews(sessionId: session.id)
+            let media = try await store.mediaViews(sessionId: session.id)
+            let events = try await store.customEvents(sessionId: session.id)
+            described.append([
                 "sessionId": .string(session.id), "presentationId": .int(session.presentationId),
                 "presentationName": host.library.presentation(id: session.presentationId).map { .string($0.name) } ?? .null,
                 "viewer": .string(session.viewerId), "created": .string(AnalyticsFormat.timestamp(session.stamp.created)),
@@ -69,12 +70,13 @@ enum InspectorSnapshot {
                         "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
                     ]
                 }),
-            ]
+            ])
         }
+        return described
     }
 
-    private static func upload(_ host: StoryBridgeHost, collector: String?) -> JSONValue {
-        guard case .object(var members) = (try? host.analytics.uploadStatus())?.json ?? .emptyObject else {
+    private static func upload(_ host: StoryBridgeHost, collector: String?) async throws -> JSONValue {
+        guard case .object(var members) = try await host.analytics.uploadStatus().json else {
             return ["enabled": .bool(collector != nil), "collector": collector.map(JSONValue.string) ?? .null]
         }
         members["enabled"] = .bool(collector != nil)

@@ -114,13 +114,13 @@ public final class HostMetrics: Sendable {
     /// A page connection closed.
     func viewerDisconnected() { connectedViewers.decrement() }
 
-    /// The metrics in Prometheus text format, with the upload queue read from `analytics` now.
-    public func render(analytics: AnalyticsStore) -> String {
-        if let status = try? analytics.uploadStatus() {
-            queueDepth.record(status.queued)
-            setAside.record(status.setAside)
-            dropped.record(status.droppedRecords)
-        }
+    /// The metrics in Prometheus text format, with the upload queue read from `analytics` now;
+    /// throws when the queue cannot be read.
+    public func render(analytics: AnalyticsStore) async throws -> String {
+        let status = try await analytics.uploadStatus()
+        queueDepth.record(status.queued)
+        setAside.record(status.setAside)
+        dropped.record(status.droppedRecords)
         var text = registry.emitToString()
         let histograms = series.withLock { all in all.map { ($0.key, $0.value.histogram) } }.sorted { $0.0 < $1.0 }
         if !histograms.isEmpty {

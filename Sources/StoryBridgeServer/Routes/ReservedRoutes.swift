@@ -25,8 +25,11 @@ struct ReservedRoutes: Sendable {
         }
         reserved.get("inspector/inspector.css") { _, _ in try Self.embedded("inspector.css", type: "text/css; charset=utf-8") }
         reserved.get("metrics") { _, _ -> Response in
-            .body(
-                metrics.render(analytics: host.analytics), type: "text/plain; version=0.0.4; charset=utf-8", cache: "no-store")
+            let text: String
+            do { text = try await metrics.render(analytics: host.analytics) } catch {
+                throw HostHTTPError(.internalServerError, "Cannot read the upload queue for the metrics: \(error)")
+            }
+            return .body(text, type: "text/plain; version=0.0.4; charset=utf-8", cache: "no-store")
         }
         reserved.get("library") { _, _ -> Response in .html(HostPages.library(host.library.all)) }
         reserved.get("closed") { request, _ in closedPage(request) }
@@ -38,7 +41,9 @@ struct ReservedRoutes: Sendable {
         let guarded = reserved.group().add(middleware: TokenMiddleware(token: token, refusals: refusals))
         guarded.get("inspector") { _, _ in try Self.embedded("inspector.html", type: "text/html; charset=utf-8") }
         guarded.get("inspector/snapshot") { _, _ in
-            Response.json(await InspectorSnapshot.build(host: host, uploadCollector: uploadCollector))
+            do { return Response.json(try await InspectorSnapshot.build(host: host, uploadCollector: uploadCollector)) } catch {
+                throw HostHTTPError(.internalServerError, "Cannot read the analytics for the snapshot: \(error)")
+            }
         }
         guarded.get("deeplinks") { _, _ in await deepLinks() }
         reserved.get("**") { request, _ -> Response in throw HostHTTPError.notFound("Not found: \(request.uri.path)") }
