@@ -37,7 +37,8 @@ public final class StoryBridgeHost: Sendable {
         library: PresentationLibrary, database: StoryBridgeDatabase, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
-        deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10), clock: any HostClock = SystemHostClock(),
+        deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10),
+        clock: any HostClock = SystemHostClock(),
         logger: Logger = Logger(label: "storybridge")
     ) {
         self.clock = clock

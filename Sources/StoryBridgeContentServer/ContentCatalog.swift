@@ -59,7 +59,8 @@ struct ContentCatalog: Sendable {
             return try await packages.package(
                 id: placed.presentation.id, revision: placed.presentation.revision, source: placed.presentation.root)
         } catch {
-            throw ContentAPIError.unavailable("the package of presentation \(placed.presentation.id) cannot be built: \(error)", retryAfter: 1)
+            throw ContentAPIError.unavailable(
+                "the package of presentation \(placed.presentation.id) cannot be built: \(error)", retryAfter: 1)
         }
     }
 

@@ -72,7 +72,8 @@ struct ContentRoutes: Sendable {
         }
         let placed = try catalog.placed(id)
         guard placed.presentation.revision == revision else {
-            throw ContentAPIError.notFound("revision \(revision) of presentation \(id) is no longer served; ask for the content package again")
+            throw ContentAPIError.notFound(
+                "revision \(revision) of presentation \(id) is no longer served; ask for the content package again")
         }
         let package = try await catalog.package(of: placed)
         return try await blobs.respond(

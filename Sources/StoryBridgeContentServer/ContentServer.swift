@@ -20,7 +20,8 @@ public struct ContentServer: Sendable {
         } catch {
             throw ContentServerSetupError.library("\(configuration.dataDirectory.root.path): \(error)")
         }
-        let keys = try configuration.signingSecret.map { SigningKeys(secret: $0) }
+        let keys =
+            try configuration.signingSecret.map { SigningKeys(secret: $0) }
             ?? SigningKeys.stored(in: configuration.stateFolder)
         var jwt = JSONWebToken(key: keys.tokens)
         jwt.allowedClockSkew = configuration.allowedClockSkew

@@ -43,8 +43,10 @@ public struct TestHost: Sendable {
         }
         var logger = Logger(label: "storybridge.test")
         logger.logLevel = ProcessInfo.processInfo.environment["STORYBRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-        let directory = dataDirectory ?? DataDirectory(
-            FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-test-\(UUID().uuidString)"))
+        let directory =
+            dataDirectory
+            ?? DataDirectory(
+                FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-test-\(UUID().uuidString)"))
         try directory.prepare()
         let runtime = StoryBridgeHost(
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),

@@ -27,12 +27,17 @@ enum HostPages {
         case "discarded": what = "The session was not saved."
         default: what = "The presentation was closed."
         }
-        let reopen = presentation.map {
-            "<p><a id=\"reopen\" href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: Presentation.startSlide))\">Open “\(escape($0.name))” again</a></p>"
-        } ?? ""
-        let others = all.isEmpty ? "" : "<h2>Library</h2><ul>" + all.map {
-            "<li><a href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: Presentation.startSlide))\">\(escape($0.name))</a></li>"
-        }.joined() + "</ul>"
+        let reopen =
+            presentation.map {
+                "<p><a id=\"reopen\" href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: Presentation.startSlide))\">Open “\(escape($0.name))” again</a></p>"
+            } ?? ""
+        let others =
+            all.isEmpty
+            ? ""
+            : "<h2>Library</h2><ul>"
+                + all.map {
+                    "<li><a href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: Presentation.startSlide))\">\(escape($0.name))</a></li>"
+                }.joined() + "</ul>"
         return page(
             title: "Presentation closed",
             body: "<h1 id=\"closed\" data-outcome=\"\(escape(outcome))\">Presentation closed</h1><p>\(what)</p>\(reopen)\(others)")

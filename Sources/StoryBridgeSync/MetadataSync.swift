@@ -57,10 +57,15 @@ public struct MetadataSync: Sendable {
         let fetchedById = Dictionary(fetched.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         let vanished = existing.keys.filter { listed[$0] == nil }.sorted()
         for id in listed.keys.sorted() {
-            if listed[id]!.stub.skip == true { report.skipped.append(id) }
-            else if existing[id] == nil { report.added.append(id) }
-            else if fetchedById[id] != nil { report.updated.append(id) }
-            else { report.unchanged += 1 }
+            if listed[id]!.stub.skip == true {
+                report.skipped.append(id)
+            } else if existing[id] == nil {
+                report.added.append(id)
+            } else if fetchedById[id] != nil {
+                report.updated.append(id)
+            } else {
+                report.unchanged += 1
+            }
         }
         report.removed = vanished
         let listedSnapshot = listed.mapValues { ClientStub(clientId: $0.clientId, stub: $0.stub) }
@@ -96,12 +101,14 @@ public struct MetadataSync: Sendable {
             try db.execute(sql: "DELETE FROM syncPresentation WHERE id = ?", arguments: [id])
         }
         for (id, entry) in listed.sorted(by: { $0.key < $1.key }) {
-            var row = existing[id] ?? SyncedPresentation(
-                id: id, clientId: entry.clientId, name: "", shortDescription: "", longDescription: "", sortOrder: 0,
-                listedRevision: entry.stub.revision, fetchedRevision: nil, skip: false, debug: false, lockout: false,
-                visibility: true, needConfirmation: false, mapEnabled: false, dependencies: "[]", packageId: nil,
-                packageRevision: nil, packageBlobId: nil, packageSize: nil, installedRevision: nil,
-                installedPresentationRevision: nil, state: .notDownloaded, lastError: nil, updatedAt: now)
+            var row =
+                existing[id]
+                ?? SyncedPresentation(
+                    id: id, clientId: entry.clientId, name: "", shortDescription: "", longDescription: "", sortOrder: 0,
+                    listedRevision: entry.stub.revision, fetchedRevision: nil, skip: false, debug: false, lockout: false,
+                    visibility: true, needConfirmation: false, mapEnabled: false, dependencies: "[]", packageId: nil,
+                    packageRevision: nil, packageBlobId: nil, packageSize: nil, installedRevision: nil,
+                    installedPresentationRevision: nil, state: .notDownloaded, lastError: nil, updatedAt: now)
             row.clientId = entry.clientId
             row.listedRevision = entry.stub.revision
             row.skip = entry.stub.skip ?? false
@@ -160,8 +167,9 @@ public struct MetadataSync: Sendable {
 
     /// Deletes the library row of a synced presentation (not one installed by hand); returns its folder.
     static func removeLibraryRow(_ db: Database, id: Int) throws -> [String] {
-        guard let folder = try String.fetchOne(
-            db, sql: "SELECT folder FROM presentation WHERE id = ? AND source LIKE 'sync:%'", arguments: [id])
+        guard
+            let folder = try String.fetchOne(
+                db, sql: "SELECT folder FROM presentation WHERE id = ? AND source LIKE 'sync:%'", arguments: [id])
         else { return [] }
         try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
         return [folder]

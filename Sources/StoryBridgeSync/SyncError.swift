@@ -72,7 +72,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownPresentation(let id):
             return "presentation \(id) is not in the synced catalog (run storybridge sync, then storybridge sync --status)"
         case .idTakenByLocalPresentation(let id):
-            return "presentation id \(id) is taken by a presentation installed by hand; remove it (storybridge remove \(id)) to sync this one"
+            return
+                "presentation id \(id) is taken by a presentation installed by hand; remove it (storybridge remove \(id)) to sync this one"
         case .noContentPackage(let id):
             return "presentation \(id) has no content package on the server"
         case .sizeMismatch(let id, let expected, let received):

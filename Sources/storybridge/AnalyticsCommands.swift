@@ -43,7 +43,8 @@ struct SessionsCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one session with its slide views, media views and custom events (JSON).")
+        static let configuration = CommandConfiguration(
+            abstract: "Show one session with its slide views, media views and custom events (JSON).")
         @Argument(help: "The session id.") var id: String
         @OptionGroup var library: LibraryOptions
 
@@ -151,7 +152,8 @@ struct UploadCommand: AsyncParsableCommand {
             return
         }
         guard let settings = try upload.resolve(configuration.upload) else {
-            throw ValidationError("no collector configured: give --upload-endpoint, --upload-key and --upload-secret, or an 'upload' section in --config")
+            throw ValidationError(
+                "no collector configured: give --upload-endpoint, --upload-key and --upload-secret, or an 'upload' section in --config")
         }
         var logger = Logger(label: "storybridge.upload")
         logger.logLevel = .warning

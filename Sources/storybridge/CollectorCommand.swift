@@ -16,7 +16,8 @@ struct CollectorCommand: AsyncParsableCommand {
         @OptionGroup var library: LibraryOptions
 
         func open() throws -> CollectorStore {
-            let file = database.map { URL(fileURLWithPath: $0) }
+            let file =
+                database.map { URL(fileURLWithPath: $0) }
                 ?? library.directory.root.appendingPathComponent("collector.sqlite")
             do {
                 return try CollectorStore(file: file)

@@ -67,7 +67,8 @@ struct LoginCommand: AsyncParsableCommand {
         do {
             let session = try await SyncLogin.login(
                 directory: library.directory, authURL: URL(string: auth)!, apiURL: URL(string: api)!, grant: grant)
-            Terminal.say("logged in to \(api) as \(session.who); the session is kept in \(SessionStore(folder: library.directory.root).file.path)")
+            Terminal.say(
+                "logged in to \(api) as \(session.who); the session is kept in \(SessionStore(folder: library.directory.root).file.path)")
         } catch {
             throw SyncExitStatus.fail("login", error)
         }

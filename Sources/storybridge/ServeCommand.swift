@@ -70,7 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("allowed-host"),
         help: ArgumentHelp(
             "A name this host answers to besides 127.0.0.1, localhost, [::1] and the bound address (repeatable; '*.example.lan' for sub-domains).",
-            discussion: "Requests whose Host header names anything else are refused with 421 (a defence against DNS rebinding). Needed with --allow-remote for the names a LAN uses."))
+            discussion:
+                "Requests whose Host header names anything else are refused with 421 (a defence against DNS rebinding). Needed with --allow-remote for the names a LAN uses."
+        ))
     var allowedHosts: [String] = []
 
     @Flag(help: "Also serve a plain WebSocket echo at /__storybridge/echo (the round-trip benchmark's baseline).")
@@ -141,7 +143,8 @@ struct ServeCommand: AsyncParsableCommand {
         if !ServerConfiguration.isLoopback(bindHost) {
             guard allowRemote else {
                 throw ValidationError(
-                    "--host \(bindHost) is not a loopback address: any machine that can reach it could drive the bridge. Add --allow-remote if you mean it.")
+                    "--host \(bindHost) is not a loopback address: any machine that can reach it could drive the bridge. Add --allow-remote if you mean it."
+                )
             }
             Terminal.warn(
                 "warning: serving on \(bindHost): the bridge is reachable from the network (pages still need the launch token).")
@@ -184,7 +187,8 @@ struct ServeCommand: AsyncParsableCommand {
         let token = server.configuration.token
         try await server.runUntilSignalled(alongside: services) { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
-            let what = source.presentations.count == 1
+            let what =
+                source.presentations.count == 1
                 ? "\"\(source.presentations[0].name)\" (presentation \(source.presentations[0].id), \(source.presentations[0].slides.count) slides) from \(source.description)"
                 : source.description
             Terminal.say(

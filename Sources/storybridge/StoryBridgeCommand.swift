@@ -14,6 +14,10 @@ struct StoryBridgeCommand: AsyncParsableCommand {
             Start with:  storybridge serve Fixtures/presentations/demo
             """,
         version: StoryBridgeVersion.current,
-        subcommands: [ServeCommand.self, InstallCommand.self, ListCommand.self, RemoveCommand.self, InspectCommand.self, SessionsCommand.self, UploadCommand.self, CollectorCommand.self, ContentServerCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self, ResetCommand.self, TestCommand.self]
+        subcommands: [
+            ServeCommand.self, InstallCommand.self, ListCommand.self, RemoveCommand.self, InspectCommand.self, SessionsCommand.self,
+            UploadCommand.self, CollectorCommand.self, ContentServerCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self,
+            ResetCommand.self, TestCommand.self,
+        ]
     )
 }

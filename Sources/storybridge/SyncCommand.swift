@@ -1,9 +1,9 @@
-import Synchronization
 import ArgumentParser
 import Foundation
 import Logging
 import StoryBridge
 import StoryBridgeSync
+import Synchronization
 
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,7 +43,10 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
-        if !ids.isEmpty && !content { throw ValidationError("presentation ids go with --content: storybridge sync --content \(ids.map(String.init).joined(separator: " "))") }
+        if !ids.isEmpty && !content {
+            throw ValidationError(
+                "presentation ids go with --content: storybridge sync --content \(ids.map(String.init).joined(separator: " "))")
+        }
         if json && !status { throw ValidationError("--json goes with --status") }
         if status && content { throw ValidationError("--status only shows; run it without --content") }
         guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 16") }
@@ -135,26 +138,33 @@ struct SyncCommand: AsyncParsableCommand {
         } catch {
             throw SyncExitStatus.fail("sync", error)
         }
-        let onDisk: [Int: Int64] = Dictionary(uniqueKeysWithValues: rows.map { row in
-            (row.id, PartialDownload(folder: SyncPaths(library.directory).downloads, presentationId: row.id, revision: row.packageRevision ?? 0).bytesOnDisk)
-        })
+        let onDisk: [Int: Int64] = Dictionary(
+            uniqueKeysWithValues: rows.map { row in
+                (
+                    row.id,
+                    PartialDownload(
+                        folder: SyncPaths(library.directory).downloads, presentationId: row.id, revision: row.packageRevision ?? 0
+                    ).bytesOnDisk
+                )
+            })
         if json {
             let value: JSONValue = [
                 "loggedIn": .bool(session != nil),
                 "api": session.map { .string($0.apiURL.absoluteString) } ?? .null,
                 "clients": .array(clients.map { ["id": .int($0.id), "name": .string($0.name)] }),
-                "presentations": .array(rows.map { row in
-                    [
-                        "presId": .int(row.id), "clientId": .int(row.clientId), "name": .string(row.name),
-                        "state": .string(row.state.rawValue), "stateLabel": .string(row.stateLabel),
-                        "lastError": row.lastError.map(JSONValue.string) ?? .null,
-                        "revision": .int(row.listedRevision),
-                        "remotePackageRevision": row.packageRevision.map(JSONValue.int) ?? .null,
-                        "installedPackageRevision": row.installedRevision.map(JSONValue.int) ?? .null,
-                        "sizeBytes": row.packageSize.map { JSONValue.int(Int($0)) } ?? .null,
-                        "partialBytes": .int(Int(onDisk[row.id] ?? 0)), "skip": .bool(row.skip),
-                    ]
-                }),
+                "presentations": .array(
+                    rows.map { row in
+                        [
+                            "presId": .int(row.id), "clientId": .int(row.clientId), "name": .string(row.name),
+                            "state": .string(row.state.rawValue), "stateLabel": .string(row.stateLabel),
+                            "lastError": row.lastError.map(JSONValue.string) ?? .null,
+                            "revision": .int(row.listedRevision),
+                            "remotePackageRevision": row.packageRevision.map(JSONValue.int) ?? .null,
+                            "installedPackageRevision": row.installedRevision.map(JSONValue.int) ?? .null,
+                            "sizeBytes": row.packageSize.map { JSONValue.int(Int($0)) } ?? .null,
+                            "partialBytes": .int(Int(onDisk[row.id] ?? 0)), "skip": .bool(row.skip),
+                        ]
+                    }),
             ]
             Terminal.say(value.jsonString())
             return

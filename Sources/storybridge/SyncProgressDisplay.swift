@@ -49,7 +49,9 @@ final class SyncProgressDisplay: Sendable {
                     phase: "downloading")
                 state.order.append(id)
                 if !terminal {
-                    write("presentation \(id) \"\(name)\": \(onDisk > 0 ? "resuming at \(Self.megabytes(onDisk)) of" : "downloading") \(Self.megabytes(size))", state: &state)
+                    write(
+                        "presentation \(id) \"\(name)\": \(onDisk > 0 ? "resuming at \(Self.megabytes(onDisk)) of" : "downloading") \(Self.megabytes(size))",
+                        state: &state)
                 }
             case .progress(let id, let bytes):
                 state.packages[id]?.onDisk = bytes

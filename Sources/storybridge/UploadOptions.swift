@@ -24,7 +24,8 @@ struct UploadOptions: ParsableArguments {
 
     /// The upload settings from the config file with these flags on top; `nil` when nothing is configured.
     func resolve(_ configured: UploadSettings?) throws -> UploadSettings? {
-        let anyFlag = [uploadEndpoint, uploadHub, uploadKey, uploadSecret].contains { $0 != nil }
+        let anyFlag =
+            [uploadEndpoint, uploadHub, uploadKey, uploadSecret].contains { $0 != nil }
             || uploadInterval != nil || uploadBatchSize != nil
         guard configured != nil || anyFlag else { return nil }
         var settings = configured ?? UploadSettings(endpoint: "", key: "", secret: "")

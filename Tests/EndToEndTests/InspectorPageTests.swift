@@ -39,7 +39,8 @@ struct InspectorPageTests {
             try await inspector.waitFor("window.__inspector && window.__inspector.ready")
             // ...and they are in the list (history replayed), with status and code.
             let earlier = try await inspector.waitFor(
-                "(function(){var r=document.querySelector('#log-table tr.entry[data-command=\"getUserInfo\"]');return r?r.textContent:null;})()")
+                "(function(){var r=document.querySelector('#log-table tr.entry[data-command=\"getUserInfo\"]');return r?r.textContent:null;})()"
+            )
             #expect(earlier.stringValue?.contains("Success") == true)
             #expect(earlier.stringValue?.contains("200") == true)
 
@@ -48,7 +49,8 @@ struct InspectorPageTests {
             try await slide.evaluate("window.__storybridge.request('noSuchCommand', {}, function () {}); true")
             try await inspector.waitFor("document.querySelector('#log-table tr.entry[data-command=\"getCurrentSlideName\"]')")
             let failure = try await inspector.waitFor(
-                "(function(){var r=document.querySelector('#log-table tr.entry.failure[data-command=\"noSuchCommand\"]');return r?r.textContent:null;})()")
+                "(function(){var r=document.querySelector('#log-table tr.entry.failure[data-command=\"noSuchCommand\"]');return r?r.textContent:null;})()"
+            )
             #expect(failure.stringValue?.contains("400") == true)
             // Clicking a row shows its request and response Data.
             try await inspector.click("#log-table tr.entry[data-command=\"getUserInfo\"]")
@@ -69,12 +71,15 @@ struct InspectorPageTests {
             #expect(try await inspector.text("#count-shown") == String(visibleCommands.arrayValue?.count ?? -1))
             try await inspector.type("#filter-command", "")
             try await inspector.waitFor(
-                "[].some.call(document.querySelectorAll('#viewer-cards .viewer'), function(c){return c.dataset.viewer===\(JSONValue.string(viewerId).jsonString());})")
+                "[].some.call(document.querySelectorAll('#viewer-cards .viewer'), function(c){return c.dataset.viewer===\(JSONValue.string(viewerId).jsonString());})"
+            )
             try await inspector.evaluate(
-                "[].filter.call(document.querySelectorAll('#viewer-cards .viewer'), function(c){return c.dataset.viewer===\(JSONValue.string(viewerId).jsonString());})[0].click(); true")
+                "[].filter.call(document.querySelectorAll('#viewer-cards .viewer'), function(c){return c.dataset.viewer===\(JSONValue.string(viewerId).jsonString());})[0].click(); true"
+            )
             #expect(try await inspector.evaluate("document.getElementById('filter-viewer').value") == .string(viewerId))
             let otherViewersShown = try await inspector.evaluate(
-                "[].filter.call(document.querySelectorAll('#log-table tr.entry'), function(r){return r.style.display!=='none' && r.dataset.viewer && r.dataset.viewer!==\(JSONValue.string(viewerId).jsonString());}).length")
+                "[].filter.call(document.querySelectorAll('#log-table tr.entry'), function(r){return r.style.display!=='none' && r.dataset.viewer && r.dataset.viewer!==\(JSONValue.string(viewerId).jsonString());}).length"
+            )
             #expect(otherViewersShown == 0)
 
             // The viewer's card shows its slide, history and chrome flags, following commands.
@@ -91,17 +96,20 @@ struct InspectorPageTests {
             // Sessions: the saved one (state 1) and the browser's current one; the saved one opens
             // to its records.
             let sessions = try await inspector.waitFor(
-                "document.querySelectorAll('#sessions-table tr.session').length >= 2 && document.querySelector('#sessions-table tr.session.current') ? document.querySelector('#sessions-table tbody').textContent : null")
+                "document.querySelectorAll('#sessions-table tr.session').length >= 2 && document.querySelector('#sessions-table tr.session.current') ? document.querySelector('#sessions-table tbody').textContent : null"
+            )
             let name = try #require(host.runtime.library.presentation(id: 1)?.name)
             #expect(sessions.stringValue?.contains(name) == true)
-            try await inspector.evaluate("document.querySelector('#sessions-table tr.session.complete, #sessions-table tr.session:not(.current)').click(); true")
+            try await inspector.evaluate(
+                "document.querySelector('#sessions-table tr.session.complete, #sessions-table tr.session:not(.current)').click(); true")
             let records = try await inspector.waitFor(
                 "(function(){var d=document.querySelector('#sessions-table tr.session-detail');return d?d.textContent:null;})()")
             #expect(records.stringValue?.contains("score") == true)
 
             // Upload: enabled, the collector named, the saved session's records queued.
             let queued = try await inspector.waitFor(
-                "(function(){var q=document.querySelector('#upload [data-field=\"queued\"]');return q && /^[1-9]/.test(q.textContent) ? q.textContent : null;})()")
+                "(function(){var q=document.querySelector('#upload [data-field=\"queued\"]');return q && /^[1-9]/.test(q.textContent) ? q.textContent : null;})()"
+            )
             #expect(Int(queued.stringValue ?? "") ?? 0 >= 2)
             #expect(try await inspector.text("#upload [data-field=\"collector\"]") == "http://127.0.0.1:9/")
 
@@ -147,7 +155,8 @@ struct InspectorPageTests {
         let page = try await SharedBrowser.shared.get().newPage()
         do {
             try await page.navigate(to: first.inspectorURL)
-            try await page.waitFor("window.__inspector && window.__inspector.ready && document.getElementById('status').textContent === 'live'")
+            try await page.waitFor(
+                "window.__inspector && window.__inspector.ready && document.getElementById('status').textContent === 'live'")
             await first.stop()
             try await page.waitFor("document.getElementById('status').textContent !== 'live'")
             let second = try await TestHost.start(

@@ -68,7 +68,8 @@ struct LiveReloadTests {
             #expect(after.history == ["index.html", "products.html"])
             #expect(after.currentSlide == "products.html")
             let navigationData = try await page.evaluate(
-                "new Promise(function(done){window.__storybridge.request('getNavigationData', {}, function(a){done(JSON.stringify(a.Data));});})")
+                "new Promise(function(done){window.__storybridge.request('getNavigationData', {}, function(a){done(JSON.stringify(a.Data));});})"
+            )
             #expect(navigationData == #"{"answer":42}"#)
             let views = try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
             #expect(views == ["index.html"])

@@ -69,12 +69,14 @@ struct ContentRouteTests {
             #expect(clients.count == 1)
             let first = try #require(clients.first)
             let wire = try plain.json().arrayValue?.first
-            expectFields(wire, [
-                "id": "int", "name": "string", "lockoutEnabled": "bool", "shortDescription": "string?",
-                "longDescription": "string?", "thumbImgId": "string?", "imgId": "string?", "url": "string?", "email": "string?",
-                "created": "date", "updated": "date", "presentations": "array", "users": "array", "groups": "array",
-                "tables": "array",
-            ])
+            expectFields(
+                wire,
+                [
+                    "id": "int", "name": "string", "lockoutEnabled": "bool", "shortDescription": "string?",
+                    "longDescription": "string?", "thumbImgId": "string?", "imgId": "string?", "url": "string?", "email": "string?",
+                    "created": "date", "updated": "date", "presentations": "array", "users": "array", "groups": "array",
+                    "tables": "array",
+                ])
             #expect(first["id"] as? Int == 7)
             #expect(first["name"] as? String == "Kiosks")
             let stubs = try #require(first["presentations"] as? [[String: Any]])
@@ -97,21 +99,25 @@ struct ContentRouteTests {
             #expect(try await client.get("/v1/presentations/3/", token: token).body == reply.body)
             let object = try reply.object()
             let wire = try reply.json()
-            expectFields(wire, [
-                "id": "int", "name": "string", "shortDescription": "string?", "longDescription": "string?",
-                "thumbImgId": "string?", "imgId": "string?", "order": "int", "revision": "int", "created": "date",
-                "updated": "date", "clientId": "int", "debugModeEnabled": "bool", "skip": "bool", "mapEnabled": "bool",
-                "mapType": "int", "needConfirmation": "bool", "previewMode": "int", "map": "string?", "visibility": "bool",
-                "sourcesFolder": "object", "mediaFiles": "array", "slides": "array", "presentations": "array", "users": "array",
-            ])
+            expectFields(
+                wire,
+                [
+                    "id": "int", "name": "string", "shortDescription": "string?", "longDescription": "string?",
+                    "thumbImgId": "string?", "imgId": "string?", "order": "int", "revision": "int", "created": "date",
+                    "updated": "date", "clientId": "int", "debugModeEnabled": "bool", "skip": "bool", "mapEnabled": "bool",
+                    "mapType": "int", "needConfirmation": "bool", "previewMode": "int", "map": "string?", "visibility": "bool",
+                    "sourcesFolder": "object", "mediaFiles": "array", "slides": "array", "presentations": "array", "users": "array",
+                ])
             #expect(object["name"] as? String == "Deck 3")
             #expect(object["clientId"] as? Int == 7)
             #expect(object["visibility"] as? Bool == true)
             let folder = try #require(object["sourcesFolder"] as? [String: Any])
-            expectFields(wire["sourcesFolder"], [
-                "id": "int", "blobId": "string", "fileSize": "int", "mimeType": "string", "revision": "int", "created": "date",
-                "updated": "date",
-            ])
+            expectFields(
+                wire["sourcesFolder"],
+                [
+                    "id": "int", "blobId": "string", "fileSize": "int", "mimeType": "string", "revision": "int", "created": "date",
+                    "updated": "date",
+                ])
             #expect(folder["mimeType"] as? String == "application/zip")
             #expect((folder["blobId"] as? String)?.wholeMatch(of: /[0-9a-f]{64}/) != nil)
             #expect(folder["fileSize"] as? Int == (try cachedPackage(lab, id: 3, revision: 1)).count)
@@ -138,10 +144,12 @@ struct ContentRouteTests {
             let reply = try await client.get("/v1/contentpackages/1/", token: token)
             #expect(reply.status == 200)
             let object = try reply.object()
-            expectFields(try reply.json(), [
-                "id": "int", "blobId": "string", "fileSize": "int", "mimeType": "string", "revision": "int", "created": "date",
-                "updated": "date", "sas": "string",
-            ])
+            expectFields(
+                try reply.json(),
+                [
+                    "id": "int", "blobId": "string", "fileSize": "int", "mimeType": "string", "revision": "int", "created": "date",
+                    "updated": "date", "sas": "string",
+                ])
             let sas = try #require(object["sas"] as? String)
             #expect(sas.hasPrefix(client.baseURL + "/blobs/packages/"))
             #expect(sas.contains("exp=") && sas.contains("sig="))
@@ -164,11 +172,13 @@ struct ContentRouteTests {
             let media = try await client.get("/v1/mediafiles/\(mediaId)/", token: token)
             #expect(media.status == 200)
             let mediaObject = try media.object()
-            expectFields(try media.json(), [
-                "id": "int", "revision": "int", "fileName": "string", "title": "string", "blobId": "string",
-                "fileSize": "int", "mimeType": "string", "created": "date", "updated": "date",
-                "isAvailableForSharing": "bool", "sas": "string",
-            ])
+            expectFields(
+                try media.json(),
+                [
+                    "id": "int", "revision": "int", "fileName": "string", "title": "string", "blobId": "string",
+                    "fileSize": "int", "mimeType": "string", "created": "date", "updated": "date",
+                    "isAvailableForSharing": "bool", "sas": "string",
+                ])
             #expect(mediaObject["fileName"] as? String == "film.mp4")
             #expect(mediaObject["mimeType"] as? String == "video/mp4")
             let file = try await client.get(try #require(mediaObject["sas"] as? String))
@@ -183,10 +193,12 @@ struct ContentRouteTests {
                 let reply = try await client.get("/v1/slides/\(slideId)", token: token)
                 #expect(reply.status == 200)
                 let slide = try reply.object()
-                expectFields(try reply.json(), [
-                    "id": "int", "revision": "int", "name": "string", "pageSource": "string", "linkedSlides": "string",
-                    "swipeNext": "string?", "swipePrevious": "string?", "created": "date", "updated": "date",
-                ])
+                expectFields(
+                    try reply.json(),
+                    [
+                        "id": "int", "revision": "int", "name": "string", "pageSource": "string", "linkedSlides": "string",
+                        "swipeNext": "string?", "swipePrevious": "string?", "created": "date", "updated": "date",
+                    ])
                 let name = try #require(slide["name"] as? String)
                 names.append(name)
                 let pageSource = try #require(slide["pageSource"] as? String)
@@ -210,7 +222,9 @@ struct ContentRouteTests {
         try lab.install(id: 1)
         try await lab.withServer { client in
             let token = try await client.serviceToken()
-            for path in ["/v1/presentations/99", "/v1/contentpackages/99/", "/v1/mediafiles/12345", "/v1/slides/12345/", "/v1/presentations/abc"] {
+            for path in [
+                "/v1/presentations/99", "/v1/contentpackages/99/", "/v1/mediafiles/12345", "/v1/slides/12345/", "/v1/presentations/abc",
+            ] {
                 let reply = try await client.get(path, token: token)
                 #expect(reply.status == 404, "\(path)")
                 #expect(try reply.object()["error"] is String)
@@ -264,8 +278,10 @@ struct ContentRouteTests {
         } catch {
             #expect(error.description.contains("clients[0].presentations[0]"))
         }
-        try Data(#"{"clients": [{"id": 1, "name": "A", "presentations": [1, 1]}], "services": [{"clientId": "a", "clientSecret": "b"}]}"#.utf8)
-            .write(to: file)
+        try Data(
+            #"{"clients": [{"id": 1, "name": "A", "presentations": [1, 1]}], "services": [{"clientId": "a", "clientSecret": "b"}]}"#.utf8
+        )
+        .write(to: file)
         do {
             _ = try ContentServerAccounts.load(from: file)
             Issue.record("a duplicate presentation was accepted")
@@ -283,7 +299,8 @@ struct ContentRouteTests {
             let oldLink = try await client.packageLink(1, token: token)
             let oldZip = try await client.get(oldLink).body
             try lab.install(id: 1, title: "second edition")
-            let stub = try #require((try await client.get("/v1/clients", token: token).array().first?["presentations"] as? [[String: Any]])?.first)
+            let stub = try #require(
+                (try await client.get("/v1/clients", token: token).array().first?["presentations"] as? [[String: Any]])?.first)
             #expect(stub["revision"] as? Int == 2)
             let presentation = try await client.get("/v1/presentations/1", token: token).object()
             #expect(presentation["revision"] as? Int == 2)

@@ -3,6 +3,7 @@ import Logging
 import StoryBridge
 import StoryBridgeContentServer
 import StoryBridgeTesting
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

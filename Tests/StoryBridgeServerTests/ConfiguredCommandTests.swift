@@ -45,7 +45,12 @@ struct ConfiguredCommandTests {
             onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
         let task = Task { try await app.run() }
         var iterator = ports.makeAsyncIterator()
-        return (await iterator.next() ?? 0, { task.cancel(); _ = await task.result })
+        return (
+            await iterator.next() ?? 0,
+            {
+                task.cancel(); _ = await task.result
+            }
+        )
     }
 
     @Test("fixed replies, templates and webhooks answer the content's SendCommand calls")

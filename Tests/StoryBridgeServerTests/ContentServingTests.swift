@@ -110,10 +110,12 @@ struct ContentServingTests {
         }
     }
 
-    @Test("paths that try to leave the presentation folder are refused", arguments: [
-        "/p/1/..%2f..%2f..%2fetc%2fpasswd", "/p/1/css/..%2F..%2Findex.html", "/p/1/%2e%2e/%2e%2e/etc/passwd",
-        "/p/1/css%5c..%5c..%5cetc", "/p/1/index.html%00.css",
-    ])
+    @Test(
+        "paths that try to leave the presentation folder are refused",
+        arguments: [
+            "/p/1/..%2f..%2f..%2fetc%2fpasswd", "/p/1/css/..%2F..%2Findex.html", "/p/1/%2e%2e/%2e%2e/etc/passwd",
+            "/p/1/css%5c..%5c..%5cetc", "/p/1/index.html%00.css",
+        ])
     func traversal(path: String) async throws {
         try await withHost { host in
             let (status, _, body) = try await httpGet(host.baseURL + path)

@@ -97,10 +97,13 @@ struct DeepLinkAndTablesTests {
         #expect(id.count == 24)
         let many = try await viewer.request(
             "insertEntries",
-            data: ["tableId": 6, "entries": [
-                ["Name": "Stanislav", "Age": 22, "gender": true], ["Name": "Tamerlan", "Age": 22, "gender": true],
-                ["Name": "Anna", "Age": 45, "gender": false],
-            ]])
+            data: [
+                "tableId": 6,
+                "entries": [
+                    ["Name": "Stanislav", "Age": 22, "gender": true], ["Name": "Tamerlan", "Age": 22, "gender": true],
+                    ["Name": "Anna", "Age": 45, "gender": false],
+                ],
+            ])
         #expect(many.data.arrayValue?.count == 3)
         #expect(try await viewer.request("findById", data: ["tableId": 6, "id": .string(id)]).data["Name"] == "Vera")
         #expect(try await viewer.request("findById", data: ["tableId": 6, "id": "nope"]).errorCode == 404)
@@ -118,7 +121,8 @@ struct DeepLinkAndTablesTests {
             "findByQuery", data: ["tableId": 6, "query": "", "skip": 1, "take": 2, "sort": 0, "sortfield": "Age"])
         #expect(page.data.arrayValue?.map { $0["Age"] } == [22, 31])
         // The original library's TablesQuery has no tableId: fine while there is one table.
-        let untagged = try await viewer.request("findByQuery", data: ["query": "[Age][gt][30]", "skip": 0, "take": 100, "sort": -1, "sortfield": ""])
+        let untagged = try await viewer.request(
+            "findByQuery", data: ["query": "[Age][gt][30]", "skip": 0, "take": 100, "sort": -1, "sortfield": ""])
         #expect(untagged.data.arrayValue?.count == 2)
         #expect(try await viewer.request("count", data: ["tableId": 6]).data == ["count": 4])
         #expect(try await viewer.request("countByQuery", data: ["tableId": 6, "query": "[gender][eq][false]"]).data == ["count": 2])

@@ -145,7 +145,8 @@ struct EnvelopeTests {
     func methods() async throws {
         try await withHost { host in
             let post = try await rawHTTP(
-                port: host.server.port, "POST /p/1/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                port: host.server.port, "POST /p/1/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
             #expect(post.status == 405)
             let head = try await rawHTTP(
                 port: host.server.port, "HEAD /p/1/css/demo.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")

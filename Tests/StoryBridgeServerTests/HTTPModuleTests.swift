@@ -35,7 +35,8 @@ func startRemoteService() async throws -> (port: Int, stop: @Sendable () async -
     router.get("/big") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: 65, count: 300_000))) }
     router.get("/redirect/{count}") { _, context -> Response in
         let count = try context.parameters.require("count", as: Int.self)
-        return count <= 0 ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "arrived")))
+        return count <= 0
+            ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "arrived")))
             : Response.redirect(to: "/redirect/\(count - 1)", type: .found)
     }
     router.get("/elsewhere") { _, _ in Response.redirect(to: "http://127.0.0.2:1/secret", type: .found) }
@@ -48,13 +49,20 @@ func startRemoteService() async throws -> (port: Int, stop: @Sendable () async -
     let task = Task { try await app.run() }
     var iterator = ports.makeAsyncIterator()
     let port = await iterator.next() ?? 0
-    return (port, { task.cancel(); _ = await task.result })
+    return (
+        port,
+        {
+            task.cancel(); _ = await task.result
+        }
+    )
 }
 
 @Suite("HTTP module against a real HTTP server")
 struct HTTPModuleTests {
     func withRemote(
-        settings: (Int) -> HTTPModuleSettings = { _ in HTTPModuleSettings(allowedHosts: ["127.0.0.1"], timeoutSeconds: 20, maxBodyBytes: 100_000, maxRedirects: 2) },
+        settings: (Int) -> HTTPModuleSettings = { _ in
+            HTTPModuleSettings(allowedHosts: ["127.0.0.1"], timeoutSeconds: 20, maxBodyBytes: 100_000, maxRedirects: 2)
+        },
         _ body: (ViewerClient, Int, TestHost) async throws -> Void
     ) async throws {
         let remote = try await startRemoteService()
@@ -99,7 +107,8 @@ struct HTTPModuleTests {
             #expect(created.errorCode == 201)
             #expect(created.errorMessage == "Created")
             #expect(decode(created.data) == "héllo, bridge")
-            let put = try await viewer.request("httpput", data: ["url": .string("http://127.0.0.1:\(port)/created"), "body": .string(body)])
+            let put = try await viewer.request(
+                "httpput", data: ["url": .string("http://127.0.0.1:\(port)/created"), "body": .string(body)])
             #expect(decode(put.data) == "héllo, bridge")
             let deleted = try await viewer.request("httpdelete", data: ["url": .string("http://127.0.0.1:\(port)/item")])
             #expect(deleted.errorCode == 204)
@@ -154,7 +163,8 @@ struct HTTPModuleTests {
             #expect(own.errorMessage == "Refused: the host's own reserved paths are never reachable")
             let badBody = try await viewer.request("httppost", data: ["url": .string("http://127.0.0.1:\(port)/created"), "body": "%%%"])
             #expect(badBody.errorMessage == "Invalid Data: 'body' is not Base64")
-            let badHeaders = try await viewer.request("httpget", data: ["url": .string("http://127.0.0.1:\(port)/echo"), "headers": ["a": ["b"]]])
+            let badHeaders = try await viewer.request(
+                "httpget", data: ["url": .string("http://127.0.0.1:\(port)/echo"), "headers": ["a": ["b"]]])
             #expect(badHeaders.errorMessage == "Invalid Data: 'headers.a' must be a string")
         }
     }

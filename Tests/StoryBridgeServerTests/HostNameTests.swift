@@ -1,8 +1,9 @@
 import Foundation
 import StoryBridge
-@testable import StoryBridgeServer
 import StoryBridgeTesting
 import Testing
+
+@testable import StoryBridgeServer
 
 @Suite("The Host allow-list against DNS rebinding")
 struct HostNameTests {
@@ -32,9 +33,10 @@ struct HostNameTests {
     func foreignHostGetsNoSocket() async throws {
         try await withHost { host in
             let port = host.server.port
-            for path in ["/__storybridge/ws?viewer=v&presentation=1&slide=index.html&token=\(host.server.token)",
-                "/__storybridge/inspector/ws?token=\(host.server.token)"]
-            {
+            for path in [
+                "/__storybridge/ws?viewer=v&presentation=1&slide=index.html&token=\(host.server.token)",
+                "/__storybridge/inspector/ws?token=\(host.server.token)",
+            ] {
                 let answer = try await rawGet(
                     port: port, path, host: "rebound.example:\(port)",
                     extraHeaders: [

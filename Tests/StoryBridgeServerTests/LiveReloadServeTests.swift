@@ -38,8 +38,10 @@ struct LiveReloadServeTests {
         // Once it is back, with a new slide on its map, the viewers reload and the map has it.
         try "<!DOCTYPE html><html><head><title>Extra</title></head><body>extra</body></html>"
             .write(to: folder.appendingPathComponent("extra.html"), atomically: true, encoding: .utf8)
-        try original.replacingOccurrences(of: "content=\"products.html,legacy.html\"", with: "content=\"products.html,legacy.html,extra.html\"")
-            .write(to: index, atomically: true, encoding: .utf8)
+        try original.replacingOccurrences(
+            of: "content=\"products.html,legacy.html\"", with: "content=\"products.html,legacy.html,extra.html\""
+        )
+        .write(to: index, atomically: true, encoding: .utf8)
         let second = try #require(await viewer.nextEvent(named: "reload", timeout: .seconds(20)))
         #expect(second.data["files"]?.arrayValue?.contains("extra.html") == true)
         let map = try await viewer.request("getMap")

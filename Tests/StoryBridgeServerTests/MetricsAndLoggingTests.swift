@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import StoryBridge
-@testable import StoryBridgeServer
 import StoryBridgeTesting
 import Testing
+
+@testable import StoryBridgeServer
 
 /// The value of one Prometheus sample line (`name{labels} value`), or nil when absent.
 private func sample(_ text: String, _ series: String) -> Double? {

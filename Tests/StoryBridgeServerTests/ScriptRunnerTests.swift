@@ -18,7 +18,9 @@ struct ScriptRunnerTests {
     @Test("every script in Fixtures/scripts passes (the CLI, with a JUnit report)")
     func fixtures() throws {
         let scripts = try FileManager.default.contentsOfDirectory(atPath: scriptsFolder.path)
-            .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".json")) && $0 != "schema.json" }.sorted().map { scriptsFolder.appendingPathComponent($0).path }
+            .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".json")) && $0 != "schema.json" }.sorted().map {
+                scriptsFolder.appendingPathComponent($0).path
+            }
         #expect(scripts.count >= 5)
         let junit = FileManager.default.temporaryDirectory.appendingPathComponent("sb-junit-\(UUID().uuidString).xml")
         let result = try runCLI(["test"] + scripts + ["--junit", junit.path])
@@ -69,7 +71,8 @@ struct ScriptRunnerTests {
         try await withHost { host in
             let script = try write(
                 "remote.json",
-                #"{"name": "remote", "steps": [{"send": "getUserInfo", "expect": {"status": "Success"}}, {"send": "getMap", "expect": {"dataType": "object"}}]}"#)
+                #"{"name": "remote", "steps": [{"send": "getUserInfo", "expect": {"status": "Success"}}, {"send": "getMap", "expect": {"dataType": "object"}}]}"#
+            )
             var report = ScriptReport()
             let runner = ScriptRunner(target: .running(url: host.baseURL))
             await runner.run(try TestScript.load(script), into: &report)

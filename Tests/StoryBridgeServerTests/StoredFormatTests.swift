@@ -50,8 +50,11 @@ struct StoredFormatTests {
         }
         let store = AnalyticsStore(database: database)
         let session = try #require(try await store.session(id: "s1"))
-        #expect(session.stamp == RecordStamp(
-            created: try #require(AnalyticsFormat.date("2026-11-22T03:04:05.678Z")), timeZone: 3, latitude: 55.75, longitude: 37.62))
+        #expect(
+            session.stamp
+                == RecordStamp(
+                    created: try #require(AnalyticsFormat.date("2026-11-22T03:04:05.678Z")), timeZone: 3, latitude: 55.75, longitude: 37.62)
+        )
         #expect(session.state == .saved)
         #expect(session.complete)
         #expect(session.duration == 12)
@@ -112,9 +115,11 @@ struct StoredFormatTests {
         #expect(row["tableCreated"] == "text")
     }
 
-    @Test("a timestamp read back writes the same text", arguments: [
-        "2026-11-22T03:04:05.678Z", "2026-11-22T03:04:05.000Z", "2026-11-22T23:59:59.999Z", "1999-12-31T23:59:59.001Z",
-    ])
+    @Test(
+        "a timestamp read back writes the same text",
+        arguments: [
+            "2026-11-22T03:04:05.678Z", "2026-11-22T03:04:05.000Z", "2026-11-22T23:59:59.999Z", "1999-12-31T23:59:59.001Z",
+        ])
     func timestampRoundTrip(text: String) throws {
         #expect(AnalyticsFormat.timestamp(try #require(AnalyticsFormat.date(text))) == text)
     }

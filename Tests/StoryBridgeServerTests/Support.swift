@@ -1,6 +1,7 @@
 import Foundation
 import StoryBridge
 import StoryBridgeTesting
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

@@ -10,7 +10,8 @@ import Testing
 func savedSessions(
     _ count: Int, slides: Int = 2, directory: DataDirectory? = nil, clock: any HostClock = SystemHostClock()
 ) async throws -> (AnalyticsStore, DataDirectory) {
-    let directory = directory
+    let directory =
+        directory
         ?? DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-upload-\(UUID().uuidString)"))
     try directory.prepare()
     let store = AnalyticsStore(database: try StoryBridgeDatabase(file: directory.database), clock: clock)

@@ -9,11 +9,15 @@ struct ContentDateTests {
     func zonelessDates() throws {
         let base = try #require(ContentDate.parse("2016-12-27T11:06:14"))
         #expect(base.timeIntervalSince1970 == 1_482_836_774)
-        for (text, fraction) in [("2016-12-27T11:06:14.4", 0.4), ("2016-12-27T11:06:14.447", 0.447), ("2016-12-27T11:06:14.4470001", 0.4470001)] {
+        for (text, fraction) in [
+            ("2016-12-27T11:06:14.4", 0.4), ("2016-12-27T11:06:14.447", 0.447), ("2016-12-27T11:06:14.4470001", 0.4470001),
+        ] {
             let date = try #require(ContentDate.parse(text), "\(text)")
             #expect(abs(date.timeIntervalSince(base) - fraction) < 1e-6)
         }
-        #expect(ContentDate.parse("2016-12-27T13:06:14.447+02:00")?.timeIntervalSince1970 == ContentDate.parse("2016-12-27T11:06:14.447Z")?.timeIntervalSince1970)
+        #expect(
+            ContentDate.parse("2016-12-27T13:06:14.447+02:00")?.timeIntervalSince1970
+                == ContentDate.parse("2016-12-27T11:06:14.447Z")?.timeIntervalSince1970)
         for bad in ["2016-12-27", "2016-13-27T11:06:14", "2016-12-27T11:06:14.", "2016-12-27T11:06:14.447 junk", ""] {
             #expect(ContentDate.parse(bad) == nil, "\(bad)")
         }
@@ -51,6 +55,7 @@ struct ContentDateTests {
     @Test("form bodies are percent-encoded")
     func formEncoding() {
         let grant = TokenGrant.password(clientId: "app", clientSecret: "s&c=r t", username: "ann@example.com", password: "pä ss")
-        #expect(grant.formBody == "grant_type=password&client_id=app&client_secret=s%26c%3Dr+t&username=ann%40example.com&password=p%C3%A4+ss")
+        #expect(
+            grant.formBody == "grant_type=password&client_id=app&client_secret=s%26c%3Dr+t&username=ann%40example.com&password=p%C3%A4+ss")
     }
 }

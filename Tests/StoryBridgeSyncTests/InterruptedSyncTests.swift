@@ -23,7 +23,9 @@ struct InterruptedSyncTests {
     func partBytes(_ lab: SyncLab) -> Int64 {
         let folder = SyncPaths(lab.clientDirectory).downloads
         return lab.leftoverDownloads().filter { $0.hasSuffix(".part") }.reduce(Int64(0)) { sum, name in
-            sum + (((try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path))?[.size] as? NSNumber)?.int64Value ?? 0)
+            sum
+                + (((try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path))?[.size] as? NSNumber)?
+                    .int64Value ?? 0)
         }
     }
 

@@ -6,7 +6,9 @@ import Testing
 
 @Suite("storybridge login and sync against a content server", .serialized)
 struct SyncCommandTests {
-    @Test("full sync, a second sync that downloads nothing, a revision bump that downloads only that package, a vanished presentation removed")
+    @Test(
+        "full sync, a second sync that downloads nothing, a revision bump that downloads only that package, a vanished presentation removed"
+    )
     func syncLifecycle() async throws {
         let lab = try SyncLab()
         try lab.publish(id: 3, title: "three v1")

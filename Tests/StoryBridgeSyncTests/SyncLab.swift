@@ -100,7 +100,9 @@ final class SyncLab: @unchecked Sendable {
                 process.process.waitUntilExit()
                 let err = errors.withLock { $0 }
                 continuation.resume(
-                    returning: (process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))
+                    returning: (
+                        process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
+                    ))
             }
         }
     }

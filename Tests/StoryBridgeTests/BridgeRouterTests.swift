@@ -1,6 +1,7 @@
 import Foundation
 import StoryBridgeTesting
 import Testing
+
 @testable import StoryBridge
 
 private struct EchoModule: BridgeModule {

@@ -2,6 +2,7 @@ import Foundation
 import StoryBridgeTesting
 import Synchronization
 import Testing
+
 @testable import StoryBridge
 
 /// An ordered command with a 50 ms deadline whose handler ignores cancellation and answers only
@@ -197,7 +198,9 @@ struct FrameDispatcherTests {
         let module = WaitingModule()
         try bridge.register(module)
         await withDiscardingTaskGroup { group in
-            await dispatcher.dispatch(frame: #"[{"Command":"wait","GUID":"W"},{"Command":"setCustomEvent","Data":{"key":"k","value":1},"GUID":"U"}]"#) {
+            await dispatcher.dispatch(
+                frame: #"[{"Command":"wait","GUID":"W"},{"Command":"setCustomEvent","Data":{"key":"k","value":1},"GUID":"U"}]"#
+            ) {
                 work in group.addTask { await work() }
             }
             #expect(await eventually { outbox.answers(to: "U").count == 1 })
@@ -251,7 +254,8 @@ struct FrameDispatcherTests {
         // The built-in custom events, likewise, in one frame.
         await run(
             dispatcher,
-            #"[{"Command":"setCustomEvent","Data":{"key":"k","value":"v1"},"GUID":"S"},{"Command":"getCustomEventByKey","Data":{"key":"k"},"GUID":"G"}]"#)
+            #"[{"Command":"setCustomEvent","Data":{"key":"k","value":"v1"},"GUID":"S"},{"Command":"getCustomEventByKey","Data":{"key":"k"},"GUID":"G"}]"#
+        )
         #expect(outbox.answers(to: "G").first?["Data"] == ["value": "v1"])
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StoryBridge
 
 /// A small seeded generator, so a failing fuzz case can be replayed.
@@ -35,11 +36,15 @@ struct FrameFactory {
         case 1: return .bool(Bool.random(using: &random))
         case 2: return .int(Int.random(in: Int.min...Int.max, using: &random))
         case 3: return .double(Double.random(in: -1e300...1e300, using: &random))
-        case 4: return .string(["", "index.html", "a.html", "k", "\u{0}", "😀", "../x", String(repeating: "z", count: 300)].randomElement(using: &random)!)
+        case 4:
+            return .string(
+                ["", "index.html", "a.html", "k", "\u{0}", "😀", "../x", String(repeating: "z", count: 300)].randomElement(using: &random)!)
         case 5: return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in value(depth: depth + 1) })
         default:
             var members: [String: JSONValue] = [:]
-            for key in ["slideName", "data", "key", "value", "presId", "id", "url", "query", "mode", "name", "prompt"].shuffled(using: &random).prefix(Int.random(in: 0...4, using: &random)) {
+            for key in ["slideName", "data", "key", "value", "presId", "id", "url", "query", "mode", "name", "prompt"].shuffled(
+                using: &random
+            ).prefix(Int.random(in: 0...4, using: &random)) {
                 members[key] = value(depth: depth + 1)
             }
             return .object(members)
@@ -76,7 +81,9 @@ struct FrameFactory {
             }
             return String(characters)
         case 2:  // a drained queue mixing good and bad elements
-            return JSONValue.array((0..<Int.random(in: 0...6, using: &random)).map { _ in Bool.random(using: &random) ? request() : value() }).jsonString()
+            return JSONValue.array(
+                (0..<Int.random(in: 0...6, using: &random)).map { _ in Bool.random(using: &random) ? request() : value() }
+            ).jsonString()
         case 3:  // deep nesting
             let depth = Int.random(in: 20...3000, using: &random)
             return String(repeating: "[", count: depth) + String(repeating: "]", count: Int.random(in: 0...depth, using: &random))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StoryBridge
 
 /// RFC 8259 conformance of the hand-written reader: documents it must accept with their values,
@@ -48,7 +49,9 @@ struct JSONConformanceTests {
         Valid(text: #""\uD834\uDD1E""#, value: .string("𝄞")),
         Valid(text: #""a\u20acb""#, value: .string("a€b")),
         Valid(text: "\"é😀 unescaped\"", value: .string("é😀 unescaped")),
-        Valid(text: "\"\u{7F} delete is not a control character for JSON\"", value: .string("\u{7F} delete is not a control character for JSON")),
+        Valid(
+            text: "\"\u{7F} delete is not a control character for JSON\"",
+            value: .string("\u{7F} delete is not a control character for JSON")),
         // Arrays and objects.
         Valid(text: "[]", value: .array([])),
         Valid(text: "{}", value: .emptyObject),
@@ -185,9 +188,11 @@ struct JSONConformanceTests {
         #expect(try requests[3].get() == BridgeRequest(command: "b", data: [1, 2]))
     }
 
-    @Test("frames that are not JSON are refused whole, with the reader's reason", arguments: [
-        "", "{", #"{"Command":"a",}"#, #"[{"Command":"a"},]"#, "\u{FEFF}{}", #"{"Command":"\ud800"}"#,
-    ])
+    @Test(
+        "frames that are not JSON are refused whole, with the reader's reason",
+        arguments: [
+            "", "{", #"{"Command":"a",}"#, #"[{"Command":"a"},]"#, "\u{FEFF}{}", #"{"Command":"\ud800"}"#,
+        ])
     func frameNotJSON(_ text: String) {
         #expect {
             _ = try BridgeRequest.requests(fromFrame: text)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import StoryBridge
 
 @Suite("JSON reader and writer")
@@ -10,9 +11,11 @@ struct JSONParserTests {
         #expect(value == ["a\né😀": [0, 12, -350.0, 100.0, true, false, nil, "\"/\\"]])
     }
 
-    @Test("malformed text is refused with the place", arguments: [
-        "{\"a\":1,}", "[1 2]", "01", "1.", "\"\\x\"", "\"\\ud800\"", "tru", "{\"a\"}", "[1]x", "\"a\u{01}b\"", "",
-    ])
+    @Test(
+        "malformed text is refused with the place",
+        arguments: [
+            "{\"a\":1,}", "[1 2]", "01", "1.", "\"\\x\"", "\"\\ud800\"", "tru", "{\"a\"}", "[1]x", "\"a\u{01}b\"", "",
+        ])
     func refuses(text: String) {
         #expect(throws: JSONParser.SyntaxError.self) { _ = try JSONValue.parse(text) }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StoryBridge
 
 @Suite("Wire messages")
@@ -62,7 +63,9 @@ struct MessageTests {
     @Test("responses use the PascalCase keys and integer codes")
     func responseShape() throws {
         let response = BridgeResponse.failure(guid: "G", error: .notFound("Slide 'x.html' not found"))
-        #expect(response.json.jsonString() == #"{"Data":{},"ErrorCode":404,"ErrorMessage":"Slide 'x.html' not found","GUID":"G","Status":"Failure"}"#)
+        #expect(
+            response.json.jsonString()
+                == #"{"Data":{},"ErrorCode":404,"ErrorMessage":"Slide 'x.html' not found","GUID":"G","Status":"Failure"}"#)
         #expect(BridgeResponse(json: response.json) == response)
     }
 
@@ -81,10 +84,12 @@ struct MessageTests {
         #expect(value.jsonString() == #"{"a":200,"b":1.5,"c":-3,"d":[true,null,"x"]}"#)
     }
 
-    @Test("command names are trimmed and legacy spellings mapped", arguments: [
-        ("openMediaLibrary ", "openMediaLibrary"), ("getsessions", "getSessions"), ("getsessionbyid", "getSessionById"),
-        ("setPresentationComplete", "setSessionComplete"), ("sessionupdate", "setSessionComplete"), ("\tgo\n", "go"),
-    ])
+    @Test(
+        "command names are trimmed and legacy spellings mapped",
+        arguments: [
+            ("openMediaLibrary ", "openMediaLibrary"), ("getsessions", "getSessions"), ("getsessionbyid", "getSessionById"),
+            ("setPresentationComplete", "setSessionComplete"), ("sessionupdate", "setSessionComplete"), ("\tgo\n", "go"),
+        ])
     func canonicalNames(raw: String, expected: String) {
         #expect(CommandNames.canonical(raw) == expected)
     }
@@ -112,7 +117,9 @@ struct MessageTests {
         #expect(requests == [.success(BridgeRequest(command: "go", data: ["a": [1, ["b": .null]]], guid: "G1"))])
         #expect(try BridgeRequest.requests(fromFrame: #"{"Command":"x","Data":null}"#) == [.success(BridgeRequest(command: "x"))])
         #expect(try BridgeRequest.requests(fromFrame: #"{"Command":"x","Data":{}}"#).first == .success(BridgeRequest(command: "x")))
-        #expect(try BridgeRequest.requests(fromFrame: #"{"Command":"caf\u00e9 \"q\""}"#).first == .success(BridgeRequest(command: "café \"q\"")))
+        #expect(
+            try BridgeRequest.requests(fromFrame: #"{"Command":"caf\u00e9 \"q\""}"#).first == .success(BridgeRequest(command: "café \"q\""))
+        )
         #expect(throws: FrameError.notJSON("unexpected data after the JSON value at byte 16")) {
             _ = try BridgeRequest.requests(fromFrame: #"{"Command":"x"} {}"#)
         }
@@ -140,6 +147,8 @@ struct MessageTests {
                 fromFrame: #"{"Command":"x","Data":"# + String(repeating: "[", count: 63) + String(repeating: "]", count: 63) + "}")
         }
         #expect(throws: Never.self) { _ = try JSONValue.parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64)) }
-        #expect(throws: Never.self) { _ = try JSONValue.parse(#"["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]"#) }
+        #expect(throws: Never.self) {
+            _ = try JSONValue.parse(#"["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]"#)
+        }
     }
 }

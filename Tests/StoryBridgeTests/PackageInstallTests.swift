@@ -1,6 +1,7 @@
 import Foundation
 import StoryBridgeTesting
 import Testing
+
 @testable import StoryBridge
 
 /// A fresh data directory and helpers to build packages in it.
@@ -95,8 +96,10 @@ struct PackageInstallTests {
     }
 
     /// Installs `zip` expecting `expected`, and checks nothing was left and the catalog is unchanged.
-    func expectRefusal(_ lab: PackageLab, _ zip: URL, limits: PackageLimits = PackageLimits(),
-                       _ matches: (PackageError) -> Bool) throws {
+    func expectRefusal(
+        _ lab: PackageLab, _ zip: URL, limits: PackageLimits = PackageLimits(),
+        _ matches: (PackageError) -> Bool
+    ) throws {
         let store = try lab.store()
         let before = try store.entries().map(\.presentation.id)
         var options = LibraryStore.InstallOptions()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StoryBridge
 
 @Suite("Response wire text")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 @testable import StoryBridge
 
 /// A presentation folder written by the test into a fresh temporary directory.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import StoryBridge
 
 @Suite("Tables query language")
@@ -32,11 +33,13 @@ struct TablesQueryTests {
         #expect(try names(#"([age][lt][25][or][age][gt][40])[and]([name][sw]["S"][or][name][sw]["A"])"#) == ["Stanislav", "Anna"])
     }
 
-    @Test("malformed queries say where", arguments: [
-        ("[age][gt]", "expected '[' before a value at character 10"), ("[age][zz][1]", "unknown operator 'zz'"),
-        (#"[name][eq]["open"#, "unclosed string"), ("([age][gt][1]", "expected ')'"), ("[age][gt][1] junk", "unexpected 'j'"),
-        (#"[name][re]["(S"]"#, "invalid regular expression '(S' in [re] at character 11"),
-    ])
+    @Test(
+        "malformed queries say where",
+        arguments: [
+            ("[age][gt]", "expected '[' before a value at character 10"), ("[age][zz][1]", "unknown operator 'zz'"),
+            (#"[name][eq]["open"#, "unclosed string"), ("([age][gt][1]", "expected ')'"), ("[age][gt][1] junk", "unexpected 'j'"),
+            (#"[name][re]["(S"]"#, "invalid regular expression '(S' in [re] at character 11"),
+        ])
     func errors(query: String, message: String) {
         #expect {
             _ = try TablesQuery.parse(query)

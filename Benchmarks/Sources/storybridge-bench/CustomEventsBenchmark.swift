@@ -34,7 +34,9 @@ func modulePath(count: Int) async throws -> Duration {
     return try await clock.measure {
         for index in 0..<count {
             let response = await host.bridge.handle(
-                BridgeRequest(command: "setCustomEvent", data: ["key": .string("key-\(index)"), "value": .string("value \(index)")], guid: "G\(index)"),
+                BridgeRequest(
+                    command: "setCustomEvent", data: ["key": .string("key-\(index)"), "value": .string("value \(index)")], guid: "G\(index)"
+                ),
                 context: context)
             guard response?.status == .success else { throw CocoaError(.coderInvalidValue) }
         }
@@ -69,4 +71,3 @@ func plainInserts(count: Int) throws -> Duration {
         }
     }
 }
-

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import StoryBridge
 import StoryBridgeTesting
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -101,23 +102,28 @@ struct RoundTripBenchmark {
             }
         }
         func cpuLine() -> String {
-            String(format: "CPU per message (median): host %.1f µs echo / %.1f µs bridge; client %.1f µs echo / %.1f µs bridge",
-                   Self.median(echoRuns.map(\.hostMicroseconds)), Self.median(bridgeRuns.map(\.hostMicroseconds)),
-                   Self.median(echoRuns.map(\.clientMicroseconds)), Self.median(bridgeRuns.map(\.clientMicroseconds)))
+            String(
+                format: "CPU per message (median): host %.1f µs echo / %.1f µs bridge; client %.1f µs echo / %.1f µs bridge",
+                Self.median(echoRuns.map(\.hostMicroseconds)), Self.median(bridgeRuns.map(\.hostMicroseconds)),
+                Self.median(echoRuns.map(\.clientMicroseconds)), Self.median(bridgeRuns.map(\.clientMicroseconds)))
         }
         if pipelinedOnly {
             try await runPipelined()
             let echoRate = Self.median(echoRuns.map(\.rate))
             let bridgeRate = Self.median(bridgeRuns.map(\.rate))
-            print(String(format: "%d viewers pipelined, %d calls each, %d rounds: echo median %.0f msg/s, bridge median %.0f commands/s, ratio %.2fx",
-                         pipelinedViewers, pipelinedPerViewer, pipelinedRounds, echoRate, bridgeRate, bridgeRate / echoRate))
+            print(
+                String(
+                    format:
+                        "%d viewers pipelined, %d calls each, %d rounds: echo median %.0f msg/s, bridge median %.0f commands/s, ratio %.2fx",
+                    pipelinedViewers, pipelinedPerViewer, pipelinedRounds, echoRate, bridgeRate, bridgeRate / echoRate))
             print(cpuLine())
             print("echo rounds: \(echoRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))")
             print("bridge rounds: \(bridgeRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))")
             return
         }
         let echoSequential = Latencies(try await sequential(url: echoURL, request: request, count: sequentialCount, skipHello: false))
-        let bridgeSequential = Latencies(try await sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
+        let bridgeSequential = Latencies(
+            try await sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
         try await runPipelined()
         let echoRate = Self.median(echoRuns.map(\.rate))
         let bridgeRate = Self.median(bridgeRuns.map(\.rate))
@@ -125,22 +131,35 @@ struct RoundTripBenchmark {
         print("")
         print("| measurement | plain WebSocket echo | storybridge bridge | ratio | target |")
         print("|---|---|---|---|---|")
-        print(String(format: "| 1 viewer sequential, p50 (%d calls) | %.3f ms | %.3f ms | %.2fx | |", sequentialCount,
-                     echoSequential.percentile(0.5), bridgeSequential.percentile(0.5), bridgeSequential.percentile(0.5) / echoSequential.percentile(0.5)))
-        print(String(format: "| 1 viewer sequential, p99 | %.3f ms | %.3f ms | %.2fx | <= 2.00x |",
-                     echoSequential.percentile(0.99), bridgeSequential.percentile(0.99), bridgeSequential.percentile(0.99) / echoSequential.percentile(0.99)))
-        print(String(format: "| %d viewers pipelined (%d calls each, median of %d alternating rounds) | %.0f msg/s | %.0f commands/s | %.2fx | >= 0.80x |",
-                     pipelinedViewers, pipelinedPerViewer, pipelinedRounds, echoRate, bridgeRate, bridgeRate / echoRate))
+        print(
+            String(
+                format: "| 1 viewer sequential, p50 (%d calls) | %.3f ms | %.3f ms | %.2fx | |", sequentialCount,
+                echoSequential.percentile(0.5), bridgeSequential.percentile(0.5),
+                bridgeSequential.percentile(0.5) / echoSequential.percentile(0.5)))
+        print(
+            String(
+                format: "| 1 viewer sequential, p99 | %.3f ms | %.3f ms | %.2fx | <= 2.00x |",
+                echoSequential.percentile(0.99), bridgeSequential.percentile(0.99),
+                bridgeSequential.percentile(0.99) / echoSequential.percentile(0.99)))
+        print(
+            String(
+                format:
+                    "| %d viewers pipelined (%d calls each, median of %d alternating rounds) | %.0f msg/s | %.0f commands/s | %.2fx | >= 0.80x |",
+                pipelinedViewers, pipelinedPerViewer, pipelinedRounds, echoRate, bridgeRate, bridgeRate / echoRate))
 
         print("| \(cpuLine()) | | | | |")
 
         let browser = try await chromium(base: base)
-        print(String(format: "| headless Chromium, 1,000 sequential calls via storyclm.js, p50 / p99 | | %.3f ms / %.3f ms | | |",
-                     browser.percentile(0.5), browser.percentile(0.99)))
+        print(
+            String(
+                format: "| headless Chromium, 1,000 sequential calls via storyclm.js, p50 / p99 | | %.3f ms / %.3f ms | | |",
+                browser.percentile(0.5), browser.percentile(0.99)))
 
         let memory = try await memoryPerViewer(pid: server.processIdentifier, url: bridgeURL)
-        print(String(format: "| resident memory, host idle / with %d idle viewers | | %.1f MB / %.1f MB (%.1f KB per viewer) | | |",
-                     idleViewers, memory.before / 1024, memory.after / 1024, (memory.after - memory.before) / Double(idleViewers)))
+        print(
+            String(
+                format: "| resident memory, host idle / with %d idle viewers | | %.1f MB / %.1f MB (%.1f KB per viewer) | | |",
+                idleViewers, memory.before / 1024, memory.after / 1024, (memory.after - memory.before) / Double(idleViewers)))
 
         let staticRate = try await staticServing(url: base + "/p/1/index.html")
         print(String(format: "| static: 20 KB slide, 50 connections, %.0f s | | %.0f requests/s | | |", staticSeconds, staticRate))

@@ -293,6 +293,9 @@ public enum AnalyticsFormat {
 
     /// Parses what ``timestamp(_:)`` writes.
     public static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        try? Date(
+            text,
+            strategy: .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon)
+                .timeZone(separator: .omitted))
     }
 }

@@ -68,7 +68,8 @@ public struct BridgeContext: Sendable {
             PendingNavigation(presentationId: presentation.id, slide: slide, data: data, cause: cause))
         await viewer.send(
             .navigate(
-                presentationId: presentation.id, slide: slide, url: ContentPaths.slideURL(presentationId: presentation.id, slide: slide), data: data))
+                presentationId: presentation.id, slide: slide, url: ContentPaths.slideURL(presentationId: presentation.id, slide: slide),
+                data: data))
     }
 }
 

@@ -32,7 +32,11 @@ extension Bridge {
         }
         let result: Result<ModuleReply, BridgeError>
         if let handlerTask {
-            result = await withTaskCancellationHandler { await handlerTask.value } onCancel: { handlerTask.cancel() }
+            result = await withTaskCancellationHandler {
+                await handlerTask.value
+            } onCancel: {
+                handlerTask.cancel()
+            }
         } else {
             result = await Self.invoke(routed, context: context)
         }
@@ -57,7 +61,11 @@ extension Bridge {
             }
         }
         first.track(task)
-        return await withTaskCancellationHandler { await first.value } onCancel: { task.cancel() }
+        return await withTaskCancellationHandler {
+            await first.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Calls the command's handler, turning whatever it throws into a ``BridgeError``.

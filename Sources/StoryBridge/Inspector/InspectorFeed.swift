@@ -114,7 +114,8 @@ public final class InspectorFeed: Sendable {
         ]
         switch stamped.entry {
         case .exchange(let exchange):
-            let milliseconds = Double(exchange.duration.components.seconds) * 1000
+            let milliseconds =
+                Double(exchange.duration.components.seconds) * 1000
                 + Double(exchange.duration.components.attoseconds) / 1e15
             members["type"] = "exchange"
             members["viewer"] = .string(exchange.viewerId)

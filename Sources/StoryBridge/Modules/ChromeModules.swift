@@ -1,4 +1,5 @@
 import Foundation
+
 /// The UI module (§5.3): hides host chrome buttons.
 public struct UIModule: BridgeModule {
     public let name = "UI"

@@ -78,7 +78,9 @@ public struct HTTPModule: BridgeModule {
             let response: HTTPClientResponse
             do {
                 response = try await HTTPModuleClient.shared.execute(
-                    outgoing, timeout: .nanoseconds(Int64(remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000))
+                    outgoing,
+                    timeout: .nanoseconds(
+                        Int64(remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000))
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
                 throw Self.timedOut(settings.timeoutSeconds)
             } catch {

@@ -35,7 +35,10 @@ public struct SessionsModule: BridgeModule {
         guard case .object(var members) = session.json else { return session.json }
         members["slides"] = .array(
             try await store.slideViews(sessionId: session.id).map {
-                ["id": .string($0.id), "name": .string($0.slideName), "duration": .int($0.duration), "created": $0.json["created"] ?? .null]
+                [
+                    "id": .string($0.id), "name": .string($0.slideName), "duration": .int($0.duration),
+                    "created": $0.json["created"] ?? .null,
+                ]
             })
         return .object(members)
     }
@@ -61,7 +64,8 @@ public struct CustomEventsModule: BridgeModule {
         }
         BridgeCommand("deleteCustomEventByKey") { request, context in
             let key = try request.string("key")
-            try await context.sessions.store.deleteCustomEvent(sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
+            try await context.sessions.store.deleteCustomEvent(
+                sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
             return ["key": .string(key)]
         }
         BridgeCommand("getCustomEventsObject", handler: customEventsObject)

@@ -155,7 +155,6 @@ extension JSONValue {
         }
     }
 
-
     /// Compact JSON text with sorted keys, so equal values always serialise the same way.
     public func jsonString() -> String {
         JSONWriter.write(self)

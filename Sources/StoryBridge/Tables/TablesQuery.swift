@@ -105,9 +105,13 @@ public indirect enum TablesQuery: Sendable, Hashable {
 
     /// Orders two values: numbers numerically, strings (and ISO dates) lexically, booleans as equal or not.
     static func order(_ left: JSONValue, _ right: JSONValue) -> ComparisonResult? {
-        if let l = left.doubleValue, let r = right.doubleValue { return l < r ? .orderedAscending : l > r ? .orderedDescending : .orderedSame }
+        if let l = left.doubleValue, let r = right.doubleValue {
+            return l < r ? .orderedAscending : l > r ? .orderedDescending : .orderedSame
+        }
         if case .bool(let l) = left, case .bool(let r) = right { return l == r ? .orderedSame : nil }
-        if let l = left.stringValue, let r = right.stringValue { return l < r ? .orderedAscending : l > r ? .orderedDescending : .orderedSame }
+        if let l = left.stringValue, let r = right.stringValue {
+            return l < r ? .orderedAscending : l > r ? .orderedDescending : .orderedSame
+        }
         if left == .null, right == .null { return .orderedSame }
         return nil
     }
@@ -201,13 +205,21 @@ public indirect enum TablesQuery: Sendable, Hashable {
                     let start = index
                     while let c = peek, c != ",", c != "]" { index += 1 }
                     let raw = String(characters[start..<index]).trimmingSpaces()
-                    if raw == "true" { values.append(.bool(true)) }
-                    else if raw == "false" { values.append(.bool(false)) }
-                    else if raw == "null" { values.append(.null) }
-                    else if let int = Int(raw) { values.append(.int(int)) }
-                    else if let double = Double(raw) { values.append(.double(double)) }
-                    else if !raw.isEmpty { values.append(.string(raw)) }
-                    else { throw ParseError(position: start, reason: "empty value") }
+                    if raw == "true" {
+                        values.append(.bool(true))
+                    } else if raw == "false" {
+                        values.append(.bool(false))
+                    } else if raw == "null" {
+                        values.append(.null)
+                    } else if let int = Int(raw) {
+                        values.append(.int(int))
+                    } else if let double = Double(raw) {
+                        values.append(.double(double))
+                    } else if !raw.isEmpty {
+                        values.append(.string(raw))
+                    } else {
+                        throw ParseError(position: start, reason: "empty value")
+                    }
                 }
                 skipSpaces()
                 if peek == "," { index += 1; continue }

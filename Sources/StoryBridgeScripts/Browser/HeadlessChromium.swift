@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import StoryBridge
+import Synchronization
 
 /// A headless Chromium process driven over the DevTools protocol: the real browser path of the
 /// end-to-end tests. Runs as root with `--no-sandbox`, in a throw-away profile.
@@ -73,15 +73,16 @@ public final class HeadlessChromium: Sendable {
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-            "--mute-audio", "--autoplay-policy=no-user-gesture-required", "--remote-allow-origins=*",
-            "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-            "--user-data-dir=\(profile.path)", "--window-size=1280,900",
-        ] + extraArguments + [
-            "about:blank",
-        ]
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+                "--mute-audio", "--autoplay-policy=no-user-gesture-required", "--remote-allow-origins=*",
+                "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+                "--user-data-dir=\(profile.path)", "--window-size=1280,900",
+            ] + extraArguments + [
+                "about:blank"
+            ]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

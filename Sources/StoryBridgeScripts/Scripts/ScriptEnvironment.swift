@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 import StoryBridge
 import StoryBridgeServer
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension ScriptRunner {
     /// The host a script runs against.
@@ -99,7 +100,9 @@ extension ScriptRunner {
             }
             let seen = commandsSeen.withLock { $0 }
             throw StepFailure(
-                description: "the host did not receive '\(command)' within \(timeout) s; it received: \(seen.isEmpty ? "nothing" : seen.suffix(20).joined(separator: ", "))")
+                description:
+                    "the host did not receive '\(command)' within \(timeout) s; it received: \(seen.isEmpty ? "nothing" : seen.suffix(20).joined(separator: ", "))"
+            )
         }
 
         func checkRecords(_ expected: TestScript.RecordExpectation, sessionId: String?) async throws {
@@ -124,7 +127,8 @@ extension ScriptRunner {
                 if got != media { problems.append("media views: expected \(media), got \(got)") }
             }
             if let events = expected.customEvents {
-                let got = Dictionary(try await store.customEvents(sessionId: sessionId).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+                let got = Dictionary(
+                    try await store.customEvents(sessionId: sessionId).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
                 for (key, value) in events where got[key] != value {
                     problems.append("custom event '\(key)': expected \"\(value)\", got \(got[key].map { "\"\($0)\"" } ?? "none")")
                 }

@@ -30,7 +30,8 @@ public struct ScriptReport: Sendable {
                 currentScript = result.script
             }
             if let failure = result.failure {
-                lines.append("  ✘ \(result.name): step \(failure.step) (\(failure.label)) failed after \(String(format: "%.2f", result.seconds)) s")
+                lines.append(
+                    "  ✘ \(result.name): step \(failure.step) (\(failure.label)) failed after \(String(format: "%.2f", result.seconds)) s")
                 for line in failure.detail.split(separator: "\n") { lines.append("      \(line)") }
             } else {
                 lines.append("  ✔ \(result.name) (\(result.steps) steps, \(String(format: "%.2f", result.seconds)) s)")
@@ -48,9 +49,11 @@ public struct ScriptReport: Sendable {
             let cases = results.filter { $0.script == script }
             let time = cases.reduce(0) { $0 + $1.seconds }
             xml.append(
-                "  <testsuite name=\"\(escape(script))\" tests=\"\(cases.count)\" failures=\"\(cases.filter { !$0.passed }.count)\" time=\"\(String(format: "%.3f", time))\">")
+                "  <testsuite name=\"\(escape(script))\" tests=\"\(cases.count)\" failures=\"\(cases.filter { !$0.passed }.count)\" time=\"\(String(format: "%.3f", time))\">"
+            )
             for result in cases {
-                let open = "    <testcase classname=\"\(escape(script))\" name=\"\(escape(result.name))\" time=\"\(String(format: "%.3f", result.seconds))\""
+                let open =
+                    "    <testcase classname=\"\(escape(script))\" name=\"\(escape(result.name))\" time=\"\(String(format: "%.3f", result.seconds))\""
                 if let failure = result.failure {
                     xml.append(open + ">")
                     xml.append(

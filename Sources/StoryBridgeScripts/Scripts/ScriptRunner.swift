@@ -61,7 +61,8 @@ public final class ScriptRunner: Sendable {
         var result = ScriptReport.TestResult(script: script.name, name: test.name, steps: test.steps.count, seconds: 0, failure: nil)
         let viewerId = "script-\(UUID().uuidString.prefix(8))"
         do {
-            let session = Session(viewer: try await environment.connect(presentationId: test.presentationId, slide: test.slide, viewerId: viewerId))
+            let session = Session(
+                viewer: try await environment.connect(presentationId: test.presentationId, slide: test.slide, viewerId: viewerId))
             _ = await session.viewer.nextEvent(named: "hello", timeout: .seconds(5))
             for (index, step) in test.steps.enumerated() {
                 do {
@@ -115,11 +116,14 @@ public final class ScriptRunner: Sendable {
                 if event.name == name, data.mismatch(event.data, label: "data") == nil { return }
             }
             throw StepFailure(
-                description: "no '\(name)' event\(data.isEmpty ? "" : " matching \(data.subset?.jsonString() ?? "")") within \(timeout) s; events seen: \(seen.isEmpty ? "none" : seen.joined(separator: "; "))")
+                description:
+                    "no '\(name)' event\(data.isEmpty ? "" : " matching \(data.subset?.jsonString() ?? "")") within \(timeout) s; events seen: \(seen.isEmpty ? "none" : seen.joined(separator: "; "))"
+            )
         case .load(let slide, let presentationId):
             let id = session.viewer.viewerId
             await session.viewer.close()
-            session.viewer = try await environment.connect(presentationId: presentationId ?? test.presentationId, slide: slide, viewerId: id)
+            session.viewer = try await environment.connect(
+                presentationId: presentationId ?? test.presentationId, slide: slide, viewerId: id)
             _ = await session.viewer.nextEvent(named: "hello", timeout: .seconds(5))
         case .wait(let seconds):
             try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))

@@ -216,7 +216,9 @@ public struct TestScript: Sendable {
         if Set(kinds) == ["type", "text"] { kinds = ["type"] }
         guard kinds.count == 1, let kind = kinds.first else {
             throw FormatError(
-                description: "\(place): needs exactly one of \(stepKinds.joined(separator: ", ")); got \(step.keys.sorted().joined(separator: ", "))")
+                description:
+                    "\(place): needs exactly one of \(stepKinds.joined(separator: ", ")); got \(step.keys.sorted().joined(separator: ", "))"
+            )
         }
         let timeout = step["timeout"]?.doubleValue ?? 10
         func string(_ key: String) throws -> String {

@@ -49,11 +49,12 @@ public final class ViewerClient: Sendable {
     ) async throws -> ViewerClient {
         let wsBase = baseURL.replacingOccurrences(of: "http://", with: "ws://")
         var components = URLComponents()
-        components.queryItems = [
-            URLQueryItem(name: "viewer", value: viewerId), URLQueryItem(name: "presentation", value: String(presentationId)),
-            URLQueryItem(name: "slide", value: slide), URLQueryItem(name: "load", value: pageLoad),
-            URLQueryItem(name: "token", value: token),
-        ] + (viaDeepLink ? [URLQueryItem(name: "deeplink", value: "1")] : [])
+        components.queryItems =
+            [
+                URLQueryItem(name: "viewer", value: viewerId), URLQueryItem(name: "presentation", value: String(presentationId)),
+                URLQueryItem(name: "slide", value: slide), URLQueryItem(name: "load", value: pageLoad),
+                URLQueryItem(name: "token", value: token),
+            ] + (viaDeepLink ? [URLQueryItem(name: "deeplink", value: "1")] : [])
         let url = wsBase + ContentPaths.reservedPrefix + "ws" + (components.string ?? "")
         let connection = try await WebSocketTextConnection.connect(url: url)
         let client = ViewerClient(viewerId: viewerId, connection: connection)

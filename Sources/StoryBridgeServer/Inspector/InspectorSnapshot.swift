@@ -27,9 +27,10 @@ enum InspectorSnapshot {
     }
 
     private static func viewerJSON(_ id: String, state: ViewerState, connected: Bool, library: PresentationLibrary) -> JSONValue {
-        let presentation: JSONValue = state.presentationId.map { presentationId in
-            ["id": .int(presentationId), "name": library.presentation(id: presentationId).map { .string($0.name) } ?? .null]
-        } ?? .null
+        let presentation: JSONValue =
+            state.presentationId.map { presentationId in
+                ["id": .int(presentationId), "name": library.presentation(id: presentationId).map { .string($0.name) } ?? .null]
+            } ?? .null
         return [
             "viewer": .string(id), "connected": .bool(connected), "presentation": presentation,
             "slide": state.currentSlide.map(JSONValue.string) ?? .null,
@@ -52,24 +53,27 @@ enum InspectorSnapshot {
                 "viewer": .string(session.viewerId), "created": .string(AnalyticsFormat.timestamp(session.stamp.created)),
                 "state": .int(session.state.rawValue), "complete": .bool(session.complete), "duration": .int(session.duration),
                 "slidesCount": .int(session.slidesCount), "current": .bool(current[session.id] != nil),
-                "slides": .array(slides.map {
-                    [
-                        "slideName": .string($0.slideName), "duration": .int($0.duration), "navigation": .string($0.navigation),
-                        "cause": .string($0.cause), "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
-                    ]
-                }),
-                "media": .array(media.map {
-                    [
-                        "fileName": .string($0.fileName), "duration": .int($0.duration),
-                        "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
-                    ]
-                }),
-                "customEvents": .array(events.map {
-                    [
-                        "key": .string($0.key), "value": .string($0.value),
-                        "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
-                    ]
-                }),
+                "slides": .array(
+                    slides.map {
+                        [
+                            "slideName": .string($0.slideName), "duration": .int($0.duration), "navigation": .string($0.navigation),
+                            "cause": .string($0.cause), "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
+                        ]
+                    }),
+                "media": .array(
+                    media.map {
+                        [
+                            "fileName": .string($0.fileName), "duration": .int($0.duration),
+                            "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
+                        ]
+                    }),
+                "customEvents": .array(
+                    events.map {
+                        [
+                            "key": .string($0.key), "value": .string($0.value),
+                            "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
+                        ]
+                    }),
             ])
         }
         return described

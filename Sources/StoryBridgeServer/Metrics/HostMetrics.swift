@@ -76,13 +76,15 @@ public final class HostMetrics: Sendable {
         let factory = self.factory
         let (counter, timer) = series.withLock { all -> (CoreMetrics.Counter, CoreMetrics.Timer) in
             if let known = all[command], let counter = known.byCode[code] { return (counter, known.duration) }
-            var entry = all[command] ?? {
-                let histogram = LatencyHistogram(bounds: Self.durationBuckets)
-                return CommandSeries(
-                    histogram: histogram,
-                    duration: CoreMetrics.Timer(
-                        label: Self.durationName, dimensions: [("command", command)], handler: histogram, factory: factory))
-            }()
+            var entry =
+                all[command]
+                ?? {
+                    let histogram = LatencyHistogram(bounds: Self.durationBuckets)
+                    return CommandSeries(
+                        histogram: histogram,
+                        duration: CoreMetrics.Timer(
+                            label: Self.durationName, dimensions: [("command", command)], handler: histogram, factory: factory))
+                }()
             let status = code == Self.unanswered ? "unanswered" : String(code)
             let counter = CoreMetrics.Counter(
                 label: "storybridge_requests_total", dimensions: [("command", command), ("status", status)], factory: factory)

@@ -55,7 +55,8 @@ public struct ContentAPIClient: Sendable {
         } catch let DecodingError.keyNotFound(key, _) {
             throw .malformedReply(path: path, reason: "'\(key.stringValue)' is missing")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw .malformedReply(path: path, reason: "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
+            throw .malformedReply(
+                path: path, reason: "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
         } catch let DecodingError.dataCorrupted(context) {
             throw .malformedReply(path: path, reason: context.debugDescription)
         } catch {

@@ -30,7 +30,8 @@ public struct SyncCatalog: Sendable {
     /// Media stubs of a presentation.
     public func mediaFiles(presentationId: Int) async throws(SyncError) -> [SyncedMediaFile] {
         try await read { db in
-            try SyncedMediaFile.fetchAll(db, sql: "SELECT * FROM syncMediaFile WHERE presentationId = ? ORDER BY id", arguments: [presentationId])
+            try SyncedMediaFile.fetchAll(
+                db, sql: "SELECT * FROM syncMediaFile WHERE presentationId = ? ORDER BY id", arguments: [presentationId])
         }
     }
 
@@ -71,7 +72,9 @@ public struct SyncCatalog: Sendable {
 
     static func storageError(_ error: any Error) -> SyncError {
         if let sync = error as? SyncError { return sync }
-        if let database = error as? DatabaseError { return .storage("database: \(database.message ?? "SQLite error \(database.resultCode.rawValue)")") }
+        if let database = error as? DatabaseError {
+            return .storage("database: \(database.message ?? "SQLite error \(database.resultCode.rawValue)")")
+        }
         if error is CancellationError { return .interrupted }
         return .storage("database access failed")
     }

@@ -72,7 +72,8 @@ public struct ContentSync: Sendable {
             sum + PartialDownload(folder: paths.downloads, presentationId: row.id, revision: row.packageRevision ?? 0).bytesOnDisk
         }
         events(.planned(packages: targets.count, totalBytes: targets.reduce(0) { $0 + ($1.packageSize ?? 0) }, onDiskBytes: onDisk))
-        let outcomes = try await boundedMap(targets, limit: concurrency) { (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
+        let outcomes = try await boundedMap(targets, limit: concurrency) {
+            (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
             do throws(SyncError) {
                 return try await self.installPackage(row, events: events)
             } catch .interrupted {
@@ -178,15 +179,17 @@ public struct ContentSync: Sendable {
         let packageRevision = package.revision
         let result: Result<Void, SyncError> = await Task.detached {
             do {
-                _ = try library.install(zip: zip, options: options, progress: nil, alongside: { db in
-                    try db.execute(
-                        sql: """
-                            UPDATE syncPresentation SET installedRevision = ?, installedPresentationRevision = ?,
-                              packageRevision = ?, packageSize = ?, state = 'ready', lastError = NULL, updatedAt = ?
-                            WHERE id = ?
-                            """,
-                        arguments: [packageRevision, presentationRevision, packageRevision, package.fileSize, Date(), id])
-                })
+                _ = try library.install(
+                    zip: zip, options: options, progress: nil,
+                    alongside: { db in
+                        try db.execute(
+                            sql: """
+                                UPDATE syncPresentation SET installedRevision = ?, installedPresentationRevision = ?,
+                                  packageRevision = ?, packageSize = ?, state = 'ready', lastError = NULL, updatedAt = ?
+                                WHERE id = ?
+                                """,
+                            arguments: [packageRevision, presentationRevision, packageRevision, package.fileSize, Date(), id])
+                    })
                 return .success(())
             } catch let error as PackageError {
                 return .failure(.packageRefused(presentationId: id, error))
@@ -231,7 +234,8 @@ public struct ContentSync: Sendable {
             guard let sas = media.sas, !sas.isEmpty else {
                 throw .mediaFileFailed(presentationId: presentationId, mediaFileId: stub.id, reason: "no download link")
             }
-            let partial = PartialDownload(folder: paths.downloads, presentationId: presentationId, mediaFileId: media.id, revision: media.revision)
+            let partial = PartialDownload(
+                folder: paths.downloads, presentationId: presentationId, mediaFileId: media.id, revision: media.revision)
             try checkFreeSpace(needed: media.fileSize - partial.bytesOnDisk)
             let api = self.api
             let mediaId = media.id

@@ -143,9 +143,11 @@ public struct ResumableDownloader: Sendable {
             case 401, 403:
                 linkRenewalsInARow += 1
                 guard linkRenewalsInARow <= linkRenewalLimit else {
-                    throw .downloadFailed(presentationId: blob.presentationId, reason: "fresh download links are refused too (HTTP \(status))")
+                    throw .downloadFailed(
+                        presentationId: blob.presentationId, reason: "fresh download links are refused too (HTTP \(status))")
                 }
-                logger.info("download link refused (HTTP \(status)); asking for a fresh one", metadata: ["presentation": "\(blob.presentationId)"])
+                logger.info(
+                    "download link refused (HTTP \(status)); asking for a fresh one", metadata: ["presentation": "\(blob.presentationId)"])
                 link = try await blob.freshLink()
                 outcome.linkRenewals += 1
                 continue

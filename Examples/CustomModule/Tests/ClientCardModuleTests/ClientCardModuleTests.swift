@@ -15,13 +15,15 @@ struct ClientCardModuleTests {
             try runtime.bridge.register(ClientCardModule(clients: [42: "ACME Pharma"]))
         }
         let viewer = try await host.connectViewer()
-        #expect(try await viewer.request("getClientCard", data: ["clientId": 42]).data == ["clientId": 42, "name": "ACME Pharma", "notes": []])
+        #expect(
+            try await viewer.request("getClientCard", data: ["clientId": 42]).data == ["clientId": 42, "name": "ACME Pharma", "notes": []])
         #expect(try await viewer.request("getClientCard", data: ["clientId": 1]).errorCode == 404)
         let saved = try await viewer.request("saveClientNote", data: ["clientId": 42, "note": "Call back in May"])
         #expect(saved.data == ["notes": ["Call back in May"]])
         let event = try #require(await viewer.nextEvent(named: "clientCardChanged"))
         #expect(event.data["notes"] == ["Call back in May"])
-        #expect(try await viewer.request("saveClientNote", data: ["clientId": 42, "note": ""]).errorMessage == "Invalid Data: 'note' is empty")
+        #expect(
+            try await viewer.request("saveClientNote", data: ["clientId": 42, "note": ""]).errorMessage == "Invalid Data: 'note' is empty")
         await viewer.close()
         await host.stop()
     }
