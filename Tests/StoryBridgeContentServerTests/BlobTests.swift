@@ -163,11 +163,11 @@ struct BlobTests {
     func linkExpiry() async throws {
         let lab = try ContentLab()
         try lab.install(id: 1)
-        try await lab.withServer(lab.configuration(linkLifetime: 1)) { client in
+        try await lab.withServer(lab.configuration(linkLifetime: 5)) { client in
             let token = try await client.serviceToken()
             let link = try await client.packageLink(1, token: token)
             #expect(try await client.send("HEAD", link).status == 200)
-            try await Task.sleep(for: .milliseconds(2100))
+            try await Task.sleep(for: .milliseconds(6100))
             let expired = try await client.get(link)
             #expect(expired.status == 403)
             #expect(try expired.object()["error"] as? String == "the link has expired")
