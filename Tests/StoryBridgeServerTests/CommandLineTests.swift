@@ -41,7 +41,7 @@ struct CommandLineTests {
         let (status, _, body) = try await httpGet("http://127.0.0.1:\(port)/p/1/index.html")
         #expect(status == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("/__storybridge/client.js"))
-        #expect(serve.interrupt() == 0)
+        #expect(await serve.interrupt() == 0)
     }
 
     @Test("serve of a folder without index.html fails with a message and a non-zero status")
@@ -146,7 +146,7 @@ struct LibraryCommandTests {
             let serve = try ServeProcess.start([target, "--port", "0", "--data-dir", data, "--log-level", "error"])
             let page = try await httpGet(serve.baseURL + "/p/1/summary.html")
             #expect(page.status == 200, "serving \(target)")
-            #expect(serve.interrupt() == 0)
+            #expect(await serve.interrupt() == 0)
         }
     }
 }

@@ -118,7 +118,7 @@ struct HostNameTests {
             #expect(try await rawGet(port: serve.port, "/p/1/index.html", host: name).status == 200, "\(name)")
         }
         #expect(try await rawGet(port: serve.port, "/p/1/index.html", host: "elsewhere.lan").status == 421)
-        #expect(serve.interrupt() == 0)
+        #expect(await serve.interrupt() == 0)
         #expect(serve.errors.contains("request refused"))
         try? FileManager.default.removeItem(at: config)
     }

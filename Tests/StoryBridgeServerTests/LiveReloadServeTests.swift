@@ -55,7 +55,7 @@ struct LiveReloadServeTests {
         #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(20)) != nil)
         await onExtra.close()
         await viewer.close()
-        #expect(serve.interrupt() == 0)
+        #expect(await serve.interrupt() == 0)
         #expect(serve.errors.contains("live reload:"))
     }
 
@@ -70,7 +70,7 @@ struct LiveReloadServeTests {
         try "changed".write(to: folder.appendingPathComponent("css/extra.css"), atomically: true, encoding: .utf8)
         #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(2)) == nil)
         await viewer.close()
-        #expect(serve.interrupt() == 0)
+        #expect(await serve.interrupt() == 0)
     }
 }
 

@@ -126,7 +126,7 @@ struct MetricsAndLoggingTests {
             pageLoad: UUID().uuidString, viaDeepLink: false)
         await intruder.connection.waitUntilClosed()
         #expect(intruder.connection.serverCloseFrame?.closeCode == .unknown(4403))
-        #expect(serve.interrupt() == 0)
+        #expect(await serve.interrupt() == 0)
         let lines = serve.errors.split(separator: "\n")
         let entries = try lines.map { try JSONValue.parse(String($0)) }
         let requests = entries.filter { $0["message"] == "request" }

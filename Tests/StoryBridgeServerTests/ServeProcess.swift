@@ -54,11 +54,18 @@ struct ServeProcess {
             viaDeepLink: false)
     }
 
-    /// Sends Ctrl-C, waits for the exit and returns the exit status.
+    /// Sends Ctrl-C, waits for the exit and returns the exit status. The wait runs on a thread of
+    /// its own: blocking a test task would take a cooperative thread that other tests' in-process
+    /// clients need (there are two on a 2-core machine).
     @discardableResult
-    func interrupt() -> Int32 {
+    func interrupt() async -> Int32 {
         process.interrupt()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let process = self.process
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
     }
 }
