@@ -18,6 +18,8 @@ public struct TestHost: Sendable {
     public let server: RunningServer
     /// The server's metrics (also served at `/__storybridge/metrics`).
     public let metrics: HostMetrics
+    /// The data folder the host made for itself (none was given); removed by ``stop()``.
+    let temporaryDataFolder: URL?
 
     /// The base URL, e.g. `http://127.0.0.1:53121`.
     public var baseURL: String { server.baseURL }
@@ -43,10 +45,15 @@ public struct TestHost: Sendable {
         }
         var logger = Logger(label: "storybridge.test")
         logger.logLevel = ProcessInfo.processInfo.environment["STORYBRIDGE_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
-        let directory =
-            dataDirectory
-            ?? DataDirectory(
-                FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-test-\(UUID().uuidString)"))
+        var temporaryDataFolder: URL?
+        let directory: DataDirectory
+        if let dataDirectory {
+            directory = dataDirectory
+        } else {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-test-\(UUID().uuidString)")
+            temporaryDataFolder = folder
+            directory = DataDirectory(folder)
+        }
         try directory.prepare()
         let runtime = StoryBridgeHost(
             library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
@@ -55,7 +62,7 @@ public struct TestHost: Sendable {
         try configure(runtime)
         let metrics = HostMetrics()
         let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration, metrics: metrics).start()
-        return TestHost(runtime: runtime, server: server, metrics: metrics)
+        return TestHost(runtime: runtime, server: server, metrics: metrics, temporaryDataFolder: temporaryDataFolder)
     }
 
     /// Connects a scripted viewer to `slide` of `presentationId`.
@@ -73,8 +80,9 @@ public struct TestHost: Sendable {
         baseURL + ContentPaths.slideURL(presentationId: presentationId, slide: slide)
     }
 
-    /// Stops the server.
+    /// Stops the server and removes the data folder it made for itself.
     public func stop() async {
         await server.stop()
+        if let temporaryDataFolder { try? FileManager.default.removeItem(at: temporaryDataFolder) }
     }
 }
