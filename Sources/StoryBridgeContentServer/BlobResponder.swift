@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import StoryBridge
 
 /// A file served behind a signed link, with its validators.
 struct BlobSource: Sendable {

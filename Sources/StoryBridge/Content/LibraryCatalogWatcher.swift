@@ -5,10 +5,12 @@ import Logging
 /// Keeps a running host in step with the library's catalog when it serves the library: a
 /// presentation installed or updated by another process (`storybridge sync --content`,
 /// `storybridge install`) is read in and its viewers reloaded; one removed leaves the host's
-/// library. Polls the `presentation` table's (id, revision, folder) every ``interval``, which is
-/// cheap, needs no cross-process notification, and sees every writer.
+/// library. Polls the `presentation` table's (id, revision, folder) every ``interval`` of the host's
+/// clock, which is cheap, needs no cross-process notification, and sees every writer.
 public struct LibraryCatalogWatcher: Sendable {
+    /// The library's catalog.
     public let store: LibraryStore
+    /// How long to wait between looks at the catalog.
     public let interval: Duration
 
     /// One row's identity: a new folder means a new install (a revision swap or a reinstall).
@@ -17,17 +19,19 @@ public struct LibraryCatalogWatcher: Sendable {
         let folder: String
     }
 
+    /// Follows `store`'s catalog, looking every `interval`.
     public init(store: LibraryStore, interval: Duration = .seconds(1)) {
         self.store = store
         self.interval = interval
     }
 
-    /// Watches until the task is cancelled.
+    /// Watches until the task is cancelled, waiting on the host's clock between looks.
     public func run(host: StoryBridgeHost) async {
-        var known = (try? stamps()) ?? [:]
+        var known = readStamps(host: host) ?? [:]
+        var failing = false
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval) } catch { return }
-            guard let now = try? stamps(), now != known else { continue }
+            do { try await host.clock.sleep(for: interval) } catch { return }
+            guard let now = readStamps(host: host, failing: &failing), now != known else { continue }
             for (id, stamp) in now.sorted(by: { $0.key < $1.key }) where known[id] != stamp {
                 do {
                     guard let entry = try store.entry(id: id) else { continue }
@@ -45,6 +49,26 @@ public struct LibraryCatalogWatcher: Sendable {
             }
             known = now
         }
+    }
+
+    /// The catalog's stamps, or `nil` when it cannot be read; a failure is logged once until the
+    /// catalog can be read again.
+    private func readStamps(host: StoryBridgeHost, failing: inout Bool) -> [Int: Stamp]? {
+        do {
+            let stamps = try stamps()
+            if failing { host.logger.notice("library: the catalog can be read again") }
+            failing = false
+            return stamps
+        } catch {
+            if !failing { host.logger.warning("library: cannot read the catalog", metadata: ["error": "\(error)"]) }
+            failing = true
+            return nil
+        }
+    }
+
+    private func readStamps(host: StoryBridgeHost) -> [Int: Stamp]? {
+        var failing = false
+        return readStamps(host: host, failing: &failing)
     }
 
     func stamps() throws -> [Int: Stamp] {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StoryBridge
 
 /// Puts a request's `Range` into the one form Hummingbird's `FileMiddleware` reads correctly
 /// (`bytes=first-last`, both inside the file) before it gets there: a suffix range (`bytes=-500`,
@@ -21,7 +22,7 @@ struct ByteRangeMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         var head = request.head
-        switch Self.resolve(header, size: size) {
+        switch ByteRangeRequest(header: header, size: Int64(size)) {
         case .whole:
             head.headerFields[.range] = nil
         case .part(let range):
@@ -33,31 +34,5 @@ struct ByteRangeMiddleware: RouterMiddleware {
             return Response(status: .rangeNotSatisfiable, headers: headers)
         }
         return try await next(Request(head: head, body: request.body), context)
-    }
-
-    enum Resolved: Equatable {
-        case whole
-        case part(ClosedRange<Int>)
-        case unsatisfiable
-    }
-
-    /// What a `Range` header asks of a file of `size` bytes.
-    static func resolve(_ header: String, size: Int) -> Resolved {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return .whole }
-        let spec = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard spec.count == 2 else { return .whole }
-        let first = spec[0].isEmpty ? nil : Int(spec[0])
-        let last = spec[1].isEmpty ? nil : Int(spec[1])
-        switch (first, last) {
-        case (let first?, let last?) where first <= last:
-            return first < size ? .part(first...min(last, size - 1)) : .unsatisfiable
-        case (let first?, nil) where !spec[1].contains(where: { !$0.isNumber }):
-            return first < size ? .part(first...(size - 1)) : .unsatisfiable
-        case (nil, let suffix?) where spec[0].isEmpty:
-            return suffix > 0 && size > 0 ? .part(max(0, size - suffix)...(size - 1)) : .unsatisfiable
-        default:
-            // Not a syntax this host understands: the header is ignored, as RFC 9110 says.
-            return .whole
-        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a `Range` header asks of a blob of a known size.
-enum ByteRangeRequest: Equatable {
+/// What a `Range` header asks of a file or blob of a known size: one parser for the host's static
+/// files and the content server's blobs.
+public enum ByteRangeRequest: Equatable {
     /// No range, or one this server does not honour (several ranges, a unit other than bytes,
     /// unreadable syntax): the whole blob is served.
     case whole
@@ -11,7 +12,7 @@ enum ByteRangeRequest: Equatable {
     case unsatisfiable
 
     /// Reads a `Range` header value (RFC 9110 §14.1.2) for a blob of `size` bytes.
-    init(header: String?, size: Int64) {
+    public init(header: String?, size: Int64) {
         guard let header else {
             self = .whole
             return
