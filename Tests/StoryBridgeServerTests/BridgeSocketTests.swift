@@ -137,7 +137,7 @@ struct BridgeSocketTests {
             ]
             for refused in cases {
                 let connection = try await WebSocketTextConnection.connect(url: refused.url, headers: refused.headers)
-                await connection.waitUntilClosed()
+                #expect(await connection.waitUntilClosed())
                 #expect(connection.serverCloseFrame?.closeCode == .unknown(refused.code), "\(refused.url)")
             }
             let plain = try await httpGet(host.baseURL + "/__storybridge/ws?viewer=v&presentation=1&slide=index.html&token=bad")

@@ -15,7 +15,7 @@ struct EnvelopeTests {
         let flooder = try await host.connectViewer()
         _ = await flooder.nextEvent(named: "hello")
         flooder.sendRaw(#"{"Command":"getUserInfo","GUID":"G1","Data":{"pad":""# + String(repeating: "x", count: 10_000) + #""}}"#)
-        await flooder.connection.waitUntilClosed()
+        #expect(await flooder.connection.waitUntilClosed())
         #expect(flooder.connection.serverCloseFrame?.closeCode == .messageTooLarge)
         #expect(try await bystander.request("getUserInfo").status == .success)
         await bystander.close()
@@ -32,7 +32,7 @@ struct EnvelopeTests {
         _ = await second.nextEvent(named: "hello")
         // The third page's socket is closed at once with 4503 and the reason; the page may retry.
         let refused = try await WebSocketTextConnection.connect(url: bridgeURL(host))
-        await refused.waitUntilClosed()
+        #expect(await refused.waitUntilClosed())
         #expect(refused.serverCloseFrame?.closeCode == .unknown(4503))
         #expect(refused.serverCloseFrame?.reason?.contains("already serves 2 connections") == true)
         #expect(try await first.request("getUserInfo").status == .success)
@@ -109,7 +109,7 @@ struct EnvelopeTests {
                 let connection = try await WebSocketTextConnection.connect(
                     url: bridgeURL(host, query: refused.query), headers: refused.headers)
                 #expect(await connection.receive(timeout: .seconds(10)) == nil, "no hello for \(refused.query)")
-                await connection.waitUntilClosed()
+                #expect(await connection.waitUntilClosed())
                 #expect(connection.serverCloseFrame?.closeCode == .unknown(refused.code), "\(refused.query)")
                 #expect(connection.serverCloseFrame?.reason?.contains(refused.reason) == true, "\(refused.query)")
             }
@@ -136,7 +136,7 @@ struct EnvelopeTests {
             }
             let ws = host.baseURL.replacingOccurrences(of: "http://", with: "ws://")
             let feed = try await WebSocketTextConnection.connect(url: ws + "/__storybridge/inspector/ws?token=wrong")
-            await feed.waitUntilClosed()
+            #expect(await feed.waitUntilClosed())
             #expect(feed.serverCloseFrame?.closeCode == .unknown(4403))
         }
     }

@@ -100,7 +100,7 @@ struct InspectorFeedTests {
         #expect(String(decoding: page.body, as: UTF8.self).contains("/__storybridge/inspector/inspector.js"))
         let wsBase = host.baseURL.replacingOccurrences(of: "http://", with: "ws://")
         let feed = try await WebSocketTextConnection.connect(url: wsBase + "/__storybridge/inspector/ws?token=wrong")
-        await feed.waitUntilClosed()
+        #expect(await feed.waitUntilClosed())
         #expect(feed.serverCloseFrame?.closeCode == .unknown(4403))
         await host.stop()
     }

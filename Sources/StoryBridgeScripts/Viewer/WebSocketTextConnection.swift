@@ -97,8 +97,26 @@ public final class WebSocketTextConnection: Sendable {
         await task.value
     }
 
-    /// Waits until the server ends the connection.
-    public func waitUntilClosed() async {
-        await task.value
+    /// Waits until the server ends the connection, at most `timeout`; then the connection is
+    /// abandoned and `false` returned, so a peer that never closes fails a test instead of hanging it.
+    @discardableResult
+    public func waitUntilClosed(timeout: Duration = .seconds(30)) async -> Bool {
+        let task = self.task
+        let closed = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            // Waiting on a task's value does not end when cancelled: end the connection itself.
+            if !first { task.cancel() }
+            group.cancelAll()
+            return first
+        }
+        return closed
     }
 }
