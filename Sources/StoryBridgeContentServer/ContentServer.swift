@@ -65,7 +65,7 @@ public struct ContentServer: Sendable {
             throw CancellationError()
         }
         continuation.finish()
-        return RunningContentServer(host: configuration.host, port: port, task: task)
+        return RunningContentServer(host: configuration.host, port: port, task: task, faults: routes.faults)
     }
 }
 
@@ -75,6 +75,10 @@ public struct RunningContentServer: Sendable {
     /// The bound port.
     public let port: Int
     let task: Task<Void, any Error>
+    let faults: FaultCounters
+
+    /// The requests `--test-fail-first` counted (none when it is off), in the order they came.
+    public var faultLog: [FaultRecord] { faults.log }
 
     /// `http://127.0.0.1:53121`: both the auth and the API base URL.
     public var baseURL: String { "http://\(host):\(port)" }
