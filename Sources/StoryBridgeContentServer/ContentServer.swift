@@ -31,7 +31,8 @@ public struct ContentServer: Sendable {
             refreshTokenLifetime: configuration.refreshTokenLifetime, rejectRefresh: configuration.faults.rejectRefresh)
         let catalog = ContentCatalog(
             library: library, accounts: configuration.accounts,
-            packages: PackageCache(folder: configuration.stateFolder.appendingPathComponent("packages")))
+            packages: PackageCache(
+                folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages))
         routes = ContentRoutes(
             tokens: tokens, catalog: catalog, links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters,

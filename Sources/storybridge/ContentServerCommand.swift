@@ -67,6 +67,12 @@ struct ContentServerCommand: AsyncParsableCommand {
     @Option(help: "The http://host:port sas links start with (default: the Host each request came to).")
     var publicURL: String?
 
+    @Flag(
+        help:
+            "Packages leave out the presentations' media files (mediafiles/…); clients fetch each from /v1/mediafiles/{id} and its sas link."
+    )
+    var mediaOutsidePackages = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -120,10 +126,12 @@ struct ContentServerCommand: AsyncParsableCommand {
         } else {
             secret = nil
         }
-        let configuration = ContentServerConfiguration(
+        var setup = ContentServerConfiguration(
             host: host, port: port, dataDirectory: library.directory, accounts: try accounts(), signingSecret: secret,
             accessTokenLifetime: tokenLifetime, linkLifetime: test.linkLifetime, publicBaseURL: publicURL,
             faults: test.faults)
+        setup.mediaFilesOutsidePackages = mediaOutsidePackages
+        let configuration = setup
         let server: ContentServer
         do {
             server = try ContentServer(configuration: configuration, logger: logger)
@@ -135,6 +143,9 @@ struct ContentServerCommand: AsyncParsableCommand {
         try await server.runUntilSignalled { [host] port in
             Terminal.say("storybridge content-server listening on http://\(host):\(port)/ (auth and API base URL)")
             Terminal.say("Serving \(installed) installed presentation(s) from \(configuration.dataDirectory.root.path)")
+            if configuration.mediaFilesOutsidePackages {
+                Terminal.say("Media files are left out of the packages and served from /v1/mediafiles.")
+            }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")
         }
