@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "storybridge-bench",
             dependencies: [
-                "StoryBridge", "StoryBridgeTesting",
+                "StoryBridge", "StoryBridgeTesting", "StoryBridgeContentServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -14,6 +14,11 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     case rangeNotSatisfiable(size: Int64)
     /// The server cannot answer now; try again after `retryAfter` seconds (503).
     case unavailable(String, retryAfter: Int)
+    /// Too many requests: try again after `retryAfter` seconds (429; no `Retry-After` when nil).
+    case tooManyRequests(String, retryAfter: Int?)
+    /// A failure the server answers on purpose (`--test-fail-first`): `status` (a 5xx or 429)
+    /// with `Retry-After` when `retryAfter` is set.
+    case failingOnPurpose(status: Int, retryAfter: Int?)
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -22,6 +27,8 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
         case .forbidden: return .forbidden
         case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .unavailable: return .serviceUnavailable
+        case .tooManyRequests: return .tooManyRequests
+        case .failingOnPurpose(let status, _): return HTTPResponse.Status(code: status)
         }
     }
 
@@ -30,7 +37,8 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
         switch self {
         case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason): return reason
         case .rangeNotSatisfiable(let size): return "the requested range is outside the \(size) bytes of the blob"
-        case .unavailable(let reason, _): return reason
+        case .unavailable(let reason, _), .tooManyRequests(let reason, _): return reason
+        case .failingOnPurpose(let status, _): return "failing on purpose with HTTP \(status) (--test-fail-first)"
         }
     }
 
@@ -44,6 +52,8 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
             headers[.contentRange] = "bytes */\(size)"
         case .unavailable(_, let retryAfter):
             headers[.retryAfter] = String(retryAfter)
+        case .tooManyRequests(_, let retryAfter), .failingOnPurpose(_, let retryAfter):
+            if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         case .notFound, .forbidden:
             break
         }

@@ -56,8 +56,10 @@ struct ContentCatalog: Sendable {
     /// The built package of a placed presentation.
     func package(of placed: Placed) async throws -> PackageFile {
         do {
+            let leftOut = packages.leavesOutMediaFiles ? Set(placed.presentation.mediaFiles.map { "mediafiles/\($0.fileName)" }) : []
             return try await packages.package(
-                id: placed.presentation.id, revision: placed.presentation.revision, source: placed.presentation.root)
+                id: placed.presentation.id, revision: placed.presentation.revision, source: placed.presentation.root,
+                leavingOut: leftOut)
         } catch {
             throw ContentAPIError.unavailable(
                 "the package of presentation \(placed.presentation.id) cannot be built: \(error)", retryAfter: 1)

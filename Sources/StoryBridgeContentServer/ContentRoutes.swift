@@ -19,7 +19,7 @@ struct ContentRoutes: Sendable {
 
         // Hummingbird matches `/v1/clients` and `/v1/clients/` to the same route.
         let api = router.group("v1")
-            .add(middleware: FailFirstMiddleware(counters: faults))
+            .add(middleware: FailFirstMiddleware(counters: faults, scope: .content))
             .add(middleware: BearerTokenMiddleware(tokens: tokens))
         api.get("clients") { _, _ -> Response in
             JSONReply.response(try catalog.clients())
@@ -53,7 +53,7 @@ struct ContentRoutes: Sendable {
             JSONReply.response(try catalog.slide(id: try Self.id(context)))
         }
 
-        let blobGroup = router.group("blobs").add(middleware: FailFirstMiddleware(counters: faults))
+        let blobGroup = router.group("blobs").add(middleware: FailFirstMiddleware(counters: faults, scope: .blobs))
         for method in [HTTPRequest.Method.get, .head] {
             blobGroup.on("packages/:blob", method: method) { request, context in
                 try await package(request, context)

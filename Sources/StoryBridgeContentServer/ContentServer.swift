@@ -31,7 +31,8 @@ public struct ContentServer: Sendable {
             refreshTokenLifetime: configuration.refreshTokenLifetime, rejectRefresh: configuration.faults.rejectRefresh)
         let catalog = ContentCatalog(
             library: library, accounts: configuration.accounts,
-            packages: PackageCache(folder: configuration.stateFolder.appendingPathComponent("packages")))
+            packages: PackageCache(
+                folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages))
         routes = ContentRoutes(
             tokens: tokens, catalog: catalog, links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters,
@@ -65,7 +66,7 @@ public struct ContentServer: Sendable {
             throw CancellationError()
         }
         continuation.finish()
-        return RunningContentServer(host: configuration.host, port: port, task: task)
+        return RunningContentServer(host: configuration.host, port: port, task: task, faults: routes.faults)
     }
 }
 
@@ -75,6 +76,10 @@ public struct RunningContentServer: Sendable {
     /// The bound port.
     public let port: Int
     let task: Task<Void, any Error>
+    let faults: FaultCounters
+
+    /// The requests `--test-fail-first` counted (none when it is off), in the order they came.
+    public var faultLog: [FaultRecord] { faults.log }
 
     /// `http://127.0.0.1:53121`: both the auth and the API base URL.
     public var baseURL: String { "http://\(host):\(port)" }

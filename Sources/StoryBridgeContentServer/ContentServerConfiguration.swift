@@ -27,6 +27,10 @@ public struct ContentServerConfiguration: Sendable {
     public var publicBaseURL: String?
     /// Misbehaviour for tests.
     public var faults: TestFaults
+    /// Packages leave out the presentation's media files (`mediafiles/…`), which a client then
+    /// fetches one by one from `/v1/mediafiles/{id}` and its `sas` link, as StoryCLM serves
+    /// presentations whose media live outside the package. Off by default.
+    public var mediaFilesOutsidePackages = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 8095, dataDirectory: DataDirectory, accounts: ContentServerAccounts,
@@ -45,6 +49,12 @@ public struct ContentServerConfiguration: Sendable {
         self.allowedClockSkew = allowedClockSkew
         self.publicBaseURL = publicBaseURL
         self.faults = faults
+    }
+
+    /// Where built packages are kept: `packages`, or `packages-without-media` with
+    /// ``mediaFilesOutsidePackages`` (so the two kinds never mix).
+    public var packagesFolder: URL {
+        stateFolder.appendingPathComponent(mediaFilesOutsidePackages ? "packages-without-media" : "packages")
     }
 
     /// The server's own folder inside the data folder (signing secret, built packages).

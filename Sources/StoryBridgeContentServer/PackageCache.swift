@@ -17,25 +17,30 @@ public struct PackageFile: Sendable, Hashable {
 /// A build writes a temporary file, hashes it, writes the hash beside it, and only then renames
 /// the zip into place, so a crash never leaves a half-written package that looks complete. Builds
 /// of the same revision asked for at once share one run; older revisions of a presentation are
-/// deleted once a newer one is built.
+/// deleted once a newer one is built. With `leavesOutMediaFiles` the packages leave out the
+/// media files the caller names (they are served on their own).
 actor PackageCache {
     let folder: URL
+    nonisolated let leavesOutMediaFiles: Bool
     private var building: [String: Task<PackageFile, any Error>] = [:]
     private let queue = DispatchQueue(label: "storybridge.content-server.packages", attributes: .concurrent)
 
-    init(folder: URL) {
+    init(folder: URL, leavesOutMediaFiles: Bool = false) {
         self.folder = folder
+        self.leavesOutMediaFiles = leavesOutMediaFiles
     }
 
-    /// The package of revision `revision` of presentation `id`, whose files are in `source`.
-    func package(id: Int, revision: Int, source: URL) async throws -> PackageFile {
+    /// The package of revision `revision` of presentation `id`, whose files are in `source`,
+    /// without the files at the relative paths `leavingOut`.
+    func package(id: Int, revision: Int, source: URL, leavingOut: Set<String> = []) async throws -> PackageFile {
         let key = Self.name(id: id, revision: revision)
         if let existing = try? existing(id: id, revision: revision) { return existing }
         if let running = building[key] { return try await running.value }
         let task = Task { [folder, queue] in
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PackageFile, any Error>) in
                 queue.async {
-                    continuation.resume(with: Result { try Self.build(id: id, revision: revision, source: source, folder: folder) })
+                    continuation.resume(
+                        with: Result { try Self.build(id: id, revision: revision, source: source, leavingOut: leavingOut, folder: folder) })
                 }
             }
         }
@@ -60,7 +65,7 @@ actor PackageCache {
         return PackageFile(presentationId: id, revision: revision, file: zip, size: size, sha256: hash)
     }
 
-    private static func build(id: Int, revision: Int, source: URL, folder: URL) throws -> PackageFile {
+    private static func build(id: Int, revision: Int, source: URL, leavingOut: Set<String>, folder: URL) throws -> PackageFile {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: folder, withIntermediateDirectories: true)
         let base = name(id: id, revision: revision)
@@ -70,7 +75,7 @@ actor PackageCache {
             try? fileManager.removeItem(at: temporary)
             try? fileManager.removeItem(at: temporaryHash)
         }
-        try PackageZipWriter.write(folder: source, to: temporary)
+        try PackageZipWriter.write(folder: source, to: temporary, leavingOut: leavingOut)
         let hash = try sha256(of: temporary)
         try Data(hash.utf8).write(to: temporaryHash)
         let zip = folder.appendingPathComponent(base + ".zip")

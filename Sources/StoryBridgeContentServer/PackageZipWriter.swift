@@ -17,9 +17,10 @@ struct PackageZipWriter {
     ]
     static let chunkSize = 1 << 20
 
-    /// Zips every regular file under `folder` into `destination` (created or truncated).
-    static func write(folder: URL, to destination: URL) throws(PackageZipError) {
-        let files = try regularFiles(under: folder)
+    /// Zips every regular file under `folder` but those at the relative paths `leavingOut` into
+    /// `destination` (created or truncated).
+    static func write(folder: URL, to destination: URL, leavingOut: Set<String> = []) throws(PackageZipError) {
+        let files = try regularFiles(under: folder).filter { !leavingOut.contains($0.0) }
         guard let handle = zipOpen64(destination.path, APPEND_STATUS_CREATE) else {
             throw PackageZipError(description: "cannot create \(destination.path)")
         }

@@ -8,17 +8,51 @@ public struct TestFaults: Sendable, Hashable {
     public var dropAfterBytes: Int?
     /// Only the first this-many blob responses are cut short (all when `nil`).
     public var dropTimes: Int?
-    /// The first this-many content and blob requests answer 503 with `Retry-After: 1`.
+    /// The first this-many requests of ``failOn`` answer ``failStatus`` with ``retryAfter``.
     public var failFirst = 0
+    /// The status of those failures: 503 (the default), 500, 502, 504 or 429.
+    public var failStatus = 503
+    /// Their `Retry-After` in seconds; none when nil.
+    public var retryAfter: Int? = 1
+    /// Which requests ``failFirst`` counts.
+    public var failOn = FaultScope.all
     /// Refresh grants answer 400 `invalid_grant`.
     public var rejectRefresh = false
 
-    public init(dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, rejectRefresh: Bool = false) {
+    public init(
+        dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, failStatus: Int = 503, retryAfter: Int? = 1,
+        failOn: FaultScope = .all, rejectRefresh: Bool = false
+    ) {
         self.dropAfterBytes = dropAfterBytes
         self.dropTimes = dropTimes
         self.failFirst = failFirst
+        self.failStatus = failStatus
+        self.retryAfter = retryAfter
+        self.failOn = failOn
         self.rejectRefresh = rejectRefresh
     }
+
+    /// The statuses ``failStatus`` may take.
+    public static let failStatuses: Set<Int> = [429, 500, 502, 503, 504]
+}
+
+/// The requests `--test-fail-first` counts.
+public enum FaultScope: String, Sendable, Hashable, CaseIterable {
+    /// The `/v1/…` content routes.
+    case content
+    /// The blob links (`/blobs/…`).
+    case blobs
+    /// Both.
+    case all
+
+    func covers(_ route: FaultScope) -> Bool { self == .all || self == route }
+}
+
+/// One request that `--test-fail-first` looked at: when, which path, and whether it was failed.
+public struct FaultRecord: Sendable, Hashable {
+    public var path: String
+    public var failed: Bool
+    public var at: ContinuousClock.Instant
 }
 
 /// Counts the requests the faults apply to.
@@ -26,16 +60,23 @@ final class FaultCounters: Sendable {
     let faults: TestFaults
     private let failed = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
+    private let records = Mutex<[FaultRecord]>([])
 
     init(_ faults: TestFaults) {
         self.faults = faults
     }
 
-    /// Whether this request is one of the first `failFirst`.
-    func shouldFail() -> Bool {
-        guard faults.failFirst > 0 else { return false }
-        return failed.wrappingAdd(1, ordering: .relaxed).oldValue < faults.failFirst
+    /// Whether this request (to a route of `scope`) is one of the first `failFirst` of
+    /// ``TestFaults/failOn``; the requests counted are recorded while failures are switched on.
+    func shouldFail(path: String, scope: FaultScope) -> Bool {
+        guard faults.failFirst > 0, faults.failOn.covers(scope) else { return false }
+        let fails = failed.wrappingAdd(1, ordering: .relaxed).oldValue < faults.failFirst
+        records.withLock { $0.append(FaultRecord(path: path, failed: fails, at: .now)) }
+        return fails
     }
+
+    /// The requests counted so far, in order.
+    var log: [FaultRecord] { records.withLock { $0 } }
 
     /// After how many bytes this blob response is cut, if it is.
     func dropLimit() -> Int? {
@@ -45,16 +86,17 @@ final class FaultCounters: Sendable {
     }
 }
 
-/// Answers 503 with `Retry-After: 1` to the first `--test-fail-first` requests it sees.
+/// Answers the first `--test-fail-first` requests of its scope with the chosen status and `Retry-After`.
 struct FailFirstMiddleware: RouterMiddleware {
     typealias Context = ContentRequestContext
     let counters: FaultCounters
+    let scope: FaultScope
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if counters.shouldFail() {
-            throw ContentAPIError.unavailable("failing on purpose (--test-fail-first)", retryAfter: 1)
+        if counters.shouldFail(path: request.uri.path, scope: scope) {
+            throw ContentAPIError.failingOnPurpose(status: counters.faults.failStatus, retryAfter: counters.faults.retryAfter)
         }
         return try await next(request, context)
     }

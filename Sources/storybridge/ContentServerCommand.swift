@@ -67,6 +67,12 @@ struct ContentServerCommand: AsyncParsableCommand {
     @Option(help: "The http://host:port sas links start with (default: the Host each request came to).")
     var publicURL: String?
 
+    @Flag(
+        help:
+            "Packages leave out the presentations' media files (mediafiles/…); clients fetch each from /v1/mediafiles/{id} and its sas link."
+    )
+    var mediaOutsidePackages = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -120,10 +126,12 @@ struct ContentServerCommand: AsyncParsableCommand {
         } else {
             secret = nil
         }
-        let configuration = ContentServerConfiguration(
+        var setup = ContentServerConfiguration(
             host: host, port: port, dataDirectory: library.directory, accounts: try accounts(), signingSecret: secret,
             accessTokenLifetime: tokenLifetime, linkLifetime: test.linkLifetime, publicBaseURL: publicURL,
             faults: test.faults)
+        setup.mediaFilesOutsidePackages = mediaOutsidePackages
+        let configuration = setup
         let server: ContentServer
         do {
             server = try ContentServer(configuration: configuration, logger: logger)
@@ -135,6 +143,9 @@ struct ContentServerCommand: AsyncParsableCommand {
         try await server.runUntilSignalled { [host] port in
             Terminal.say("storybridge content-server listening on http://\(host):\(port)/ (auth and API base URL)")
             Terminal.say("Serving \(installed) installed presentation(s) from \(configuration.dataDirectory.root.path)")
+            if configuration.mediaFilesOutsidePackages {
+                Terminal.say("Media files are left out of the packages and served from /v1/mediafiles.")
+            }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")
         }
@@ -149,8 +160,17 @@ struct ContentServerTestOptions: ParsableArguments {
     @Option(help: "Only the first N blob responses are cut by --test-drop-after-bytes (default: all).")
     var testDropTimes: Int?
 
-    @Option(help: "The first N content and blob requests answer 503 with Retry-After: 1.")
+    @Option(help: "The first N content and blob requests (see --test-fail-on) answer --test-fail-status with Retry-After.")
     var testFailFirst = 0
+
+    @Option(help: "The status of those failures: 503 (default), 500, 502, 504 or 429.")
+    var testFailStatus = 503
+
+    @Option(help: "Their Retry-After in seconds; 0 sends none.")
+    var testRetryAfter = 1
+
+    @Option(help: "Which requests --test-fail-first counts: content (the /v1 routes), blobs (the sas links) or all.")
+    var testFailOn = FaultScope.all
 
     @Option(help: "sas links expire after this many seconds.")
     var testLinkLifetime = 3600
@@ -162,6 +182,11 @@ struct ContentServerTestOptions: ParsableArguments {
         if let testDropAfterBytes, testDropAfterBytes < 0 { throw ValidationError("--test-drop-after-bytes must be 0 or more") }
         if let testDropTimes, testDropTimes < 1 { throw ValidationError("--test-drop-times must be 1 or more") }
         guard testFailFirst >= 0 else { throw ValidationError("--test-fail-first must be 0 or more") }
+        guard TestFaults.failStatuses.contains(testFailStatus) else {
+            throw ValidationError(
+                "--test-fail-status must be one of \(TestFaults.failStatuses.sorted().map(String.init).joined(separator: ", "))")
+        }
+        guard testRetryAfter >= 0 else { throw ValidationError("--test-retry-after must be 0 or more") }
         guard testLinkLifetime > 0 else { throw ValidationError("--test-link-lifetime must be positive") }
     }
 
@@ -169,8 +194,8 @@ struct ContentServerTestOptions: ParsableArguments {
 
     var faults: TestFaults {
         TestFaults(
-            dropAfterBytes: testDropAfterBytes, dropTimes: testDropTimes, failFirst: testFailFirst,
-            rejectRefresh: testRejectRefresh)
+            dropAfterBytes: testDropAfterBytes, dropTimes: testDropTimes, failFirst: testFailFirst, failStatus: testFailStatus,
+            retryAfter: testRetryAfter > 0 ? testRetryAfter : nil, failOn: testFailOn, rejectRefresh: testRejectRefresh)
     }
 
     /// What is switched on, for the start-up lines.
@@ -179,9 +204,15 @@ struct ContentServerTestOptions: ParsableArguments {
         if let testDropAfterBytes {
             parts.append("drop blob responses after \(testDropAfterBytes) bytes" + (testDropTimes.map { " (first \($0))" } ?? ""))
         }
-        if testFailFirst > 0 { parts.append("503 to the first \(testFailFirst) requests") }
+        if testFailFirst > 0 {
+            let scope = testFailOn == .all ? "" : " \(testFailOn.rawValue)"
+            let wait = testRetryAfter > 0 ? " (Retry-After: \(testRetryAfter))" : " (no Retry-After)"
+            parts.append("\(testFailStatus) to the first \(testFailFirst)\(scope) requests\(wait)")
+        }
         if testLinkLifetime != 3600 { parts.append("links expire after \(testLinkLifetime) s") }
         if testRejectRefresh { parts.append("refresh refused") }
         return parts.joined(separator: "; ")
     }
 }
+
+extension FaultScope: ExpressibleByArgument {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoryBridge
+import StoryBridgeSync
 
 /// What `serve` and `inspect` were pointed at: an installed id (or the whole library), a
 /// presentation folder, or a .zip unpacked into a temporary folder for the run.
@@ -25,8 +26,17 @@ struct PresentationSource {
             let store = try library.openLibrary()
             let all = try store.entries().map(\.presentation)
             guard !all.isEmpty else {
-                throw ValidationError(
-                    "the library in \(library.directory.root.path) is empty: give a folder or a .zip, or install one first")
+                // A synced library whose first downloads are still under way (a kiosk's first
+                // boot) is served empty: presentations appear as they are installed.
+                guard (try? SyncLogin.session(directory: library.directory)) != nil else {
+                    throw ValidationError(
+                        "the library in \(library.directory.root.path) is empty: give a folder or a .zip, install one first, or log in and sync (storybridge login, storybridge sync --content)"
+                    )
+                }
+                return PresentationSource(
+                    presentations: [], defaultId: nil,
+                    description: "the library (empty for now: presentations appear as storybridge sync --content installs them)",
+                    library: store)
             }
             return PresentationSource(
                 presentations: all, defaultId: nil, description: "the library (\(all.count) presentations)", library: store)

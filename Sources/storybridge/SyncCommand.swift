@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 import StoryBridge
+import StoryBridgeServer
 import StoryBridgeSync
-import Synchronization
 
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -75,7 +76,7 @@ struct SyncCommand: AsyncParsableCommand {
         let wantsContent = content
         let onlyIds = ids.isEmpty ? nil : ids
         let parallel = concurrency
-        let work = Task { () async -> SyncOutcome in
+        let sync = SyncRunService { () async -> SyncOutcome in
             do throws(SyncError) {
                 let metadata = try await service.syncMetadata()
                 guard wantsContent else { return .success((metadata, nil)) }
@@ -85,14 +86,22 @@ struct SyncCommand: AsyncParsableCommand {
                 return .failure(error)
             }
         }
-        let interrupt = InterruptForwarder { work.cancel() }
-        let result = await work.value
-        interrupt.stop()
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: sync, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: HostServiceGroup.shutdownSignals, logger: Self.quietLogger()))
+        do {
+            try await group.run()
+        } catch {
+            Terminal.warn("storybridge sync: \(error)")
+        }
         display.finish()
         await service.shutdown()
+        let result = sync.outcome ?? .failure(.interrupted)
+        if sync.wasInterrupted { Terminal.warn(Self.describeKept(SyncPaths(library.directory).downloads)) }
         switch result {
         case .failure(let error):
-            if work.isCancelled { throw SyncExitStatus.fail("sync", .interrupted) }
+            if sync.wasInterrupted { throw SyncExitStatus.fail("sync", .interrupted) }
             throw SyncExitStatus.fail("sync", error)
         case .success(let (metadata, report)):
             Terminal.say(Self.describe(metadata))
@@ -115,6 +124,19 @@ struct SyncCommand: AsyncParsableCommand {
         parts.append("\(report.removed.count) removed")
         if !report.skipped.isEmpty { parts.append("\(report.skipped.count) skipped") }
         return "catalog: " + parts.joined(separator: ", ")
+    }
+
+    /// What an interrupted run leaves for the next one: the partial downloads and their size.
+    static func describeKept(_ downloads: URL) -> String {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []).filter { $0.hasSuffix(".part") }
+        guard !names.isEmpty else { return "kept: no partial download" }
+        let bytes = names.reduce(Int64(0)) { sum, name in
+            let path = downloads.appendingPathComponent(name).path
+            return sum + (((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+        return String(
+            format: "kept: %d partial download%@, %.1f MB in %@", names.count, names.count == 1 ? "" : "s", Double(bytes) / 1e6,
+            downloads.path)
     }
 
     static func describe(_ report: ContentSyncReport) -> String {
@@ -198,48 +220,5 @@ struct SyncCommand: AsyncParsableCommand {
         var logger = Logger(label: "storybridge.sync") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = ProcessInfo.processInfo.environment["STORYBRIDGE_SYNC_DEBUG"] == nil ? .warning : .debug
         return logger
-    }
-}
-
-/// Turns the first Ctrl-C (or SIGTERM) into a cancellation of the running work; a second one
-/// ends the process at once.
-final class InterruptForwarder {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ onInterrupt: @escaping @Sendable () -> Void) {
-        let once = FirstSignal()
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if once.claim() {
-                    Terminal.warn("\ninterrupted: stopping (partial downloads are kept); Ctrl-C again to quit at once")
-                    onInterrupt()
-                } else {
-                    exit(SyncExitStatus.interrupted)
-                }
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    func stop() {
-        for source in sources { source.cancel() }
-    }
-}
-
-/// Tells the first signal from the ones after it, across threads.
-private final class FirstSignal: Sendable {
-    private let seen = Mutex(false)
-
-    /// `true` the first time only.
-    func claim() -> Bool {
-        seen.withLock { seen in
-            defer { seen = true }
-            return !seen
-        }
     }
 }

@@ -39,6 +39,54 @@ struct ServePickupTests {
         await viewer.close()
     }
 
+    @Test(
+        "A kiosk's first boot: serve of a synced library with nothing downloaded starts, shows a waiting page, then serves what sync installs"
+    )
+    func serveStartsEmpty() async throws {
+        let lab = try SyncLab()
+        try lab.publish(id: 4, title: "four v1")
+        try await lab.startServer()
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync"]).status == 0)
+        #expect(try lab.clientLibrary().entries().isEmpty)
+
+        let serve = try lab.spawn(["serve", "--port", "0", "--log-level", "warning", "--no-watch"])
+        defer {
+            serve.process.interrupt()
+            serve.process.waitUntilExit()
+        }
+        let text = await SyncLab.read(serve.output, until: "Ctrl-C")
+        #expect(text.contains("empty for now"), "\(text)")
+        let match = try #require(text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector/))
+        let baseURL = String(match.1)
+        let (status, page) = try await fetch("\(baseURL)/")
+        #expect(status == 200)
+        #expect(page.contains("id=\"empty-library\""))
+        #expect(page.contains("http-equiv=\"refresh\""))
+        #expect(try await fetch("\(baseURL)/p/4/index.html").0 == 404)
+
+        let sync = try await lab.cli(["sync", "--content"])
+        #expect(sync.status == 0, "\(sync.errors)")
+        let deadline = ContinuousClock.now + .seconds(15)
+        var served = (0, "")
+        while ContinuousClock.now < deadline {
+            served = try await fetch("\(baseURL)/p/4/index.html")
+            if served.0 == 200 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(served.0 == 200)
+        #expect(served.1.contains("four v1"))
+    }
+
+    @Test("serve of an empty library that is not logged in for sync is refused with a hint")
+    func emptyWithoutSyncRefused() async throws {
+        let lab = try SyncLab()
+        let result = try await lab.cli(["serve", "--port", "0"])
+        #expect(result.status != 0)
+        #expect(result.errors.contains("is empty"), "\(result.errors)")
+        #expect(result.errors.contains("storybridge sync --content"))
+    }
+
     func fetch(_ url: String) async throws -> (Int, String) {
         let http = SyncHTTPClient.make()
         defer { Task { try? await http.shutdown() } }

@@ -54,7 +54,9 @@ final class SyncLab: @unchecked Sendable {
 
     /// Starts (or restarts, on the same port, so the stored session still points at it) the
     /// content server with these faults and lifetimes.
-    func startServer(faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600) async throws {
+    func startServer(
+        faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600, mediaOutsidePackages: Bool = false
+    ) async throws {
         let port = server?.port ?? 0
         await server?.stop()
         let accounts = ContentServerAccounts.wholeLibrary(
@@ -62,9 +64,10 @@ final class SyncLab: @unchecked Sendable {
             services: [.init(clientId: Self.serviceId, clientSecret: Self.serviceSecret)],
             apps: [.init(clientId: Self.appId, clientSecret: Self.appSecret)],
             users: [.init(username: Self.username, password: Self.password, fullname: "Anna Petrova")])
-        let configuration = ContentServerConfiguration(
+        var configuration = ContentServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: serverDirectory, accounts: accounts, signingSecret: secret,
             accessTokenLifetime: tokenLifetime, linkLifetime: linkLifetime, faults: faults)
+        configuration.mediaFilesOutsidePackages = mediaOutsidePackages
         var logger = Logger(label: "test.content-server")
         logger.logLevel = .critical
         server = try await ContentServer(configuration: configuration, logger: logger).start()

@@ -9,11 +9,15 @@ import Foundation
 //                                             (--bridge-only: no echo rounds, for profiling the host)
 //   storybridge-bench json [--rounds N]       the hand-written JSON reader and writer vs Foundation's
 //                                             JSONSerialization, JSONDecoder and JSONEncoder on bridge frames
+//   storybridge-bench sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
+//                                             storybridge sync --content vs curl + unzip of the same
+//                                             packages from the content server on 127.0.0.1, and the
+//                                             peak RSS of syncing one large package (--big-mb 0: skip)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
     print(
-        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | json [--rounds N]"
+        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
     )
     exit(2)
 }
@@ -50,7 +54,24 @@ case "json":
         benchmark.rounds = rounds
     }
     try benchmark.run()
+case "sync":
+    var benchmark = SyncBenchmark()
+    for (flag, keyPath) in [
+        ("--total-mb", \SyncBenchmark.totalMegabytes), ("--packages", \.packages), ("--big-mb", \.bigMegabytes), ("--rounds", \.rounds),
+    ] {
+        guard let index = arguments.firstIndex(of: flag) else { continue }
+        guard index + 1 < arguments.count, let value = Int(arguments[index + 1]), value >= 0 else {
+            print("\(flag) needs a number")
+            exit(2)
+        }
+        benchmark[keyPath: keyPath] = value
+    }
+    guard benchmark.packages > 0, benchmark.rounds > 0, benchmark.totalMegabytes >= benchmark.packages else {
+        print("--packages and --rounds must be positive, --total-mb at least one per package")
+        exit(2)
+    }
+    try await benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, json")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, json, sync")
     exit(2)
 }
