@@ -70,7 +70,7 @@ extension StoryBridgeDatabase {
     }
 
     /// What is wrong with the database file, `nil` when it passes `PRAGMA integrity_check`.
-    static func integrityProblem(_ file: URL) -> String? {
+    public static func integrityProblem(_ file: URL) -> String? {
         do {
             var configuration = Configuration()
             configuration.readonly = true
