@@ -49,7 +49,8 @@ struct StorageFaultTests {
             try await database.pool.write { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
             #expect(try await page.request("setCustomEvent", data: ["key": "after", "value": "1"]).status == .success)
             #expect(database.health.currentFailure == nil)
-            let after = String(decoding: try await httpGet(host.baseURL + "/__storybridge/metrics?token=\(host.server.token)").body, as: UTF8.self)
+            let after = String(
+                decoding: try await httpGet(host.baseURL + "/__storybridge/metrics?token=\(host.server.token)").body, as: UTF8.self)
             #expect(after.contains("storybridge_storage_failing 0"))
             let sessionId = try #require(try await page.request("getCurrentSessions").data["sessionId"]?.stringValue)
             let stored = Set(try await host.runtime.analytics.customEvents(sessionId: sessionId).map(\.key))

@@ -16,7 +16,8 @@ struct LongRunBenchmark {
         defer { try? FileManager.default.removeItem(at: folder) }
         let presentation = folder.appendingPathComponent("presentation")
         try FileManager.default.createDirectory(at: presentation, withIntermediateDirectories: true)
-        try "<html><body>slide</body></html>".write(to: presentation.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try "<html><body>slide</body></html>".write(
+            to: presentation.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
         let clock = ManualHostClock()
         let lifetime = ViewerLifetime(idleTime: .seconds(30 * 60), sessionTimeout: .seconds(30 * 60))
         let host = try await TestHost.start(

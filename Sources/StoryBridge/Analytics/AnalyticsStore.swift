@@ -58,7 +58,8 @@ public final class AnalyticsStore: Sendable {
         let held = try await pool.read { db in
             try Set(
                 String.fetchAll(
-                    db, ViewerSnapshot.select(ViewerSnapshot.CodingKeys.sessionId, as: String.self)
+                    db,
+                    ViewerSnapshot.select(ViewerSnapshot.CodingKeys.sessionId, as: String.self)
                         .filter(candidates.map(\.id).contains(ViewerSnapshot.CodingKeys.sessionId))))
         }
         return candidates.first { !held.contains($0.id) }

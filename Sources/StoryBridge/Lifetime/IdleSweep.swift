@@ -69,7 +69,8 @@ extension StoryBridgeHost {
             logger.debug(
                 "idle sweep",
                 metadata: [
-                    "timedOut": "\(report.sessionsTimedOut)", "evicted": "\(report.viewersEvicted)", "inMemory": "\(report.viewersInMemory)",
+                    "timedOut": "\(report.sessionsTimedOut)", "evicted": "\(report.viewersEvicted)",
+                    "inMemory": "\(report.viewersInMemory)",
                 ])
         }
         return report
