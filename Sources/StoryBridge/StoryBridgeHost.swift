@@ -27,6 +27,8 @@ public final class StoryBridgeHost: Sendable {
     public let logger: Logger
     /// Every request, answer, event, connection and reload, for the inspector.
     public let feed = InspectorFeed()
+    /// How long idle viewers and their sessions are kept; see ``sweepIdle()``.
+    public let lifetime: ViewerLifetime
     /// Where the host reads time: analytics dates and durations, upload back-off, polling. Give a
     /// manual clock (`ManualHostClock` in StoryBridgeTesting) to move time in tests.
     public let clock: any HostClock
@@ -38,17 +40,21 @@ public final class StoryBridgeHost: Sendable {
         policy: ViewerPolicy = ViewerPolicy(), outboxLimits: OutboxLimits = OutboxLimits(),
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
         deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10),
-        clock: any HostClock = SystemHostClock(),
+        clock: any HostClock = SystemHostClock(), lifetime: ViewerLifetime = ViewerLifetime(),
         logger: Logger = Logger(label: "storybridge")
     ) {
         self.clock = clock
+        self.lifetime = lifetime
         self.library = library
         self.policy = policy
         self.identity = identity
         self.logger = logger
         self.database = database
         let feed = self.feed
-        let viewers = ViewerRegistry { viewerId, event in feed.record(.event(viewerId: viewerId, event)) }
+        let viewers = ViewerRegistry(store: ViewerStore(database: database), clock: clock, logger: logger) { viewerId, event in
+            feed.record(.event(viewerId: viewerId, event))
+        }
+        Self.logStorageHealth(database, logger: logger)
         self.viewers = viewers
         self.analytics = AnalyticsStore(database: database, limits: outboxLimits, clock: clock)
         self.sessions = SessionTracker(
@@ -68,6 +74,22 @@ public final class StoryBridgeHost: Sendable {
         self.deepLink = deepLink
         Self.register(DeepLinkingModule(), on: bridge, logger: logger)
         if !commands.isEmpty { Self.register(ConfiguredCommandsModule(commands), on: bridge, logger: logger) }
+    }
+
+    /// Logs the start and end of each episode of failing writes, once each.
+    private static func logStorageHealth(_ database: StoryBridgeDatabase, logger: Logger) {
+        database.health.observe { change in
+            switch change {
+            case .degraded(let error):
+                logger.warning(
+                    "storage: writes are failing; commands that save answer a failure until this is fixed, reads go on",
+                    metadata: ["error": "\(error)"])
+            case .recovered:
+                logger.notice("storage: writes succeed again")
+            case .writeFailed:
+                break
+            }
+        }
     }
 
     /// Registers a module the host starts with; one the bridge refuses (a command declared twice or

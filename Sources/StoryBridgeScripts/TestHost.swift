@@ -29,6 +29,7 @@ public struct TestHost: Sendable {
 
     /// Starts a host with the presentation folders given, numbered from 1 in order unless
     /// `catalogs` says otherwise. Give a ``ManualHostClock`` as `clock` to move the host's time.
+    /// `maxDatabasePages` caps the database's size (SQLite `max_page_count`) to test a full disk.
     public static func start(
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
@@ -36,6 +37,7 @@ public struct TestHost: Sendable {
         commands: [ConfiguredCommand] = [],
         server serverConfiguration: ServerConfiguration = ServerConfiguration(port: 0),
         defaultDeadline: Duration = .seconds(10), clock: any HostClock = SystemHostClock(),
+        lifetime: ViewerLifetime = ViewerLifetime(), maxDatabasePages: Int? = nil,
         configure: (StoryBridgeHost) throws -> Void = { _ in }
     ) async throws -> TestHost {
         var presentations: [Presentation] = []
@@ -56,9 +58,10 @@ public struct TestHost: Sendable {
         }
         try directory.prepare()
         let runtime = StoryBridgeHost(
-            library: PresentationLibrary(presentations), database: try StoryBridgeDatabase(file: directory.database),
+            library: PresentationLibrary(presentations),
+            database: try StoryBridgeDatabase(file: directory.database, maxPageCount: maxDatabasePages),
             identity: identity, policy: policy, http: http, tables: tables, deepLink: deepLink, commands: commands,
-            defaultDeadline: defaultDeadline, clock: clock, logger: logger)
+            defaultDeadline: defaultDeadline, clock: clock, lifetime: lifetime, logger: logger)
         try configure(runtime)
         let metrics = HostMetrics()
         let server = try await StoryBridgeServer(host: runtime, configuration: serverConfiguration, metrics: metrics).start()

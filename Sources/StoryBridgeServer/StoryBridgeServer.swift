@@ -73,6 +73,7 @@ public struct StoryBridgeServer: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         metrics.watch(host.bridge)
+        metrics.watch(host.database.health)
     }
 
     /// Builds the Hummingbird application: the HTTP router (host-name check, read-only methods,

@@ -95,6 +95,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Analytics upload")
     var upload: UploadOptions
 
+    @OptionGroup(title: "Long runs")
+    var lifetime: LifetimeOptions
+
     func run() async throws {
         let configuration = try identity.resolve()
         let source: PresentationSource
@@ -111,11 +114,14 @@ struct ServeCommand: AsyncParsableCommand {
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
         let database: StoryBridgeDatabase
         do {
+            let opened = try StoryBridgeDatabase.openChecked(in: library.directory)
+            if let movedAside = opened.movedAside { Terminal.warn("warning: \(movedAside)") }
+            database = opened.database
             try library.directory.prepare()
-            database = try StoryBridgeDatabase(file: library.directory.database)
         } catch {
-            throw ValidationError("cannot open the database in \(library.directory.root.path): \(error)")
+            throw ValidationError("\(error)")
         }
+        let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
         var link: DeepLink?
         if let deepLink {
@@ -136,7 +142,9 @@ struct ServeCommand: AsyncParsableCommand {
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
             tables: configuration.tables, deepLink: link, commands: configuration.commands,
-            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), logger: logger)
+            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime, logger: logger)
+        // Sessions a killed run left open are finished before the first page connects.
+        await host.sweepIdle()
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
         let bindPort = port ?? configuration.server.port ?? 8080
         guard (0...65535).contains(bindPort) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -156,7 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
-        var services: [any Service] = []
+        var services: [any Service] = [IdleSweepService(host: host)]
         if let uploadSettings {
             services.append(
                 UploaderService(

@@ -7,6 +7,8 @@ import Foundation
 //       [--pipelined-only] [--rounds N] [--bridge-only]
 //                                             only the pipelined comparison, N rounds of each path
 //                                             (--bridge-only: no echo rounds, for profiling the host)
+//   storybridge-bench long-run [COUNT]       resident memory after COUNT (100,000) page loads from distinct
+//                                             tabs vs after the first 1,000 (idle viewers leave memory)
 //   storybridge-bench json [--rounds N]       the hand-written JSON reader and writer vs Foundation's
 //                                             JSONSerialization, JSONDecoder and JSONEncoder on bridge frames
 //   storybridge-bench sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
@@ -17,7 +19,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
     print(
-        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
+        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
     )
     exit(2)
 }
@@ -44,6 +46,13 @@ case "roundtrip":
         benchmark.rounds = rounds
     }
     try await benchmark.run()
+case "long-run":
+    let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+    guard count >= 1_000 else {
+        print("long-run needs at least 1000 page loads")
+        exit(2)
+    }
+    try await LongRunBenchmark(pageLoads: count).run()
 case "json":
     var benchmark = JSONBenchmark()
     if let index = arguments.firstIndex(of: "--rounds") {
@@ -72,6 +81,6 @@ case "sync":
     }
     try await benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, json, sync")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, long-run, json, sync")
     exit(2)
 }

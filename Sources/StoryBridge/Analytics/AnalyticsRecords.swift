@@ -18,6 +18,16 @@ public enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
     public var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
 }
 
+/// How a finished session ended (column `session.endedBy`, member `endedBy` of the uploaded
+/// session body). Unfinished sessions (states 0, 3, 4) have none.
+public enum SessionEnd: String, Sendable, Hashable, Codable, DatabaseValueConvertible {
+    /// The page closed the presentation (`closePresentation`, the chrome's close button).
+    case close
+    /// Its viewer was gone longer than the host's session timeout: the host saved it with the
+    /// duration up to the viewer's last activity.
+    case timeout
+}
+
 /// Where and when a record was made. Records keep these four values in their own columns
 /// (`created`, `timeZone`, `latitude`, `longitude`); `stamp` reads and sets them together.
 public struct RecordStamp: Sendable, Hashable {
@@ -50,7 +60,7 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     /// The columns; each property is its column.
     public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, duration, slidesCount
-        case state, complete, updated
+        case state, complete, updated, endedBy
     }
 
     public var id: String
@@ -69,11 +79,14 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     public var complete: Bool
     /// When the session last changed.
     public var updated: Date
+    /// How it ended, once finished (`close` or `timeout`); `nil` while it may go on.
+    public var endedBy: SessionEnd?
 
     public init(
         id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int,
-        slidesCount: Int, state: SessionState, complete: Bool, updated: Date? = nil
+        slidesCount: Int, state: SessionState, complete: Bool, updated: Date? = nil, endedBy: SessionEnd? = nil
     ) {
+        self.endedBy = endedBy
         self.id = id
         self.presentationId = presentationId
         self.viewerId = viewerId
@@ -103,7 +116,7 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
             "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
             "state": .int(state.rawValue), "complete": .bool(complete), "duration": .int(duration),
             "slidesCount": .int(slidesCount), "latitude": .double(latitude), "longitude": .double(longitude),
-            "address": .string(address),
+            "address": .string(address), "endedBy": endedBy.map { .string($0.rawValue) } ?? .null,
         ]
     }
 }

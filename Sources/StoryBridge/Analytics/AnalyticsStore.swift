@@ -32,7 +32,7 @@ public final class AnalyticsStore: Sendable {
     public func insert(_ session: SessionRecord) async throws {
         var session = session
         session.updated = clock.now
-        try await pool.write { [session] db in try session.insert(db) }
+        try await database.write { [session] db in try session.insert(db) }
     }
 
     /// One session, if it exists.
@@ -49,18 +49,32 @@ public final class AnalyticsStore: Sendable {
         return try await pool.read { db in try SessionRecord.readAll(db, newestFirst) }
     }
 
-    /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active` ones.
+    /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active`
+    /// ones and those of viewers that left memory (they continue when their tab comes back).
     public func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
-        try await sessions(userId: userId, presentationId: presentationId, limit: 50)
-            .first { $0.state.isUnfinished && !active.contains($0.id) }
+        let candidates = try await sessions(userId: userId, presentationId: presentationId, limit: 50)
+            .filter { $0.state.isUnfinished && !active.contains($0.id) }
+        guard !candidates.isEmpty else { return nil }
+        let held = try await pool.read { db in
+            try Set(
+                String.fetchAll(
+                    db,
+                    ViewerSnapshot.select(ViewerSnapshot.CodingKeys.sessionId, as: String.self)
+                        .filter(candidates.map(\.id).contains(ViewerSnapshot.CodingKeys.sessionId))))
+        }
+        return candidates.first { !held.contains($0.id) }
     }
 
     /// Changes a session's state. Moving to "saved" queues the session and all its records for
     /// upload, in the same transaction.
-    public func setState(_ state: SessionState, sessionId: String) async throws {
+    /// `endedBy` says how a finished session ended.
+    public func setState(_ state: SessionState, sessionId: String, endedBy: SessionEnd? = nil) async throws {
         let now = clock.now
-        try await pool.write { db in
-            try self.changeSession(sessionId, at: now, db: db) { $0.state = state }
+        try await database.write { db in
+            try self.changeSession(sessionId, at: now, db: db) {
+                $0.state = state
+                $0.endedBy = endedBy
+            }
             if state == .saved { try self.enqueueSession(sessionId, db: db) }
         }
     }
@@ -68,13 +82,13 @@ public final class AnalyticsStore: Sendable {
     /// Sets a session's `complete` flag.
     public func markComplete(sessionId: String) async throws {
         let now = clock.now
-        try await pool.write { db in try self.changeSession(sessionId, at: now, db: db) { $0.complete = true } }
+        try await database.write { db in try self.changeSession(sessionId, at: now, db: db) { $0.complete = true } }
     }
 
     /// Moves what was recorded in `from` into `into` (a restored session) and deletes `from`.
     public func merge(_ from: String, into: String) async throws {
         let now = clock.now
-        try await pool.write { db in
+        try await database.write { db in
             try SlideViewRecord.filter(SlideView.sessionId == from).updateAll(db, SlideView.sessionId.set(to: into))
             try MediaViewRecord.filter(MediaView.sessionId == from).updateAll(db, MediaView.sessionId.set(to: into))
             try DeepLinkRecord.filter(DeepLinkRecord.CodingKeys.sessionId == from)
@@ -110,7 +124,7 @@ public final class AnalyticsStore: Sendable {
     /// Stores a slide view and updates its session's duration and slide count.
     public func insert(_ view: SlideViewRecord) async throws {
         let now = clock.now
-        try await pool.write { db in
+        try await database.write { db in
             try view.insert(db)
             try self.changeSession(view.sessionId, at: now, refreshingTotals: true, db: db)
         }
@@ -118,13 +132,13 @@ public final class AnalyticsStore: Sendable {
 
     /// Stores a media view.
     public func insert(_ view: MediaViewRecord) async throws {
-        try await pool.write { db in try view.insert(db) }
+        try await database.write { db in try view.insert(db) }
     }
 
     /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
     /// earlier one, which keeps its id.
     public func upsert(_ event: CustomEventRecord) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             let sameKey = CustomEventRecord.filter(CustomEvent.sessionId == event.sessionId && CustomEvent.key == event.key)
             if var existing = try CustomEventRecord.readOne(db, sameKey) {
                 existing.value = event.value
@@ -147,7 +161,7 @@ public final class AnalyticsStore: Sendable {
     /// Deletes a custom event; returns whether it existed.
     @discardableResult
     public func deleteCustomEvent(sessionId: String, key: String) async throws -> Bool {
-        try await pool.write { db in
+        try await database.write { db in
             try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db) > 0
         }
     }

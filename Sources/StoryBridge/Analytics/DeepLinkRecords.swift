@@ -79,7 +79,7 @@ public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
 extension AnalyticsStore {
     /// Records a deep link of a session.
     public func insert(_ link: DeepLinkRecord) async throws {
-        try await pool.write { db in try link.insert(db) }
+        try await database.write { db in try link.insert(db) }
     }
 
     /// The deep links of a session, oldest first.

@@ -225,7 +225,7 @@ extension AnalyticsStore {
     private func changeRecord(
         _ recordId: String, countingFailure: Bool = false, _ change: @escaping @Sendable (inout OutboxRecord) -> Void
     ) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             guard var record = try OutboxRecord.readOne(db, OutboxRecord.filter(key: recordId)) else {
                 throw UnknownOutboxRecordError(recordId: recordId)
             }
@@ -239,7 +239,7 @@ extension AnalyticsStore {
     /// nil); returns how many.
     @discardableResult
     public func requeue(_ recordIds: [String]? = nil) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             var setAside = OutboxRecord.filter(Outbox.status == OutboxStatus.setAside)
             if let recordIds { setAside = setAside.filter(keys: recordIds) }
             let records = try OutboxRecord.readAll(db, setAside)

@@ -128,7 +128,28 @@ public final class SessionTracker: Sendable {
                     direction: .outbound, uri: uri, source: scheme, parameters: outbound.parameters,
                     stamp: RecordStamp(at: now, identity: identity)))
         }
-        try await store.setState(saved ? .saved : .notSaved, sessionId: sessionId)
+        try await store.setState(saved ? .saved : .notSaved, sessionId: sessionId, endedBy: .close)
+    }
+
+    /// Finishes the session of a viewer gone since `lastActivity` (its last page connection
+    /// closed then): the slide it showed is recorded up to `lastActivity` (cause `timeout`), and the
+    /// session is saved (state 1, `endedBy` `timeout`) and queued for upload. Returns the viewer's
+    /// state without the session, so a tab that comes back later starts a new one.
+    func timeOut(_ state: ViewerState, viewerId: String, lastActivity: Date) async throws -> ViewerState {
+        guard let sessionId = state.sessionId else { return state }
+        if let session = try await store.session(id: sessionId), session.state == .inProgress {
+            if let slide = state.currentSlide, let presentationId = state.presentationId, let enteredAt = state.slideEnteredAt {
+                try await recordSlideView(
+                    sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt,
+                    now: max(enteredAt, lastActivity), navigation: state.slideNavigation, cause: "timeout")
+            }
+            try await store.setState(.saved, sessionId: sessionId, endedBy: .timeout)
+            logger.info("session ended by timeout", metadata: ["session": "\(sessionId)", "viewer": "\(viewerId)"])
+        }
+        var state = state
+        state.sessionId = nil
+        state.slideEnteredAt = nil
+        return state
     }
 
     /// Records a media file shown from `opened` (a date read from ``clock``) until now.

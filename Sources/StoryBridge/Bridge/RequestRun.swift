@@ -75,6 +75,8 @@ extension Bridge {
             return .success(try await routed.route.command.answer(request, context: context))
         } catch let error as BridgeError {
             return .failure(error)
+        } catch let error as StorageError {
+            return .failure(.storage(error))
         } catch is CancellationError where Task.isCancelled {
             return .failure(.refused("The request was cancelled: its page went away or its deadline passed"))
         } catch {

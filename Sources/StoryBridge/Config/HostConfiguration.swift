@@ -9,7 +9,8 @@ import Foundation
 ///     "app": {"localization": "ru", "os": "Linux", "osVersion": "6.1", "device": "QA rig", "appVersion": "2.2.0"},
 ///     "location": {"latitude": 55.75, "longitude": 37.62, "address": "Moscow"}
 ///   },
-///   "server": {"host": "127.0.0.1", "port": 8080, "allowedHosts": ["kiosk.lan"]},
+///   "server": {"host": "127.0.0.1", "port": 8080, "allowedHosts": ["kiosk.lan"],
+///              "viewerIdleTime": "30m", "sessionTimeout": "30m"},
 ///   "bridge": {"deadlineSeconds": 10},
 ///   "http": {"allowedHosts": ["api.example.com", "*.example.org"], "timeoutSeconds": 15},
 ///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"}
@@ -23,10 +24,20 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         /// Names (`Host` headers) the server answers to besides its own loopback names and bound
         /// address; added to `serve --allowed-host`.
         public var allowedHosts: [String]?
-        public init(host: String? = nil, port: Int? = nil, allowedHosts: [String]? = nil) {
+        /// How long a viewer without a page connection stays in memory (`serve --viewer-idle-time`).
+        public var viewerIdleTime: TimeLimit?
+        /// How long after its viewer left a session is finished by timeout, or `none`
+        /// (`serve --session-timeout`).
+        public var sessionTimeout: TimeLimit?
+        public init(
+            host: String? = nil, port: Int? = nil, allowedHosts: [String]? = nil, viewerIdleTime: TimeLimit? = nil,
+            sessionTimeout: TimeLimit? = nil
+        ) {
             self.host = host
             self.port = port
             self.allowedHosts = allowedHosts
+            self.viewerIdleTime = viewerIdleTime
+            self.sessionTimeout = sessionTimeout
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An inbound deep link: `storyclm://content?contentId=<presId>&slide=<x.html>&<more params>`.
-public struct DeepLink: Sendable, Hashable {
+public struct DeepLink: Sendable, Hashable, Codable {
     /// The link as given.
     public var uri: String
     /// The presentation it opens.
@@ -46,7 +46,7 @@ public struct DeepLink: Sendable, Hashable {
 }
 
 /// What content prepares for an outbound deep link (to another app).
-public struct OutboundDeepLink: Sendable, Hashable {
+public struct OutboundDeepLink: Sendable, Hashable, Codable {
     public var scheme: String?
     public var parameters: [String: String] = [:]
 

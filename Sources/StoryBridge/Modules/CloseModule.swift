@@ -33,6 +33,8 @@ public struct CloseModule: BridgeModule {
         if outcome != .cancelled {
             do {
                 try await context.sessions.close(context.viewer, saved: outcome == .saved)
+            } catch let error as StorageError {
+                throw BridgeError.storage(error)
             } catch {
                 throw BridgeError.moduleFailed(command: request.command, module: name, reason: "cannot record the session: \(error)")
             }

@@ -15,6 +15,9 @@ public enum BridgeError: Error, Sendable, Hashable {
     case deadlineExceeded(command: String, module: String, seconds: Double)
     /// The module failed with an error that is not a `BridgeError` (500).
     case moduleFailed(command: String, module: String, reason: String)
+    /// The host could not save the change the request makes: its storage is full or failing
+    /// (507 when full, 503 otherwise). Nothing of the request was recorded; reads still work.
+    case storage(StorageError)
     /// A custom answer: any code, message and data, for modules that need them (for example the
     /// HTTP module, which passes the remote status through).
     case custom(code: Int, message: String, data: JSONValue)
@@ -26,6 +29,8 @@ public enum BridgeError: Error, Sendable, Hashable {
         case .notFound: return 404
         case .deadlineExceeded: return 504
         case .moduleFailed: return 500
+        case .storage(.full): return 507
+        case .storage: return 503
         case .custom(let code, _, _): return code
         }
     }
@@ -45,6 +50,12 @@ public enum BridgeError: Error, Sendable, Hashable {
             return "Module '\(module)' did not answer '\(command)' within \(Self.format(seconds)) s"
         case .moduleFailed(let command, let module, let reason):
             return "Module '\(module)' failed on '\(command)': \(reason)"
+        case .storage(.full):
+            return "The host's storage is full: the change was not saved (try again once space is freed)"
+        case .storage(.readOnly):
+            return "The host's storage cannot be written: the change was not saved"
+        case .storage(.ioFailure):
+            return "The host's disk failed: the change was not saved"
         case .custom(_, let message, _):
             return message
         }
@@ -56,7 +67,7 @@ public enum BridgeError: Error, Sendable, Hashable {
     public var isDefect: Bool {
         switch self {
         case .unknownCommand, .invalidData, .deadlineExceeded, .moduleFailed: return true
-        case .notFound, .refused, .custom: return false
+        case .notFound, .refused, .storage, .custom: return false
         }
     }
 

@@ -6,14 +6,40 @@ import GRDB
 public final class StoryBridgeDatabase: Sendable {
     /// The connection pool.
     public let pool: DatabasePool
+    /// The database file.
+    public let file: URL
+    /// Whether writes succeed; see ``write(_:)``.
+    public let health = StorageHealth()
 
     /// Opens (creating if needed) the database at `file` and brings its schema up to date.
-    public init(file: URL) throws {
+    /// `maxPageCount` caps the file's size in pages (SQLite's `PRAGMA max_page_count`): a write
+    /// past it fails as ``StorageError/full(path:)``, as on a full disk.
+    public init(file: URL, maxPageCount: Int? = nil) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
+        if let maxPageCount {
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)") }
+        }
+        self.file = file
         pool = try DatabasePool(path: file.path, configuration: configuration)
         try Self.migrator.migrate(pool)
+    }
+
+    /// Runs `updates` in a write transaction. A failure of the storage (disk full, size limit,
+    /// read-only file, I/O error) is thrown as a ``StorageError`` and reported to ``health``, once
+    /// per episode; the first write that succeeds afterwards ends the episode. Other errors are
+    /// thrown as they are.
+    public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            let result = try await pool.write(updates)
+            health.writeSucceeded()
+            return result
+        } catch {
+            guard let storage = StorageError.from(error, path: file.path) else { throw error }
+            health.writeFailed(storage)
+            throw storage
+        }
     }
 
     /// The schema versions applied so far, in order.
@@ -168,6 +194,9 @@ public final class StoryBridgeDatabase: Sendable {
         }
         migrator.registerMigration("v5-sync") { db in
             try SyncCatalogSchema.create(db)
+        }
+        migrator.registerMigration("v6-lifetime") { db in
+            try LifetimeSchema.create(db)
         }
         return migrator
     }

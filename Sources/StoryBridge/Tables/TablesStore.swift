@@ -27,12 +27,13 @@ public struct TableDefinition: Sendable, Hashable, Codable {
 /// Table entries as JSON objects in SQLite, each with a generated `_id`. A stored entry that is
 /// no longer a JSON object is a ``CorruptEntryError`` naming it, never silently left out.
 public final class TablesStore: Sendable {
-    let pool: DatabasePool
+    let database: StoryBridgeDatabase
+    var pool: DatabasePool { database.pool }
     /// Where the store reads the time it stamps on new tables and entries.
     public let clock: any HostClock
 
     public init(database: StoryBridgeDatabase, clock: any HostClock = SystemHostClock()) {
-        pool = database.pool
+        self.database = database
         self.clock = clock
     }
 
@@ -41,7 +42,7 @@ public final class TablesStore: Sendable {
     /// Declares (or renames and re-schemes) tables.
     public func declare(_ definitions: [TableDefinition]) async throws {
         let now = clock.now
-        try await pool.write { db in try Self.declare(definitions, at: now, db: db) }
+        try await database.write { db in try Self.declare(definitions, at: now, db: db) }
     }
 
     /// Declares tables while the host is being set up, before anything runs concurrently (the
@@ -89,7 +90,7 @@ public final class TablesStore: Sendable {
     /// Inserts entries in one transaction, giving each an `_id`; creates the table if it is new.
     public func insert(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
         let now = clock.now
-        return try await pool.write { db in
+        return try await database.write { db in
             if try !StoredTable.exists(db, key: tableId) {
                 try StoredTable(id: tableId, name: "Table \(tableId)", schema: [], created: now).insert(db)
             }
@@ -106,7 +107,7 @@ public final class TablesStore: Sendable {
     /// Replaces entries by their `_id` in one transaction and returns them as stored; throws
     /// ``UpdateError`` (and changes nothing) when an entry has no id or names one that does not exist.
     public func update(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
-        try await pool.write { db in
+        try await database.write { db in
             try entries.map { entry in
                 guard let id = entry["_id"]?.stringValue ?? entry["id"]?.stringValue else { throw UpdateError.missingId }
                 guard var row = try Self.stored(tableId: tableId, id: id, db: db) else { throw UpdateError.unknownEntry(id) }
@@ -122,7 +123,7 @@ public final class TablesStore: Sendable {
     /// Deletes entries by id and returns them (missing ids are skipped; a corrupt one is an error
     /// and nothing is deleted).
     public func delete(tableId: Int, ids: [String]) async throws -> [[String: JSONValue]] {
-        try await pool.write { db in
+        try await database.write { db in
             var deleted: [[String: JSONValue]] = []
             for id in ids {
                 guard let row = try Self.stored(tableId: tableId, id: id, db: db) else { continue }

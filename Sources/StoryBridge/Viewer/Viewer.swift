@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One browser tab showing content. The page reconnects on every slide load; the viewer and its
 /// state live on in the host, found again by the id the page keeps in `sessionStorage`.
@@ -21,10 +22,84 @@ public actor Viewer {
     /// Told of every event sent to this viewer (the inspector's feed).
     private nonisolated let eventObserver: (@Sendable (String, HostEvent) -> Void)?
 
+    /// Who holds the viewer (page connections being served) and since when nobody has: read by
+    /// the registry without waiting for the actor, to decide when the viewer leaves memory.
+    private nonisolated let activity: Mutex<Activity>
+
+    private struct Activity {
+        var leases = 0
+        var idleSince: Date
+        var retired = false
+    }
+
     /// Creates a viewer with the id its page sent; `eventObserver` is told of every event sent.
-    public init(id: String, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
+    /// `idleSince` starts its idle time (now, for a viewer nobody holds yet).
+    public init(id: String, idleSince: Date = Date(), eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
         self.id = id
         self.eventObserver = eventObserver
+        self.activity = Mutex(Activity(idleSince: idleSince))
+    }
+
+    /// Brings back a viewer that left memory, as it was; its idle time restarts at `now`.
+    public init(snapshot: ViewerSnapshot, now: Date, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
+        self.id = snapshot.id
+        self.eventObserver = eventObserver
+        self.activity = Mutex(Activity(idleSince: now))
+        self.state = snapshot.state
+        self.lastPageLoad = snapshot.lastPageLoad
+    }
+
+    /// What the viewer keeps when it leaves memory; a viewer held now counts as idle from `now`.
+    public func snapshot(at now: Date) -> ViewerSnapshot {
+        ViewerSnapshot(id: id, state: state, lastPageLoad: lastPageLoad, idleSince: idleSince ?? now)
+    }
+
+    /// Ends the viewer's session by timeout: ``SessionTracker/timeOut(_:viewerId:lastActivity:)``
+    /// on its state, which it then keeps (without the session).
+    /// Nothing happens when a page took the viewer again since the sweep looked at it.
+    func timeOutSession(with tracker: SessionTracker, lastActivity: Date) async throws {
+        guard idleSince == lastActivity else { return }
+        state = try await tracker.timeOut(state, viewerId: id, lastActivity: lastActivity)
+    }
+
+    // MARK: Leases (who holds the viewer in memory)
+
+    /// Marks the viewer held (a page connection is being served); it stays in memory until every
+    /// lease is released. Returns `false` when it has already left memory (take a new one).
+    nonisolated func lease() -> Bool {
+        activity.withLock { activity in
+            guard !activity.retired else { return false }
+            activity.leases += 1
+            return true
+        }
+    }
+
+    /// Releases a lease; when none is left the viewer is idle from `now`.
+    nonisolated func release(at now: Date) {
+        activity.withLock { activity in
+            activity.leases = max(0, activity.leases - 1)
+            if activity.leases == 0 { activity.idleSince = now }
+        }
+    }
+
+    /// Since when nobody has held the viewer; `nil` while it is held.
+    public nonisolated var idleSince: Date? {
+        activity.withLock { $0.leases == 0 ? $0.idleSince : nil }
+    }
+
+    /// Retires the viewer when nobody has held it since before `cutoff`; a retired viewer takes no
+    /// more leases. Returns whether it was retired.
+    nonisolated func retireIfIdle(before cutoff: Date) -> Bool {
+        activity.withLock { activity in
+            guard activity.leases == 0, activity.idleSince < cutoff, !activity.retired else { return false }
+            activity.retired = true
+            return true
+        }
+    }
+
+    /// Takes a retired viewer back (its state could not be saved): it stays in memory.
+    nonisolated func unretire() {
+        activity.withLock { $0.retired = false }
     }
 
     /// Whether at least one page of this viewer is connected.

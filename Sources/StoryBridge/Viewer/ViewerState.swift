@@ -33,7 +33,7 @@ public enum NavigationCause: String, Sendable, Hashable, Codable {
 }
 
 /// A navigation the host has asked the page to perform and which the next page load completes.
-public struct PendingNavigation: Sendable, Hashable {
+public struct PendingNavigation: Sendable, Hashable, Codable {
     public var presentationId: Int
     public var slide: String
     public var data: JSONValue
@@ -48,7 +48,7 @@ public struct PendingNavigation: Sendable, Hashable {
 }
 
 /// A viewer's navigation state, kept by the host across page loads.
-public struct ViewerState: Sendable, Hashable {
+public struct ViewerState: Sendable, Hashable, Codable {
     /// The presentation shown, once the first slide has loaded.
     public var presentationId: Int?
     /// The slide shown.

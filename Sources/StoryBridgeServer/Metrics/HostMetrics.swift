@@ -18,7 +18,9 @@ import Synchronization
 /// - `storybridge_upload_records_total{outcome}` and `storybridge_upload_failures_total`: counted
 ///   by the uploader when it is given ``factory``;
 /// - `storybridge_refused_requests_total{reason}`: requests and WebSockets refused, by reason
-///   (`host`, `token`, `origin`, `request`, `connection-limit`).
+///   (`host`, `token`, `origin`, `request`, `connection-limit`);
+/// - `storybridge_storage_write_failures_total`, `storybridge_storage_failure_episodes_total` and
+///   `storybridge_storage_failing` (1 during an episode of failing writes, such as a full disk).
 public final class HostMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry = PrometheusCollectorRegistry()
@@ -33,6 +35,9 @@ public final class HostMetrics: Sendable {
     private let queueDepth: CoreMetrics.Gauge
     private let setAside: CoreMetrics.Gauge
     private let dropped: CoreMetrics.Gauge
+    private let storageWriteFailures: CoreMetrics.Counter
+    private let storageEpisodes: CoreMetrics.Counter
+    private let storageFailing: CoreMetrics.Gauge
 
     private struct CommandSeries {
         let histogram: LatencyHistogram
@@ -61,7 +66,25 @@ public final class HostMetrics: Sendable {
         queueDepth = CoreMetrics.Gauge(label: "storybridge_upload_queue_depth", factory: factory)
         setAside = CoreMetrics.Gauge(label: "storybridge_upload_set_aside", factory: factory)
         dropped = CoreMetrics.Gauge(label: "storybridge_upload_dropped_records", factory: factory)
+        storageWriteFailures = CoreMetrics.Counter(label: "storybridge_storage_write_failures_total", factory: factory)
+        storageEpisodes = CoreMetrics.Counter(label: "storybridge_storage_failure_episodes_total", factory: factory)
+        storageFailing = CoreMetrics.Gauge(label: "storybridge_storage_failing", factory: factory)
         connectedViewers.set(0)
+        storageFailing.record(0)
+    }
+
+    /// Counts the failing writes of `health` and shows whether an episode is in progress.
+    public func watch(_ health: StorageHealth) {
+        health.observe { [weak self] change in
+            guard let self else { return }
+            switch change {
+            case .writeFailed: self.storageWriteFailures.increment()
+            case .degraded:
+                self.storageEpisodes.increment()
+                self.storageFailing.record(1)
+            case .recovered: self.storageFailing.record(0)
+            }
+        }
     }
 
     /// Counts the requests `bridge` handles, by command and status, and times them.

@@ -16,7 +16,8 @@ struct BridgeSocket: Sendable {
     func serve(
         _ page: PageConnectionRequest, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async {
-        let viewer = await host.viewers.viewer(id: page.viewerId)
+        let viewer = await host.viewers.lease(id: page.viewerId)
+        defer { host.viewers.release(viewer) }
         let context = host.context(for: viewer)
         let channel = OutboundChannel { frame in
             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))

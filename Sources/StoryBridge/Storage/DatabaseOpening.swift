@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+
+/// Why the host cannot start on its data folder.
+public enum StorageSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The data folder (or the database in it) cannot be written.
+    case readOnlyFolder(path: String, reason: String)
+    /// The database cannot be opened, even after a damaged one was moved aside.
+    case cannotOpen(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .readOnlyFolder(let path, let reason):
+            return "the data folder \(path) cannot be written (\(reason)): give a writable one with --data-dir or STORYBRIDGE_DATA_DIR"
+        case .cannotOpen(let path, let reason):
+            return "cannot open the database \(path): \(reason)"
+        }
+    }
+}
+
+/// A damaged database found at start-up and moved aside.
+public struct MovedAsideDatabase: Sendable, Hashable, CustomStringConvertible {
+    /// Where the damaged file is now.
+    public let movedTo: URL
+    /// What was wrong with it.
+    public let reason: String
+
+    public var description: String {
+        "the database failed its integrity check (\(reason)); it was moved to \(movedTo.path) and a fresh one was created"
+    }
+}
+
+extension StoryBridgeDatabase {
+    /// Opens the database of `directory` for a host that must start whatever it finds:
+    ///
+    /// - the folder must be writable, else ``StorageSetupError/readOnlyFolder(path:reason:)``
+    ///   naming it;
+    /// - an existing file that is not a database or fails `PRAGMA integrity_check` is renamed
+    ///   `storybridge.sqlite.damaged-<UTC time>` (with its `-wal` and `-shm`) and a fresh database
+    ///   is created, so a damaged file never stops the host twice.
+    ///
+    /// Returns the database and, when it happened, what was moved aside.
+    public static func openChecked(
+        in directory: DataDirectory, now: Date = Date(), maxPageCount: Int? = nil
+    ) throws(StorageSetupError) -> (database: StoryBridgeDatabase, movedAside: MovedAsideDatabase?) {
+        try checkWritable(directory.root)
+        let file = directory.database
+        var movedAside: MovedAsideDatabase?
+        if FileManager.default.fileExists(atPath: file.path), let problem = integrityProblem(file) {
+            movedAside = try moveAside(file, reason: problem, now: now)
+        }
+        do {
+            return (try StoryBridgeDatabase(file: file, maxPageCount: maxPageCount), movedAside)
+        } catch {
+            throw .cannotOpen(path: file.path, reason: "\(error)")
+        }
+    }
+
+    /// Creates and removes a file in `folder` (creating the folder first if needed).
+    static func checkWritable(_ folder: URL) throws(StorageSetupError) {
+        let probe = folder.appendingPathComponent(".storybridge-write-check-\(getpid())")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data().write(to: probe)
+            try FileManager.default.removeItem(at: probe)
+        } catch {
+            let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? error.localizedDescription
+            throw .readOnlyFolder(path: folder.path, reason: reason)
+        }
+    }
+
+    /// What is wrong with the database file, `nil` when it passes `PRAGMA integrity_check`.
+    public static func integrityProblem(_ file: URL) -> String? {
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+            defer { try? queue.close() }
+            let lines = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            return lines == ["ok"] ? nil : lines.prefix(3).joined(separator: "; ")
+        } catch let error as DatabaseError {
+            return error.message ?? "\(error.resultCode)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private static func moveAside(_ file: URL, reason: String, now: Date) throws(StorageSetupError) -> MovedAsideDatabase {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let target = file.deletingLastPathComponent().appendingPathComponent(
+            file.lastPathComponent + ".damaged-" + formatter.string(from: now))
+        do {
+            for suffix in ["", "-wal", "-shm"] {
+                let source = URL(fileURLWithPath: file.path + suffix)
+                guard FileManager.default.fileExists(atPath: source.path) else { continue }
+                try FileManager.default.moveItem(at: source, to: URL(fileURLWithPath: target.path + suffix))
+            }
+        } catch {
+            throw .cannotOpen(path: file.path, reason: "it is damaged (\(reason)) and cannot be moved aside: \(error.localizedDescription)")
+        }
+        return MovedAsideDatabase(movedTo: target, reason: reason)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import StoryBridge
+import StoryBridgeScripts
+import StoryBridgeTesting
+
+/// A host on a manual clock with its own data folder (deleted afterwards) and the given lifetime.
+func withLongRunHost(
+    lifetime: ViewerLifetime, maxDatabasePages: Int? = nil, _ body: (TestHost, ManualHostClock, DataDirectory) async throws -> Void
+) async throws {
+    let clock = ManualHostClock()
+    let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-longrun-\(UUID().uuidString)"))
+    defer { try? FileManager.default.removeItem(at: directory.root) }
+    let host = try await TestHost.start(
+        presentationFolders: [demoFolder], dataDirectory: directory, clock: clock, lifetime: lifetime,
+        maxDatabasePages: maxDatabasePages)
+    do { try await body(host, clock, directory) } catch {
+        await host.stop()
+        throw error
+    }
+    await host.stop()
+}
+
+/// A temporary folder that `body` may use, deleted afterwards.
+func withTemporaryFolder<T>(_ prefix: String, _ body: (URL) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
+extension ManualHostClock {
+    /// Moves time forward by `minutes`.
+    func advance(minutes: Int) { advance(by: .seconds(60 * minutes)) }
+}
+
+/// Sends SIGKILL to `process` and waits for it on a thread of its own.
+func killHard(_ process: Process) async {
+    kill(process.processIdentifier, SIGKILL)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        Thread.detachNewThread {
+            process.waitUntilExit()
+            continuation.resume()
+        }
+    }
+}
