@@ -102,20 +102,16 @@ struct ServeCommand: AsyncParsableCommand {
             source = try PresentationSource.resolve(target, library: library, id: id, name: name)
         } catch let error as ValidationError {
             throw error
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError(ErrorWording.describe(error))
         }
         defer { source.cleanUp() }
         let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat)
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
-        let database: StoryBridgeDatabase
-        do {
-            try library.directory.prepare()
-            database = try StoryBridgeDatabase(file: library.directory.database)
-        } catch {
-            throw ValidationError("cannot open the database in \(library.directory.root.path): \(error)")
-        }
+        let database = try library.openDatabase()
         let uploadSettings = try upload.resolve(configuration.upload)
         var link: DeepLink?
         if let deepLink {
