@@ -51,7 +51,7 @@ enum NetworkChecks {
         var request = HTTPClientRequest(url: settings.endpoint)
         request.method = .GET
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
             _ = try? await response.body.collect(upTo: 1 << 16)
             return DoctorCheck(
                 subject: subject, detail: "\(settings.endpoint) answers (HTTP \(response.status.code))", outcome: .ok, required: true)
