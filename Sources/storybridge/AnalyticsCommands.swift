@@ -6,12 +6,7 @@ import StoryBridgeServer
 
 /// Opens the analytics of the data folder.
 func openAnalytics(_ library: LibraryOptions, limits: OutboxLimits = OutboxLimits()) throws -> AnalyticsStore {
-    do {
-        try library.directory.prepare()
-        return AnalyticsStore(database: try StoryBridgeDatabase(file: library.directory.database), limits: limits)
-    } catch {
-        throw ValidationError("cannot open the database in \(library.directory.root.path): \(error)")
-    }
+    AnalyticsStore(database: try library.openDatabase(), limits: limits)
 }
 
 struct SessionsCommand: AsyncParsableCommand {
@@ -156,7 +151,8 @@ struct UploadCommand: AsyncParsableCommand {
                 "no collector configured: give --upload-endpoint, --upload-key and --upload-secret, or an 'upload' section in --config")
         }
         var logger = Logger(label: "storybridge.upload")
-        logger.logLevel = .warning
+        // One pass reports its outcome itself; a long run logs each retry as it happens.
+        logger.logLevel = once ? .error : .warning
         let uploader = Uploader(
             store: AnalyticsStore(database: store.database, limits: settings.outboxLimits), settings: settings,
             identity: configuration.identity, logger: logger)
@@ -171,7 +167,10 @@ struct UploadCommand: AsyncParsableCommand {
             } while total.moreDue
             await uploader.shutdown()
             Terminal.say("sent \(total.sent), will retry \(total.retried), set aside \(total.setAside)")
-            if total.retried > 0 { throw ExitCode(75) }
+            if total.retried > 0 {
+                let reason = try await store.uploadStatus().lastError ?? "the collector did not take every record"
+                throw CommandFailure(reason, status: 75)
+            }
             return
         }
         Terminal.say("uploading to \(settings.endpoint) every \(settings.intervalSeconds) s; Ctrl-C stops")

@@ -22,7 +22,9 @@ struct CollectorCommand: AsyncParsableCommand {
             do {
                 return try CollectorStore(file: file)
             } catch {
-                throw ValidationError("cannot open the collector database \(file.path): \(error)")
+                throw CommandFailure(
+                    SystemFailure("cannot open the collector database", file.path, error: error).description,
+                    status: CommandFailure.storage)
             }
         }
     }

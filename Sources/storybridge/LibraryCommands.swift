@@ -60,8 +60,7 @@ struct InstallCommand: ParsableCommand {
             }
         } catch {
             progress.finish()
-            Terminal.warn("storybridge install: \(error)")
-            throw ExitCode(65)
+            throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
         }
         progress.finish()
         let presentation = entry.presentation
@@ -144,8 +143,7 @@ struct RemoveCommand: AsyncParsableCommand {
         do {
             try store.remove(id: id)
         } catch {
-            Terminal.warn("storybridge remove: \(error)")
-            throw ExitCode(1)
+            throw CommandFailure(ErrorWording.describe(error))
         }
         // A synced presentation's catalog row now says its content is gone.
         if (try? await maintenance.catalog.presentation(id: id)) != nil {
@@ -173,9 +171,10 @@ struct InspectCommand: ParsableCommand {
         let source: PresentationSource
         do {
             source = try PresentationSource.resolve(target, library: library, id: 1)
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
-            Terminal.warn("storybridge inspect: \(error)")
-            throw ExitCode(65)
+            throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
         }
         defer { source.cleanUp() }
         let presentation = source.presentations[0]

@@ -14,11 +14,31 @@ struct LibraryOptions: ParsableArguments {
         dataDir.map { DataDirectory(URL(fileURLWithPath: $0)) } ?? .default()
     }
 
-    func openLibrary() throws -> LibraryStore {
+    /// The library of the data folder; a failure says which folder or file is wrong and how.
+    func openLibrary() throws(CommandFailure) -> LibraryStore {
         do {
             return try LibraryStore(directory: directory)
+        } catch let failure as SystemFailure {
+            throw CommandFailure(failure.description, status: CommandFailure.storage)
         } catch {
-            throw ValidationError("cannot open the library in \(directory.root.path): \(error)")
+            throw CommandFailure("cannot open the library in '\(directory.root.path)'", error, status: CommandFailure.storage)
+        }
+    }
+
+    /// The data folder, created if missing, and its database.
+    func openDatabase() throws(CommandFailure) -> StoryBridgeDatabase {
+        do {
+            try directory.prepare()
+        } catch {
+            throw CommandFailure(error.description, status: CommandFailure.storage)
+        }
+        do {
+            // A damaged database is moved aside (and said so) rather than stopping the host twice.
+            let opened = try StoryBridgeDatabase.openChecked(in: directory)
+            if let movedAside = opened.movedAside { Terminal.warn("warning: \(movedAside)") }
+            return opened.database
+        } catch {
+            throw CommandFailure(error.description, status: CommandFailure.storage)
         }
     }
 }

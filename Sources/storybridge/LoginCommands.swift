@@ -57,8 +57,7 @@ struct LoginCommand: AsyncParsableCommand {
             do {
                 password = passwordStdin ? try PasswordReader.fromStandardInput() : try PasswordReader.prompt("Password for \(username): ")
             } catch {
-                Terminal.warn("storybridge login: \(error)")
-                throw ExitCode(64)
+                throw CommandFailure(ErrorWording.describe(error), status: ExitCode.validationFailure.rawValue)
             }
             grant = .password(clientId: clientId, clientSecret: clientSecret, username: username, password: password)
         } else {

@@ -105,22 +105,16 @@ struct ServeCommand: AsyncParsableCommand {
             source = try PresentationSource.resolve(target, library: library, id: id, name: name)
         } catch let error as ValidationError {
             throw error
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError(ErrorWording.describe(error))
         }
         defer { source.cleanUp() }
         let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat)
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
-        let database: StoryBridgeDatabase
-        do {
-            let opened = try StoryBridgeDatabase.openChecked(in: library.directory)
-            if let movedAside = opened.movedAside { Terminal.warn("warning: \(movedAside)") }
-            database = opened.database
-            try library.directory.prepare()
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let database = try library.openDatabase()
         let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
         var link: DeepLink?

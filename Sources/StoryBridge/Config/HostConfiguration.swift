@@ -92,7 +92,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw .unreadable(path: file.path, reason: error.localizedDescription)
+            throw .unreadable(path: file.path, reason: SystemProblem(error).description)
         }
         do {
             return try JSONDecoder().decode(HostConfiguration.self, from: data)

@@ -200,7 +200,7 @@ public final class LibraryStore: Sendable {
                 try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try fileManager.moveItem(at: file, to: target)
             } catch {
-                throw PackageError.writeFailed(path: relative, reason: "cannot add the file: \(error.localizedDescription)")
+                throw PackageError.writeFailed(path: relative, reason: "cannot add the file: \(SystemProblem(error))")
             }
         }
     }

@@ -43,7 +43,7 @@ public enum PresentationFolder {
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: root.path)
         } catch {
-            throw .unreadable(path: root.path, reason: error.localizedDescription)
+            throw .unreadable(path: root.path, reason: SystemProblem(error).description)
         }
         guard entries.contains(Presentation.startSlide) else { throw .missingIndex(folder.path) }
         var slides: [Slide] = []
@@ -58,7 +58,7 @@ public enum PresentationFolder {
                 let data = try Data(contentsOf: file)
                 html = String(decoding: data, as: UTF8.self)
             } catch {
-                throw .unreadable(path: file.path, reason: error.localizedDescription)
+                throw .unreadable(path: file.path, reason: SystemProblem(error).description)
             }
             slides.append(Slide(name: entry, metadata: SlideMetadata(html: html)))
         }

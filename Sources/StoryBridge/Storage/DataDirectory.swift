@@ -30,10 +30,25 @@ public struct DataDirectory: Sendable, Hashable {
     /// Packages being unpacked; emptied at start-up.
     public var staging: URL { root.appendingPathComponent("staging") }
 
-    /// Creates the folders.
-    public func prepare() throws {
+    /// Creates the folders; a failure names the folder and says what is wrong with it.
+    public func prepare() throws(SystemFailure) {
         for folder in [root, presentations, staging] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else { throw SystemFailure("cannot use the data folder", folder.path, .notAFolder) }
+                continue
+            }
+            // A file where a folder above it should be: name it, as createDirectory's error does not.
+            var above = folder.deletingLastPathComponent()
+            while above.path != "/" && !FileManager.default.fileExists(atPath: above.path) { above.deleteLastPathComponent() }
+            if FileManager.default.fileExists(atPath: above.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw SystemFailure("cannot create the data folder inside", above.path, .notAFolder)
+            }
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw SystemFailure("cannot create the data folder", folder.path, error: error)
+            }
         }
     }
 }

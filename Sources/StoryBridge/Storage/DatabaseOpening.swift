@@ -64,8 +64,7 @@ extension StoryBridgeDatabase {
             try Data().write(to: probe)
             try FileManager.default.removeItem(at: probe)
         } catch {
-            let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription ?? error.localizedDescription
-            throw .readOnlyFolder(path: folder.path, reason: reason)
+            throw .readOnlyFolder(path: folder.path, reason: SystemProblem(error).description)
         }
     }
 

@@ -185,7 +185,7 @@ public actor Uploader {
                 return .poisoned("HTTP \(status): \(text)")
             }
         } catch {
-            return .retry("\(error)", after: nil)
+            return .retry(SystemFailure("cannot reach the collector at", settings.endpoint, error: error).description, after: nil)
         }
     }
 

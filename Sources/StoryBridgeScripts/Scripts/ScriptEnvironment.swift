@@ -1,11 +1,9 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import StoryBridge
 import StoryBridgeServer
 import Synchronization
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 extension ScriptRunner {
     /// The host a script runs against.
@@ -143,10 +141,12 @@ extension ScriptRunner {
     }
 }
 
-/// A plain GET on the local host.
+/// A plain GET on the local host. AsyncHTTPClient rather than URLSession, so the CLI does not link
+/// FoundationNetworking (and through it libcurl) into the release binary.
 enum HTTPFetch {
     static func text(_ url: URL) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: url)
-        return String(decoding: data, as: UTF8.self)
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return String(buffer: body)
     }
 }

@@ -5,12 +5,16 @@ public struct ScriptReport: Sendable {
     /// One test's outcome.
     public struct TestResult: Sendable {
         public var script: String
+        /// The script file, as named on the command line (`nil` for a script built in memory).
+        public var file: String?
         public var name: String
         public var steps: Int
         public var seconds: Double
         /// The failing step (1-based) and what was expected and what came; `nil` when it passed.
         public var failure: (step: Int, label: String, detail: String)?
         public var passed: Bool { failure == nil }
+        /// What the report groups by: the file, else the script's name.
+        public var group: String { file ?? script }
     }
 
     public var results: [TestResult] = []
@@ -20,33 +24,45 @@ public struct ScriptReport: Sendable {
     public var passed: Int { results.filter(\.passed).count }
     public var failed: Int { results.count - passed }
 
-    /// A readable report, ending with the line `N passed, N failed`.
+    /// The results grouped by script file, in the order the files ran.
+    public var groups: [(file: String, results: [TestResult])] {
+        var order: [String] = []
+        var byFile: [String: [TestResult]] = [:]
+        for result in results {
+            if byFile[result.group] == nil { order.append(result.group) }
+            byFile[result.group, default: []].append(result)
+        }
+        return order.map { ($0, byFile[$0] ?? []) }
+    }
+
+    /// A readable report: a heading per script file with how many of its tests passed, its tests under it,
+    /// and the closing line `N passed, N failed`.
     public var text: String {
         var lines: [String] = []
-        var currentScript: String?
-        for result in results {
-            if result.script != currentScript {
-                lines.append(result.script)
-                currentScript = result.script
-            }
-            if let failure = result.failure {
-                lines.append(
-                    "  ✘ \(result.name): step \(failure.step) (\(failure.label)) failed after \(String(format: "%.2f", result.seconds)) s")
-                for line in failure.detail.split(separator: "\n") { lines.append("      \(line)") }
-            } else {
-                lines.append("  ✔ \(result.name) (\(result.steps) steps, \(String(format: "%.2f", result.seconds)) s)")
+        for (file, results) in groups {
+            let failures = results.filter { !$0.passed }.count
+            let named = results.first.map { $0.script != URL(fileURLWithPath: file).lastPathComponent && $0.script != file } ?? false
+            lines.append(
+                "\(file)\(named ? " (\(results[0].script))" : ""): \(results.count - failures) of \(results.count) passed")
+            for result in results {
+                if let failure = result.failure {
+                    lines.append(
+                        "  ✘ \(result.name): step \(failure.step) (\(failure.label)) failed after \(String(format: "%.2f", result.seconds)) s"
+                    )
+                    for line in failure.detail.split(separator: "\n") { lines.append("      \(line)") }
+                } else {
+                    lines.append("  ✔ \(result.name) (\(result.steps) steps, \(String(format: "%.2f", result.seconds)) s)")
+                }
             }
         }
         lines.append("\(passed) passed, \(failed) failed")
         return lines.joined(separator: "\n")
     }
 
-    /// The report as JUnit XML, one test suite per script.
+    /// The report as JUnit XML, one test suite per script file.
     public var junitXML: String {
         var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<testsuites tests=\"\(results.count)\" failures=\"\(failed)\">"]
-        let scripts = results.reduce(into: [String]()) { if !$0.contains($1.script) { $0.append($1.script) } }
-        for script in scripts {
-            let cases = results.filter { $0.script == script }
+        for (script, cases) in groups {
             let time = cases.reduce(0) { $0 + $1.seconds }
             xml.append(
                 "  <testsuite name=\"\(escape(script))\" tests=\"\(cases.count)\" failures=\"\(cases.filter { !$0.passed }.count)\" time=\"\(String(format: "%.3f", time))\">"

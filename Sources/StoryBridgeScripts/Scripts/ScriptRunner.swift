@@ -34,7 +34,9 @@ public final class ScriptRunner: Sendable {
             environment = try await Environment.make(for: script, target: target)
         } catch {
             report.results.append(
-                .init(script: script.name, name: "(setting up)", steps: 0, seconds: 0, failure: (0, "start", "\(error)")))
+                .init(
+                    script: script.name, file: script.file, name: "(setting up)", steps: 0, seconds: 0,
+                    failure: (0, "start", SystemProblem(error).description)))
             return
         }
         for test in script.tests {
@@ -58,7 +60,8 @@ public final class ScriptRunner: Sendable {
 
     private func run(_ test: TestScript.Test, script: TestScript, environment: Environment) async -> ScriptReport.TestResult {
         let started = ContinuousClock.now
-        var result = ScriptReport.TestResult(script: script.name, name: test.name, steps: test.steps.count, seconds: 0, failure: nil)
+        var result = ScriptReport.TestResult(
+            script: script.name, file: script.file, name: test.name, steps: test.steps.count, seconds: 0, failure: nil)
         let viewerId = "script-\(UUID().uuidString.prefix(8))"
         do {
             let session = Session(
@@ -69,14 +72,14 @@ public final class ScriptRunner: Sendable {
                     try await perform(step, session: session, environment: environment, test: test)
                     if let id = await environment.sessionId(of: viewerId) { session.lastSessionId = id }
                 } catch {
-                    result.failure = (index + 1, step.label, "\(error)")
+                    result.failure = (index + 1, step.label, SystemProblem(error).description)
                     break
                 }
             }
             await session.viewer.close()
             await session.page?.close()
         } catch {
-            result.failure = (0, "connect", "\(error)")
+            result.failure = (0, "connect", SystemProblem(error).description)
         }
         let elapsed = ContinuousClock.now - started
         result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

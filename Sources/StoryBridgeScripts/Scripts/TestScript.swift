@@ -74,6 +74,8 @@ public struct TestScript: Sendable {
     public var configuration: HostConfiguration
     public var policy: ViewerPolicy
     public var tests: [Test]
+    /// The file the script was read from, as it was named (`nil` for a script parsed from JSON in memory).
+    public var file: String?
 
     /// Why a script cannot be used, naming the place.
     public struct FormatError: Error, CustomStringConvertible, Sendable {
@@ -91,7 +93,7 @@ public struct TestScript: Sendable {
         do {
             text = try String(contentsOf: file, encoding: .utf8)
         } catch {
-            throw FormatError(description: "cannot read \(file.path): \(error.localizedDescription)")
+            throw FormatError(description: SystemFailure("cannot read", file.relativePath, error: error).description)
         }
         let json: JSONValue
         do {
@@ -105,7 +107,9 @@ public struct TestScript: Sendable {
         } catch {
             throw FormatError(description: "\(file.lastPathComponent) is not valid \(file.pathExtension.uppercased()): \(error)")
         }
-        return try parse(json, baseFolder: file.deletingLastPathComponent(), fileName: file.lastPathComponent)
+        var script = try parse(json, baseFolder: file.deletingLastPathComponent(), fileName: file.lastPathComponent)
+        script.file = file.relativePath
+        return script
     }
 
     static func yamlToJSON(_ value: Any?) throws -> JSONValue {

@@ -41,7 +41,7 @@ public struct PackageExtractor: Sendable {
         do {
             try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         } catch {
-            throw .writeFailed(path: destination.path, reason: error.localizedDescription)
+            throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
         }
         do {
             let result = try unpack(archive, summary: summary, into: destination, progress: progress)
@@ -102,7 +102,7 @@ public struct PackageExtractor: Sendable {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw .writeFailed(path: relative, reason: error.localizedDescription)
+                throw .writeFailed(path: relative, reason: SystemProblem(error).description)
             }
             var path = relative
             while !path.isEmpty {

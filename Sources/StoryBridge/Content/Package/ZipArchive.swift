@@ -18,8 +18,12 @@ final class ZipArchive {
     /// Opens `path`, telling "not a zip" apart from "a damaged zip".
     init(path: String) throws(PackageError) {
         self.path = path
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw .unreadable(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw .unreadable(path: path, reason: SystemProblem(errno: errno).description) }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw .unreadable(path: path, reason: SystemProblem.isAFolder.description)
         }
         let magic = (try? file.read(upToCount: 4)) ?? Data()
         try? file.close()

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import StoryBridge
+
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check what this machine needs to run storybridge, and say how to fix what is missing.",
+        discussion: """
+            Checks Chromium and its version (and chromedriver of the same version) for the browser steps \
+            of 'storybridge test'; the data folder (there or creatable, writable, free space); the SQLite \
+            and minizip libraries as loaded (their versions and files); a port on 127.0.0.1 for serve (the \
+            configured one, else 8080); and, when an upload collector is configured, whether it answers. \
+            Each failed check prints the command that fixes it. Exit status: 0 when every required \
+            check passes (Chromium and chromedriver are only needed for browser steps: a problem with \
+            them is a warning), 1 when a required check fails.
+            """)
+
+    @Option(help: "The Chromium binary to check (default: $STORYBRIDGE_CHROMIUM, then chromium on PATH).")
+    var browser: String?
+
+    @Option(help: "The port serve would listen on (default: the config's server.port, else 8080; 0: any free port).")
+    var port: Int?
+
+    @OptionGroup var identity: IdentityOptions
+    @OptionGroup var upload: UploadOptions
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let configuration = try identity.resolve()
+        let uploadSettings = try upload.resolve(configuration.upload)
+        let servePort = port ?? configuration.server.port ?? 8080
+        guard (0...65535).contains(servePort) else { throw ValidationError("--port must be between 0 and 65535") }
+        var checks = await BrowserChecks.run(explicitBrowser: browser)
+        checks.append(DataFolderCheck.run(library.directory))
+        checks += LibraryChecks.run()
+        checks.append(NetworkChecks.port(servePort))
+        checks.append(
+            await NetworkChecks.collector(
+                uploadSettings, configSource: identity.configFile.map { "'\($0)'" } ?? "--upload-endpoint"))
+        Terminal.say("storybridge \(StoryBridgeVersion.current) doctor")
+        for check in checks { Terminal.say(check.lines.joined(separator: "\n")) }
+        let failedRequired = checks.filter(\.failedRequired).count
+        let warnings = checks.filter { if case .failed = $0.outcome { !$0.required } else { false } }.count
+        if failedRequired > 0 {
+            Terminal.say("doctor: \(failedRequired) required check(s) failed; run the fix lines above")
+            throw ExitCode(1)
+        }
+        Terminal.say(
+            warnings > 0
+                ? "doctor: ready, with \(warnings) warning(s) (see the fix lines above)" : "doctor: everything storybridge needs is here")
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A temporary folder for one test, deleted when `body` returns or throws.
+func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
+/// What a finished `storybridge` run printed and how it exited.
+struct CLIResult: Sendable {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+/// Runs the built `storybridge` with `arguments` to completion. The process is waited for on a
+/// thread of its own, so no cooperative thread blocks. With `asUnprivilegedUser` it runs as
+/// `nobody` (through setpriv) when the tests run as root, so file permissions apply to it.
+func runStorybridge(
+    _ arguments: [String], environment: [String: String]? = nil, asUnprivilegedUser: Bool = false
+) async throws -> CLIResult {
+    let binary = try storybridgeExecutable()
+    let process = Process()
+    if asUnprivilegedUser && getuid() == 0 {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
+    } else {
+        process.executableURL = binary
+        process.arguments = arguments
+    }
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            continuation.resume(
+                returning: CLIResult(
+                    status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                    errors: String(decoding: err, as: UTF8.self)))
+        }
+    }
+}
