@@ -9,25 +9,25 @@ struct AnalyticsCommandTests {
     func sessions() async throws {
         let (store, directory) = try await savedSessions(2, slides: 2)
         let data = directory.root.path
-        let list = try runCLI(["sessions", "list", "--data-dir", data])
+        let list = try await runCLI(["sessions", "list", "--data-dir", data])
         #expect(list.status == 0)
         let sessions = try await store.sessions()
         for session in sessions { #expect(list.output.contains(session.id)) }
 
-        let show = try runCLI(["sessions", "show", sessions[0].id, "--data-dir", data])
+        let show = try await runCLI(["sessions", "show", sessions[0].id, "--data-dir", data])
         let shown = try JSONValue.parse(show.output)
         #expect(shown["state"] == 1)
         #expect(shown["slides"]?.arrayValue?.count == 2)
         #expect(shown["customEvents"]?.arrayValue?.first?["key"] == "k")
 
-        let json = try JSONValue.parse(try runCLI(["sessions", "export", "--format", "json", "--data-dir", data]).output)
+        let json = try JSONValue.parse(try await runCLI(["sessions", "export", "--format", "json", "--data-dir", data]).output)
         #expect(json.arrayValue?.count == 2)
-        let csv = try runCLI(["sessions", "export", "--format", "csv", "--data-dir", data]).output
+        let csv = try await runCLI(["sessions", "export", "--format", "csv", "--data-dir", data]).output
             .split(separator: "\n")
         #expect(csv.first == "sessionId,presentationId,state,complete,slideViewId,slideName,duration,navigation,cause,created")
         #expect(csv.count == 1 + 4)
 
-        let missing = try runCLI(["sessions", "show", "nope", "--data-dir", data])
+        let missing = try await runCLI(["sessions", "show", "nope", "--data-dir", data])
         #expect(missing.status != 0)
         #expect(missing.errors.contains("no session 'nope'"))
     }
@@ -36,7 +36,7 @@ struct AnalyticsCommandTests {
     func collectorAndUpload() async throws {
         let (_, directory) = try await savedSessions(3, slides: 1)
         let data = directory.root.path
-        let status = try JSONValue.parse(try runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
+        let status = try JSONValue.parse(try await runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
         #expect(status["queued"] == 9)
         #expect(status["sent"] == 0)
 
@@ -56,22 +56,22 @@ struct AnalyticsCommandTests {
             text += String(decoding: chunk, as: UTF8.self)
         }
         let port = try #require(text.firstMatch(of: /127\.0\.0\.1:(\d+)\//)?.1)
-        let upload = try runCLI([
+        let upload = try await runCLI([
             "upload", "--once", "--data-dir", data, "--upload-endpoint", "http://127.0.0.1:\(port)", "--upload-key", "k1",
             "--upload-secret", "s1",
         ])
         #expect(upload.status == 0)
         #expect(upload.output.contains("sent 9"))
-        let after = try JSONValue.parse(try runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
+        let after = try JSONValue.parse(try await runCLI(["upload", "--status", "--json", "--data-dir", data]).output)
         #expect(after["sent"] == 9)
         #expect(after["queued"] == 0)
         collector.interrupt()
         collector.waitUntilExit()
-        let received = try JSONValue.parse(try runCLI(["collector", "list", "--json", "--data-dir", collectorData.path]).output)
+        let received = try JSONValue.parse(try await runCLI(["collector", "list", "--json", "--data-dir", collectorData.path]).output)
         #expect(received.arrayValue?.count == 9)
         #expect(received.arrayValue?.first?["headers"]?["s-m-eid"] != nil)
 
-        let misconfigured = try runCLI(["upload", "--once", "--data-dir", data, "--upload-endpoint", "ftp://x"])
+        let misconfigured = try await runCLI(["upload", "--once", "--data-dir", data, "--upload-endpoint", "ftp://x"])
         #expect(misconfigured.status != 0)
         #expect(misconfigured.errors.contains("not an http(s) URL"))
     }

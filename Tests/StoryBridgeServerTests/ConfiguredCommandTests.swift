@@ -82,11 +82,13 @@ struct ConfiguredCommandTests {
     }
 
     @Test("a command with none or several answer sources is refused naming it")
-    func invalidDefinition() throws {
+    func invalidDefinition() async throws {
         let folder = try makePresentationFolder([
             "config.json": #"{"commands": [{"name": "broken", "reply": {}, "template": {}}]}"#
         ])
-        let result = try runCLI(["serve", demoFolder.path, "--port", "0", "--config", folder.appendingPathComponent("config.json").path])
+        let result = try await runCLI([
+            "serve", demoFolder.path, "--port", "0", "--config", folder.appendingPathComponent("config.json").path,
+        ])
         #expect(result.status != 0)
         #expect(result.errors.contains("command 'broken' needs exactly one of 'reply', 'template' or 'webhook'"))
     }

@@ -162,8 +162,8 @@ struct EnvelopeTests {
     }
 
     @Test("serve refuses a non-loopback address without --allow-remote")
-    func remoteBinding() throws {
-        let result = try runCLI(["serve", demoFolder.path, "--host", "0.0.0.0", "--port", "0"])
+    func remoteBinding() async throws {
+        let result = try await runCLI(["serve", demoFolder.path, "--host", "0.0.0.0", "--port", "0"])
         #expect(result.status != 0)
         #expect(result.errors.contains("is not a loopback address"))
         #expect(result.errors.contains("--allow-remote"))

@@ -111,7 +111,7 @@ struct HostNameTests {
     func serveOption() async throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("sb-hosts-\(UUID().uuidString).json")
         try #"{"server": {"allowedHosts": ["from-config.lan"]}}"#.write(to: config, atomically: true, encoding: .utf8)
-        let serve = try ServeProcess.start([
+        let serve = try await ServeProcess.start([
             demoFolder.path, "--port", "0", "--allowed-host", "from-flag.lan", "--config", config.path, "--no-watch",
         ])
         for name in ["from-flag.lan", "from-config.lan", "localhost"] {

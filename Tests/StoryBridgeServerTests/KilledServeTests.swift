@@ -10,7 +10,7 @@ struct KilledServeTests {
     func killedMidVisit() async throws {
         try await withTemporaryFolder("sb-killed") { data in
             let arguments = [demoFolder.path, "--port", "0", "--data-dir", data.path, "--log-level", "error", "--session-timeout", "1s"]
-            let serve = try ServeProcess.start(arguments)
+            let serve = try await ServeProcess.start(arguments)
             defer { try? FileManager.default.removeItem(at: serve.errorsFile) }
             let page = try await serve.connectViewer()
             #expect(await page.nextEvent(named: "hello") != nil)
@@ -35,7 +35,7 @@ struct KilledServeTests {
 
             // Older than the 1 s timeout by the time the next run starts.
             try await Task.sleep(for: .milliseconds(1_500))
-            let restarted = try ServeProcess.start(arguments)
+            let restarted = try await ServeProcess.start(arguments)
             defer { try? FileManager.default.removeItem(at: restarted.errorsFile) }
             let database = try StoryBridgeDatabase(file: DataDirectory(data).database)
             let store = AnalyticsStore(database: database)

@@ -14,7 +14,7 @@ struct LiveReloadServeTests {
             try? FileManager.default.removeItem(at: folder)
             try? FileManager.default.removeItem(at: data)
         }
-        let serve = try ServeProcess.start([folder.path, "--port", "0", "--data-dir", data.path, "--log-level", "info"])
+        let serve = try await ServeProcess.start([folder.path, "--port", "0", "--data-dir", data.path, "--log-level", "info"])
         #expect(serve.output.contains("Live reload: on"))
         let viewer = try await serve.connectViewer(slide: "index.html", viewerId: "watched")
 
@@ -64,7 +64,7 @@ struct LiveReloadServeTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-nowatch-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: demoFolder, to: folder)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let serve = try ServeProcess.start([folder.path, "--port", "0", "--no-watch", "--log-level", "warning"])
+        let serve = try await ServeProcess.start([folder.path, "--port", "0", "--no-watch", "--log-level", "warning"])
         #expect(serve.output.contains("Live reload: off"))
         let viewer = try await serve.connectViewer(slide: "index.html")
         try "changed".write(to: folder.appendingPathComponent("css/extra.css"), atomically: true, encoding: .utf8)

@@ -112,7 +112,7 @@ struct MetricsAndLoggingTests {
     @Test("serve --log-level debug --log-format json: one JSON line per request, no payload over the limit")
     func serveLogsRequests() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("sb-logs-\(UUID().uuidString)")
-        let serve = try ServeProcess.start([
+        let serve = try await ServeProcess.start([
             demoFolder.path, "--port", "0", "--data-dir", data.path, "--log-level", "debug", "--log-format", "json", "--no-watch",
         ])
         #expect(serve.output.contains("Live reload: off"))
@@ -152,8 +152,8 @@ struct MetricsAndLoggingTests {
     }
 
     @Test("serve refuses an unknown --log-format with the accepted values")
-    func badLogFormat() throws {
-        let result = try runCLI(["serve", demoFolder.path, "--log-format", "xml"])
+    func badLogFormat() async throws {
+        let result = try await runCLI(["serve", demoFolder.path, "--log-format", "xml"])
         #expect(result.status != 0)
         #expect(result.errors.contains("text") && result.errors.contains("json"))
     }

@@ -16,14 +16,14 @@ struct ScriptRunnerTests {
     }
 
     @Test("every script in Fixtures/scripts passes (the CLI, with a JUnit report)")
-    func fixtures() throws {
+    func fixtures() async throws {
         let scripts = try FileManager.default.contentsOfDirectory(atPath: scriptsFolder.path)
             .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".json")) && $0 != "schema.json" }.sorted().map {
                 scriptsFolder.appendingPathComponent($0).path
             }
         #expect(scripts.count >= 5)
         let junit = FileManager.default.temporaryDirectory.appendingPathComponent("sb-junit-\(UUID().uuidString).xml")
-        let result = try runCLI(["test"] + scripts + ["--junit", junit.path])
+        let result = try await runCLI(["test"] + scripts + ["--junit", junit.path])
         #expect(result.status == 0, "\(result.output)\(result.errors)")
         #expect(result.output.contains(" passed, 0 failed"))
         let xml = try String(contentsOf: junit, encoding: .utf8)
@@ -32,7 +32,7 @@ struct ScriptRunnerTests {
     }
 
     @Test("a wrong expectation fails with what was expected and what came, and a non-zero exit")
-    func failingScript() throws {
+    func failingScript() async throws {
         let script = try write(
             "wrong.yaml",
             """
@@ -46,7 +46,7 @@ struct ScriptRunnerTests {
                   - send: getAppInfo
             """)
         let junit = script.deletingLastPathComponent().appendingPathComponent("report.xml")
-        let result = try runCLI(["test", script.path, "--junit", junit.path])
+        let result = try await runCLI(["test", script.path, "--junit", junit.path])
         #expect(result.status == 1)
         #expect(result.output.contains("✘ user: step 1 (send getUserInfo) failed"))
         #expect(result.output.contains(#"data.username is "Local User", expected "Somebody Else""#))
@@ -56,13 +56,13 @@ struct ScriptRunnerTests {
     }
 
     @Test("format errors name the file, the test, the step and the key")
-    func formatErrors() throws {
+    func formatErrors() async throws {
         let unknownKey = try write("typo.yaml", "presentation: x\ntests:\n  - name: t\n    steps:\n      - sned: getUserInfo\n")
-        let result = try runCLI(["test", unknownKey.path])
+        let result = try await runCLI(["test", unknownKey.path])
         #expect(result.status == 2)
         #expect(result.errors.contains("typo.yaml: test 't', step 1: needs exactly one of send,"))
         let badExpect = try write("bad.json", #"{"presentation": "x", "steps": [{"send": "go", "expect": {"dat": {}}}]}"#)
-        let second = try runCLI(["test", badExpect.path])
+        let second = try await runCLI(["test", badExpect.path])
         #expect(second.errors.contains("unknown key 'expect.dat'"))
     }
 
@@ -83,11 +83,11 @@ struct ScriptRunnerTests {
     }
 
     @Test("browser steps without a Chromium say how to install one")
-    func missingBrowser() throws {
+    func missingBrowser() async throws {
         let script = try write(
             "browser.yaml",
             "presentation: \(demoFolder.path)\nsteps:\n  - browser: open\n")
-        let result = try runCLI(["test", script.path, "--browser", "/nonexistent/chromium"])
+        let result = try await runCLI(["test", script.path, "--browser", "/nonexistent/chromium"])
         #expect(result.status == 1)
         #expect(result.output.contains("apt-get install chromium"))
     }

@@ -15,7 +15,14 @@ struct ServeProcess {
     let errorsFile: URL
 
     /// Runs `storybridge serve` with `arguments` (add `--port 0`) and waits for its start-up lines.
-    static func start(_ arguments: [String]) throws -> ServeProcess {
+    /// The blocking reads run on a thread of their own, so no cooperative thread waits on them.
+    static func start(_ arguments: [String]) async throws -> ServeProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try startBlocking(arguments) }) }
+        }
+    }
+
+    private static func startBlocking(_ arguments: [String]) throws -> ServeProcess {
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
         _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         let process = Process()

@@ -43,7 +43,7 @@ struct UploadShutdownTests {
         #expect(status.lastError == nil, "no request was abandoned and retried")
 
         faults.delay(milliseconds: 0)
-        let again = try await offThePool { try runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"]) }
+        let again = try await runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
         #expect(again.status == 0)
         await collector.stop()
         let messages = try received.messages()
@@ -58,13 +58,11 @@ struct UploadShutdownTests {
         let faults = CollectorFaults()
         faults.delay(milliseconds: 20)
         let (collector, received) = try await makeCollector(faults: faults)
-        let serve = try await offThePool {
-            try ServeProcess.start([
-                demoFolder.path, "--port", "0", "--no-watch", "--log-level", "warning", "--data-dir", directory.root.path,
-                "--upload-endpoint", "http://127.0.0.1:\(collector.port)", "--upload-hub", "hub1", "--upload-key", "key1",
-                "--upload-secret", "s3cr3t", "--upload-batch-size", "10", "--upload-interval", "0.05",
-            ])
-        }
+        let serve = try await ServeProcess.start([
+            demoFolder.path, "--port", "0", "--no-watch", "--log-level", "warning", "--data-dir", directory.root.path,
+            "--upload-endpoint", "http://127.0.0.1:\(collector.port)", "--upload-hub", "hub1", "--upload-key", "key1",
+            "--upload-secret", "s3cr3t", "--upload-batch-size", "10", "--upload-interval", "0.05",
+        ])
         let deadline = ContinuousClock.now + .seconds(30)
         while try received.messages().count < 15, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))

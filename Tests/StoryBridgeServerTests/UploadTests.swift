@@ -268,7 +268,7 @@ struct UploadTests {
         #expect(atKill >= 40 && atKill < 160)
 
         faults.delay(milliseconds: 0)
-        let again = try runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
+        let again = try await runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
         #expect(again.status == 0)
         await collector.stop()
         let messages = try received.messages()
