@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 
 /// A temporary folder for one test, deleted when `body` returns or throws.
 func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
@@ -39,9 +40,7 @@ func runStorybridge(
     try process.run()
     return await withCheckedContinuation { continuation in
         Thread.detachNewThread {
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let (out, err) = readUntilExit(process, output: output, errors: errors)
             continuation.resume(
                 returning: CLIResult(
                     status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),

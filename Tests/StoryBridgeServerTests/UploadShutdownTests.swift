@@ -84,6 +84,6 @@ struct UploadShutdownTests {
 /// for the in-process collector the child is talking to.
 private func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }

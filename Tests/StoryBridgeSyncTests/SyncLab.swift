@@ -81,7 +81,7 @@ final class SyncLab: @unchecked Sendable {
     var baseURL: String { server!.baseURL }
 
     /// Runs the CLI with `--data-dir` of the client folder; `input` goes to standard input. The
-    /// wait happens on a dispatch thread, so the in-process content server keeps its threads.
+    /// wait happens on a thread of its own (never a dispatch or cooperative one), so the in-process content server keeps its threads.
     func cli(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String, errors: String) {
         let process = try spawn(arguments, input: input)
         return await Self.finish(process)
@@ -90,18 +90,8 @@ final class SyncLab: @unchecked Sendable {
     /// Waits for a spawned CLI to exit and returns its status and output.
     static func finish(_ process: (process: Process, output: Pipe, errors: Pipe)) async -> (status: Int32, output: String, errors: String) {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let errors = Mutex(Data())
-                let group = DispatchGroup()
-                group.enter()
-                DispatchQueue.global().async {
-                    errors.withLock { $0 = process.errors.fileHandleForReading.readDataToEndOfFile() }
-                    group.leave()
-                }
-                let out = process.output.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
-                process.process.waitUntilExit()
-                let err = errors.withLock { $0 }
+            Thread.detachNewThread {
+                let (out, err) = readUntilExit(process.process, output: process.output, errors: process.errors)
                 continuation.resume(
                     returning: (
                         process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
@@ -127,10 +117,10 @@ final class SyncLab: @unchecked Sendable {
         return (process, output, errors)
     }
 
-    /// Reads a pipe on a dispatch thread until its text contains `marker` (or it closes).
+    /// Reads a pipe on a thread of its own until its text contains `marker` (or it closes).
     static func read(_ pipe: Pipe, until marker: String) async -> String {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 var text = ""
                 while !text.contains(marker) {
                     let chunk = pipe.fileHandleForReading.availableData

@@ -77,6 +77,22 @@ public final class WebSocketTextConnection: Sendable {
         return connection
     }
 
+    /// Connects to `url` where the server is expected to refuse the page by closing the socket
+    /// at once, and returns the closed connection (its ``serverCloseFrame`` and whatever it
+    /// received before the close), or `nil` when it never closed. A connection whose
+    /// close the client library did not deliver within `timeout` is abandoned and tried again, up
+    /// to `attempts` times: under heavy load the WebSocket client can miss a close frame that
+    /// arrives while it is still switching protocols, and a test must not fail on that.
+    public static func refused(
+        url: String, headers: HTTPFields = [:], attempts: Int = 3, timeout: Duration = .seconds(10)
+    ) async throws -> WebSocketTextConnection? {
+        for _ in 0..<max(1, attempts) {
+            let connection = try await connect(url: url, headers: headers)
+            if await connection.waitUntilClosed(timeout: timeout) { return connection }
+        }
+        return nil
+    }
+
     /// Sends a text message.
     public func send(_ text: String) {
         outbound.yield(.text(text))

@@ -66,10 +66,6 @@ struct WebSocketRoutes: Sendable {
     }
 
     private static func close(_ outbound: WebSocketOutboundWriter, _ refusal: RequestRefusal) async throws {
-        // The close frame must not reach the client in the same read as the 101 response: a client
-        // that is still switching its pipeline can then miss it and never answer (seen with the
-        // swift-websocket client under load). A short pause keeps the two apart.
-        try await Task.sleep(for: .milliseconds(20))
         try await outbound.close(refusal.closeCode, reason: refusal.closeReason)
     }
 }
