@@ -53,7 +53,7 @@ public struct RecordStamp: Sendable, Hashable {
 }
 
 /// A visit of one presentation by one viewer (table `session`).
-public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
     public static let databaseTableName = "session"
     static let idColumn = CodingKeys.id.rawValue
 
@@ -103,12 +103,6 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
         self.updated = updated ?? stamp.created
     }
 
-    /// When, in which time zone and where it was made.
-    public var stamp: RecordStamp {
-        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
-        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
-    }
-
     /// The session as the Sessions commands answer it (without its slides).
     public var json: JSONValue {
         [
@@ -122,7 +116,7 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
 }
 
 /// One slide shown and left (table `slideView`).
-public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
     public static let databaseTableName = "slideView"
     static let idColumn = CodingKeys.id.rawValue
 
@@ -166,12 +160,6 @@ public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
         self.longitude = stamp.longitude
     }
 
-    /// When, in which time zone and where it was made.
-    public var stamp: RecordStamp {
-        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
-        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
-    }
-
     public var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
@@ -184,7 +172,7 @@ public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
 }
 
 /// One media file shown and closed (table `mediaView`).
-public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
     public static let databaseTableName = "mediaView"
     static let idColumn = CodingKeys.id.rawValue
 
@@ -221,12 +209,6 @@ public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
         self.longitude = stamp.longitude
     }
 
-    /// When, in which time zone and where it was made.
-    public var stamp: RecordStamp {
-        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
-        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
-    }
-
     public var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
@@ -238,7 +220,7 @@ public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
 }
 
 /// A key/value set by content, one per key per session (table `customEvent`).
-public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
     public static let databaseTableName = "customEvent"
     static let idColumn = CodingKeys.id.rawValue
 
@@ -270,12 +252,6 @@ public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, P
         self.timeZone = stamp.timeZone
         self.latitude = stamp.latitude
         self.longitude = stamp.longitude
-    }
-
-    /// When, in which time zone and where it was made.
-    public var stamp: RecordStamp {
-        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
-        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     public var json: JSONValue {

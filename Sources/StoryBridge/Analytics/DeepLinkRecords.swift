@@ -4,7 +4,7 @@ import GRDB
 /// A deep link that took part in a session: the inbound link the viewer arrived by, or the
 /// outbound link content prepared for another app, recorded when the presentation closes (the
 /// apps launch it then). Uploaded as `story.content.deeplinking.inbound` / `.outbound`.
-public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
     public static let databaseTableName = "deepLinkEvent"
     static let idColumn = CodingKeys.id.rawValue
 
@@ -57,12 +57,6 @@ public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
         self.timeZone = stamp.timeZone
         self.latitude = stamp.latitude
         self.longitude = stamp.longitude
-    }
-
-    /// When, in which time zone and where it was made.
-    public var stamp: RecordStamp {
-        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
-        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
 
     public var json: JSONValue {

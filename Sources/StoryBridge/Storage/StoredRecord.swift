@@ -55,6 +55,22 @@ extension StoredRecord {
 /// analytics tables have since v2-analytics; a stored date that does not parse fails its fetch.
 public protocol TimestampedAsText {}
 
+/// A record that carries a ``RecordStamp`` in four columns of its own.
+public protocol Stamped {
+    var created: Date { get set }
+    var timeZone: Double { get set }
+    var latitude: Double { get set }
+    var longitude: Double { get set }
+}
+
+extension Stamped {
+    /// When, in which time zone and where it was made.
+    public var stamp: RecordStamp {
+        get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
+        set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
+    }
+}
+
 extension EncodableRecord where Self: TimestampedAsText {
     /// Dates are written as ``AnalyticsFormat/timestamp(_:)`` text.
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
