@@ -221,12 +221,6 @@ struct JSONBenchmark {
     ]
 }
 
-/// Why the benchmark could not run.
-struct BenchmarkFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Conversions between Foundation's JSON representations and the host's types, written the way
 /// the host would have to if it used Foundation.
 enum FoundationJSON {

@@ -8,16 +8,6 @@ import StoryBridgeTesting
     import FoundationNetworking
 #endif
 
-/// Percentiles of a sample, in milliseconds.
-struct Latencies {
-    let sorted: [Double]
-    init(_ values: [Double]) { sorted = values.sorted() }
-    func percentile(_ p: Double) -> Double {
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
-    }
-}
-
 /// Runs `storybridge serve --bench-echo` as a child process on a generated presentation with a
 /// 20 KB slide and measures it from this process, in one run.
 struct RoundTripBenchmark {
@@ -39,78 +29,53 @@ struct RoundTripBenchmark {
     var staticSeconds: Double { quick ? 2 : 10 }
 
     func run() async throws {
-        raiseFileLimit()
-        let folder = try makePresentation()
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storybridge")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            print("storybridge-bench: no storybridge binary at \(binary.path): build it first, with the same configuration")
-            print("  (swift build -c release --product storybridge)")
-            exit(2)
-        }
-        let server = Process()
-        server.executableURL = binary
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
-        server.arguments = [
-            "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path,
-            "--max-connections", "5000", "--no-watch",
-        ]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
+        Self.raiseFileLimit()
+        let folder = try Self.makePresentation()
+        let host = try await ServedHost.start(presentation: folder)
         defer {
-            server.terminate()
-            server.waitUntilExit()
+            host.stop()
             try? FileManager.default.removeItem(at: folder)
-            try? FileManager.default.removeItem(at: data)
         }
-        var text = ""
-        while !text.contains("Ctrl-C") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw CocoaError(.fileReadUnknown) }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let match = text.firstMatch(of: /127\.0\.0\.1:(\d+)\//), let port = Int(match.1) else { throw CocoaError(.fileReadUnknown) }
-        let base = "http://127.0.0.1:\(port)"
-        let token = try await fetchToken(base)
-        print("host: storybridge serve (pid \(server.processIdentifier)) on \(base); client: this process (SwiftNIO WebSocket client)")
-        let bridgeURL = { (viewer: String) in
-            "ws://127.0.0.1:\(port)/__storybridge/ws?viewer=\(viewer)&presentation=1&slide=index.html&load=\(viewer)&token=\(token)"
-        }
-        let echoURL = "ws://127.0.0.1:\(port)/__storybridge/echo?token=\(token)"
+        let base = host.base
+        print("host: storybridge serve (pid \(host.pid)) on \(base); client: this process (SwiftNIO WebSocket client)")
+        let bridgeURL = { (viewer: String) in host.bridgeURL(viewer: viewer) }
+        let echoURL = host.echoURL
         let request = #"{"Command":"getCurrentSlideName","Data":{},"GUID":"GUID_1"}"#
 
         // Warm up both paths.
-        _ = try await sequential(url: bridgeURL("warm"), request: request, count: 500, skipHello: true)
-        _ = try await sequential(url: echoURL, request: request, count: 500, skipHello: false)
+        _ = try await WebSocketLoad.sequential(url: bridgeURL("warm"), request: request, count: 500, skipHello: true)
+        _ = try await WebSocketLoad.sequential(url: echoURL, request: request, count: 500, skipHello: false)
 
-        var echoRuns: [PipelinedRun] = []
-        var bridgeRuns: [PipelinedRun] = []
+        var echoRuns: [WebSocketLoad.PipelinedRun] = []
+        var bridgeRuns: [WebSocketLoad.PipelinedRun] = []
         func runPipelined() async throws {
             // The bridge viewers reconnect as the same page loads each round, so rounds after the
             // first start no sessions (connecting is not timed either way).
             for _ in 0..<pipelinedRounds {
                 if !bridgeOnly {
                     echoRuns.append(
-                        try await pipelined(
-                            urls: (0..<pipelinedViewers).map { _ in echoURL }, request: request, skipHello: false,
-                            hostPid: server.processIdentifier))
+                        try await WebSocketLoad.pipelined(
+                            urls: (0..<pipelinedViewers).map { _ in echoURL }, request: request, perViewer: pipelinedPerViewer,
+                            skipHello: false,
+                            hostPid: host.pid))
                 }
                 bridgeRuns.append(
-                    try await pipelined(
-                        urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request, skipHello: true,
-                        hostPid: server.processIdentifier))
+                    try await WebSocketLoad.pipelined(
+                        urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request, perViewer: pipelinedPerViewer,
+                        skipHello: true,
+                        hostPid: host.pid))
             }
         }
         func cpuLine() -> String {
             String(
                 format: "CPU per message (median): host %.1f µs echo / %.1f µs bridge; client %.1f µs echo / %.1f µs bridge",
-                Self.median(echoRuns.map(\.hostMicroseconds)), Self.median(bridgeRuns.map(\.hostMicroseconds)),
-                Self.median(echoRuns.map(\.clientMicroseconds)), Self.median(bridgeRuns.map(\.clientMicroseconds)))
+                median(echoRuns.map(\.hostMicroseconds)), median(bridgeRuns.map(\.hostMicroseconds)),
+                median(echoRuns.map(\.clientMicroseconds)), median(bridgeRuns.map(\.clientMicroseconds)))
         }
         if pipelinedOnly {
             try await runPipelined()
-            let echoRate = Self.median(echoRuns.map(\.rate))
-            let bridgeRate = Self.median(bridgeRuns.map(\.rate))
+            let echoRate = median(echoRuns.map(\.rate))
+            let bridgeRate = median(bridgeRuns.map(\.rate))
             print(
                 String(
                     format:
@@ -121,12 +86,13 @@ struct RoundTripBenchmark {
             print("bridge rounds: \(bridgeRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))")
             return
         }
-        let echoSequential = Latencies(try await sequential(url: echoURL, request: request, count: sequentialCount, skipHello: false))
+        let echoSequential = Latencies(
+            try await WebSocketLoad.sequential(url: echoURL, request: request, count: sequentialCount, skipHello: false))
         let bridgeSequential = Latencies(
-            try await sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
+            try await WebSocketLoad.sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
         try await runPipelined()
-        let echoRate = Self.median(echoRuns.map(\.rate))
-        let bridgeRate = Self.median(bridgeRuns.map(\.rate))
+        let echoRate = median(echoRuns.map(\.rate))
+        let bridgeRate = median(bridgeRuns.map(\.rate))
 
         print("")
         print("| measurement | plain WebSocket echo | storybridge bridge | ratio | target |")
@@ -155,7 +121,7 @@ struct RoundTripBenchmark {
                 format: "| headless Chromium, 1,000 sequential calls via storyclm.js, p50 / p99 | | %.3f ms / %.3f ms | | |",
                 browser.percentile(0.5), browser.percentile(0.99)))
 
-        let memory = try await memoryPerViewer(pid: server.processIdentifier, url: bridgeURL)
+        let memory = try await memoryPerViewer(pid: host.pid, url: bridgeURL)
         print(
             String(
                 format: "| resident memory, host idle / with %d idle viewers | | %.1f MB / %.1f MB (%.1f KB per viewer) | | |",
@@ -163,89 +129,6 @@ struct RoundTripBenchmark {
 
         let staticRate = try await staticServing(url: base + "/p/1/index.html")
         print(String(format: "| static: 20 KB slide, 50 connections, %.0f s | | %.0f requests/s | | |", staticSeconds, staticRate))
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-    }
-
-    /// One connection, one request at a time; returns each round trip in ms.
-    func sequential(url: String, request: String, count: Int, skipHello: Bool) async throws -> [Double] {
-        let connection = try await WebSocketTextConnection.connect(url: url)
-        if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
-        var latencies: [Double] = []
-        latencies.reserveCapacity(count)
-        let clock = ContinuousClock()
-        for _ in 0..<count {
-            let start = clock.now
-            connection.send(request)
-            guard await connection.receive(timeout: .seconds(10)) != nil else { throw CocoaError(.fileReadUnknown) }
-            let elapsed = clock.now - start
-            latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-        }
-        await connection.close()
-        return latencies
-    }
-
-    /// One pipelined run: answers per second, and the CPU time the host and this client spent per
-    /// message while it ran (where the time goes: both share the machine's cores).
-    struct PipelinedRun {
-        let rate: Double
-        let hostMicroseconds: Double
-        let clientMicroseconds: Double
-    }
-
-    /// Many connections, each sending its requests without waiting.
-    func pipelined(urls: [String], request: String, skipHello: Bool, hostPid: Int32) async throws -> PipelinedRun {
-        var connections: [WebSocketTextConnection] = []
-        for url in urls {
-            let connection = try await WebSocketTextConnection.connect(url: url)
-            if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
-            connections.append(connection)
-        }
-        let perViewer = pipelinedPerViewer
-        let clock = ContinuousClock()
-        let hostBefore = cpuSeconds(pid: hostPid)
-        let clientBefore = ownCPUSeconds()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for connection in connections {
-                group.addTask {
-                    for _ in 0..<perViewer { connection.send(request) }
-                    for _ in 0..<perViewer {
-                        guard await connection.receive(timeout: .seconds(30)) != nil else { throw CocoaError(.fileReadUnknown) }
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let elapsed = clock.now - start
-        let hostCPU = cpuSeconds(pid: hostPid) - hostBefore
-        let clientCPU = ownCPUSeconds() - clientBefore
-        for connection in connections { await connection.close() }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let messages = Double(urls.count * perViewer)
-        return PipelinedRun(
-            rate: messages / seconds, hostMicroseconds: hostCPU / messages * 1e6, clientMicroseconds: clientCPU / messages * 1e6)
-    }
-
-    /// User plus system CPU seconds of process `pid` (from /proc; 10 ms resolution).
-    func cpuSeconds(pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return .nan }
-        // Fields after the command name: state is field 3, utime 14, stime 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    /// User plus system CPU seconds of this process.
-    func ownCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     func chromium(base: String) async throws -> Latencies {
@@ -315,17 +198,8 @@ struct RoundTripBenchmark {
         return Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
     }
 
-    func fetchToken(_ base: String) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: base + "/p/1/index.html")!)
-        let html = String(decoding: data, as: UTF8.self)
-        guard let range = html.range(of: "data-token=\""), let end = html[range.upperBound...].firstIndex(of: "\"") else {
-            throw CocoaError(.fileReadUnknown)
-        }
-        return String(html[range.upperBound..<end])
-    }
-
     /// A presentation whose start slide is 20 KB and loads storybridge's storyclm.js.
-    func makePresentation() throws -> URL {
+    static func makePresentation() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-deck-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var html = """
@@ -338,7 +212,7 @@ struct RoundTripBenchmark {
         return folder
     }
 
-    func raiseFileLimit() {
+    static func raiseFileLimit() {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max

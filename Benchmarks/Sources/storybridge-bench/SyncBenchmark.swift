@@ -142,7 +142,7 @@ struct SyncBenchmark {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         return try ids.map { id in
             guard let name = names.first(where: { $0.hasPrefix("\(id)-r") && $0.hasSuffix(".zip") }) else {
-                throw BenchFailure("the server built no package for presentation \(id)")
+                throw BenchmarkFailure("the server built no package for presentation \(id)")
             }
             let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
             return (attributes[.size] as? NSNumber)?.int64Value ?? 0
@@ -160,14 +160,14 @@ struct SyncBenchmark {
     }
 
     static func check(_ run: ChildRun, _ what: String) throws {
-        guard run.status == 0 else { throw BenchFailure("\(what) exited with \(run.status): \(run.output)") }
+        guard run.status == 0 else { throw BenchmarkFailure("\(what) exited with \(run.status): \(run.output)") }
     }
 
     static func field(_ name: String, of run: ChildRun) throws -> String {
         try check(run, "curl")
         guard let object = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any],
             let value = object[name] as? String
-        else { throw BenchFailure("no \(name) in \(run.output)") }
+        else { throw BenchmarkFailure("no \(name) in \(run.output)") }
         return value
     }
 
@@ -176,15 +176,10 @@ struct SyncBenchmark {
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let path = folder.appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw BenchFailure("\(path) not found: build it with the same configuration (--product \(name))")
+            throw BenchmarkFailure("\(path) not found: build it with the same configuration (--product \(name))")
         }
         return path
     }
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Fast incompressible bytes (xorshift64*), eight at a time.

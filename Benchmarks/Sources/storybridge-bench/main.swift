@@ -7,6 +7,10 @@ import Foundation
 //       [--pipelined-only] [--rounds N] [--bridge-only]
 //                                             only the pipelined comparison, N rounds of each path
 //                                             (--bridge-only: no echo rounds, for profiling the host)
+//   storybridge-bench mix [--quick] [--rounds N]
+//                                             the commands content calls most, by what they touch
+//                                             (memory, SQLite read, SQLite write, a mix), pipelined
+//                                             and sequential, each against the plain echo
 //   storybridge-bench long-run [COUNT]       resident memory after COUNT (100,000) page loads from distinct
 //                                             tabs vs after the first 1,000 (idle viewers leave memory)
 //   storybridge-bench json [--rounds N]       the hand-written JSON reader and writer vs Foundation's
@@ -19,7 +23,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
     print(
-        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
+        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
     )
     exit(2)
 }
@@ -38,6 +42,16 @@ case "roundtrip":
     var benchmark = RoundTripBenchmark(quick: arguments.contains("--quick"))
     benchmark.pipelinedOnly = arguments.contains("--pipelined-only")
     benchmark.bridgeOnly = arguments.contains("--bridge-only")
+    if let index = arguments.firstIndex(of: "--rounds") {
+        guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
+            print("--rounds needs a positive number")
+            exit(2)
+        }
+        benchmark.rounds = rounds
+    }
+    try await benchmark.run()
+case "mix":
+    var benchmark = CommandMixBenchmark(quick: arguments.contains("--quick"))
     if let index = arguments.firstIndex(of: "--rounds") {
         guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
             print("--rounds needs a positive number")
@@ -81,6 +95,6 @@ case "sync":
     }
     try await benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, long-run, json, sync")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync")
     exit(2)
 }

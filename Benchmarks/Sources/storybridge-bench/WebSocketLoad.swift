@@ -1,0 +1,105 @@
+import Foundation
+import StoryBridgeTesting
+
+/// Load that the command benchmarks put on a host's WebSockets: sequential round trips on one
+/// connection, and many connections pipelining; with the CPU time spent by host and client.
+enum WebSocketLoad {
+    /// One connection, one request at a time; returns each round trip in ms.
+    static func sequential(url: String, request: String, count: Int, skipHello: Bool) async throws -> [Double] {
+        let connection = try await WebSocketTextConnection.connect(url: url)
+        if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
+        var latencies: [Double] = []
+        latencies.reserveCapacity(count)
+        let clock = ContinuousClock()
+        for _ in 0..<count {
+            let start = clock.now
+            connection.send(request)
+            guard await connection.receive(timeout: .seconds(10)) != nil else {
+                throw BenchmarkFailure("no answer within the time limit from \(url)")
+            }
+            let elapsed = clock.now - start
+            latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        }
+        await connection.close()
+        return latencies
+    }
+
+    /// One pipelined run: answers per second, and the CPU time the host and this client spent per
+    /// message while it ran (where the time goes: both share the machine's cores).
+    struct PipelinedRun {
+        let rate: Double
+        let hostMicroseconds: Double
+        let clientMicroseconds: Double
+    }
+
+    /// Many connections, each sending its requests without waiting.
+    static func pipelined(urls: [String], request: String, perViewer: Int, skipHello: Bool, hostPid: Int32) async throws -> PipelinedRun {
+        try await pipelined(urls: urls, requests: [request], perViewer: perViewer, skipHello: skipHello, hostPid: hostPid)
+    }
+
+    /// Many connections, each sending `perViewer` requests (cycling through `requests`) without
+    /// waiting; each connection first sends `setup` one at a time, which is not timed.
+    static func pipelined(
+        urls: [String], requests: [String], setup: [String] = [], perViewer: Int, skipHello: Bool, hostPid: Int32,
+        answersMustSucceed: Bool = false
+    ) async throws -> PipelinedRun {
+        var connections: [WebSocketTextConnection] = []
+        for url in urls {
+            let connection = try await WebSocketTextConnection.connect(url: url)
+            if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
+            for request in setup {
+                connection.send(request)
+                guard await connection.receive(timeout: .seconds(10)) != nil else {
+                    throw BenchmarkFailure("no answer to a setup request from \(url)")
+                }
+            }
+            connections.append(connection)
+        }
+        let clock = ContinuousClock()
+        let hostBefore = cpuSeconds(pid: hostPid)
+        let clientBefore = ownCPUSeconds()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for connection in connections {
+                group.addTask {
+                    for index in 0..<perViewer { connection.send(requests[index % requests.count]) }
+                    for _ in 0..<perViewer {
+                        guard let answer = await connection.receive(timeout: .seconds(30)) else {
+                            throw BenchmarkFailure("a pipelined connection got no answer within 30 s")
+                        }
+                        if answersMustSucceed && !answer.contains(#""Status":"Success""#) {
+                            throw BenchmarkFailure("the host answered a benchmark request with a failure: \(answer)")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = clock.now - start
+        let hostCPU = cpuSeconds(pid: hostPid) - hostBefore
+        let clientCPU = ownCPUSeconds() - clientBefore
+        for connection in connections { await connection.close() }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let messages = Double(urls.count * perViewer)
+        return PipelinedRun(
+            rate: messages / seconds, hostMicroseconds: hostCPU / messages * 1e6, clientMicroseconds: clientCPU / messages * 1e6)
+    }
+
+    /// User plus system CPU seconds of process `pid` (from /proc; 10 ms resolution).
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return .nan }
+        // Fields after the command name: state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// User plus system CPU seconds of this process.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+}
