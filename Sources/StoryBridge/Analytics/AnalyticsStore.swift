@@ -37,7 +37,7 @@ public final class AnalyticsStore: Sendable {
 
     /// One session, if it exists.
     public func session(id: String) async throws -> SessionRecord? {
-        try await pool.read { db in try SessionRecord.readOne(db, SessionRecord.filter(key: id)) }
+        try await database.read { db in try SessionRecord.readOne(db, SessionRecord.filter(key: id)) }
     }
 
     /// Sessions, newest first, optionally of one user or presentation.
@@ -46,7 +46,7 @@ public final class AnalyticsStore: Sendable {
         if let userId { request = request.filter(Session.userId == userId) }
         if let presentationId { request = request.filter(Session.presentationId == presentationId) }
         let newestFirst = request.order(Session.created.desc, Column.rowID.desc).limit(limit)
-        return try await pool.read { db in try SessionRecord.readAll(db, newestFirst) }
+        return try await database.read { db in try SessionRecord.readAll(db, newestFirst) }
     }
 
     /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active`
@@ -55,7 +55,7 @@ public final class AnalyticsStore: Sendable {
         let candidates = try await sessions(userId: userId, presentationId: presentationId, limit: 50)
             .filter { $0.state.isUnfinished && !active.contains($0.id) }
         guard !candidates.isEmpty else { return nil }
-        let held = try await pool.read { db in
+        let held = try await database.read { db in
             try Set(
                 String.fetchAll(
                     db,
@@ -152,7 +152,7 @@ public final class AnalyticsStore: Sendable {
 
     /// The value of a custom event.
     public func customEventValue(sessionId: String, key: String) async throws -> String? {
-        try await pool.read { db in
+        try await database.read { db in
             try CustomEventRecord.readOne(
                 db, CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key))?.value
         }
@@ -168,22 +168,33 @@ public final class AnalyticsStore: Sendable {
 
     /// All custom events of a session.
     public func customEvents(sessionId: String) async throws -> [CustomEventRecord] {
-        try await pool.read { db in
+        try await database.read { db in
             try CustomEventRecord.readAll(db, CustomEventRecord.filter(CustomEvent.sessionId == sessionId).order(CustomEvent.key))
         }
     }
 
     /// The slide views of a session, oldest first.
     public func slideViews(sessionId: String) async throws -> [SlideViewRecord] {
-        try await pool.read { db in
+        try await database.read { db in
             try SlideViewRecord.readAll(
                 db, SlideViewRecord.filter(SlideView.sessionId == sessionId).order(SlideView.created, Column.rowID))
         }
     }
 
+    /// A session and its slide views (oldest first), read together; `nil` when there is no such
+    /// session.
+    public func sessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
+        try await database.read { db in
+            guard let session = try SessionRecord.readOne(db, SessionRecord.filter(key: id)) else { return nil }
+            let views = try SlideViewRecord.readAll(
+                db, SlideViewRecord.filter(SlideView.sessionId == id).order(SlideView.created, Column.rowID))
+            return (session, views)
+        }
+    }
+
     /// The media views of a session, oldest first.
     public func mediaViews(sessionId: String) async throws -> [MediaViewRecord] {
-        try await pool.read { db in
+        try await database.read { db in
             try MediaViewRecord.readAll(
                 db, MediaViewRecord.filter(MediaView.sessionId == sessionId).order(MediaView.created, Column.rowID))
         }

@@ -78,7 +78,7 @@ extension AnalyticsStore {
 
     /// The deep links of a session, oldest first.
     public func deepLinks(sessionId: String) async throws -> [DeepLinkRecord] {
-        try await pool.read { db in try Self.deepLinks(sessionId: sessionId, db: db) }
+        try await database.read { db in try Self.deepLinks(sessionId: sessionId, db: db) }
     }
 
     static func deepLinks(sessionId: String, db: Database) throws -> [DeepLinkRecord] {

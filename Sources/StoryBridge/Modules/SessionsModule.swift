@@ -24,17 +24,15 @@ public struct SessionsModule: BridgeModule {
         }
     }
 
-    /// The session `id` with its slides; 404 when there is none.
+    /// The session `id` with its slides `[{id, name, duration, created}]` (one read); 404 when
+    /// there is none.
     static func describeSession(id: String, store: AnalyticsStore) async throws -> JSONValue {
-        guard let session = try await store.session(id: id) else { throw BridgeError.notFound("Session '\(id)' not found") }
-        return try await describe(session, store: store)
-    }
-
-    /// A session with its slides `[{id, name, duration, created}]`.
-    static func describe(_ session: SessionRecord, store: AnalyticsStore) async throws -> JSONValue {
+        guard let (session, views) = try await store.sessionWithSlideViews(id: id) else {
+            throw BridgeError.notFound("Session '\(id)' not found")
+        }
         guard case .object(var members) = session.json else { return session.json }
         members["slides"] = .array(
-            try await store.slideViews(sessionId: session.id).map {
+            views.map {
                 [
                     "id": .string($0.id), "name": .string($0.slideName), "duration": .int($0.duration),
                     "created": $0.json["created"] ?? .null,

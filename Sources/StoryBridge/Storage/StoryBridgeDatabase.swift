@@ -10,6 +10,10 @@ public final class StoryBridgeDatabase: Sendable {
     public let file: URL
     /// Whether writes succeed; see ``write(_:)``.
     public let health = StorageHealth()
+    /// Puts the writes that arrive together into one transaction.
+    private let groupCommit: GroupCommit
+    /// Puts the reads that arrive together into one read access.
+    private let groupRead: GroupRead
 
     /// Opens (creating if needed) the database at `file` and brings its schema up to date.
     /// `maxPageCount` caps the file's size in pages (SQLite's `PRAGMA max_page_count`): a write
@@ -23,16 +27,21 @@ public final class StoryBridgeDatabase: Sendable {
         }
         self.file = file
         pool = try DatabasePool(path: file.path, configuration: configuration)
+        groupCommit = GroupCommit(pool: pool)
+        groupRead = GroupRead(pool: pool)
         try Self.migrator.migrate(pool)
     }
 
-    /// Runs `updates` in a write transaction. A failure of the storage (disk full, size limit,
+    /// Runs `updates` in a write transaction and returns once that transaction has committed.
+    /// Writes that arrive while another transaction is being written share the next transaction
+    /// (group commit), each in a savepoint of its own: one that throws undoes only its own changes.
+    /// A failure of the storage (disk full, size limit,
     /// read-only file, I/O error) is thrown as a ``StorageError`` and reported to ``health``, once
     /// per episode; the first write that succeeds afterwards ends the episode. Other errors are
     /// thrown as they are.
     public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            let result = try await pool.write(updates)
+            let result = try await groupCommit.write(updates)
             health.writeSucceeded()
             return result
         } catch {
@@ -41,6 +50,15 @@ public final class StoryBridgeDatabase: Sendable {
             throw storage
         }
     }
+
+    /// Runs `value` in a read-only transaction that sees every write committed before the call.
+    /// Reads that arrive together share one transaction on one reader connection (group read).
+    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await groupRead.read(value)
+    }
+
+    /// How many writes wait for the next group-commit transaction.
+    var writesWaiting: Int { groupCommit.waitingCount }
 
     /// The schema versions applied so far, in order.
     public func appliedMigrations() throws -> [String] {

@@ -66,13 +66,13 @@ public final class TablesStore: Sendable {
 
     /// The tables: `[{id, name, schema, created}]`.
     public func tables() async throws -> JSONValue {
-        let tables = try await pool.read { db in try StoredTable.readAll(db, StoredTable.order(StoredTable.CodingKeys.id)) }
+        let tables = try await database.read { db in try StoredTable.readAll(db, StoredTable.order(StoredTable.CodingKeys.id)) }
         return .array(tables.map(\.json))
     }
 
     /// All entries of a table, oldest first.
     public func entries(tableId: Int) async throws -> [[String: JSONValue]] {
-        try await pool.read { db in
+        try await database.read { db in
             try StoredTableEntry.readAll(
                 db, StoredTableEntry.filter(Entry.tableId == tableId).order(Entry.created, Column.rowID))
         }.map { try $0.object() }
@@ -80,7 +80,7 @@ public final class TablesStore: Sendable {
 
     /// One entry.
     public func entry(tableId: Int, id: String) async throws -> [String: JSONValue]? {
-        try await pool.read { db in try Self.stored(tableId: tableId, id: id, db: db) }?.object()
+        try await database.read { db in try Self.stored(tableId: tableId, id: id, db: db) }?.object()
     }
 
     private static func stored(tableId: Int, id: String, db: Database) throws -> StoredTableEntry? {

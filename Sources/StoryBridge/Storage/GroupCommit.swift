@@ -1,0 +1,122 @@
+import GRDB
+import Synchronization
+
+/// Group commit: writes that arrive while a transaction is being written wait, and then go into
+/// the next transaction together, so a burst of writes costs one commit (one WAL sync) instead of
+/// one each. Every write is still committed before its caller hears of success: a caller resumes
+/// only after the transaction that holds its changes has committed; if that commit fails, every
+/// write in it fails with the commit's error.
+///
+/// Inside a shared transaction each write runs in a savepoint of its own, so a write that throws
+/// undoes only its own changes and fails alone; the others commit. A transaction that holds a
+/// single write runs it without a savepoint.
+///
+/// The batches run on GRDB's writer queue (`asyncWrite`), serialized with every other write to the
+/// database; no task is started for them.
+final class GroupCommit: Sendable {
+    /// One waiting write: runs its updates in the open transaction and returns how to answer its
+    /// caller once the transaction has ended (with the commit's error, if the commit failed), and
+    /// whether its updates failed.
+    private struct Waiting: Sendable {
+        let run: @Sendable (Database, _ inSavepoint: Bool) -> (failure: (any Error)?, answer: @Sendable ((any Error)?) -> Void)
+    }
+
+    private struct Queue {
+        var waiting: [Waiting] = []
+        /// Whether a batch is scheduled or being written; the next one is scheduled when it ends.
+        var writing = false
+    }
+
+    private let pool: DatabasePool
+    private let queue = Mutex(Queue())
+
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    /// How many writes wait for the next transaction.
+    var waitingCount: Int { queue.withLock { $0.waiting.count } }
+
+    /// Runs `updates` in the next transaction and returns its result once that transaction has
+    /// committed.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let waiting = Waiting { db, inSavepoint in
+                let outcome: Result<T, any Error>
+                do {
+                    if inSavepoint {
+                        var value: T?
+                        try db.inSavepoint {
+                            value = try updates(db)
+                            return .commit
+                        }
+                        // inSavepoint returns only after running the closure, which set the value.
+                        outcome = .success(value!)
+                    } else {
+                        outcome = .success(try updates(db))
+                    }
+                } catch {
+                    outcome = .failure(error)
+                }
+                let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
+                return (
+                    failure,
+                    { commitFailure in
+                        // A write that failed on its own reports its own error; one whose changes
+                        // were lost with the transaction reports the commit's.
+                        if let commitFailure, failure == nil {
+                            continuation.resume(throwing: commitFailure)
+                        } else {
+                            continuation.resume(with: outcome)
+                        }
+                    }
+                )
+            }
+            let lead = queue.withLock { queue -> Bool in
+                queue.waiting.append(waiting)
+                guard !queue.writing else { return false }
+                queue.writing = true
+                return true
+            }
+            if lead { writeBatch() }
+        }
+    }
+
+    /// Writes everything waiting when the writer queue gets to it, as one transaction, then answers
+    /// its callers and schedules the next batch if more arrived meanwhile.
+    private func writeBatch() {
+        let answers = BatchAnswers()
+        pool.asyncWrite(
+            { [self] db in
+                let batch = queue.withLock { queue in
+                    defer { queue.waiting.removeAll(keepingCapacity: true) }
+                    return queue.waiting
+                }
+                let inSavepoints = batch.count > 1
+                var soleFailure: (any Error)?
+                let collected = batch.map { waiting in
+                    let (failure, answer) = waiting.run(db, inSavepoints)
+                    if !inSavepoints { soleFailure = failure }
+                    return answer
+                }
+                answers.list.withLock { $0 = collected }
+                // A lone write that failed has no savepoint: rolling the transaction back undoes
+                // its partial changes.
+                if let soleFailure { throw soleFailure }
+            },
+            completion: { [self] _, result in
+                let failure: (any Error)? = if case .failure(let error) = result { error } else { nil }
+                for answer in answers.list.withLock({ $0 }) { answer(failure) }
+                let more = queue.withLock { queue -> Bool in
+                    queue.writing = !queue.waiting.isEmpty
+                    return queue.writing
+                }
+                if more { writeBatch() }
+            })
+    }
+
+    /// The callers of one batch, handed from the transaction to its completion.
+    private final class BatchAnswers: Sendable {
+        let list = Mutex<[@Sendable ((any Error)?) -> Void]>([])
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+@testable import StoryBridge
+
+/// Writes through `StoryBridgeDatabase.write` share transactions when they arrive together.
+@Suite("group commit")
+struct GroupCommitTests {
+    /// A database in a temporary folder, the writer queue held by a blocker until `release`, and a
+    /// count of the transactions committed.
+    final class HeldDatabase: Sendable {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-\(UUID().uuidString)")
+        let database: StoryBridgeDatabase
+        let commits = CommitCounter()
+        private let gate = DispatchSemaphore(value: 0)
+
+        init() throws {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            database = try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
+            try database.pool.write { db in
+                try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)")
+                try db.execute(sql: "CREATE TABLE child (parent INTEGER NOT NULL REFERENCES note(id))")
+            }
+            database.pool.add(transactionObserver: commits)
+            // Holds the writer queue (a GRDB dispatch queue, not a task) until released.
+            database.pool.asyncWriteWithoutTransaction { [gate] _ in gate.wait() }
+        }
+
+        /// Starts a write and returns once it waits for a transaction, so writes queue in the order
+        /// they are started.
+        func enqueue(_ updates: @escaping @Sendable (Database) throws -> Void) async throws -> Task<Void, any Error> {
+            let before = database.writesWaiting
+            let task = Task { try await database.write(updates) }
+            try await waitUntil { self.database.writesWaiting > before }
+            return task
+        }
+
+        /// Waits until `count` writes wait for a transaction, then lets the writer go.
+        func release(whenWaiting count: Int) async throws {
+            try await waitUntil { self.database.writesWaiting >= count }
+            gate.signal()
+        }
+
+        private func waitUntil(_ condition: () -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !condition() {
+                guard ContinuousClock.now < deadline else { throw CancellationError() }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+
+        func notes() throws -> [String] {
+            try database.pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note ORDER BY text") }
+        }
+
+        deinit { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    final class CommitCounter: TransactionObserver, Sendable {
+        let count = Mutex(0)
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { count.withLock { $0 += 1 } }
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    struct Refused: Error, Equatable {}
+
+    @Test("writes that arrive together are committed in one transaction, and each caller gets its own result")
+    func batched() async throws {
+        let held = try HeldDatabase()
+        let results = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    try await held.database.write { db in
+                        try db.execute(sql: "INSERT INTO note (text) VALUES (?)", arguments: ["n\(index)"])
+                        return db.lastInsertedRowID
+                    }
+                }
+            }
+            try await held.release(whenWaiting: 50)
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(Set(results).count == 50)
+        #expect(try held.notes().count == 50)
+        #expect(held.commits.count.withLock { $0 } == 1)
+    }
+
+    @Test("a write that throws in a shared transaction undoes only its own changes and fails alone")
+    func oneFails() async throws {
+        let held = try HeldDatabase()
+        let first = try await held.enqueue { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('a')") }
+        let failing = try await held.enqueue { db in
+            try db.execute(sql: "INSERT INTO note (text) VALUES ('b')")
+            throw Refused()
+        }
+        let duplicate = try await held.enqueue { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('a')") }
+        let last = try await held.enqueue { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('c')") }
+        try await held.release(whenWaiting: 4)
+        try await first.value
+        await #expect(throws: Refused.self) { try await failing.value }
+        await #expect(throws: DatabaseError.self) { try await duplicate.value }
+        try await last.value
+        #expect(try held.notes() == ["a", "c"])
+        #expect(held.commits.count.withLock { $0 } == 1)
+    }
+
+    @Test("when the shared transaction cannot commit, every write in it fails and none is stored")
+    func commitFails() async throws {
+        let held = try HeldDatabase()
+        let valid = try await held.enqueue { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('kept?')") }
+        // A foreign key checked only at commit: the statement succeeds, the COMMIT fails.
+        let dangling = try await held.enqueue { db in
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            try db.execute(sql: "INSERT INTO child (parent) VALUES (999)")
+        }
+        try await held.release(whenWaiting: 2)
+        await #expect(throws: DatabaseError.self) { try await valid.value }
+        await #expect(throws: DatabaseError.self) { try await dangling.value }
+        #expect(try held.notes().isEmpty)
+        #expect(held.commits.count.withLock { $0 } == 0)
+    }
+
+    @Test("a lone write that throws leaves nothing behind")
+    func loneFailure() async throws {
+        let held = try HeldDatabase()
+        let failing = try await held.enqueue { db in
+            try db.execute(sql: "INSERT INTO note (text) VALUES ('half')")
+            throw Refused()
+        }
+        try await held.release(whenWaiting: 1)
+        await #expect(throws: Refused.self) { try await failing.value }
+        #expect(try held.notes().isEmpty)
+        // The next write goes through on its own.
+        try await held.database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('after')") }
+        #expect(try held.notes() == ["after"])
+    }
+}
