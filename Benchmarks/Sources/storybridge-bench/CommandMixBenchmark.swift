@@ -9,6 +9,10 @@ struct CommandMixBenchmark {
     let quick: Bool
     /// Pipelined rounds of each path, instead of the default.
     var rounds: Int?
+    /// Only the workloads whose name starts with this (for profiling one command).
+    var only: String?
+
+    var selected: [Workload] { Self.workloads.filter { only == nil || $0.name.hasPrefix(only!) } }
 
     var viewers: Int { 100 }
     var perViewer: Int { quick ? 50 : 200 }
@@ -66,7 +70,7 @@ struct CommandMixBenchmark {
         print("")
         print("| command | touches | echo, msg/s | bridge, commands/s | ratio | target | host CPU per message, echo / bridge |")
         print("|---|---|---|---|---|---|---|")
-        for workload in Self.workloads {
+        for workload in selected {
             var echo: [WebSocketLoad.PipelinedRun] = []
             var bridge: [WebSocketLoad.PipelinedRun] = []
             for _ in 0..<pipelinedRounds {
@@ -91,7 +95,7 @@ struct CommandMixBenchmark {
         print("")
         print("| command, 1 connection sequential | echo p50 / p99 | bridge p50 / p99 | p99 ratio | target |")
         print("|---|---|---|---|---|")
-        for workload in Self.workloads where workload.requests.count == 1 {
+        for workload in selected where workload.requests.count == 1 {
             let echo = Latencies(
                 try await WebSocketLoad.sequential(
                     url: host.echoURL, request: workload.requests[0], count: sequentialCount, skipHello: false))

@@ -7,7 +7,7 @@ import Foundation
 //       [--pipelined-only] [--rounds N] [--bridge-only]
 //                                             only the pipelined comparison, N rounds of each path
 //                                             (--bridge-only: no echo rounds, for profiling the host)
-//   storybridge-bench mix [--quick] [--rounds N]
+//   storybridge-bench mix [--quick] [--rounds N] [--only COMMAND]
 //                                             the commands content calls most, by what they touch
 //                                             (memory, SQLite read, SQLite write, a mix), pipelined
 //                                             and sequential, each against the plain echo
@@ -23,7 +23,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
     print(
-        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
+        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] [--only COMMAND] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
     )
     exit(2)
 }
@@ -52,6 +52,13 @@ case "roundtrip":
     try await benchmark.run()
 case "mix":
     var benchmark = CommandMixBenchmark(quick: arguments.contains("--quick"))
+    if let index = arguments.firstIndex(of: "--only") {
+        guard index + 1 < arguments.count, CommandMixBenchmark.workloads.contains(where: { $0.name.hasPrefix(arguments[index + 1]) }) else {
+            print("--only needs the name of a workload: \(CommandMixBenchmark.workloads.map(\.name).joined(separator: ", "))")
+            exit(2)
+        }
+        benchmark.only = arguments[index + 1]
+    }
     if let index = arguments.firstIndex(of: "--rounds") {
         guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
             print("--rounds needs a positive number")
