@@ -79,10 +79,14 @@ public final class AnalyticsStore: Sendable {
         }
     }
 
-    /// Sets a session's `complete` flag.
+    /// Sets a session's `complete` flag (a missing session is left alone).
     public func markComplete(sessionId: String) async throws {
-        let now = clock.now
-        try await database.write { db in try self.changeSession(sessionId, at: now, db: db) { $0.complete = true } }
+        let updated = AnalyticsFormat.timestamp(clock.now)
+        try await database.write { db in
+            try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
+                updated, sessionId,
+            ])
+        }
     }
 
     /// Moves what was recorded in `from` into `into` (a restored session) and deletes `from`.
@@ -136,25 +140,27 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
-    /// earlier one, which keeps its id.
+    /// earlier one, which keeps its id. One cached statement (SQLite's upsert).
     public func upsert(_ event: CustomEventRecord) async throws {
         try await database.write { db in
-            let sameKey = CustomEventRecord.filter(CustomEvent.sessionId == event.sessionId && CustomEvent.key == event.key)
-            if var existing = try CustomEventRecord.readOne(db, sameKey) {
-                existing.value = event.value
-                existing.created = event.created
-                try existing.update(db)
-            } else {
-                try event.insert(db)
-            }
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO customEvent (id, sessionId, presentationId, userId, key, value, created, timeZone, latitude, longitude)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (sessionId, key) DO UPDATE SET value = excluded.value, created = excluded.created
+                    """
+            ).execute(arguments: [
+                event.id, event.sessionId, event.presentationId, event.userId, event.key, event.value,
+                AnalyticsFormat.timestamp(event.created), event.timeZone, event.latitude, event.longitude,
+            ])
         }
     }
 
     /// The value of a custom event.
     public func customEventValue(sessionId: String, key: String) async throws -> String? {
         try await database.read { db in
-            try CustomEventRecord.readOne(
-                db, CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key))?.value
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT value FROM customEvent WHERE sessionId = ? AND key = ?"), arguments: [sessionId, key])
         }
     }
 
@@ -185,9 +191,11 @@ public final class AnalyticsStore: Sendable {
     /// session.
     public func sessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
         try await database.read { db in
-            guard let session = try SessionRecord.readOne(db, SessionRecord.filter(key: id)) else { return nil }
+            guard let session = try SessionRecord.readOne(db, cachedSQL: "SELECT * FROM session WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
             let views = try SlideViewRecord.readAll(
-                db, SlideViewRecord.filter(SlideView.sessionId == id).order(SlideView.created, Column.rowID))
+                db, cachedSQL: "SELECT * FROM slideView WHERE sessionId = ? ORDER BY created, rowid", arguments: [id])
             return (session, views)
         }
     }

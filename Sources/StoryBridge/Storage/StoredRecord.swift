@@ -40,6 +40,18 @@ extension StoredRecord {
         try Row.fetchOne(db, request.asRequest(of: Row.self)).map(decodeReporting)
     }
 
+    /// The records a hot path selects with fixed SQL, through a cached prepared statement (no SQL
+    /// generated or compiled per call); throws ``CorruptRecordError`` for the first row that does
+    /// not decode.
+    static func readAll(_ db: Database, cachedSQL sql: String, arguments: StatementArguments) throws -> [Self] {
+        try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(decodeReporting)
+    }
+
+    /// The first record that fixed SQL selects, through a cached prepared statement.
+    static func readOne(_ db: Database, cachedSQL sql: String, arguments: StatementArguments) throws -> Self? {
+        try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments).map(decodeReporting)
+    }
+
     static func decodeReporting(_ row: Row) throws -> Self {
         do {
             return try Self(row: row)
