@@ -272,6 +272,36 @@ public enum AnalyticsFormat {
     /// text (the formatter alone truncates, turning `.678` read back into `.677`).
     public static func timestamp(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard let utc = UTCTime(millisecondsSince1970: milliseconds), (0...9999).contains(utc.year) else {
+            return formattedTimestamp(milliseconds: milliseconds)
+        }
+        // Written digit by digit: this runs for every record stored (the formatter costs more than
+        // the SQLite insert it is for).
+        var text = [UInt8]()
+        text.reserveCapacity(24)
+        func append(_ value: Int, digits: Int, then separator: Character?) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+            if let separator { text.append(UInt8(ascii: separator.unicodeScalars.first!)) }
+        }
+        append(utc.year, digits: 4, then: "-")
+        append(utc.month, digits: 2, then: "-")
+        append(utc.day, digits: 2, then: "T")
+        append(utc.hour, digits: 2, then: ":")
+        append(utc.minute, digits: 2, then: ":")
+        append(utc.second, digits: 2, then: ".")
+        append(utc.millisecond, digits: 3, then: "Z")
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The same text through Foundation's formatter (years outside 0...9999).
+    static func formattedTimestamp(milliseconds: Double) -> String {
         let seconds = (milliseconds / 1000).rounded(.down)
         let wholeSeconds = Date(timeIntervalSince1970: seconds).formatted(
             .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon)
