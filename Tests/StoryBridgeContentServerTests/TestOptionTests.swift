@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridgeContentServer
+import StoryBridgeTesting
 import Testing
 
 @Suite("Content server: test options")
@@ -69,61 +70,15 @@ struct TestOptionTests {
     }
 }
 
-/// A plain HTTP/1.1 GET over a socket that reads until the server closes, so a response cut short
-/// shows how many body bytes arrived.
-enum RawHTTP {
-    struct Received {
-        var status: Int
-        var declaredLength: Int?
-        var body: Data
-    }
-
-    static func get(_ url: String, range: String? = nil) async throws -> Received {
+extension RawHTTP {
+    /// A GET of `url` (on 127.0.0.1) read until the server closes, so a response cut short shows
+    /// how many body bytes arrived.
+    static func get(_ url: String, range: String? = nil) async throws -> Response {
         let parsed = try #require(URL(string: url))
         let port = try #require(parsed.port)
         let target = parsed.path + (parsed.query.map { "?" + $0 } ?? "")
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let range { request += "Range: \(range)\r\n" }
-        request += "\r\n"
-        let bytes = Data(request.utf8)
-        // A thread of its own: blocking reads must not hold a cooperative-pool thread.
-        let raw = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try exchange(port: port, request: bytes) })
-            }
-        }
-        guard let split = raw.range(of: Data("\r\n\r\n".utf8)) else { throw CocoaError(.coderReadCorrupt) }
-        let head = String(decoding: raw[..<split.lowerBound], as: UTF8.self)
-        let lines = head.components(separatedBy: "\r\n")
-        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
-        let length = lines.dropFirst().first { $0.lowercased().hasPrefix("content-length:") }
-            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
-        return Received(status: status, declaredLength: length, body: Data(raw[split.upperBound...]))
-    }
-
-    private static func exchange(port: Int, request: Data) throws -> Data {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        // A server that never closes fails the test instead of hanging it.
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
-        var received = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        return received
+        return try await exchange(port: port, request + "\r\n")
     }
 }

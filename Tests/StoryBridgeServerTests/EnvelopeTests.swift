@@ -142,12 +142,13 @@ struct EnvelopeTests {
     @Test("methods other than GET and HEAD are answered 405; HEAD gets the headers of GET")
     func methods() async throws {
         try await withHost { host in
-            let post = try await rawHTTP(
-                port: host.server.port, "POST /p/1/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-            )
+            let post = try await RawHTTP.exchange(
+                port: host.server.port,
+                "POST /p/1/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                timeout: 10, stopWhenComplete: true)
             #expect(post.status == 405)
-            let head = try await rawHTTP(
-                port: host.server.port, "HEAD /p/1/css/demo.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let head = try await RawHTTP.exchange(
+                port: host.server.port, "HEAD /p/1/css/demo.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 10)
             #expect(head.status == 200)
             #expect(head.headers["content-type"]?.hasPrefix("text/css") == true)
             #expect(head.body.isEmpty)

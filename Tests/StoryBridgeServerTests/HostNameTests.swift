@@ -18,11 +18,11 @@ struct HostNameTests {
                 "/__storybridge/deeplinks?token=\(token)", "/__storybridge/metrics", "/__storybridge/info",
             ]
             for path in paths {
-                let answer = try await rawGet(port: port, path, host: "rebound.example:\(port)")
+                let answer = try await RawHTTP.get(port: port, path, host: "rebound.example:\(port)")
                 #expect(answer.status == 421, "\(path)")
-                #expect(!answer.body.contains(token), "\(path)")
-                #expect(answer.body.contains("'rebound.example' is not a name of this host"), "\(path)")
-                #expect(answer.body.contains("--allowed-host rebound.example"), "\(path)")
+                #expect(!answer.text.contains(token), "\(path)")
+                #expect(answer.text.contains("'rebound.example' is not a name of this host"), "\(path)")
+                #expect(answer.text.contains("--allowed-host rebound.example"), "\(path)")
             }
             let metrics = String(decoding: try await httpGet(host.baseURL + "/__storybridge/metrics").body, as: UTF8.self)
             #expect(metrics.contains(#"storybridge_refused_requests_total{reason="host"} \#(paths.count)"#))
@@ -37,9 +37,9 @@ struct HostNameTests {
                 "/__storybridge/ws?viewer=v&presentation=1&slide=index.html&token=\(host.server.token)",
                 "/__storybridge/inspector/ws?token=\(host.server.token)",
             ] {
-                let answer = try await rawGet(
+                let answer = try await RawHTTP.get(
                     port: port, path, host: "rebound.example:\(port)",
-                    extraHeaders: [
+                    headers: [
                         "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13",
                         "Sec-WebSocket-Key: c3RvcnlicmlkZ2UtdGVzdA==", "Origin: http://rebound.example:\(port)",
                     ])
@@ -56,9 +56,9 @@ struct HostNameTests {
         try await withHost { host in
             let port = host.server.port
             for name in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST.:\(port)", "[::1]:\(port)", "127.0.0.1", "localhost:1"] {
-                let answer = try await rawGet(port: port, "/p/1/index.html", host: name)
+                let answer = try await RawHTTP.get(port: port, "/p/1/index.html", host: name)
                 #expect(answer.status == 200, "\(name)")
-                #expect(answer.body.contains("data-token=\"\(host.server.token)\""), "\(name)")
+                #expect(answer.text.contains("data-token=\"\(host.server.token)\""), "\(name)")
             }
         }
     }
@@ -66,9 +66,10 @@ struct HostNameTests {
     @Test("a request without a Host header is refused with 400")
     func missingHost() async throws {
         try await withHost { host in
-            let answer = try await rawHTTP(port: host.server.port, "GET /p/1/index.html HTTP/1.0\r\n\r\n")
+            let answer = try await RawHTTP.exchange(
+                port: host.server.port, "GET /p/1/index.html HTTP/1.0\r\n\r\n", timeout: 10, stopWhenComplete: true)
             #expect(answer.status == 400)
-            #expect(!answer.body.contains(host.server.token))
+            #expect(!answer.text.contains(host.server.token))
         }
     }
 
@@ -79,10 +80,10 @@ struct HostNameTests {
         let host = try await TestHost.start(presentationFolders: [demoFolder], server: configuration)
         let port = host.server.port
         for name in ["kiosk.lan:\(port)", "a.review.lan", "b.c.review.lan:\(port)", "review-box:\(port)"] {
-            #expect(try await rawGet(port: port, "/p/1/index.html", host: name).status == 200, "\(name)")
+            #expect(try await RawHTTP.get(port: port, "/p/1/index.html", host: name).status == 200, "\(name)")
         }
         for name in ["review.lan", "kiosk.lan.evil.example", "evil-kiosk.lan"] {
-            #expect(try await rawGet(port: port, "/p/1/index.html", host: name).status == 421, "\(name)")
+            #expect(try await RawHTTP.get(port: port, "/p/1/index.html", host: name).status == 421, "\(name)")
         }
         await host.stop()
     }
@@ -115,9 +116,9 @@ struct HostNameTests {
             demoFolder.path, "--port", "0", "--allowed-host", "from-flag.lan", "--config", config.path, "--no-watch",
         ])
         for name in ["from-flag.lan", "from-config.lan", "localhost"] {
-            #expect(try await rawGet(port: serve.port, "/p/1/index.html", host: name).status == 200, "\(name)")
+            #expect(try await RawHTTP.get(port: serve.port, "/p/1/index.html", host: name).status == 200, "\(name)")
         }
-        #expect(try await rawGet(port: serve.port, "/p/1/index.html", host: "elsewhere.lan").status == 421)
+        #expect(try await RawHTTP.get(port: serve.port, "/p/1/index.html", host: "elsewhere.lan").status == 421)
         #expect(await serve.interrupt() == 0)
         #expect(serve.errors.contains("request refused"))
         try? FileManager.default.removeItem(at: config)
