@@ -102,8 +102,15 @@ if command -v man >/dev/null; then
 fi
 check "bash completion parses and completes subcommands" bash -c \
     "bash -n '$work/prefix/share/bash-completion/completions/storybridge' && grep -q 'doctor' '$work/prefix/share/bash-completion/completions/storybridge'"
-if command -v zsh >/dev/null; then check "zsh completion parses" zsh -n "$work/prefix/share/zsh/site-functions/_storybridge"; fi
-if command -v fish >/dev/null; then check "fish completion parses" fish -n "$work/prefix/share/fish/vendor_completions.d/storybridge.fish"; fi
+# zsh and fish load the installed files the way a user's shell does, and complete with them.
+check "zsh completion parses and defines _storybridge after compinit" env -i HOME="$work/home" PATH="$work/prefix/bin:/usr/bin:/bin" \
+    zsh -f -c "fpath=('$work/prefix/share/zsh/site-functions' \$fpath); autoload -U compinit; compinit -u -d '$work/zcompdump'; \
+        zsh -n '$work/prefix/share/zsh/site-functions/_storybridge' && autoload -U _storybridge && whence -w _storybridge | grep -q function"
+check "fish completion completes subcommands and options" env -i HOME="$work/home" PATH="$work/prefix/bin:/usr/bin:/bin" \
+    fish --no-config -c "source '$work/prefix/share/fish/vendor_completions.d/storybridge.fish'; \
+        complete -C 'storybridge se' | grep -q '^serve'; and complete -C 'storybridge serve --log-l' | grep -q '^--log-level'"
+check "install.sh from the clone (no --tarball): installs the tarball in dist/" bash -c \
+    "bash '$repo/scripts/install.sh' --prefix '$work/from-clone' && '$work/from-clone/bin/storybridge' --version | grep -qx '$version'"
 
 echo "test-release: $passed passed, $failed failed"
 ((failed == 0))
