@@ -41,38 +41,15 @@ struct RoundTripBenchmark {
     func run() async throws {
         raiseFileLimit()
         let folder = try makePresentation()
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storybridge")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            print("storybridge-bench: no storybridge binary at \(binary.path): build it first, with the same configuration")
-            print("  (swift build -c release --product storybridge)")
-            exit(2)
-        }
-        let server = Process()
-        server.executableURL = binary
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
-        server.arguments = [
-            "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path,
-            "--max-connections", "5000", "--no-watch",
-        ]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
+        let server = try await ServeChild.start(folder: folder, extraArguments: ["--max-connections", "5000"])
         defer {
-            server.terminate()
-            server.waitUntilExit()
+            server.stop()
             try? FileManager.default.removeItem(at: folder)
-            try? FileManager.default.removeItem(at: data)
         }
-        var text = ""
-        while !text.contains("Ctrl-C") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw CocoaError(.fileReadUnknown) }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let match = text.firstMatch(of: /127\.0\.0\.1:(\d+)\//), let port = Int(match.1) else { throw CocoaError(.fileReadUnknown) }
-        let base = "http://127.0.0.1:\(port)"
-        let token = try await fetchToken(base)
-        print("host: storybridge serve (pid \(server.processIdentifier)) on \(base); client: this process (SwiftNIO WebSocket client)")
+        let port = server.port
+        let base = server.base
+        let token = server.token
+        print("host: storybridge serve (pid \(server.pid)) on \(base); client: this process (SwiftNIO WebSocket client)")
         let bridgeURL = { (viewer: String) in
             "ws://127.0.0.1:\(port)/__storybridge/ws?viewer=\(viewer)&presentation=1&slide=index.html&load=\(viewer)&token=\(token)"
         }
@@ -93,12 +70,12 @@ struct RoundTripBenchmark {
                     echoRuns.append(
                         try await pipelined(
                             urls: (0..<pipelinedViewers).map { _ in echoURL }, request: request, skipHello: false,
-                            hostPid: server.processIdentifier))
+                            hostPid: server.pid))
                 }
                 bridgeRuns.append(
                     try await pipelined(
                         urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request, skipHello: true,
-                        hostPid: server.processIdentifier))
+                        hostPid: server.pid))
             }
         }
         func cpuLine() -> String {
@@ -155,7 +132,7 @@ struct RoundTripBenchmark {
                 format: "| headless Chromium, 1,000 sequential calls via storyclm.js, p50 / p99 | | %.3f ms / %.3f ms | | |",
                 browser.percentile(0.5), browser.percentile(0.99)))
 
-        let memory = try await memoryPerViewer(pid: server.processIdentifier, url: bridgeURL)
+        let memory = try await memoryPerViewer(pid: server.pid, url: bridgeURL)
         print(
             String(
                 format: "| resident memory, host idle / with %d idle viewers | | %.1f MB / %.1f MB (%.1f KB per viewer) | | |",
@@ -313,15 +290,6 @@ struct RoundTripBenchmark {
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
         else { return .nan }
         return Double(line.split(separator: " ").dropFirst().first ?? "") ?? .nan
-    }
-
-    func fetchToken(_ base: String) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: base + "/p/1/index.html")!)
-        let html = String(decoding: data, as: UTF8.self)
-        guard let range = html.range(of: "data-token=\""), let end = html[range.upperBound...].firstIndex(of: "\"") else {
-            throw CocoaError(.fileReadUnknown)
-        }
-        return String(html[range.upperBound..<end])
     }
 
     /// A presentation whose start slide is 20 KB and loads storybridge's storyclm.js.

@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `storybridge serve` run as a child of the benchmark on a folder, with the plain WebSocket echo
+/// (`--bench-echo`) and without the file watcher: its base URL and launch token, and a way to stop it.
+/// The binary is the `storybridge` next to this benchmark's own binary (same build configuration).
+final class ServeChild {
+    let process: Process
+    let port: Int
+    let token: String
+    private let dataFolder: URL
+
+    var base: String { "http://127.0.0.1:\(port)" }
+    var pid: Int32 { process.processIdentifier }
+
+    private init(process: Process, port: Int, token: String, dataFolder: URL) {
+        self.process = process
+        self.port = port
+        self.token = token
+        self.dataFolder = dataFolder
+    }
+
+    /// The `storybridge` binary next to this one; exits with a hint when it was not built.
+    static func binary() -> URL {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storybridge")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            print("storybridge-bench: no storybridge binary at \(binary.path): build it first, with the same configuration")
+            print("  (swift build -c release --product storybridge)")
+            exit(2)
+        }
+        return binary
+    }
+
+    /// Starts `storybridge serve FOLDER --port 0 --bench-echo --no-watch` with a fresh data folder
+    /// and waits until it listens; `slide` is a root slide whose page carries the launch token.
+    static func start(folder: URL, extraArguments: [String] = [], slide: String = "index.html") async throws -> ServeChild {
+        let server = Process()
+        server.executableURL = binary()
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
+        server.arguments =
+            [
+                "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path, "--no-watch",
+            ] + extraArguments
+        let output = Pipe()
+        server.standardOutput = output
+        try server.run()
+        var text = ""
+        while !text.contains("Ctrl-C") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty {
+                server.terminate()
+                throw CocoaError(.fileReadUnknown)
+            }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /127\.0\.0\.1:(\d+)\//), let port = Int(match.1) else {
+            server.terminate()
+            throw CocoaError(.fileReadUnknown)
+        }
+        do {
+            let token = try await fetchToken("http://127.0.0.1:\(port)/p/1/\(slide)")
+            return ServeChild(process: server, port: port, token: token, dataFolder: data)
+        } catch {
+            server.terminate()
+            server.waitUntilExit()
+            throw error
+        }
+    }
+
+    /// Ends the child and removes its data folder.
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: dataFolder)
+    }
+
+    /// The launch token, read from the client tag of a served slide.
+    static func fetchToken(_ slideURL: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: slideURL)!)
+        let html = String(decoding: data, as: UTF8.self)
+        guard let range = html.range(of: "data-token=\""), let end = html[range.upperBound...].firstIndex(of: "\"") else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        return String(html[range.upperBound..<end])
+    }
+}
