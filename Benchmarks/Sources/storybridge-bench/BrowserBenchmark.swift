@@ -106,6 +106,17 @@ struct BrowserBenchmark {
         print("| measurement | baseline | storybridge | ratio | target |")
         print("|---|---|---|---|---|")
         for row in rows { print(row.line) }
+        print("")
+        print("Median milestones of a slide load, ms from navigation start (host / static):")
+        for (name, label) in [
+            ("responseEnd", "HTML received"), ("clientScript", "client.js received"), ("library", "storyclm.js received"),
+            ("domReady", "DOMContentLoaded"),
+        ] {
+            let host = loads.bridgeMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
+            let plain = loads.staticMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
+            print("  \(label): \(host) / \(plain)")
+        }
+        print(String(format: "  first bridge answer: %.1f / -", loads.firstAnswer.percentile(0.5)))
     }
 
     // MARK: In-page calls
@@ -168,6 +179,9 @@ struct BrowserBenchmark {
         var staticLoad: Latencies
         var bridgeHTML: Latencies
         var staticHTML: Latencies
+        /// Medians of the milestones of a load, host and static (where the time goes).
+        var bridgeMilestones: [String: Double]
+        var staticMilestones: [String: Double]
     }
 
     /// Loads the slides one after another in two tabs, one on the host and one on the static
@@ -186,6 +200,8 @@ struct BrowserBenchmark {
         var staticLoad: [Double] = []
         var bridgeHTML: [Double] = []
         var staticHTML: [Double] = []
+        var bridgeMilestones: [String: [Double]] = [:]
+        var staticMilestones: [String: [Double]] = [:]
         for index in 0..<(warmUpLoads + measuredLoads) {
             let slide = "slide-\(index % slideCount + 1).html?n=\(index)"
             let onHost = try await load(tab: bridgeTab, url: "\(host)/\(slide)", search: "?n=\(index)", waitForAnswer: true)
@@ -196,16 +212,23 @@ struct BrowserBenchmark {
             staticLoad.append(onStatic.load)
             bridgeHTML.append(onHost.html)
             staticHTML.append(onStatic.html)
+            for (name, value) in onHost.milestones { bridgeMilestones[name, default: []].append(value) }
+            for (name, value) in onStatic.milestones { staticMilestones[name, default: []].append(value) }
         }
         return SlideLoads(
             firstAnswer: Latencies(firstAnswer), bridgeLoad: Latencies(bridgeLoad), staticLoad: Latencies(staticLoad),
-            bridgeHTML: Latencies(bridgeHTML), staticHTML: Latencies(staticHTML))
+            bridgeHTML: Latencies(bridgeHTML), staticHTML: Latencies(staticHTML),
+            bridgeMilestones: bridgeMilestones.mapValues { Latencies($0).percentile(0.5) },
+            staticMilestones: staticMilestones.mapValues { Latencies($0).percentile(0.5) })
     }
 
     struct LoadTiming {
         let load: Double
         let html: Double
         let firstAnswer: Double?
+        /// Milestones from navigation start: the HTML's last byte, client.js and storyclm.js
+        /// fetched, DOMContentLoaded.
+        let milestones: [String: Double]
     }
 
     /// Navigates `tab` to `url` and reads the new document's Navigation Timing once it has loaded
@@ -220,7 +243,13 @@ struct BrowserBenchmark {
               if (location.search !== \(quotedSearch)) { return null; }
               var entry = performance.getEntriesByType('navigation')[0];
               if (!entry || !(entry.loadEventEnd > 0)\(unanswered)) { return null; }
+              var scripts = {};
+              performance.getEntriesByType('resource').forEach(function (resource) {
+                scripts[resource.name.split('?')[0].split('/').pop()] = resource.responseEnd;
+              });
               return { load: entry.loadEventStart, html: entry.responseEnd - entry.requestStart,
+                responseEnd: entry.responseEnd, domReady: entry.domContentLoadedEventStart,
+                clientScript: scripts['client.js'] || null, library: scripts['storyclm.js'] || null,
                 firstAnswer: window.__firstAnswer === undefined ? null : window.__firstAnswer,
                 status: window.__firstAnswerStatus || null };
             })()
@@ -231,7 +260,11 @@ struct BrowserBenchmark {
         if waitForAnswer, timing["status"]?.stringValue != "Success" {
             throw BenchmarkFailure("the first bridge call of \(url) failed: \(timing.jsonString())")
         }
-        return LoadTiming(load: loadTime, html: html, firstAnswer: timing["firstAnswer"]?.doubleValue)
+        var milestones: [String: Double] = [:]
+        for name in ["responseEnd", "clientScript", "library", "domReady"] {
+            if let value = timing[name]?.doubleValue { milestones[name] = value }
+        }
+        return LoadTiming(load: loadTime, html: html, firstAnswer: timing["firstAnswer"]?.doubleValue, milestones: milestones)
     }
 
     // MARK: The deck
