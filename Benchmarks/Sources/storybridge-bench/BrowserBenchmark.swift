@@ -115,7 +115,8 @@ struct BrowserBenchmark {
         print("Median milestones of a slide load, ms from navigation start (host / static):")
         for (name, label) in [
             ("responseEnd", "HTML received"), ("clientScript", "client.js received"), ("library", "storyclm.js received"),
-            ("domReady", "DOMContentLoaded"),
+            ("domReady", "DOMContentLoaded"), ("socketStart", "bridge socket opened by the client"),
+            ("socketOpen", "bridge socket open"), ("hello", "hello received"),
         ] {
             let host = loads.bridgeMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
             let plain = loads.staticMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
@@ -207,6 +208,31 @@ struct BrowserBenchmark {
         // loads and runs.
         try await staticTab.devTools.send(
             "Page.addScriptToEvaluateOnNewDocument", ["source": "window.__storybridge = { post: function () {} };"])
+        // Where the time goes on the host tab: when the client opened its bridge socket, when it
+        // was open, and when hello came (the page's own WebSocket, observed, not changed).
+        try await bridgeTab.devTools.send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            [
+                "source": .string(
+                    """
+                    (function () {
+                      var PageSocket = window.WebSocket;
+                      window.WebSocket = function (url, protocols) {
+                        var socket = protocols === undefined ? new PageSocket(url) : new PageSocket(url, protocols);
+                        if (window.__socketStart === undefined) {
+                          window.__socketStart = performance.now();
+                          socket.addEventListener('open', function () { window.__socketOpen = performance.now(); });
+                        }
+                        return socket;
+                      };
+                      window.WebSocket.prototype = PageSocket.prototype;
+                      window.WebSocket.OPEN = PageSocket.OPEN;
+                      window.addEventListener('storybridge:hello', function () {
+                        if (window.__hello === undefined) { window.__hello = performance.now(); }
+                      });
+                    })();
+                    """)
+            ])
         var firstAnswer: [Double] = []
         var bridgeLoad: [Double] = []
         var staticLoad: [Double] = []
@@ -263,6 +289,8 @@ struct BrowserBenchmark {
               return { load: entry.loadEventStart, html: entry.responseEnd - entry.requestStart,
                 responseEnd: entry.responseEnd, domReady: entry.domContentLoadedEventStart,
                 clientScript: scripts['client.js'] || null, library: scripts['storyclm.js'] || null,
+                socketStart: window.__socketStart || null, socketOpen: window.__socketOpen || null,
+                hello: window.__hello || null,
                 firstAnswer: window.__firstAnswer === undefined ? null : window.__firstAnswer,
                 status: window.__firstAnswerStatus || null, visibility: document.visibilityState };
             })()
@@ -277,7 +305,7 @@ struct BrowserBenchmark {
             throw BenchmarkFailure("the first bridge call of \(url) failed: \(timing.jsonString())")
         }
         var milestones: [String: Double] = [:]
-        for name in ["responseEnd", "clientScript", "library", "domReady"] {
+        for name in ["responseEnd", "clientScript", "library", "domReady", "socketStart", "socketOpen", "hello"] {
             if let value = timing[name]?.doubleValue { milestones[name] = value }
         }
         return LoadTiming(load: loadTime, html: html, firstAnswer: timing["firstAnswer"]?.doubleValue, milestones: milestones)
