@@ -264,6 +264,11 @@
     };
   }
 
+  // Open the socket now, before the rest of the client is set up: the connection's handshake then
+  // overlaps with that work and with the page's parsing, and the slide's first requests find it
+  // open sooner. Everything the socket's handlers use is in place before any of them can run.
+  connect();
+
   /** Sends one request object or an array of them to the host. */
   function post(message) {
     if (message === null || typeof message !== 'object') { return; }
@@ -356,7 +361,6 @@
 
   var chrome = createChrome();
   window.__storybridge.chrome = chrome;
-  connect();
 
   // ---- the viewer chrome: close, map and media-library buttons, and overlays ----
   // Drawn in a shadow root so content styles and the chrome's styles cannot touch each other.
