@@ -127,6 +127,7 @@ struct BrowserBenchmark {
             ("responseEnd", "HTML received"), ("clientScript", "client.js received"), ("library", "storyclm.js received"),
             ("domReady", "DOMContentLoaded"), ("socketStart", "bridge socket opened by the client"),
             ("socketOpen", "bridge socket open"), ("hello", "hello received"),
+            ("handled", "first answer handed to StoryCLMHandler"),
         ] {
             let host = loads.bridgeMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
             let plain = loads.staticMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
@@ -305,7 +306,7 @@ struct BrowserBenchmark {
                 responseEnd: entry.responseEnd, domReady: entry.domContentLoadedEventStart,
                 clientScript: scripts['client.js'] || null, library: scripts['storyclm.js'] || null,
                 socketStart: window.__socketStart || null, socketOpen: window.__socketOpen || null,
-                hello: window.__hello || null,
+                hello: window.__hello || null, handled: window.__firstHandled || null,
                 firstAnswer: window.__firstAnswer === undefined ? null : window.__firstAnswer,
                 status: window.__firstAnswerStatus || null, visibility: document.visibilityState };
             })()
@@ -320,7 +321,7 @@ struct BrowserBenchmark {
             throw BenchmarkFailure("the first bridge call of \(url) failed: \(timing.jsonString())")
         }
         var milestones: [String: Double] = [:]
-        for name in ["responseEnd", "clientScript", "library", "domReady", "socketStart", "socketOpen", "hello"] {
+        for name in ["responseEnd", "clientScript", "library", "domReady", "socketStart", "socketOpen", "hello", "handled"] {
             if let value = timing[name]?.doubleValue { milestones[name] = value }
         }
         return LoadTiming(load: loadTime, html: html, firstAnswer: timing["firstAnswer"]?.doubleValue, milestones: milestones)
@@ -355,6 +356,12 @@ struct BrowserBenchmark {
                 <meta name="clm-swipe-next" content="slide-\(next).html">
                 <script src="js/storyclm.js"></script>
                 <script>
+                (function (handler) {
+                  StoryCLMBridge.StoryCLMHandler = function (text) {
+                    if (window.__firstHandled === undefined) { window.__firstHandled = performance.now(); }
+                    return handler.apply(this, arguments);
+                  };
+                })(StoryCLMBridge.StoryCLMHandler);
                 StoryCLM.Presentation.GetCurrentSlideName(function (answer) {
                   if (window.__firstAnswer === undefined) {
                     window.__firstAnswer = performance.now();
