@@ -340,8 +340,9 @@
     return setAttribute.apply(this, arguments);
   };
 
+  // pagehide comes before the page's socket is closed, and (unlike beforeunload, which the client
+  // does not listen to) costs the browser nothing when it leaves the page for the next slide.
   window.addEventListener('pagehide', function () { leaving = true; });
-  window.addEventListener('beforeunload', function () { leaving = true; });
 
   window.__storybridge = {
     version: 1,
