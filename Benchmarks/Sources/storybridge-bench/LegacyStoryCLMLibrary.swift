@@ -8,8 +8,8 @@
 /// - `StoryCLMBridge.StoryCLMHandler(jsonText)` defers the callback with `setTimeout(..., 1)`, as
 ///   the 2.2 library does, so a callback never runs inside the native caller. Chromium keeps a
 ///   1 ms timeout at 1 ms (only a 0 ms timeout is unclamped), so this timer is part of every
-///   answer the library delivers unless the host's client defers it differently (see PROTOCOL.md,
-///   "Answers").
+///   answer the library delivers unless the host's client runs it differently (PROTOCOL.md §3.8,
+///   "Deferral of answers").
 /// - `StoryCLM.Presentation.GetCurrentSlideName(callback)` wraps the answer in the usual
 ///   `{status, errorCode, errorMessage, data}` object.
 enum LegacyStoryCLMLibrary {
