@@ -145,6 +145,7 @@ let package = Package(
             dependencies: [
                 "StoryBridge", "StoryBridgeTesting", "StoryBridgeContentServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -141,20 +141,56 @@ public final class StoryBridgeHost: Sendable {
 
     /// Records that a page of `viewer` shows `slide` of `presentationId`: the viewer's navigation
     /// state, then the analytics (the slide view of the slide left, a new or restored session).
-    /// Analytics failures are logged and do not stop the page.
+    /// Analytics failures are logged and do not stop the page. The same as ``enterPage(_:presentationId:slide:pageLoad:viaDeepLink:)``
+    /// followed by ``recordPageLoad(_:)``.
     @discardableResult
     public func pageLoaded(
         _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false
     ) async -> Viewer.SlideEntry {
-        if viaDeepLink, let deepLink, deepLink.presentationId == presentationId {
+        let entered = await enterPage(
+            viewer, presentationId: presentationId, slide: slide, pageLoad: pageLoad, viaDeepLink: viaDeepLink)
+        await recordPageLoad(entered)
+        return entered.entry
+    }
+
+    /// The memory half of a page load: the viewer now shows `slide` of `presentationId` (its
+    /// current slide, history, navigation data and inbound deep link), so commands that read them
+    /// answer for this page. Nothing is written; pass the result to ``recordPageLoad(_:)``.
+    public func enterPage(
+        _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false
+    ) async -> EnteredPage {
+        let arrivesByDeepLink = viaDeepLink && deepLink?.presentationId == presentationId
+        if arrivesByDeepLink, let deepLink {
             await viewer.arriveByDeepLink(deepLink, slide: slide, pageLoad: pageLoad)
         }
         let entry = await viewer.enterSlide(presentationId: presentationId, slide: slide, pageLoad: pageLoad)
-        do {
-            try await sessions.pageLoaded(viewer, entry: entry, presentationId: presentationId)
-        } catch {
-            logger.error("analytics: cannot record the page load", metadata: ["error": "\(error)", "viewer": "\(viewer.id)"])
-        }
-        return entry
+        let sessionId = await viewer.state.sessionId
+        let keepsSession =
+            !entry.isNewPageLoad
+            || (!arrivesByDeepLink && entry.cause != .deepLink && sessionId != nil && entry.previousPresentationId == presentationId)
+        return EnteredPage(viewer: viewer, presentationId: presentationId, entry: entry, keepsSession: keepsSession)
     }
+
+    /// The analytics half of a page load: the slide view of the slide left, and a new or restored
+    /// session (SQLite writes). Failures are logged and do not stop the page.
+    public func recordPageLoad(_ entered: EnteredPage) async {
+        do {
+            try await sessions.pageLoaded(entered.viewer, entry: entered.entry, presentationId: entered.presentationId)
+        } catch {
+            logger.error(
+                "analytics: cannot record the page load", metadata: ["error": "\(error)", "viewer": "\(entered.viewer.id)"])
+        }
+    }
+}
+
+/// A page load whose memory half is done (``StoryBridgeHost/enterPage(_:presentationId:slide:pageLoad:viaDeepLink:)``)
+/// and whose analytics are still to be recorded.
+public struct EnteredPage: Sendable {
+    public let viewer: Viewer
+    public let presentationId: Int
+    public let entry: Viewer.SlideEntry
+    /// Whether recording the page load leaves the viewer's session as it is: a reconnect, or a new
+    /// slide of the presentation whose session is in progress (only the slide view of the slide
+    /// left is written). Read-only commands of the page may then be answered before the recording.
+    public let keepsSession: Bool
 }

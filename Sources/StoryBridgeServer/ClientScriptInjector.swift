@@ -2,9 +2,11 @@ import Foundation
 
 /// Puts the host's client script into a slide, ahead of every content script.
 enum ClientScriptInjector {
-    /// The `<script>` tag that loads the client, carrying what it needs to connect.
+    /// The `<script>` tag that loads the client, carrying what it needs to connect. Its URL names
+    /// the client's version, so the browser keeps it from one slide to the next instead of asking
+    /// the host again before every slide can run a script.
     static func tag(presentationId: Int, slide: String, token: String) -> String {
-        "<script src=\"/__storybridge/client.js\" data-storybridge=\"1\" data-presentation=\"\(presentationId)\""
+        "<script src=\"\(EmbeddedScripts.versionedPath("client.js"))\" data-storybridge=\"1\" data-presentation=\"\(presentationId)\""
             + " data-slide=\"\(escape(slide))\" data-token=\"\(escape(token))\"></script>"
     }
 

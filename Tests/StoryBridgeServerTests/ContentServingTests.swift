@@ -36,7 +36,7 @@ struct ContentServingTests {
         ])
         try await withHost(folders: [folder]) { host in
             let html = String(decoding: try await httpGet(host.slideURL()).body, as: UTF8.self)
-            #expect(html.hasPrefix("<script src=\"/__storybridge/client.js\""))
+            #expect(html.hasPrefix("<script src=\"/__storybridge/client.js?v="))
         }
     }
 

@@ -52,7 +52,7 @@ struct CommandMixBenchmark {
     func run() async throws {
         RoundTripBenchmark.raiseFileLimit()
         let folder = try RoundTripBenchmark.makePresentation()
-        let host = try await ServedHost.start(presentation: folder)
+        let host = try await ServeChild.start(folder: folder, extraArguments: ["--max-connections", "5000"])
         defer {
             host.stop()
             try? FileManager.default.removeItem(at: folder)

@@ -31,7 +31,7 @@ struct RoundTripBenchmark {
     func run() async throws {
         Self.raiseFileLimit()
         let folder = try Self.makePresentation()
-        let host = try await ServedHost.start(presentation: folder)
+        let host = try await ServeChild.start(folder: folder, extraArguments: ["--max-connections", "5000"])
         defer {
             host.stop()
             try? FileManager.default.removeItem(at: folder)

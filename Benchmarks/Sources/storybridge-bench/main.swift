@@ -19,11 +19,14 @@ import Foundation
 //                                             storybridge sync --content vs curl + unzip of the same
 //                                             packages from the content server on 127.0.0.1, and the
 //                                             peak RSS of syncing one large package (--big-mb 0: skip)
+//   storybridge-bench browser [--quick]       headless Chromium: in-page bridge calls vs the same page's
+//                                             round trip to the plain echo; slide to slide (first bridge
+//                                             answer) vs the same slides from a plain static file server
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let benchmark = arguments.first else {
     print(
-        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] [--only COMMAND] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]"
+        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] [--only COMMAND] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N] | browser [--quick]"
     )
     exit(2)
 }
@@ -101,7 +104,9 @@ case "sync":
         exit(2)
     }
     try await benchmark.run()
+case "browser":
+    try await BrowserBenchmark(quick: arguments.contains("--quick")).run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, browser")
     exit(2)
 }

@@ -29,37 +29,51 @@ struct BridgeSocket: Sendable {
             respond: { await channel.sendNow($0.jsonBytes) })
 
         await withDiscardingTaskGroup { group in
-            let entry = await host.pageLoaded(
+            // The memory half of the page load first: from here on, commands answer for this slide.
+            let entered = await host.enterPage(
                 viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
                 viaDeepLink: page.viaDeepLink)
-            let state = await viewer.state
-            deliver(
-                HostEvent(
-                    name: "hello",
-                    data: [
-                        "viewer": .string(viewer.id), "presentation": .int(page.presentationId),
-                        "slide": .string(page.slide), "navigationData": state.navigationData,
-                        "chrome": state.chrome.json, "newPageLoad": .bool(entry.isNewPageLoad),
-                    ]
-                ).json)
-            await viewer.attach(connection: connection) { event in deliver(event.json) }
-            context.logger.debug(
-                "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
-            metrics.viewerConnected()
-            host.feed.record(
-                .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
+            // The analytics (SQLite writes), then `hello` and the viewer's events, while the page's
+            // frames are read: read-only requests of a page load that keeps its session are
+            // answered meanwhile; every other request waits for the gate.
+            let gate = PageLoadGate(bridge: host.bridge, earlyAnswers: entered.keepsSession)
+            group.addTask {
+                await host.recordPageLoad(entered)
+                let state = await viewer.state
+                deliver(
+                    HostEvent(
+                        name: "hello",
+                        data: [
+                            "viewer": .string(viewer.id), "presentation": .int(page.presentationId),
+                            "slide": .string(page.slide), "navigationData": state.navigationData,
+                            "chrome": state.chrome.json, "newPageLoad": .bool(entered.entry.isNewPageLoad),
+                        ]
+                    ).json)
+                await viewer.attach(connection: connection) { event in deliver(event.json) }
+                context.logger.debug(
+                    "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
+                metrics.viewerConnected()
+                host.feed.record(
+                    .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
+                gate.open()
+            }
             do {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     switch message {
                     case .text(let text):
+                        await gate.admit(frame: text)
                         await dispatcher.dispatch(frame: text) { work in group.addTask { await work() } }
                     case .binary:
+                        await gate.admit(frame: "")
                         dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))
                     }
                 }
             } catch {
                 context.logger.debug("page connection ended with an error", metadata: ["error": "\(error)"])
             }
+            // The page load's own work (recording, hello, attaching) is finished before the
+            // connection is taken down, as when it ran before the first frame was read.
+            await gate.admit(frame: "")
             dispatcher.finish()
             metrics.viewerDisconnected()
             host.feed.record(

@@ -18,7 +18,13 @@ struct ReservedRoutes: Sendable {
     func add(to router: Router<HostRequestContext>) {
         let reserved = router.group("__storybridge")
         for name in ["client.js", "storyclm.js"] {
-            reserved.get(RouterPath(name)) { _, _ in try Self.embedded(name, type: "application/javascript; charset=utf-8") }
+            reserved.get(RouterPath(name)) { request, _ in
+                // The versioned URL slides use is cached for good; any other is checked every time.
+                let current = request.uri.queryParameters["v"].map { String($0) } == EmbeddedScripts.versions[name]
+                return try Self.embedded(
+                    name, type: "application/javascript; charset=utf-8",
+                    cache: current ? "public, max-age=31536000, immutable" : "no-cache")
+            }
         }
         reserved.get("inspector/inspector.js") { _, _ in
             try Self.embedded("inspector.js", type: "application/javascript; charset=utf-8")
@@ -50,11 +56,11 @@ struct ReservedRoutes: Sendable {
     }
 
     /// A file built into the binary (js/ and the inspector's page).
-    private static func embedded(_ name: String, type: String) throws -> Response {
+    private static func embedded(_ name: String, type: String, cache: String = "no-cache") throws -> Response {
         guard let file = EmbeddedScripts.all[name] else {
             throw HostHTTPError(.internalServerError, "The host was built without \(name)")
         }
-        return .body(file, type: type, cache: "no-cache")
+        return .body(file, type: type, cache: cache)
     }
 
     private func closedPage(_ request: Request) -> Response {

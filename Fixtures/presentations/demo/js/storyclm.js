@@ -134,11 +134,35 @@
             }
         }
 
+        // Runs `task` in a task of its own, soon after the current one: a message to a
+        // MessageChannel port. Unlike setTimeout(..., 1), which Chromium and WebKit wait at least
+        // 1 ms for, it adds no delay; like it, the task never runs inside the caller. Without
+        // MessageChannel (very old engines) setTimeout(..., 0) does the same, more slowly.
+        var deferred = [];
+        var deferralPort = null;
+        function runDeferred() {
+            var tasks = deferred;
+            deferred = [];
+            for (var i = 0; i < tasks.length; i++) {
+                try { tasks[i](); } catch (e) { logError('a deferred answer failed', e); }
+            }
+        }
+        function defer(task) {
+            deferred.push(task);
+            if (deferred.length > 1) { return; }
+            if (deferralPort === null && typeof window.MessageChannel === 'function') {
+                var channel = new window.MessageChannel();
+                channel.port1.onmessage = runDeferred;
+                deferralPort = channel.port2;
+            }
+            if (deferralPort) { deferralPort.postMessage(0); } else { setTimeout(runDeferred, 0); }
+        }
+
         function storyCLMHandler(payload) {
-            // Deferred like the original so the native caller's evaluateJavaScript returns
-            // at once and callbacks never run inside it.
-            setTimeout(function () {
-                if (!payload) { return; }
+            // Deferred like the original (which waits setTimeout(..., 1)) so the native caller's
+            // evaluateJavaScript returns at once and callbacks never run inside it.
+            if (!payload) { return; }
+            defer(function () {
                 var message = payload;
                 if (typeof payload === 'string') {
                     try {
@@ -149,7 +173,7 @@
                     }
                 }
                 deliver(message);
-            }, 1);
+            });
         }
 
         function getNavigationData() {

@@ -4,34 +4,45 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// `storybridge serve --bench-echo --no-watch` run as a child process on a presentation folder, the
-/// way the benchmarks measure the host: from another process, over loopback.
-final class ServedHost: Sendable {
-    /// `http://127.0.0.1:PORT`.
-    let base: String
+/// `storybridge serve` run as a child of the benchmark on a folder, with the plain WebSocket echo
+/// (`--bench-echo`) and without the file watcher: its base URL and launch token, and a way to stop it.
+/// The binary is the `storybridge` next to this benchmark's own binary (same build configuration).
+final class ServeChild {
+    let process: Process
     let port: Int
-    /// The launch token the host puts into every slide it serves.
     let token: String
-    let pid: Int32
-    private let process: Process
     private let dataFolder: URL
 
-    /// Starts the `storybridge` binary next to this benchmark's binary (same build configuration),
-    /// and waits until it serves.
-    static func start(presentation folder: URL, extraArguments: [String] = []) async throws -> ServedHost {
+    var base: String { "http://127.0.0.1:\(port)" }
+    var pid: Int32 { process.processIdentifier }
+
+    private init(process: Process, port: Int, token: String, dataFolder: URL) {
+        self.process = process
+        self.port = port
+        self.token = token
+        self.dataFolder = dataFolder
+    }
+
+    /// The `storybridge` binary next to this one; exits with a hint when it was not built.
+    static func binary() -> URL {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("storybridge")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             print("storybridge-bench: no storybridge binary at \(binary.path): build it first, with the same configuration")
             print("  (swift build -c release --product storybridge)")
             exit(2)
         }
+        return binary
+    }
+
+    /// Starts `storybridge serve FOLDER --port 0 --bench-echo --no-watch` with a fresh data folder
+    /// and waits until it listens; `slide` is a root slide whose page carries the launch token.
+    static func start(folder: URL, extraArguments: [String] = [], slide: String = "index.html") async throws -> ServeChild {
         let server = Process()
-        server.executableURL = binary
+        server.executableURL = binary()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
         server.arguments =
             [
-                "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path,
-                "--max-connections", "5000", "--no-watch",
+                "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path, "--no-watch",
             ] + extraArguments
         let output = Pipe()
         server.standardOutput = output
@@ -49,23 +60,14 @@ final class ServedHost: Sendable {
             server.terminate()
             throw BenchmarkFailure("storybridge serve did not print its address: \(text)")
         }
-        let base = "http://127.0.0.1:\(port)"
         do {
-            let token = try await fetchToken(base + "/p/1/index.html")
-            return ServedHost(base: base, port: port, token: token, process: server, dataFolder: data)
+            let token = try await fetchToken("http://127.0.0.1:\(port)/p/1/\(slide)")
+            return ServeChild(process: server, port: port, token: token, dataFolder: data)
         } catch {
             server.terminate()
+            server.waitUntilExit()
             throw error
         }
-    }
-
-    private init(base: String, port: Int, token: String, process: Process, dataFolder: URL) {
-        self.base = base
-        self.port = port
-        self.token = token
-        self.process = process
-        self.dataFolder = dataFolder
-        pid = process.processIdentifier
     }
 
     /// The bridge socket of a page load of `viewer` on the start slide.
@@ -76,14 +78,14 @@ final class ServedHost: Sendable {
     /// The host's plain WebSocket echo, the baseline of the command benchmarks.
     var echoURL: String { "ws://127.0.0.1:\(port)/__storybridge/echo?token=\(token)" }
 
-    /// Stops the host and removes its data folder.
+    /// Ends the child and removes its data folder.
     func stop() {
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: dataFolder)
     }
 
-    /// The launch token from a slide's client script tag.
+    /// The launch token, read from the client tag of a served slide.
     static func fetchToken(_ slideURL: String) async throws -> String {
         let (data, _) = try await URLSession.shared.data(from: URL(string: slideURL)!)
         let html = String(decoding: data, as: UTF8.self)

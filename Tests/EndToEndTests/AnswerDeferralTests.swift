@@ -1,0 +1,79 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import Testing
+
+/// How answers reach content callbacks: out of the caller of `StoryCLMBridge.StoryCLMHandler`, in
+/// a task of their own, without a 1 ms timer (headless Chromium).
+@Suite("Answer deferral in headless Chromium", .serialized)
+struct AnswerDeferralTests {
+    @Test("storyclm.js runs a callback once, after StoryCLMHandler has returned, without starting a timer")
+    func ownLibrary() async throws {
+        try await withBrowser { host, page in
+            try await page.navigate(to: host.slideURL(slide: "index.html"))
+            try await page.waitForSlide("index.html")
+            let result = try await page.evaluate(
+                """
+                (async function () {
+                  // Keep the request in the page (it is answered by hand below, twice).
+                  var realPost = window.__storybridge.post, request = null;
+                  window.__storybridge.post = function (message) { request = message; };
+                  var calls = [], inside = true;
+                  StoryCLMBridge.Invoke('getCurrentSlideName', {}, function (answer) {
+                    calls.push({ inside: inside, name: answer.Data.name });
+                  });
+                  window.__storybridge.post = realPost;
+                  var pageSetTimeout = window.setTimeout, timers = 0;
+                  window.setTimeout = function () { timers += 1; return pageSetTimeout.apply(window, arguments); };
+                  var answer = JSON.stringify({ GUID: request.GUID, Status: 'Success', ErrorCode: 0, ErrorMessage: '',
+                    Data: { name: 'by-hand' } });
+                  StoryCLMBridge.StoryCLMHandler(answer);
+                  StoryCLMBridge.StoryCLMHandler(answer);
+                  var callsRightAfter = calls.length;
+                  inside = false;
+                  window.setTimeout = pageSetTimeout;
+                  await new Promise(function (resolve) { pageSetTimeout(resolve, 50); });
+                  return { calls: calls, callsRightAfter: callsRightAfter, timers: timers };
+                })()
+                """)
+            #expect(result["callsRightAfter"] == 0)
+            #expect(result["calls"] == [["inside": false, "name": "by-hand"]])
+            #expect(result["timers"] == 0)
+        }
+    }
+
+    @Test(
+        "a legacy handler's 1 ms timer runs after the handler returned, with its arguments and before longer timers; the page's setTimeout is back afterwards"
+    )
+    func legacyHandlerTimer() async throws {
+        try await withBrowser { host, page in
+            try await page.navigate(to: host.slideURL(slide: "index.html"))
+            try await page.waitForSlide("index.html")
+            try await page.click("#link-legacy")
+            try await page.waitForSlide("legacy.html")
+            let result = try await page.evaluate(
+                """
+                (async function () {
+                  var pageSetTimeout = window.setTimeout, steps = [], replacedWhileHandling = null;
+                  var done = new Promise(function (resolve) {
+                    StoryCLMBridge.StoryCLMHandler = function (text) {
+                      var answer = JSON.parse(text);
+                      if (answer.GUID !== 'GUID_deferral') { return; }
+                      replacedWhileHandling = window.setTimeout !== pageSetTimeout;
+                      setTimeout(function () { steps.push('long'); resolve(); }, 30);
+                      setTimeout(function (name) { steps.push('short:' + name); }, 1, answer.Data.slide);
+                      steps.push('handler returns');
+                    };
+                  });
+                  window.__storybridge.post({ Command: 'getCurrentSlideName', Data: {}, GUID: 'GUID_deferral' });
+                  await done;
+                  return { steps: steps, restored: window.setTimeout === pageSetTimeout,
+                    replacedWhileHandling: replacedWhileHandling };
+                })()
+                """)
+            #expect(result["steps"] == ["handler returns", "short:legacy.html", "long"])
+            #expect(result["restored"] == true)
+            #expect(result["replacedWhileHandling"] == true)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import GRDB
+import StoryBridge
+import StoryBridgeServer
+import StoryBridgeTesting
+import Synchronization
+import Testing
+
+/// Holds the database's write lock from a connection of its own (a `BEGIN IMMEDIATE` transaction
+/// on a GRDB queue thread, never a cooperative one) until ``release()``.
+final class DatabaseWriteLock: Sendable {
+    private let released: DispatchSemaphore
+    private let held: Task<Void, any Error>
+
+    private init(released: DispatchSemaphore, held: Task<Void, any Error>) {
+        self.released = released
+        self.held = held
+    }
+
+    /// Returns once the lock is held.
+    static func take(_ file: URL) async throws -> DatabaseWriteLock {
+        let queue = try DatabaseQueue(path: file.path)
+        let (taken, takenSink) = AsyncStream.makeStream(of: Void.self)
+        let released = DispatchSemaphore(value: 0)
+        let held = Task {
+            defer { takenSink.finish() }
+            try await queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    takenSink.yield()
+                    released.wait()
+                    return .rollback
+                }
+            }
+        }
+        var iterator = taken.makeAsyncIterator()
+        guard await iterator.next() != nil else {
+            try await held.value
+            throw CocoaError(.fileLocking)
+        }
+        return DatabaseWriteLock(released: released, held: held)
+    }
+
+    /// Ends the transaction (nothing was written) and closes the connection's use.
+    func release() async throws {
+        released.signal()
+        try await held.value
+    }
+}
+
+@Suite("A page load's analytics and its first answers")
+struct PageLoadGateTests {
+    @Test(
+        "while the page load's slide view cannot be written, read-only requests of the next slide are answered; other requests wait for it, and it is recorded"
+    )
+    func readOnlyAnswersDoNotWaitForTheDatabase() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-gate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = DataDirectory(folder)
+        let host = try await TestHost.start(presentationFolders: [demoFolder], dataDirectory: directory)
+        do {
+            let viewerId = UUID().uuidString
+            let first = try await host.connectViewer(slide: "index.html", viewerId: viewerId)
+            #expect(await first.nextEvent(named: "hello") != nil)
+            await first.close()
+
+            let lock = try await DatabaseWriteLock.take(directory.database)
+            let second = try await host.connectViewer(slide: "products.html", viewerId: viewerId)
+            let name = try await second.request("getCurrentSlideName")
+            #expect(name.status == .success)
+            #expect(name.data["slide"] == "products.html")
+            let event = BridgeRequest(command: "setCustomEvent", data: ["key": "k", "value": "v"], guid: second.makeGUID())
+            second.send(event)
+            // Neither hello nor the write could come while the slide view waits for the lock.
+            #expect(second.received.withLock { $0.count } == 1)
+            try await lock.release()
+
+            #expect(await second.answer(to: event.guid ?? "")?.status == .success)
+            let received = second.received.withLock { $0 }
+            #expect(received.map { $0["Event"]?.stringValue ?? $0["GUID"]?.stringValue ?? "" } == [name.guid, "hello", event.guid])
+            let session = try await second.request("getCurrentSessions")
+            let sessionId = try #require(session.data["sessionId"]?.stringValue)
+            #expect(try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName) == ["index.html"])
+            await second.close()
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+
+    @Test("a page load that starts a session answers nothing before the session is recorded")
+    func sessionStartHoldsEveryRequest() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-gate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = DataDirectory(folder)
+        let host = try await TestHost.start(presentationFolders: [demoFolder], dataDirectory: directory)
+        do {
+            // The host's own database connection exists once a first viewer was served.
+            let warm = try await host.connectViewer()
+            #expect(await warm.nextEvent(named: "hello") != nil)
+            await warm.close()
+
+            let lock = try await DatabaseWriteLock.take(directory.database)
+            let viewer = try await host.connectViewer(slide: "index.html")
+            let guid = viewer.makeGUID()
+            viewer.send(BridgeRequest(command: "getCurrentSlideName", guid: guid))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(viewer.received.withLock { $0.isEmpty })
+            try await lock.release()
+            #expect(await viewer.answer(to: guid)?.data["slide"] == "index.html")
+            let received = viewer.received.withLock { $0 }
+            #expect(received.first?["Event"] == "hello")
+            await viewer.close()
+        } catch {
+            await host.stop()
+            throw error
+        }
+        await host.stop()
+    }
+}
