@@ -117,9 +117,11 @@ struct EnvelopeTests {
             #expect(plain.status == 426)
             #expect(String(decoding: plain.body, as: UTF8.self).contains("only accepts WebSocket upgrades"))
             let metrics = String(decoding: try await httpGet(host.baseURL + "/__storybridge/metrics").body, as: UTF8.self)
-            #expect(metrics.contains(#"storybridge_refused_requests_total{reason="token"} 2"#))
-            #expect(metrics.contains(#"storybridge_refused_requests_total{reason="origin"} 2"#))
-            #expect(metrics.contains(#"storybridge_refused_requests_total{reason="request"} 3"#))
+            // At least: a refusal whose close the client library missed is tried again, and counted again.
+            for (reason, count) in [("token", 2), ("origin", 2), ("request", 3)] {
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix("storybridge_refused_requests_total{reason=\"\(reason)\"} ") }
+                #expect((line?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= count, "\(reason)")
+            }
         }
     }
 
