@@ -119,7 +119,9 @@ struct EnvelopeTests {
             let metrics = String(decoding: try await httpGet(host.baseURL + "/__storybridge/metrics").body, as: UTF8.self)
             // At least: a refusal whose close the client library missed is tried again, and counted again.
             for (reason, count) in [("token", 2), ("origin", 2), ("request", 3)] {
-                let line = metrics.split(separator: "\n").first { $0.hasPrefix("storybridge_refused_requests_total{reason=\"\(reason)\"} ") }
+                let line = metrics.split(separator: "\n").first {
+                    $0.hasPrefix("storybridge_refused_requests_total{reason=\"\(reason)\"} ")
+                }
                 #expect((line?.split(separator: " ").last).flatMap { Int($0) } ?? 0 >= count, "\(reason)")
             }
         }
