@@ -30,4 +30,17 @@ struct MailboxTests {
         await mailbox.finish()
         #expect(await mailbox.next(timeout: .seconds(3600)) == nil)
     }
+
+    @Test("a wait without a time limit gets the next value, and nil once the mailbox is finished")
+    func untilFinished() async {
+        let mailbox = Mailbox<Int>()
+        async let first = mailbox.next()
+        while await mailbox.waitingCount == 0 { await Task.yield() }
+        await mailbox.put(1)
+        #expect(await first == 1)
+        async let last = mailbox.next()
+        while await mailbox.waitingCount == 0 { await Task.yield() }
+        await mailbox.finish()
+        #expect(await last == nil)
+    }
 }

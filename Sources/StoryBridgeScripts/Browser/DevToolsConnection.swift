@@ -29,7 +29,7 @@ public final class DevToolsConnection: Sendable {
     }
 
     private func readLoop() async {
-        while let text = await connection.receive(timeout: .seconds(86_400)) {
+        while let text = await connection.receiveUntilClosed() {
             guard let message = try? JSONValue.parse(text) else { continue }
             if let id = message["id"]?.intValue {
                 let waiter = waiters.withLock { $0.removeValue(forKey: id) }

@@ -3,7 +3,7 @@ public actor Mailbox<Value: Sendable> {
     private var buffered: [Value] = []
     /// Readers waiting for a value, each with the timer that ends its wait; the timer is cancelled
     /// when the wait ends otherwise, so a long timeout holds nothing once answered.
-    private var waiters: [(id: Int, continuation: CheckedContinuation<Value?, Never>, timer: Task<Void, Never>)] = []
+    private var waiters: [(id: Int, continuation: CheckedContinuation<Value?, Never>, timer: Task<Void, Never>?)] = []
     private var finished = false
     private var nextWaiterId = 0
 
@@ -13,7 +13,7 @@ public actor Mailbox<Value: Sendable> {
     public func put(_ value: Value) {
         if !waiters.isEmpty {
             let waiter = waiters.removeFirst()
-            waiter.timer.cancel()
+            waiter.timer?.cancel()
             waiter.continuation.resume(returning: value)
         } else {
             buffered.append(value)
@@ -24,7 +24,7 @@ public actor Mailbox<Value: Sendable> {
     public func finish() {
         finished = true
         for waiter in waiters {
-            waiter.timer.cancel()
+            waiter.timer?.cancel()
             waiter.continuation.resume(returning: nil)
         }
         waiters.removeAll()
@@ -32,15 +32,28 @@ public actor Mailbox<Value: Sendable> {
 
     /// The next value, or `nil` when none arrives within `timeout` or the mailbox is finished.
     public func next(timeout: Duration) async -> Value? {
+        await wait(timeout: timeout)
+    }
+
+    /// The next value, or `nil` once the mailbox is finished: a wait with no timer at all, for a
+    /// loop that reads until the end (a cancelled timer's sleep stays scheduled until its time,
+    /// so an hour-long timeout per read would pile up in a long run).
+    public func next() async -> Value? {
+        await wait(timeout: nil)
+    }
+
+    private func wait(timeout: Duration?) async -> Value? {
         if !buffered.isEmpty { return buffered.removeFirst() }
         if finished { return nil }
         nextWaiterId += 1
         let id = nextWaiterId
         return await withCheckedContinuation { continuation in
-            let timer = Task {
-                // Cancelled when a value or the end arrives first: then it neither waits nor expires.
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                self.expire(id)
+            let timer = timeout.map { timeout in
+                Task {
+                    // Cancelled when a value or the end arrives first: then it does not expire the wait.
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    self.expire(id)
+                }
             }
             waiters.append((id, continuation, timer))
         }

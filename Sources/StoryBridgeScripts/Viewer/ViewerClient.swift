@@ -63,7 +63,7 @@ public final class ViewerClient: Sendable {
     }
 
     private func readLoop() async {
-        while let text = await connection.receive(timeout: .seconds(3600)) {
+        while let text = await connection.receiveUntilClosed() {
             guard let json = try? JSONValue.parse(text) else { continue }
             received.withLock { $0.append(json) }
             if let response = BridgeResponse(json: json) {

@@ -103,6 +103,12 @@ public final class WebSocketTextConnection: Sendable {
         await inbox.next(timeout: timeout)
     }
 
+    /// The next text message, or `nil` once the connection has closed: no time limit, for a loop
+    /// that reads everything the server sends.
+    public func receiveUntilClosed() async -> String? {
+        await inbox.next()
+    }
+
     /// The close frame the server sent, once the connection has ended.
     public var serverCloseFrame: WebSocketCloseFrame? { closeFrame.withLock { $0 } }
 
