@@ -24,6 +24,17 @@ import Foundation
 //                                             answer) vs the same slides from a plain static file server
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+/// The positive number after `flag`, `nil` when the flag is absent; exits with a message when the
+/// number is missing or not positive.
+func positiveOption(_ flag: String) -> Int? {
+    guard let index = arguments.firstIndex(of: flag) else { return nil }
+    guard index + 1 < arguments.count, let value = Int(arguments[index + 1]), value > 0 else {
+        print("\(flag) needs a positive number")
+        exit(2)
+    }
+    return value
+}
 guard let benchmark = arguments.first else {
     print(
         "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] [--only COMMAND] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N] | browser [--quick]"
@@ -45,13 +56,7 @@ case "roundtrip":
     var benchmark = RoundTripBenchmark(quick: arguments.contains("--quick"))
     benchmark.pipelinedOnly = arguments.contains("--pipelined-only")
     benchmark.bridgeOnly = arguments.contains("--bridge-only")
-    if let index = arguments.firstIndex(of: "--rounds") {
-        guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
-            print("--rounds needs a positive number")
-            exit(2)
-        }
-        benchmark.rounds = rounds
-    }
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try await benchmark.run()
 case "mix":
     var benchmark = CommandMixBenchmark(quick: arguments.contains("--quick"))
@@ -62,13 +67,7 @@ case "mix":
         }
         benchmark.only = arguments[index + 1]
     }
-    if let index = arguments.firstIndex(of: "--rounds") {
-        guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
-            print("--rounds needs a positive number")
-            exit(2)
-        }
-        benchmark.rounds = rounds
-    }
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try await benchmark.run()
 case "long-run":
     let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
@@ -79,13 +78,7 @@ case "long-run":
     try await LongRunBenchmark(pageLoads: count).run()
 case "json":
     var benchmark = JSONBenchmark()
-    if let index = arguments.firstIndex(of: "--rounds") {
-        guard index + 1 < arguments.count, let rounds = Int(arguments[index + 1]), rounds > 0 else {
-            print("--rounds needs a positive number")
-            exit(2)
-        }
-        benchmark.rounds = rounds
-    }
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try benchmark.run()
 case "sync":
     var benchmark = SyncBenchmark()
