@@ -56,12 +56,46 @@ public enum RawHTTP {
     public static func exchange(
         port: Int, _ request: String, timeout: TimeInterval = 20, stopWhenComplete: Bool = false
     ) async throws -> Response {
+        try await exchange(port: port, request, timeout: timeout) { stopWhenComplete && $0.isComplete }
+    }
+
+    /// Sends `request` and reads until the server closes, `timeout` passes, or `enough` says what
+    /// arrived is all the caller needs.
+    public static func exchange(
+        port: Int, _ request: String, timeout: TimeInterval, until enough: @escaping @Sendable (Response) -> Bool
+    ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(
-                    with: Result { try blockingExchange(port: port, request, timeout: timeout, stopWhenComplete: stopWhenComplete) })
+                continuation.resume(with: Result { try blockingExchange(port: port, request, timeout: timeout, until: enough) })
             }
         }
+    }
+
+    /// The close frame a server sends right after accepting a WebSocket upgrade of `path` (how the
+    /// host refuses a page: 101, then a close with a 44xx code and the reason), read off the wire
+    /// with no WebSocket client in between; `nil` when the upgrade is not answered 101 or no close
+    /// frame follows within `timeout`.
+    public static func webSocketRefusal(
+        port: Int, _ path: String, headers: [String] = [], timeout: TimeInterval = 10
+    ) async throws -> (code: UInt16, reason: String)? {
+        let request =
+            ([
+                "GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Upgrade: websocket", "Connection: Upgrade",
+                "Sec-WebSocket-Key: c3Rvcnlicmlkz2UtdGVzdA==", "Sec-WebSocket-Version: 13",
+            ] + headers + ["", ""]).joined(separator: "\r\n")
+        let response = try await exchange(port: port, request, timeout: timeout) { closeFrame(in: $0.body) != nil }
+        guard response.status == 101 else { return nil }
+        return closeFrame(in: response.body)
+    }
+
+    /// A server's (unmasked) close frame at the start of `bytes`: its code and reason.
+    static func closeFrame(in bytes: Data) -> (code: UInt16, reason: String)? {
+        let frame = [UInt8](bytes)
+        guard frame.count >= 4, frame[0] == 0x88, frame[1] & 0x80 == 0 else { return nil }
+        let length = Int(frame[1] & 0x7F)
+        guard length >= 2, length <= 125, frame.count >= 2 + length else { return nil }
+        let code = UInt16(frame[2]) << 8 | UInt16(frame[3])
+        return (code, String(decoding: frame[4..<(2 + length)], as: UTF8.self))
     }
 
     /// A GET of `path` with `host` as the `Host` header (none when `nil`) and `Connection: close`.
@@ -72,7 +106,9 @@ public enum RawHTTP {
         return try await exchange(port: port, lines.joined(separator: "\r\n"), timeout: 10, stopWhenComplete: true)
     }
 
-    private static func blockingExchange(port: Int, _ request: String, timeout: TimeInterval, stopWhenComplete: Bool) throws -> Response {
+    private static func blockingExchange(
+        port: Int, _ request: String, timeout: TimeInterval, until enough: (Response) -> Bool
+    ) throws -> Response {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.socket(errno: errno) }
         defer { close(descriptor) }
@@ -95,7 +131,7 @@ public enum RawHTTP {
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count <= 0 { break }
             received.append(contentsOf: buffer[0..<count])
-            if stopWhenComplete, let response = Response(received), response.isComplete { return response }
+            if let response = Response(received), enough(response) { return response }
         }
         guard let response = Response(received) else { throw Failure.notHTTP(received: received.count) }
         return response

@@ -121,10 +121,10 @@ struct MetricsAndLoggingTests {
         _ = try await viewer.request("setCustomEvent", data: ["key": "big", "value": .string(String(repeating: "z", count: 100_000))])
         _ = try await viewer.request("noSuchCommand")
         await viewer.close()
-        let intruder = try await WebSocketTextConnection.refused(
-            url: serve.baseURL.replacingOccurrences(of: "http://", with: "ws://")
-                + "/__storybridge/ws?viewer=intruder&presentation=1&slide=index.html&token=wrong")
-        #expect(intruder?.serverCloseFrame?.closeCode == .unknown(4403))
+        // Read off the wire: the WebSocket client library can miss a close that follows the 101 at once.
+        let intruder = try await RawHTTP.webSocketRefusal(
+            port: serve.port, "/__storybridge/ws?viewer=intruder&presentation=1&slide=index.html&token=wrong")
+        #expect(intruder?.code == 4403)
         #expect(await serve.interrupt() == 0)
         let lines = serve.errors.split(separator: "\n")
         let entries = try lines.map { try JSONValue.parse(String($0)) }

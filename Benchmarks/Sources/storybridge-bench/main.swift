@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 // storybridge-bench: measurements that compare a storybridge path with a baseline in the same run.
 //   storybridge-bench custom-events [COUNT]   setCustomEvent through the bridge vs plain SQLite inserts
@@ -70,6 +71,8 @@ case "mix":
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try await benchmark.run()
 case "long-run":
+    // As `serve` does: the host's memory as it runs for weeks.
+    AllocatorArenas.limit()
     let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
     guard count >= 1_000 else {
         print("long-run needs at least 1000 page loads")
