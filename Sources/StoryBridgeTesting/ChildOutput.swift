@@ -8,13 +8,24 @@ import Foundation
 /// end-of-file: another child started at the same moment (a browser, a server) can inherit the
 /// pipes' write ends and keep them open long after this child is gone, so reading "to the end"
 /// could wait forever. Blocking: call it from a thread of its own, never a cooperative one.
-public func readUntilExit(_ process: Process, output: Pipe, errors: Pipe) -> (output: Data, errors: Data) {
+///
+/// A child still running after `limit` is killed (SIGKILL) and a line saying so ends its
+/// standard error, so a child that hangs fails its test instead of hanging the suite.
+public func readUntilExit(
+    _ process: Process, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
+) -> (output: Data, errors: Data) {
+    let killAt = ContinuousClock.now + limit
+    var killed = false
     let descriptors = [output.fileHandleForReading.fileDescriptor, errors.fileHandleForReading.fileDescriptor]
     var collected = [Data(), Data()]
     var open = [true, true]
     var exitedAt: ContinuousClock.Instant?
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while open.contains(true) {
+        if !killed, ContinuousClock.now > killAt, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            killed = true
+        }
         var polls = descriptors.enumerated().filter { open[$0.offset] }.map { pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0) }
         let ready = poll(&polls, nfds_t(polls.count), 50)
         if ready > 0 {
@@ -33,5 +44,29 @@ public func readUntilExit(_ process: Process, output: Pipe, errors: Pipe) -> (ou
         }
     }
     process.waitUntilExit()
+    if killed { collected[1].append(contentsOf: Array("\n[killed by the test harness: still running after \(limit)]\n".utf8)) }
     return (collected[0], collected[1])
+}
+
+/// Waits for `process` to exit on a thread of its own (never a cooperative one: a child whose
+/// shutdown needs a server in this test process must not find the pool blocked). A child still
+/// running after `limit` is killed (SIGKILL); the answer says whether it exited by itself.
+@discardableResult
+public func waitForExit(_ process: Process, limit: Duration = .seconds(60)) async -> Bool {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            let killAt = ContinuousClock.now + limit
+            var killed = false
+            while process.isRunning, !killed {
+                if ContinuousClock.now > killAt {
+                    kill(process.processIdentifier, SIGKILL)
+                    killed = true
+                } else {
+                    usleep(10_000)
+                }
+            }
+            process.waitUntilExit()
+            continuation.resume(returning: !killed)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 import Testing
 
 /// The built `storybridge` executable, next to the test bundle.
@@ -37,7 +38,7 @@ struct ContentServerCommandLineTests {
         }
         guard let match = text.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)\//) else {
             process.terminate()
-            process.waitUntilExit()
+            await waitForExit(process)
             Issue.record("content-server did not start: \(text)")
             return
         }
@@ -48,7 +49,7 @@ struct ContentServerCommandLineTests {
         #expect(try clients.array().first?["presentations"] as? [[String: Any]] != nil)
         #expect(try await client.get(try await client.packageLink(4, token: token)).status == 200)
         process.terminate()
-        process.waitUntilExit()
+        #expect(await waitForExit(process), "content-server did not stop within a minute of SIGTERM")
         #expect(process.terminationStatus == 0)
     }
 

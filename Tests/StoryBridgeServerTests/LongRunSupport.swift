@@ -36,10 +36,5 @@ extension ManualHostClock {
 /// Sends SIGKILL to `process` and waits for it on a thread of its own.
 func killHard(_ process: Process) async {
     kill(process.processIdentifier, SIGKILL)
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        Thread.detachNewThread {
-            process.waitUntilExit()
-            continuation.resume()
-        }
-    }
+    await waitForExit(process)
 }

@@ -68,11 +68,7 @@ struct ServeProcess {
     func interrupt() async -> Int32 {
         process.interrupt()
         let process = self.process
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+        await waitForExit(process)
+        return process.terminationStatus
     }
 }

@@ -30,7 +30,7 @@ struct UploadShutdownTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         kill(process.processIdentifier, SIGTERM)
-        try await offThePool { process.waitUntilExit() }
+        #expect(await waitForExit(process), "upload did not stop within a minute of SIGTERM")
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
 
@@ -68,7 +68,7 @@ struct UploadShutdownTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         kill(serve.process.processIdentifier, SIGTERM)
-        try await offThePool { serve.process.waitUntilExit() }
+        #expect(await waitForExit(serve.process), "serve did not stop within a minute of SIGTERM")
         #expect(serve.process.terminationReason == .exit)
         #expect(serve.process.terminationStatus == 0)
         await collector.stop()
@@ -77,13 +77,5 @@ struct UploadShutdownTests {
         #expect(try await store.uploadStatus().sent == atStop)
         #expect(try await store.uploadStatus().queued == 80 - atStop)
         #expect(try await store.uploadStatus().lastError == nil)
-    }
-}
-
-/// Runs a blocking wait (a child process) on a Dispatch thread, so the cooperative pool stays free
-/// for the in-process collector the child is talking to.
-private func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }

@@ -263,7 +263,7 @@ struct UploadTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await waitForExit(process)
         let atKill = try received.messages().count
         #expect(atKill >= 40 && atKill < 160)
 

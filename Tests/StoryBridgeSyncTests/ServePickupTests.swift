@@ -16,27 +16,26 @@ struct ServePickupTests {
         try await lab.loginAsService()
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
-        let serve = try lab.spawn(["serve", "--port", "0", "--log-level", "warning", "--no-watch"])
-        defer {
-            serve.process.interrupt()
-            serve.process.waitUntilExit()
-        }
-        let text = await SyncLab.read(serve.output, until: "Ctrl-C")
-        let match = try #require(text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
-        let baseURL = String(match.1)
-        let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
-        #expect(try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4]])
+        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
+            let text = await SyncLab.read(serve.output, until: "Ctrl-C")
+            let match = try #require(
+                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
+            let baseURL = String(match.1)
+            let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+            #expect(try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4]])
 
-        try lab.publish(id: 4, title: "four v2")
-        try lab.publish(id: 9, title: "nine v1")
-        let sync = try await lab.cli(["sync", "--content"])
-        #expect(sync.status == 0, "\(sync.errors)")
-        #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(15)) != nil)
-        #expect(try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4], ["name": "Deck 9", "presId": 9]])
-        let (status, body) = try await fetch("\(baseURL)/p/4/index.html")
-        #expect(status == 200)
-        #expect(body.contains("four v2"))
-        await viewer.close()
+            try lab.publish(id: 4, title: "four v2")
+            try lab.publish(id: 9, title: "nine v1")
+            let sync = try await lab.cli(["sync", "--content"])
+            #expect(sync.status == 0, "\(sync.errors)")
+            #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(15)) != nil)
+            #expect(
+                try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4], ["name": "Deck 9", "presId": 9]])
+            let (status, body) = try await fetch("\(baseURL)/p/4/index.html")
+            #expect(status == 200)
+            #expect(body.contains("four v2"))
+            await viewer.close()
+        }
     }
 
     @Test(
@@ -50,32 +49,29 @@ struct ServePickupTests {
         #expect(try await lab.cli(["sync"]).status == 0)
         #expect(try lab.clientLibrary().entries().isEmpty)
 
-        let serve = try lab.spawn(["serve", "--port", "0", "--log-level", "warning", "--no-watch"])
-        defer {
-            serve.process.interrupt()
-            serve.process.waitUntilExit()
-        }
-        let text = await SyncLab.read(serve.output, until: "Ctrl-C")
-        #expect(text.contains("empty for now"), "\(text)")
-        let match = try #require(text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector/))
-        let baseURL = String(match.1)
-        let (status, page) = try await fetch("\(baseURL)/")
-        #expect(status == 200)
-        #expect(page.contains("id=\"empty-library\""))
-        #expect(page.contains("http-equiv=\"refresh\""))
-        #expect(try await fetch("\(baseURL)/p/4/index.html").0 == 404)
+        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
+            let text = await SyncLab.read(serve.output, until: "Ctrl-C")
+            #expect(text.contains("empty for now"), "\(text)")
+            let match = try #require(text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector/))
+            let baseURL = String(match.1)
+            let (status, page) = try await fetch("\(baseURL)/")
+            #expect(status == 200)
+            #expect(page.contains("id=\"empty-library\""))
+            #expect(page.contains("http-equiv=\"refresh\""))
+            #expect(try await fetch("\(baseURL)/p/4/index.html").0 == 404)
 
-        let sync = try await lab.cli(["sync", "--content"])
-        #expect(sync.status == 0, "\(sync.errors)")
-        let deadline = ContinuousClock.now + .seconds(15)
-        var served = (0, "")
-        while ContinuousClock.now < deadline {
-            served = try await fetch("\(baseURL)/p/4/index.html")
-            if served.0 == 200 { break }
-            try await Task.sleep(for: .milliseconds(100))
+            let sync = try await lab.cli(["sync", "--content"])
+            #expect(sync.status == 0, "\(sync.errors)")
+            let deadline = ContinuousClock.now + .seconds(15)
+            var served = (0, "")
+            while ContinuousClock.now < deadline {
+                served = try await fetch("\(baseURL)/p/4/index.html")
+                if served.0 == 200 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(served.0 == 200)
+            #expect(served.1.contains("four v1"))
         }
-        #expect(served.0 == 200)
-        #expect(served.1.contains("four v1"))
     }
 
     @Test("serve of an empty library that is not logged in for sync is refused with a hint")

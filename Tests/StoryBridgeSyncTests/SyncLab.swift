@@ -6,6 +6,7 @@ import StoryBridgeContentServer
 import StoryBridgeSync
 import StoryBridgeTesting
 import Synchronization
+import Testing
 
 /// A content server on loopback over its own library of real zips, and a separate client data
 /// folder that the real `storybridge` CLI (or the sync library) syncs into.
@@ -115,6 +116,24 @@ final class SyncLab: @unchecked Sendable {
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
         return (process, output, errors)
+    }
+
+    /// Runs `serve` of the client library with `arguments` while `body` runs, then stops it with
+    /// SIGINT and waits for it to exit (killing it after a minute, which fails the test), also when
+    /// `body` throws.
+    func withServe(
+        _ arguments: [String], _ body: ((process: Process, output: Pipe, errors: Pipe)) async throws -> Void
+    ) async throws {
+        let serve = try spawn(["serve"] + arguments)
+        do {
+            try await body(serve)
+        } catch {
+            serve.process.interrupt()
+            await waitForExit(serve.process)
+            throw error
+        }
+        serve.process.interrupt()
+        #expect(await waitForExit(serve.process), "serve did not stop within a minute of SIGINT")
     }
 
     /// Reads a pipe on a thread of its own until its text contains `marker` (or it closes).

@@ -137,4 +137,39 @@ struct GroupCommitTests {
         try await held.database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('after')") }
         #expect(try held.notes() == ["after"])
     }
+
+    @Test("when the transaction cannot even begin, the waiting writes fail with its error instead of waiting forever")
+    func beginFails() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-begin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("test.sqlite").path
+        // No busy timeout: a BEGIN that meets another connection's write lock fails at once.
+        let pool = try DatabasePool(path: file)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        let commit = GroupCommit(pool: pool)
+        // Another connection holds the write lock until released.
+        let other = try DatabaseQueue(path: file)
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        other.asyncWriteWithoutTransaction { db in
+            try? db.execute(sql: "BEGIN IMMEDIATE")
+            locked.signal()
+            release.wait()
+            try? db.execute(sql: "ROLLBACK")
+        }
+        locked.wait()
+        let writes = (0..<3).map { index in
+            Task { try await commit.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES (?)", arguments: ["\(index)"]) } }
+        }
+        for write in writes {
+            let error = await #expect(throws: DatabaseError.self) { try await write.value }
+            #expect(error?.resultCode == .SQLITE_BUSY)
+        }
+        release.signal()
+        try await other.writeWithoutTransaction { _ in }  // the lock is gone
+        // The queue is not stuck: the next write goes through.
+        try await commit.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('after')") }
+        #expect(try await pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note") } == ["after"])
+    }
 }

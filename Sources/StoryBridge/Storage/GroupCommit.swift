@@ -19,6 +19,8 @@ final class GroupCommit: Sendable {
     /// whether its updates failed.
     private struct Waiting: Sendable {
         let run: @Sendable (Database, _ inSavepoint: Bool) -> (failure: (any Error)?, answer: @Sendable ((any Error)?) -> Void)
+        /// Answers the caller with `error` when its transaction could not even begin.
+        let fail: @Sendable (any Error) -> Void
     }
 
     private struct Queue {
@@ -41,37 +43,39 @@ final class GroupCommit: Sendable {
     /// committed.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let waiting = Waiting { db, inSavepoint in
-                let outcome: Result<T, any Error>
-                do {
-                    if inSavepoint {
-                        var value: T?
-                        try db.inSavepoint {
-                            value = try updates(db)
-                            return .commit
-                        }
-                        // inSavepoint returns only after running the closure, which set the value.
-                        outcome = .success(value!)
-                    } else {
-                        outcome = .success(try updates(db))
-                    }
-                } catch {
-                    outcome = .failure(error)
-                }
-                let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
-                return (
-                    failure,
-                    { commitFailure in
-                        // A write that failed on its own reports its own error; one whose changes
-                        // were lost with the transaction reports the commit's.
-                        if let commitFailure, failure == nil {
-                            continuation.resume(throwing: commitFailure)
+            let waiting = Waiting(
+                run: { db, inSavepoint in
+                    let outcome: Result<T, any Error>
+                    do {
+                        if inSavepoint {
+                            var value: T?
+                            try db.inSavepoint {
+                                value = try updates(db)
+                                return .commit
+                            }
+                            // inSavepoint returns only after running the closure, which set the value.
+                            outcome = .success(value!)
                         } else {
-                            continuation.resume(with: outcome)
+                            outcome = .success(try updates(db))
                         }
+                    } catch {
+                        outcome = .failure(error)
                     }
-                )
-            }
+                    let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
+                    return (
+                        failure,
+                        { commitFailure in
+                            // A write that failed on its own reports its own error; one whose changes
+                            // were lost with the transaction reports the commit's.
+                            if let commitFailure, failure == nil {
+                                continuation.resume(throwing: commitFailure)
+                            } else {
+                                continuation.resume(with: outcome)
+                            }
+                        }
+                    )
+                },
+                fail: { continuation.resume(throwing: $0) })
             let lead = queue.withLock { queue -> Bool in
                 queue.waiting.append(waiting)
                 guard !queue.writing else { return false }
@@ -92,6 +96,7 @@ final class GroupCommit: Sendable {
                     defer { queue.waiting.removeAll(keepingCapacity: true) }
                     return queue.waiting
                 }
+                answers.taken.store(true, ordering: .releasing)
                 let inSavepoints = batch.count > 1
                 var soleFailure: (any Error)?
                 let collected = batch.map { waiting in
@@ -106,6 +111,16 @@ final class GroupCommit: Sendable {
             },
             completion: { [self] _, result in
                 let failure: (any Error)? = if case .failure(let error) = result { error } else { nil }
+                if let failure, !answers.taken.load(ordering: .acquiring) {
+                    // The transaction failed before it took its batch (BEGIN failed: the file
+                    // became read-only, I/O error): the writes waiting now fail with that error
+                    // instead of waiting for a batch that would fail the same way forever.
+                    let stranded = queue.withLock { queue in
+                        defer { queue.waiting.removeAll(keepingCapacity: true) }
+                        return queue.waiting
+                    }
+                    for waiting in stranded { waiting.fail(failure) }
+                }
                 for answer in answers.list.withLock({ $0 }) { answer(failure) }
                 let more = queue.withLock { queue -> Bool in
                     queue.writing = !queue.waiting.isEmpty
@@ -118,5 +133,7 @@ final class GroupCommit: Sendable {
     /// The callers of one batch, handed from the transaction to its completion.
     private final class BatchAnswers: Sendable {
         let list = Mutex<[@Sendable ((any Error)?) -> Void]>([])
+        /// Whether the transaction took its batch from the queue.
+        let taken = Atomic<Bool>(false)
     }
 }

@@ -25,10 +25,18 @@ public final class BrowserPage: Sendable {
         self.devTools = devTools
     }
 
-    /// Loads `url` and waits until the document has loaded.
+    /// Loads `url` and waits until the new document has loaded. The document being left is
+    /// marked first, so a check that runs before the navigation commits cannot take the old
+    /// document (an `about:blank` is "complete" too) for the new one.
     public func navigate(to url: String, timeout: Duration = .seconds(20)) async throws {
-        try await devTools.send("Page.navigate", ["url": .string(url)])
-        try await waitForLoad(urlContaining: nil, timeout: timeout)
+        let marker = UUID().uuidString
+        _ = try? await evaluate("window.__storybridgeLeaving = '\(marker)'")
+        let result = try await devTools.send("Page.navigate", ["url": .string(url)])
+        if let failure = result["errorText"]?.stringValue, !failure.isEmpty {
+            throw PageError.scriptFailed(expression: "Page.navigate \(url)", message: failure)
+        }
+        _ = try await waitFor(
+            "window.__storybridgeLeaving !== '\(marker)' && document.readyState === 'complete'", timeout: timeout)
     }
 
     /// Waits until the document is complete, optionally at a URL containing `fragment`.
@@ -65,6 +73,8 @@ public final class BrowserPage: Sendable {
                 }
             } catch PageError.scriptFailed {
                 // The page may be between loads; try again.
+            } catch let error as DevToolsConnection.ProtocolError where error.isNavigationRace {
+                // The document was replaced while the condition ran; ask the new one.
             }
             try await Task.sleep(for: .milliseconds(50))
         }

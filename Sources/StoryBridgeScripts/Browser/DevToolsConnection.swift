@@ -9,6 +9,12 @@ public final class DevToolsConnection: Sendable {
         public let method: String
         public let message: String
         public var description: String { "DevTools \(method) failed: \(message)" }
+
+        /// Whether the command failed only because the page navigated while it ran (its
+        /// JavaScript context was destroyed), so asking again reaches the new document.
+        public var isNavigationRace: Bool {
+            ["navigated or closed", "Cannot find context", "context was destroyed"].contains { message.contains($0) }
+        }
     }
 
     private let connection: WebSocketTextConnection
