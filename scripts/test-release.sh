@@ -20,9 +20,11 @@ cleanup() {
 trap cleanup EXIT
 passed=0
 failed=0
-check() { # check NAME COMMAND...: runs COMMAND, counts and reports the outcome
+check() { # check NAME COMMAND...: runs COMMAND (no input, at most 3 minutes), counts and reports the outcome
     local name="$1"; shift
-    if "$@" >"$work/last.log" 2>&1; then
+    local limit=(timeout -k 10 180)
+    [[ $(type -t "$1") == function ]] && limit=()  # a shell function bounds its own waits
+    if "${limit[@]}" "$@" </dev/null >"$work/last.log" 2>&1; then
         passed=$((passed + 1)); echo "  ok    $name"
     else
         failed=$((failed + 1)); echo "  FAIL  $name"; sed "s/^/        /" "$work/last.log"
@@ -58,9 +60,12 @@ serve_and_fetch() {
         sleep 0.1
     done
     [[ -n "$url" ]] || { cat "$work/serve.out" "$work/serve.err"; return 1; }
-    curl -fsS "${url}p/1/index.html" -o "$work/slide.html"
+    curl -fsS --max-time 30 "${url}p/1/index.html" -o "$work/slide.html"
     grep -q '/__storybridge/client.js' "$work/slide.html"
     kill -TERM "$serve_pid"
+    # At most 30 s to stop; then it is killed, and the check fails on its status.
+    for _ in $(seq 1 300); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$serve_pid" 2>/dev/null || true
     wait "$serve_pid"
     local status=$?
     serve_pid=""

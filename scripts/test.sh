@@ -8,4 +8,5 @@ command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
 # Style: the checked-in .swift-format, as the toolchain's swift-format reads it.
 swift format lint --strict --configuration .swift-format -r Sources Tests Examples Benchmarks Plugins
 swift build --build-tests
-swift test --skip-build
+# The suite takes one to two minutes; a test that hangs fails the run after 20 instead of holding it.
+timeout -k 30 1200 swift test --skip-build || { status=$?; [[ $status == 124 || $status == 137 ]] && echo "test.sh: the suite did not finish within 20 minutes: the tests started above without an end hang" >&2; exit $status; }
