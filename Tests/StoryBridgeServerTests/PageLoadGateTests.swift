@@ -69,15 +69,25 @@ struct PageLoadGateTests {
             let name = try await second.request("getCurrentSlideName")
             #expect(name.status == .success)
             #expect(name.data["slide"] == "products.html")
+            // A frame that also changes memory (hideMapBtn is answered from memory, but is not
+            // read-only) waits as a whole, and so does everything after it.
+            let (reading, hiding) = (second.makeGUID(), second.makeGUID())
+            second.sendRaw(
+                #"[{"Command":"getCurrentSlideName","GUID":"\#(reading)"},{"Command":"hideMapBtn","GUID":"\#(hiding)"}]"#)
             let event = BridgeRequest(command: "setCustomEvent", data: ["key": "k", "value": "v"], guid: second.makeGUID())
             second.send(event)
-            // Neither hello nor the write could come while the slide view waits for the lock.
+            try await Task.sleep(for: .milliseconds(100))
+            // Neither hello, the mixed frame nor the write could come while the slide view waits
+            // for the lock.
             #expect(second.received.withLock { $0.count } == 1)
             try await lock.release()
 
             #expect(await second.answer(to: event.guid ?? "")?.status == .success)
             let received = second.received.withLock { $0 }
-            #expect(received.map { $0["Event"]?.stringValue ?? $0["GUID"]?.stringValue ?? "" } == [name.guid, "hello", event.guid])
+            #expect(
+                received.map { $0["Event"]?.stringValue ?? $0["GUID"]?.stringValue ?? "" } == [
+                    name.guid, "hello", reading, "chrome", hiding, event.guid,
+                ])
             let session = try await second.request("getCurrentSessions")
             let sessionId = try #require(session.data["sessionId"]?.stringValue)
             #expect(try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName) == ["index.html"])

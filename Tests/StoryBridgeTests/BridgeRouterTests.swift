@@ -188,7 +188,7 @@ struct BridgeRouterTests {
         try bridge.register(DeepLinkingModule())
         #expect(Set(bridge.commands).isSubset(of: Set(host.bridge.commands)))
         #expect(host.bridge.commands.count == 58)
-        #expect(bridge.policy(for: "getCurrentSlideName") == .fromMemory)
+        #expect(bridge.policy(for: "getCurrentSlideName") == .readFromMemory)
         #expect(bridge.policy(for: "setDeepLinkingOutboundScheme") == .fromMemory)
         #expect(bridge.policy(for: "setCustomEvent") == .ordered(.bridgeDefault))
         #expect(bridge.policy(for: "storybridge.mediaViewed") == .ordered(.bridgeDefault))

@@ -290,7 +290,7 @@ struct FrameDispatcherTests {
     @Test("a memory-only command is answered on the reading task, with no task spawned")
     func immediateAnswer() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
-        #expect(bridge.policy(for: "getCurrentSlideName") == .fromMemory)
+        #expect(bridge.policy(for: "getCurrentSlideName") == .readFromMemory)
         let spawned = Mutex(0)
         await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"I1"}"#) { _ in
             spawned.withLock { $0 += 1 }

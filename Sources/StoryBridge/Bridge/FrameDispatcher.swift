@@ -46,10 +46,18 @@ public struct FrameDispatcher: Sendable {
     /// ordered requests, and each concurrent request. Run it in the connection's task group, so the
     /// work is cancelled with the connection and a test can wait for the answers.
     public func dispatch(frame text: String, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
+        await dispatch(read: BridgeRequest.read(frame: text), spawn: spawn)
+    }
+
+    /// Handles one frame already read (``BridgeRequest/read(frame:)``), for a caller that looked
+    /// at its requests first.
+    public func dispatch(
+        read: Result<BridgeRequest.Frame, FrameError>, spawn: (@escaping @Sendable () async -> Void) -> Void
+    ) async {
         let frame: BridgeRequest.Frame
-        do {
-            frame = try BridgeRequest.frame(text)
-        } catch {
+        switch read {
+        case .success(let value): frame = value
+        case .failure(let error):
             reject(error)
             return
         }
@@ -75,7 +83,7 @@ public struct FrameDispatcher: Sendable {
             return
         }
         switch routed.route.policy {
-        case .fromMemory where ordered.isIdle:
+        case .fromMemory(_) where ordered.isIdle:
             // Only this task adds to the queue, so it stays idle while the answer is made.
             await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
                 if let response { await respond(response) }

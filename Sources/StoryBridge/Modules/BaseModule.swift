@@ -8,20 +8,20 @@ public struct BaseModule: BridgeModule {
     /// Every command answers from the viewer's state, the library and the identity in memory.
     public var commands: CommandTable {
         BridgeCommand("go", .fromMemory, handler: go)
-        BridgeCommand("getNavigationData", .fromMemory) { _, context in
+        BridgeCommand("getNavigationData", .readFromMemory) { _, context in
             await context.viewer.state.navigationData
         }
-        BridgeCommand("getAppInfo", .fromMemory) { _, context in
+        BridgeCommand("getAppInfo", .readFromMemory) { _, context in
             let app = context.identity.app
             return [
                 "localization": .string(app.localization), "osVersion": .string(app.osVersion),
                 "os": .string(app.os), "device": .string(app.device), "appVersion": .string(app.appVersion),
             ]
         }
-        BridgeCommand("getUserInfo", .fromMemory) { _, context in
+        BridgeCommand("getUserInfo", .readFromMemory) { _, context in
             ["id": .string(context.identity.user.id), "username": .string(context.identity.user.username)]
         }
-        BridgeCommand("getGeoLocationInfo", .fromMemory) { _, context in
+        BridgeCommand("getGeoLocationInfo", .readFromMemory) { _, context in
             let location = context.identity.location
             // iOS spells the longitude key "longtitude"; content may read either.
             return [

@@ -30,7 +30,7 @@ public struct MapModule: BridgeModule {
 
     /// Every command answers from the library and the viewer's state in memory.
     public var commands: CommandTable {
-        BridgeCommand("getMap", .fromMemory) { _, context in
+        BridgeCommand("getMap", .readFromMemory) { _, context in
             try await context.currentPresentation().map.json
         }
         BridgeCommand("hideMapBtn", .fromMemory) { _, context in

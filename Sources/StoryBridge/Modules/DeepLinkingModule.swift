@@ -7,13 +7,13 @@ public struct DeepLinkingModule: BridgeModule {
 
     /// Every command reads or changes the viewer's deep links in memory.
     public var commands: CommandTable {
-        BridgeCommand("getDeepLinkingInboundData", .fromMemory) { _, context in
+        BridgeCommand("getDeepLinkingInboundData", .readFromMemory) { _, context in
             guard let link = await context.viewer.state.inboundDeepLink else {
                 throw BridgeError.notFound("Not launched by a deep link")
             }
             return link.json
         }
-        BridgeCommand("getDeepLinkingOutboundData", .fromMemory) { _, context in
+        BridgeCommand("getDeepLinkingOutboundData", .readFromMemory) { _, context in
             await context.viewer.state.outboundDeepLink.json
         }
         BridgeCommand("setDeepLinkingOutboundScheme", .fromMemory) { request, context in
@@ -32,7 +32,7 @@ public struct DeepLinkingModule: BridgeModule {
             await context.viewer.updateOutboundDeepLink { $0.parameters[key] = value }
             return .emptyObject
         }
-        BridgeCommand("getDeepLinkingOutboundParameter", .fromMemory) { request, context in
+        BridgeCommand("getDeepLinkingOutboundParameter", .readFromMemory) { request, context in
             let key = try request.string("key")
             guard let value = await context.viewer.state.outboundDeepLink.parameters[key] else {
                 throw BridgeError.notFound("No outbound parameter '\(key)'")

@@ -8,7 +8,7 @@ public struct PresentationModule: BridgeModule {
     /// Every command answers from the viewer's state and the library in memory.
     public var commands: CommandTable {
         BridgeCommand("open", .fromMemory, handler: open)
-        BridgeCommand("getPresentationInfo", .fromMemory) { _, context in
+        BridgeCommand("getPresentationInfo", .readFromMemory) { _, context in
             let presentation = try await context.currentPresentation()
             return [
                 "presentationId": .int(presentation.id), "name": .string(presentation.name),
@@ -19,25 +19,25 @@ public struct PresentationModule: BridgeModule {
                 "mediaFilesCount": .int(presentation.mediaFiles.count),
             ]
         }
-        BridgeCommand("getPreviousSlide", .fromMemory) { _, context in
+        BridgeCommand("getPreviousSlide", .readFromMemory) { _, context in
             ["slide": .string(try await previousSlide(context))]
         }
-        BridgeCommand("getNextSlide", .fromMemory) { _, context in
+        BridgeCommand("getNextSlide", .readFromMemory) { _, context in
             ["slide": .string(try await nextSlide(context))]
         }
-        BridgeCommand("getCurrentSlideName", .fromMemory) { _, context in
+        BridgeCommand("getCurrentSlideName", .readFromMemory) { _, context in
             guard let slide = await context.viewer.currentSlide else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
             return ["slide": .string(slide)]
         }
-        BridgeCommand("getBackForwardList", .fromMemory) { _, context in
+        BridgeCommand("getBackForwardList", .readFromMemory) { _, context in
             .array(await context.viewer.state.history.map(JSONValue.string))
         }
-        BridgeCommand("getPresentations", .fromMemory) { _, context in
+        BridgeCommand("getPresentations", .readFromMemory) { _, context in
             .array(context.library.all.map(Self.summary))
         }
-        BridgeCommand("getBackForwardPresList", .fromMemory) { _, context in
+        BridgeCommand("getBackForwardPresList", .readFromMemory) { _, context in
             let opened = await context.viewer.state.openedPresentations
             return .array(opened.compactMap { context.library.presentation(id: $0) }.map(Self.summary))
         }

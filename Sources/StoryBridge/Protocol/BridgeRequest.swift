@@ -88,14 +88,38 @@ extension BridgeRequest {
     }
 
     /// What one frame holds: a request object (the usual case, read without any array), or an
-    /// array of them.
-    enum Frame {
+    /// array of them, each read on its own.
+    public enum Frame: Sendable {
         case request(BridgeRequest)
         case queue([Result<BridgeRequest, FrameError>])
+
+        /// Whether the frame holds at least one request, every one was read, and each satisfies
+        /// `predicate`.
+        public func allRequests(_ predicate: (BridgeRequest) -> Bool) -> Bool {
+            switch self {
+            case .request(let request):
+                return predicate(request)
+            case .queue(let items):
+                return !items.isEmpty
+                    && items.allSatisfy { item in
+                        guard case .success(let request) = item else { return false }
+                        return predicate(request)
+                    }
+            }
+        }
+    }
+
+    /// Reads a WebSocket text frame, with the reason when it cannot be read at all.
+    public static func read(frame text: String) -> Result<Frame, FrameError> {
+        do {
+            return .success(try frame(text))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Reads a WebSocket text frame (see ``requests(fromFrame:)``).
-    static func frame(_ text: String) throws(FrameError) -> Frame {
+    public static func frame(_ text: String) throws(FrameError) -> Frame {
         // The usual frame is one request object: read its members straight into the request.
         var command: JSONValue?
         var data: JSONValue?

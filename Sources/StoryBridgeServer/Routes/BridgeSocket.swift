@@ -61,10 +61,11 @@ struct BridgeSocket: Sendable {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     switch message {
                     case .text(let text):
-                        await gate.admit(frame: text)
-                        await dispatcher.dispatch(frame: text) { work in group.addTask { await work() } }
+                        let frame = BridgeRequest.read(frame: text)
+                        await gate.admit(frame)
+                        await dispatcher.dispatch(read: frame) { work in group.addTask { await work() } }
                     case .binary:
-                        await gate.admit(frame: "")
+                        await gate.admit(nil)
                         dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))
                     }
                 }
@@ -73,7 +74,7 @@ struct BridgeSocket: Sendable {
             }
             // The page load's own work (recording, hello, attaching) is finished before the
             // connection is taken down, as when it ran before the first frame was read.
-            await gate.admit(frame: "")
+            await gate.admit(nil)
             dispatcher.finish()
             metrics.viewerDisconnected()
             host.feed.record(

@@ -2,22 +2,14 @@ import StoryBridge
 import Synchronization
 
 /// Holds a page connection's requests until its page load has been recorded (the slide view of
-/// the slide left, a new or restored session: SQLite writes), except read-only requests of a page
-/// load that keeps its session, which are answered at once: they read what the memory half of the
-/// page load has already set (current slide, history, navigation data...). So the first answer of
-/// a new slide does not wait for the database.
+/// the slide left, a new or restored session: SQLite writes), except requests of a page load that
+/// keeps its session whose commands only read memory (``CommandPolicy/readFromMemory``), which are
+/// answered at once: they read what the memory half of the page load has already set (current
+/// slide, history, navigation data...). So the first answer of a new slide does not wait for the
+/// database.
 ///
 /// Requests are let through in the order they arrive: once one waits, every later one waits too.
 final class PageLoadGate: Sendable {
-    /// Commands that only read the host's memory and change nothing, neither state nor analytics,
-    /// and send no event.
-    static let readOnlyCommands: Set<String> = [
-        "getNavigationData", "getCurrentSlideName", "getPresentationInfo", "getPreviousSlide", "getNextSlide",
-        "getBackForwardList", "getPresentations", "getBackForwardPresList", "getAppInfo", "getUserInfo",
-        "getGeoLocationInfo", "getMap", "getDeepLinkingInboundData", "getDeepLinkingOutboundData",
-        "getDeepLinkingOutboundParameter",
-    ]
-
     private struct State {
         var open = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -44,11 +36,15 @@ final class PageLoadGate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns when `frame` may be dispatched. Called by the connection's reading task only, one
-    /// frame at a time.
-    func admit(frame: String) async {
+    /// Returns when `frame` (as read; `nil` for anything else the connection does) may be
+    /// dispatched. Called by the connection's reading task only, one frame at a time.
+    func admit(_ frame: Result<BridgeRequest.Frame, FrameError>?) async {
         if state.withLock({ $0.open }) { return }
-        if earlyAnswers && isReadOnly(frame) { return }
+        if earlyAnswers, case .success(let requests)? = frame,
+            requests.allRequests({ bridge.policy(for: $0.command)?.isReadOnly == true })
+        {
+            return
+        }
         await withCheckedContinuation { continuation in
             let alreadyOpen = state.withLock { state -> Bool in
                 if state.open { return true }
@@ -57,16 +53,5 @@ final class PageLoadGate: Sendable {
             }
             if alreadyOpen { continuation.resume() }
         }
-    }
-
-    /// Whether every request of `frame` is a read-only command the bridge answers from memory.
-    private func isReadOnly(_ frame: String) -> Bool {
-        guard let requests = try? BridgeRequest.requests(fromFrame: frame), !requests.isEmpty else { return false }
-        for item in requests {
-            guard case .success(let request) = item, Self.readOnlyCommands.contains(request.command),
-                bridge.policy(for: request.command) == .fromMemory
-            else { return false }
-        }
-        return true
     }
 }
