@@ -36,16 +36,43 @@ func positiveOption(_ flag: String) -> Int? {
     }
     return value
 }
+let usage = """
+    usage: storybridge-bench BENCHMARK [OPTIONS]
+      custom-events [COUNT]      setCustomEvent through the bridge vs plain SQLite inserts (100,000)
+      roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only]
+                                 command round trips vs a plain WebSocket echo
+      mix [--quick] [--rounds N] [--only COMMAND]
+                                 the commands content calls most, by what they touch
+      long-run [COUNT]           resident memory after COUNT page loads (100,000; at least 1,000)
+      json [--rounds N]          the host's JSON reader and writer vs Foundation's
+      sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
+                                 storybridge sync --content vs curl + unzip
+      browser [--quick]          headless Chromium: in-page calls and slide-to-slide time
+    docs/BENCHMARKS.md has the figures and the exact commands.
+    """
 guard let benchmark = arguments.first else {
-    print(
-        "usage: storybridge-bench custom-events [COUNT] | roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only] | mix [--quick] [--rounds N] [--only COMMAND] | long-run [COUNT] | json [--rounds N] | sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N] | browser [--quick]"
-    )
+    print(usage)
     exit(2)
+}
+if ["--help", "-h", "help"].contains(benchmark) || arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
+
+/// The COUNT after the benchmark's name, `fallback` when absent; exits with a message when it is
+/// not a positive number.
+func countArgument(fallback: Int) -> Int {
+    guard arguments.count > 1 else { return fallback }
+    guard let count = Int(arguments[1]), count > 0 else {
+        print("COUNT must be a positive number, not '\(arguments[1])'")
+        exit(2)
+    }
+    return count
 }
 
 switch benchmark {
 case "custom-events":
-    let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+    let count = countArgument(fallback: 100_000)
     print("recording \(count) custom events, baseline first, then the module path...")
     let plain = try plainInserts(count: count)
     let module = try await modulePath(count: count)
@@ -73,7 +100,7 @@ case "mix":
 case "long-run":
     // As `serve` does: the host's memory as it runs for weeks.
     AllocatorArenas.limit()
-    let count = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+    let count = countArgument(fallback: 100_000)
     guard count >= 1_000 else {
         print("long-run needs at least 1000 page loads")
         exit(2)

@@ -136,9 +136,9 @@ extension AnalyticsStore {
         for link in try Self.deepLinks(sessionId: sessionId, db: db) {
             items.append((link.direction.eventId, link.id, link.json))
         }
-        let queued = OutboxRecord.filter(Outbox.status == OutboxStatus.queued)
-        var queuedCount = try queued.fetchCount(db)
-        var queuedBytes = try queued.select(sum(Outbox.bytes), as: Int.self).fetchOne(db) ?? 0
+        // Kept by triggers (OutboxTotalsSchema), so a long queue is not counted at every save.
+        var queuedCount = try counter(OutboxTotalsSchema.queuedRecords, db: db)
+        var queuedBytes = try counter(OutboxTotalsSchema.queuedBytes, db: db)
         let now = clock.now
         for item in items {
             let fresh = OutboxRecord(
@@ -261,7 +261,8 @@ extension AnalyticsStore {
                 .select(Outbox.lastError, as: String.self).fetchOne(db)
             let nextAttempt = try queued.select(min(Outbox.nextAttemptAt), as: Double.self).fetchOne(db)
             return UploadStatus(
-                queued: try count(.queued), queuedBytes: try queued.select(sum(Outbox.bytes), as: Int.self).fetchOne(db) ?? 0,
+                queued: try self.counter(OutboxTotalsSchema.queuedRecords, db: db),
+                queuedBytes: try self.counter(OutboxTotalsSchema.queuedBytes, db: db),
                 sent: try count(.sent), setAside: try count(.setAside),
                 droppedRecords: try self.counter(Self.droppedRecordsCounter, db: db),
                 droppedBytes: try self.counter(Self.droppedBytesCounter, db: db), lastError: lastError,

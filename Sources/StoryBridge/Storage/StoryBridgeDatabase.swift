@@ -216,6 +216,9 @@ public final class StoryBridgeDatabase: Sendable {
         migrator.registerMigration("v6-lifetime") { db in
             try LifetimeSchema.create(db)
         }
+        migrator.registerMigration("v7-outbox-totals") { db in
+            try OutboxTotalsSchema.create(db)
+        }
         return migrator
     }
 }

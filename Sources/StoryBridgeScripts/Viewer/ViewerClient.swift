@@ -21,7 +21,8 @@ public final class ViewerClient: Sendable {
     public let events = Mailbox<HostEvent>()
     /// Every message received, in order, as JSON: for counting answers.
     public let received = Mutex<[JSONValue]>([])
-    private let waiters = Mutex<[String: CheckedContinuation<BridgeResponse?, Never>]>([:])
+    /// Requests waiting for their answer, by GUID, each with the timer that ends its wait.
+    private let waiters = Mutex<[String: Waiter]>([:])
     private let early = Mutex<[String: BridgeResponse]>([:])
     private let counter = Atomic<Int>(0)
 
@@ -69,7 +70,8 @@ public final class ViewerClient: Sendable {
             if let response = BridgeResponse(json: json) {
                 let waiter = waiters.withLock { $0.removeValue(forKey: response.guid) }
                 if let waiter {
-                    waiter.resume(returning: response)
+                    waiter.timer?.cancel()
+                    waiter.continuation.resume(returning: response)
                 } else {
                     early.withLock { $0[response.guid] = response }
                 }
@@ -78,11 +80,14 @@ public final class ViewerClient: Sendable {
             }
         }
         await events.finish()
-        let pending = waiters.withLock { current -> [CheckedContinuation<BridgeResponse?, Never>] in
+        let pending = waiters.withLock { current -> [Waiter] in
             defer { current.removeAll() }
             return Array(current.values)
         }
-        for waiter in pending { waiter.resume(returning: nil) }
+        for waiter in pending {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: nil)
+        }
     }
 
     /// A fresh GUID in the format storyclm.js uses.
@@ -123,13 +128,28 @@ public final class ViewerClient: Sendable {
                 continuation.resume(returning: already)
                 return
             }
-            waiters.withLock { $0[guid] = continuation }
-            Task {
-                try? await Task.sleep(for: timeout)
-                let expired = self.waiters.withLock { $0.removeValue(forKey: guid) }
-                expired?.resume(returning: nil)
+            waiters.withLock { $0[guid] = Waiter(continuation: continuation) }
+            // Cancelled when the answer comes first, and holding the client only weakly: a timer
+            // that outlived its request would otherwise keep the client and its connection alive
+            // for the whole timeout (in a long run, every connection of the last 15 seconds).
+            let timer = Task { [weak self] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                let expired = self?.waiters.withLock { $0.removeValue(forKey: guid) }
+                expired?.continuation.resume(returning: nil)
             }
+            let stillWaiting = waiters.withLock { waiting -> Bool in
+                guard waiting[guid] != nil else { return false }
+                waiting[guid]?.timer = timer
+                return true
+            }
+            if !stillWaiting { timer.cancel() }
         }
+    }
+
+    /// A request waiting for its answer.
+    private struct Waiter: Sendable {
+        let continuation: CheckedContinuation<BridgeResponse?, Never>
+        var timer: Task<Void, Never>?
     }
 
     /// The next host event named `name` (others before it are skipped), or `nil` on timeout.

@@ -9,13 +9,14 @@ import HummingbirdWebSocket
 /// read. See ``RequestRefusal/closeCode``.
 struct HostRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<HostRequestContext>
+    /// Holds ``webSocket`` so that the WebSocket routes can let it go; see ``WebSocketHandlerSlot``.
+    let webSocketSlot = WebSocketHandlerSlot()
+    var webSocket: WebSocketHandlerReference<HostRequestContext> { webSocketSlot.reference }
     /// Why the WebSocket this request upgrades to must be closed at once; `nil` when admitted.
     var refusal: RequestRefusal?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.webSocket = .init()
     }
 }
 

@@ -22,7 +22,7 @@ struct WebSocketRoutes: Sendable {
         let router = Router(context: HostRequestContext.self)
         router.add(middleware: HostNameMiddleware(names: names, refusals: refusals))
         let reserved = router.group("__storybridge").add(middleware: TokenMiddleware(token: token, refusals: refusals))
-        reserved.ws("ws") { inbound, outbound, context in
+        Self.socket(reserved, "ws") { inbound, outbound, context in
             let page: PageConnectionRequest
             switch admit(context) {
             case .failure(let refusal):
@@ -34,12 +34,12 @@ struct WebSocketRoutes: Sendable {
             defer { connections.close() }
             await bridge.serve(page, inbound: inbound, outbound: outbound)
         }
-        reserved.ws("inspector/ws") { inbound, outbound, context in
+        Self.socket(reserved, "inspector/ws") { inbound, outbound, context in
             if let refusal = context.requestContext.refusal { return try await Self.close(outbound, refusal) }
             await InspectorStream.serve(feed: host.feed, inbound: inbound, outbound: outbound)
         }
         if echo {
-            reserved.ws("echo") { inbound, outbound, context in
+            Self.socket(reserved, "echo") { inbound, outbound, context in
                 if let refusal = context.requestContext.refusal { return try await Self.close(outbound, refusal) }
                 for try await message in inbound.messages(maxSize: bridge.maxMessageSize) {
                     if case .text(let text) = message { try await outbound.write(.text(text)) }
@@ -47,6 +47,18 @@ struct WebSocketRoutes: Sendable {
             }
         }
         return router
+    }
+
+    /// Adds the WebSocket route `path` to `group`; its handler first lets the context's handler
+    /// reference go, which breaks the library's reference cycle (``WebSocketHandlerSlot``).
+    private static func socket(
+        _ group: RouterGroup<HostRequestContext>, _ path: RouterPath,
+        _ handler: @escaping WebSocketDataHandler<WebSocketRouterContext<HostRequestContext>>
+    ) {
+        group.ws(path) { inbound, outbound, context in
+            context.requestContext.webSocketSlot.release()
+            try await handler(inbound, outbound, context)
+        }
     }
 
     /// The page, once every check has passed and it holds a place under the connection limit.
