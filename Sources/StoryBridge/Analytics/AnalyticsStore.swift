@@ -52,8 +52,9 @@ public final class AnalyticsStore: Sendable {
     /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active`
     /// ones and those of viewers that left memory (they continue when their tab comes back).
     public func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
-        let candidates = try await sessions(userId: userId, presentationId: presentationId, limit: 50)
-            .filter { $0.state.isUnfinished && !active.contains($0.id) }
+        let candidates = try await database.read { db in
+            try SessionRecord.readAll(db, cachedSQL: Self.newestUnfinishedSQL, arguments: [presentationId, userId])
+        }.filter { !active.contains($0.id) }
         guard !candidates.isEmpty else { return nil }
         let held = try await database.read { db in
             try Set(
@@ -64,6 +65,20 @@ public final class AnalyticsStore: Sendable {
         }
         return candidates.first { !held.contains($0.id) }
     }
+
+    /// The 50 newest unfinished sessions of a presentation (`?`) and user (`?`), newest first. The
+    /// inner query reads only the index `session_unfinished` (migration `v8-session-lookup`), so a
+    /// page load costs the same however many finished sessions the user has: it used to read and
+    /// sort every session of the user and presentation, which on a kiosk (one user) grew with every
+    /// visit ever made.
+    private static let newestUnfinishedSQL = """
+        SELECT * FROM session WHERE rowid IN (
+            SELECT rowid FROM session
+            WHERE presentationId = ? AND userId = ?
+              AND state IN (\(SessionState.allCases.filter(\.isUnfinished).map { String($0.rawValue) }.joined(separator: ", ")))
+            ORDER BY created DESC, rowid DESC LIMIT 50)
+        ORDER BY created DESC, rowid DESC
+        """
 
     /// Changes a session's state. Moving to "saved" queues the session and all its records for
     /// upload, in the same transaction.

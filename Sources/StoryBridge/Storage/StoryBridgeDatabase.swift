@@ -219,6 +219,13 @@ public final class StoryBridgeDatabase: Sendable {
         migrator.registerMigration("v7-outbox-totals") { db in
             try OutboxTotalsSchema.create(db)
         }
+        migrator.registerMigration("v8-session-lookup") { db in
+            // The unfinished sessions of a user and presentation, newest first, from the index
+            // alone (AnalyticsStore.unfinishedSession at every page load that starts a session);
+            // it covers what the index it replaces did.
+            try db.create(index: "session_unfinished", on: "session", columns: ["presentationId", "userId", "state", "created"])
+            try db.drop(index: "session_by_presentation")
+        }
         return migrator
     }
 }
