@@ -56,7 +56,7 @@ struct BlobResponder: Sendable {
         if let limit = faults.dropLimit() {
             let whole = body
             body = ResponseBody(contentLength: whole.contentLength) { writer in
-                try await whole.write(DroppingBodyWriter(base: writer, remaining: limit))
+                try await whole.write(DroppingBodyWriter(base: writer, remaining: limit, eventLoop: context.eventLoop))
             }
         }
         return Response(status: status, headers: headers, body: body)

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 
 /// The request context of the content server: the core storage plus the claims of the bearer
 /// token, set by ``BearerTokenMiddleware`` on the routes it guards.
@@ -6,9 +7,13 @@ public struct ContentRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The verified access token's claims; `nil` on routes without authentication.
     public var claims: AccessTokenClaims?
+    /// The event loop of the request's connection (a deliberately cut blob response waits on it
+    /// until its last bytes are on the socket).
+    public let eventLoop: any EventLoop
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         claims = nil
+        eventLoop = source.channel.eventLoop
     }
 }

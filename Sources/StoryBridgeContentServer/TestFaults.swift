@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// Ways to make the server misbehave on purpose, for testing clients (the `--test-…` options).
@@ -107,14 +108,21 @@ struct DeliberateDrop: Error {}
 
 /// A body writer that passes `limit` bytes on and then fails, so the server closes the connection
 /// mid-body.
+///
+/// A write only hands its bytes to the connection's event loop, and the close that the failure
+/// causes drops whatever the loop has not written yet; so before failing, the writer waits for a
+/// task of its own on that loop, which runs after the last bytes were written and flushed. The
+/// client then receives exactly `limit` body bytes.
 struct DroppingBodyWriter: ResponseBodyWriter {
     var base: any ResponseBodyWriter
     var remaining: Int
+    let eventLoop: any EventLoop
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         guard buffer.readableBytes <= remaining else {
             if remaining > 0 { try await base.write(buffer.getSlice(at: buffer.readerIndex, length: remaining)!) }
             remaining = 0
+            try await eventLoop.submit {}.get()
             throw DeliberateDrop()
         }
         remaining -= buffer.readableBytes

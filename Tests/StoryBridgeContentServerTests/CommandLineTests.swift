@@ -19,38 +19,77 @@ struct ContentServerCommandLineTests {
     func startAnswerStop() async throws {
         let lab = try ContentLab()
         try lab.install(id: 4)
-        let process = Process()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = [
-            "content-server", "--port", "0", "--data-dir", lab.directory.root.path, "--client-id", ContentLab.serviceId,
-            "--client-secret", ContentLab.serviceSecret,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("Ctrl-C"), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let match = text.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)\//) else {
-            process.terminate()
-            await waitForExit(process)
-            Issue.record("content-server did not start: \(text)")
-            return
-        }
-        let client = ContentClient(baseURL: String(match.1))
+        let server = try await ContentServerProcess.start(
+            lab, ["--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret])
+        let client = ContentClient(baseURL: server.baseURL)
         let token = try await client.serviceToken()
         let clients = try await client.get("/v1/clients/", token: token)
         #expect(clients.status == 200)
         #expect(try clients.array().first?["presentations"] as? [[String: Any]] != nil)
         #expect(try await client.get(try await client.packageLink(4, token: token)).status == 200)
-        process.terminate()
-        #expect(await waitForExit(process), "content-server did not stop within a minute of SIGTERM")
-        #expect(process.terminationStatus == 0)
+        #expect(await server.stop(), "content-server did not stop within a minute of SIGTERM")
+        #expect(server.process.terminationStatus == 0)
+    }
+
+    @Test("The test options work through the command line: fail status, Retry-After, scope, drops, link lifetime, refresh, media outside")
+    func testOptionsFromTheCommandLine() async throws {
+        let lab = try ContentLab()
+        try lab.install(id: 3, mediaBytes: 200_000)
+        let server = try await ContentServerProcess.start(
+            lab,
+            [
+                "--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret, "--app-id", ContentLab.appId,
+                "--app-secret", ContentLab.appSecret, "--user", "\(ContentLab.username):\(ContentLab.password)",
+                "--test-fail-first", "1", "--test-fail-status", "429", "--test-retry-after", "7", "--test-fail-on", "blobs",
+                "--test-drop-after-bytes", "100", "--test-drop-times", "1", "--test-link-lifetime", "120",
+                "--test-reject-refresh", "--media-outside-packages",
+            ])
+        defer { server.process.terminate() }
+        #expect(server.banner.contains("Test options on:"), "\(server.banner)")
+        let client = ContentClient(baseURL: server.baseURL)
+        let token = try await client.serviceToken()
+        // --test-fail-on blobs: the content routes are not failed.
+        let clients = try await client.get("/v1/clients", token: token)
+        #expect(clients.status == 200)
+        let package = try await client.get("/v1/contentpackages/3", token: token).object()
+        let link = try #require(package["sas"] as? String)
+        let size = try #require(package["fileSize"] as? Int)
+        // --test-link-lifetime 120: the link's exp is about two minutes from now.
+        let expiry = try #require(link.firstMatch(of: /[?&]exp=(\d+)/).flatMap { Int($0.1) })
+        let lifetime = expiry - Int(Date().timeIntervalSince1970)
+        #expect((100...121).contains(lifetime), "link lifetime \(lifetime) s")
+        // --test-fail-first 1 --test-fail-status 429 --test-retry-after 7: the first blob request.
+        let refused = try await client.get(link)
+        #expect(refused.status == 429)
+        #expect(refused.header("retry-after") == "7")
+        // --test-drop-after-bytes 100 --test-drop-times 1: the next one is cut after 100 bytes.
+        let cut = try await RawHTTP.get(link)
+        #expect(cut.declaredLength == size)
+        #expect(size > 100)
+        #expect(cut.body.count == 100)
+        // Then the package arrives whole, without the media file (--media-outside-packages).
+        let whole = try await client.get(link)
+        #expect(whole.status == 200)
+        #expect(whole.body.count == size)
+        #expect(whole.body.prefix(100) == cut.body)
+        #expect(size < 200_000, "the 200 KB film is left out of the package")
+        #expect(whole.body.range(of: Data("mediafiles/film.mp4".utf8)) == nil)
+        let presentation = try await client.get("/v1/presentations/3", token: token).object()
+        let mediaId = try #require((presentation["mediaFiles"] as? [[String: Any]])?.first?["id"] as? Int)
+        let media = try await client.get("/v1/mediafiles/\(mediaId)", token: token).object()
+        let film = try await client.get(try #require(media["sas"] as? String))
+        #expect(film.body.count == 200_000)
+        // --test-reject-refresh: a refresh grant is refused with invalid_grant.
+        let login = try await client.passwordGrant()
+        #expect(login.status == 200)
+        let refreshToken = try #require(try login.object()["refresh_token"] as? String)
+        let refresh = try await client.token([
+            "grant_type": "refresh_token", "client_id": ContentLab.appId, "client_secret": ContentLab.appSecret,
+            "refresh_token": refreshToken,
+        ])
+        #expect(refresh.status == 400)
+        #expect(try refresh.object()["error"] as? String == "invalid_grant")
+        #expect(await server.stop())
     }
 
     @Test("--help lists the test options under their own title; missing credentials are refused")
@@ -76,5 +115,44 @@ struct ContentServerCommandLineTests {
         let (refused, message) = try run(["content-server", "--port", "0"])
         #expect(refused != 0)
         #expect(message.contains("--config"))
+    }
+}
+
+/// `storybridge content-server --port 0` over a lab's data folder, as a child process.
+struct ContentServerProcess {
+    let process: Process
+    /// `http://127.0.0.1:PORT`, from the line it prints.
+    let baseURL: String
+    /// What it printed before "Press Ctrl-C".
+    let banner: String
+
+    /// Starts the server with `arguments` after `--port 0 --data-dir`, and waits for its address.
+    static func start(_ lab: ContentLab, _ arguments: [String]) async throws -> ContentServerProcess {
+        let process = Process()
+        process.executableURL = try storybridgeExecutable()
+        process.arguments = ["content-server", "--port", "0", "--data-dir", lab.directory.root.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !text.contains("Ctrl-C"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let match = text.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)\//) else {
+            process.terminate()
+            await waitForExit(process)
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "content-server did not start: \(text)"])
+        }
+        return ContentServerProcess(process: process, baseURL: String(match.1), banner: text)
+    }
+
+    /// Sends SIGTERM and waits (up to a minute) for the process to end.
+    func stop() async -> Bool {
+        process.terminate()
+        return await waitForExit(process)
     }
 }
