@@ -12,6 +12,8 @@ public final class AnalyticsStore: Sendable {
     public let limits: OutboxLimits
     /// Where the store reads the time it stamps on changes (`updated`, `queuedAt`, `sentAt`).
     public let clock: any HostClock
+    /// The custom events of recently read sessions, kept in step with every committed change.
+    let customEventCache = CustomEventCache()
 
     public init(database: StoryBridgeDatabase, limits: OutboxLimits = OutboxLimits(), clock: any HostClock = SystemHostClock()) {
         self.database = database
@@ -116,6 +118,12 @@ public final class AnalyticsStore: Sendable {
             let newerKeys = CustomEventRecord.filter(CustomEvent.sessionId == from).select(CustomEvent.key)
             try CustomEventRecord.filter(CustomEvent.sessionId == into && newerKeys.contains(CustomEvent.key)).deleteAll(db)
             try CustomEventRecord.filter(CustomEvent.sessionId == from).updateAll(db, CustomEvent.sessionId.set(to: into))
+            let cache = self.customEventCache
+            let forget: @Sendable (Database) -> Void = { _ in
+                cache.invalidate(from)
+                cache.invalidate(into)
+            }
+            db.afterNextTransaction(onCommit: forget, onRollback: forget)
             try SessionRecord.deleteOne(db, key: from)
             try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
         }
@@ -157,6 +165,7 @@ public final class AnalyticsStore: Sendable {
     /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
     /// earlier one, which keeps its id. One cached statement (SQLite's upsert).
     public func upsert(_ event: CustomEventRecord) async throws {
+        let cache = customEventCache
         try await database.write { db in
             try db.cachedStatement(
                 sql: """
@@ -168,22 +177,57 @@ public final class AnalyticsStore: Sendable {
                 event.id, event.sessionId, event.presentationId, event.userId, event.key, event.value,
                 AnalyticsFormat.timestamp(event.created), event.timeZone, event.latitude, event.longitude,
             ])
+            db.afterNextTransaction(
+                onCommit: { _ in cache.committedSet(session: event.sessionId, key: event.key, value: event.value) },
+                onRollback: { _ in cache.invalidate(event.sessionId) })
         }
     }
 
-    /// The value of a custom event.
+    /// The value of a custom event: from the session's mirror in memory when it has one, otherwise
+    /// from the database, loading the session's events into the mirror (``CustomEventCache``).
     public func customEventValue(sessionId: String, key: String) async throws -> String? {
-        try await database.read { db in
-            try String.fetchOne(
-                db.cachedStatement(sql: "SELECT value FROM customEvent WHERE sessionId = ? AND key = ?"), arguments: [sessionId, key])
+        let cache = customEventCache
+        if case .known(let value) = cache.lookup(session: sessionId, key: key) { return value }
+        guard cache.beginLoad(sessionId) else {
+            return try await database.read { db in
+                try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT value FROM customEvent WHERE sessionId = ? AND key = ?"),
+                    arguments: [sessionId, key])
+            }
         }
+        let values: [String: String]
+        do {
+            values = try await database.read { db in
+                var values: [String: String] = [:]
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: "SELECT id, key, value FROM customEvent WHERE sessionId = ?"), arguments: [sessionId])
+                while let row = try rows.next() {
+                    guard let name = row[1] as String?, let value = row[2] as String? else {
+                        let id: String = row[0] ?? "?"
+                        throw CorruptRecordError(table: "customEvent", id: id, reason: "its key or value is not text")
+                    }
+                    values[name] = value
+                }
+                return values
+            }
+        } catch {
+            cache.finishLoad(sessionId, values: nil)
+            throw error
+        }
+        cache.finishLoad(sessionId, values: values)
+        return values[key]
     }
 
     /// Deletes a custom event; returns whether it existed.
     @discardableResult
     public func deleteCustomEvent(sessionId: String, key: String) async throws -> Bool {
-        try await database.write { db in
-            try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db) > 0
+        let cache = customEventCache
+        return try await database.write { db in
+            let deleted = try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db) > 0
+            db.afterNextTransaction(
+                onCommit: { _ in cache.committedDelete(session: sessionId, key: key) },
+                onRollback: { _ in cache.invalidate(sessionId) })
+            return deleted
         }
     }
 
