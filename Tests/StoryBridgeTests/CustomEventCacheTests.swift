@@ -186,3 +186,68 @@ extension CustomEventRecord {
         throw DatabaseError(resultCode: .SQLITE_ABORT, message: "failing on purpose")
     }
 }
+
+/// The mirror of sessions with their slide views (`getCurrentSessions`): every change of the
+/// session or its slide views is seen by the next read.
+@Suite("session mirror")
+struct SessionMirrorTests {
+    @Test("Reads through the store follow new slide views, the complete flag, state changes and restores")
+    func followsEveryChange() async throws {
+        let store = AnalyticsStore(database: try temporaryDatabase())
+        let stamp = RecordStamp(at: Date(), identity: HostIdentity())
+        func session(_ id: String) -> SessionRecord {
+            SessionRecord(
+                id: id, presentationId: 1, viewerId: "v", userId: "u", stamp: stamp, address: "", duration: 0, slidesCount: 0,
+                state: .inProgress, complete: false)
+        }
+        func view(_ sessionId: String, _ name: String) -> SlideViewRecord {
+            SlideViewRecord(
+                id: UUIDs.make(), sessionId: sessionId, presentationId: 1, slideName: name, userId: "u", duration: 4,
+                navigation: "in", cause: "page", stamp: stamp)
+        }
+        #expect(try await store.mirroredSessionWithSlideViews(id: "a") == nil)
+        try await store.insert(session("a"))
+        #expect(try await store.mirroredSessionWithSlideViews(id: "a")?.0.id == "a", "a session read as missing appears once inserted")
+        #expect(store.sessionMirror.lookup("a") != nil, "the read mirrors it")
+
+        try await store.insert(view("a", "one.html"))
+        var read = try #require(try await store.mirroredSessionWithSlideViews(id: "a"))
+        #expect(read.1.map(\.slideName) == ["one.html"])
+        #expect(read.0.slidesCount == 1)
+        #expect(read.0.duration == 4)
+
+        try await store.markComplete(sessionId: "a")
+        #expect(try await store.mirroredSessionWithSlideViews(id: "a")?.0.complete == true)
+        try await store.setState(.saved, sessionId: "a", endedBy: .close)
+        read = try #require(try await store.mirroredSessionWithSlideViews(id: "a"))
+        #expect(read.0.state == .saved)
+
+        // A restore moves the newer session's slide views into the older one and deletes it.
+        try await store.insert(session("b"))
+        try await store.insert(view("b", "two.html"))
+        #expect(try await store.mirroredSessionWithSlideViews(id: "b")?.1.count == 1)
+        try await store.merge("b", into: "a")
+        #expect(try await store.mirroredSessionWithSlideViews(id: "b") == nil)
+        read = try #require(try await store.mirroredSessionWithSlideViews(id: "a"))
+        #expect(Set(read.1.map(\.slideName)) == ["one.html", "two.html"])
+        #expect(read.0.state == .inProgress)
+        #expect(read.0.slidesCount == 2)
+    }
+
+    @Test("A session whose value is over the per-session limit is not mirrored; the byte budget evicts")
+    func limits() {
+        let mirror = SessionMirror<[Int]>(limits: .init(sessions: 100, bytesPerSession: 10, totalBytes: 20)) { $0.count }
+        #expect(mirror.beginLoad("big"))
+        mirror.finishLoad("big", value: Array(0..<11))
+        #expect(mirror.lookup("big") == nil)
+        for name in ["x", "y", "z"] {
+            #expect(mirror.beginLoad(name))
+            mirror.finishLoad(name, value: Array(0..<8))
+        }
+        #expect(mirror.bytes <= 20)
+        #expect(mirror.lookup("x") == nil)
+        #expect(mirror.lookup("z") == Array(0..<8))
+        mirror.update("z") { $0.append(contentsOf: [8, 9, 10]) }
+        #expect(mirror.lookup("z") == nil, "grown over the per-session limit")
+    }
+}

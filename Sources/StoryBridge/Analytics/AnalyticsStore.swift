@@ -14,6 +14,10 @@ public final class AnalyticsStore: Sendable {
     public let clock: any HostClock
     /// The custom events of recently read sessions, kept in step with every committed change.
     let customEventCache = CustomEventCache()
+    /// Recently read sessions with their slide views (`getCurrentSessions`), dropped after every
+    /// committed change of the session or its slide views.
+    let sessionMirror = SessionMirror<SessionWithSlideViews>(
+        limits: .init(sessions: 1_000, bytesPerSession: 64 * 1024, totalBytes: 4 * 1024 * 1024), size: \.estimatedBytes)
 
     public init(database: StoryBridgeDatabase, limits: OutboxLimits = OutboxLimits(), clock: any HostClock = SystemHostClock()) {
         self.database = database
@@ -34,7 +38,10 @@ public final class AnalyticsStore: Sendable {
     public func insert(_ session: SessionRecord) async throws {
         var session = session
         session.updated = clock.now
-        try await database.write { [session] db in try session.insert(db) }
+        try await database.write { [session] db in
+            try session.insert(db)
+            self.sessionChanged(session.id, db: db)
+        }
     }
 
     /// One session, if it exists.
@@ -103,6 +110,7 @@ public final class AnalyticsStore: Sendable {
             try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
                 updated, sessionId,
             ])
+            self.sessionChanged(sessionId, db: db)
         }
     }
 
@@ -125,6 +133,7 @@ public final class AnalyticsStore: Sendable {
             }
             db.afterNextTransaction(onCommit: forget, onRollback: forget)
             try SessionRecord.deleteOne(db, key: from)
+            self.sessionChanged(from, db: db)
             try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
         }
     }
@@ -144,6 +153,15 @@ public final class AnalyticsStore: Sendable {
         session.updated = now
         change(&session)
         try session.update(db)
+        sessionChanged(sessionId, db: db)
+    }
+
+    /// Drops `sessionId` from ``sessionMirror`` once the current transaction ends (committed or
+    /// not). Every write of a session row or its slide views calls it.
+    private func sessionChanged(_ sessionId: String, db: Database) {
+        let mirror = sessionMirror
+        let forget: @Sendable (Database) -> Void = { _ in mirror.invalidate(sessionId) }
+        db.afterNextTransaction(onCommit: forget, onRollback: forget)
     }
 
     // MARK: Records
@@ -249,14 +267,27 @@ public final class AnalyticsStore: Sendable {
     /// A session and its slide views (oldest first), read together; `nil` when there is no such
     /// session.
     public func sessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
-        try await database.read { db in
-            guard let session = try SessionRecord.readOne(db, cachedSQL: "SELECT * FROM session WHERE id = ?", arguments: [id]) else {
-                return nil
-            }
-            let views = try SlideViewRecord.readAll(
-                db, cachedSQL: "SELECT * FROM slideView WHERE sessionId = ? ORDER BY created, rowid", arguments: [id])
-            return (session, views)
+        let found = try await database.read { db in try Self.readSessionWithSlideViews(id: id, db: db) }
+        return found.session.map { ($0, found.slideViews) }
+    }
+
+    /// The same, read through ``sessionMirror``: a session read this way before, and not changed
+    /// since, is answered from memory. For a viewer's own session, which content asks for on every
+    /// slide (`getCurrentSessions`).
+    public func mirroredSessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
+        let found = try await sessionMirror.read(id) {
+            try await database.read { db in try Self.readSessionWithSlideViews(id: id, db: db) }
         }
+        return found.session.map { ($0, found.slideViews) }
+    }
+
+    private static func readSessionWithSlideViews(id: String, db: Database) throws -> SessionWithSlideViews {
+        guard let session = try SessionRecord.readOne(db, cachedSQL: "SELECT * FROM session WHERE id = ?", arguments: [id]) else {
+            return SessionWithSlideViews(session: nil, slideViews: [])
+        }
+        let views = try SlideViewRecord.readAll(
+            db, cachedSQL: "SELECT * FROM slideView WHERE sessionId = ? ORDER BY created, rowid", arguments: [id])
+        return SessionWithSlideViews(session: session, slideViews: views)
     }
 
     /// The media views of a session, oldest first.
@@ -266,4 +297,14 @@ public final class AnalyticsStore: Sendable {
                 db, MediaViewRecord.filter(MediaView.sessionId == sessionId).order(MediaView.created, Column.rowID))
         }
     }
+}
+
+/// A session with its slide views, as ``AnalyticsStore/sessionWithSlideViews(id:)`` reads them
+/// (`session` is `nil` when there is no such session).
+struct SessionWithSlideViews: Sendable {
+    let session: SessionRecord?
+    let slideViews: [SlideViewRecord]
+
+    /// A rough count of the bytes held, for the mirror's limits.
+    var estimatedBytes: Int? { 256 + slideViews.count * 192 }
 }

@@ -16,7 +16,8 @@ public struct SessionsModule: BridgeModule {
             try await Self.describeSession(id: try request.string("id"), store: context.sessions.store)
         }
         BridgeCommand("getCurrentSessions") { _, context in
-            try await Self.describeSession(id: try await context.sessions.currentSessionId(context.viewer), store: context.sessions.store)
+            let id = try await context.sessions.currentSessionId(context.viewer)
+            return try Self.describe(try await context.sessions.store.mirroredSessionWithSlideViews(id: id), id: id)
         }
         BridgeCommand("setSessionComplete") { _, context in
             try await context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
@@ -27,7 +28,12 @@ public struct SessionsModule: BridgeModule {
     /// The session `id` with its slides `[{id, name, duration, created}]` (one read); 404 when
     /// there is none.
     static func describeSession(id: String, store: AnalyticsStore) async throws -> JSONValue {
-        guard let (session, views) = try await store.sessionWithSlideViews(id: id) else {
+        try describe(try await store.sessionWithSlideViews(id: id), id: id)
+    }
+
+    /// The answer for a session `id` as read (`nil`: there is none, 404).
+    static func describe(_ found: (SessionRecord, [SlideViewRecord])?, id: String) throws -> JSONValue {
+        guard let (session, views) = found else {
             throw BridgeError.notFound("Session '\(id)' not found")
         }
         guard case .object(var members) = session.json else { return session.json }
