@@ -123,6 +123,50 @@ struct GroupCommitTests {
         #expect(held.commits.count.withLock { $0 } == 0)
     }
 
+    @Test("after-commit hooks run in commit order before callers are answered, and never for a failed write or commit")
+    func commitHooks() async throws {
+        let ran = Mutex<[String]>([])
+        let held = try HeldDatabase()
+        func insert(_ text: String, fail: Bool = false) async throws -> Task<Void, any Error> {
+            try await held.enqueue { db in
+                try db.execute(sql: "INSERT INTO note (text) VALUES (?)", arguments: [text])
+                held.database.afterCommit(db) { ran.withLock { $0.append(text) } }
+                if fail { throw Refused() }
+            }
+        }
+        let first = try await insert("a")
+        let failing = try await insert("b", fail: true)
+        let last = try await insert("c")
+        try await held.release(whenWaiting: 3)
+        try await first.value
+        #expect(ran.withLock { $0 } == ["a", "c"], "every hook of the batch ran before its first caller was answered")
+        await #expect(throws: Refused.self) { try await failing.value }
+        try await last.value
+
+        // A transaction that cannot commit runs no hook.
+        let before = ran.withLock { $0.count }
+        let again = try HeldDatabase()
+        let valid = try await again.enqueue { db in
+            try db.execute(sql: "INSERT INTO note (text) VALUES ('x')")
+            again.database.afterCommit(db) { ran.withLock { $0.append("x") } }
+        }
+        let dangling = try await again.enqueue { db in
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            try db.execute(sql: "INSERT INTO child (parent) VALUES (999)")
+        }
+        try await again.release(whenWaiting: 2)
+        await #expect(throws: DatabaseError.self) { try await valid.value }
+        await #expect(throws: DatabaseError.self) { try await dangling.value }
+        #expect(ran.withLock { $0.count } == before)
+
+        // Outside a group commit (a plain write of the pool) a hook runs after that commit.
+        try await again.database.pool.write { db in
+            try db.execute(sql: "INSERT INTO note (text) VALUES ('plain')")
+            again.database.afterCommit(db) { ran.withLock { $0.append("plain") } }
+        }
+        #expect(ran.withLock { $0.last } == "plain")
+    }
+
     @Test("a lone write that throws leaves nothing behind")
     func loneFailure() async throws {
         let held = try HeldDatabase()

@@ -127,11 +127,10 @@ public final class AnalyticsStore: Sendable {
             try CustomEventRecord.filter(CustomEvent.sessionId == into && newerKeys.contains(CustomEvent.key)).deleteAll(db)
             try CustomEventRecord.filter(CustomEvent.sessionId == from).updateAll(db, CustomEvent.sessionId.set(to: into))
             let cache = self.customEventCache
-            let forget: @Sendable (Database) -> Void = { _ in
+            self.database.afterCommit(db) {
                 cache.invalidate(from)
                 cache.invalidate(into)
             }
-            db.afterNextTransaction(onCommit: forget, onRollback: forget)
             try SessionRecord.deleteOne(db, key: from)
             self.sessionChanged(from, db: db)
             try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
@@ -156,12 +155,11 @@ public final class AnalyticsStore: Sendable {
         sessionChanged(sessionId, db: db)
     }
 
-    /// Drops `sessionId` from ``sessionMirror`` once the current transaction ends (committed or
-    /// not). Every write of a session row or its slide views calls it.
+    /// Drops `sessionId` from ``sessionMirror`` once the current transaction has committed. Every
+    /// write of a session row or its slide views calls it.
     private func sessionChanged(_ sessionId: String, db: Database) {
         let mirror = sessionMirror
-        let forget: @Sendable (Database) -> Void = { _ in mirror.invalidate(sessionId) }
-        db.afterNextTransaction(onCommit: forget, onRollback: forget)
+        database.afterCommit(db) { mirror.invalidate(sessionId) }
     }
 
     // MARK: Records
@@ -195,9 +193,7 @@ public final class AnalyticsStore: Sendable {
                 event.id, event.sessionId, event.presentationId, event.userId, event.key, event.value,
                 AnalyticsFormat.timestamp(event.created), event.timeZone, event.latitude, event.longitude,
             ])
-            db.afterNextTransaction(
-                onCommit: { _ in cache.committedSet(session: event.sessionId, key: event.key, value: event.value) },
-                onRollback: { _ in cache.invalidate(event.sessionId) })
+            self.database.afterCommit(db) { cache.committedSet(session: event.sessionId, key: event.key, value: event.value) }
         }
     }
 
@@ -242,9 +238,7 @@ public final class AnalyticsStore: Sendable {
         let cache = customEventCache
         return try await database.write { db in
             let deleted = try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db) > 0
-            db.afterNextTransaction(
-                onCommit: { _ in cache.committedDelete(session: sessionId, key: key) },
-                onRollback: { _ in cache.invalidate(sessionId) })
+            self.database.afterCommit(db) { cache.committedDelete(session: sessionId, key: key) }
             return deleted
         }
     }

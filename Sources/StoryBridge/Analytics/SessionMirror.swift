@@ -9,7 +9,8 @@ import Synchronization
 ///   ``finishLoad(_:value:)``), so a slow load never brings back an old value.
 /// - Every committed change reaches the mirror after its transaction commits, from GRDB's writer
 ///   queue and so in commit order: ``update(_:_:)`` for changes the mirror can follow,
-///   ``invalidate(_:)`` for the rest (and for transactions that rolled back).
+///   ``invalidate(_:)`` for the rest. A write that fails, or whose transaction does not commit,
+///   changed nothing and reports nothing.
 /// - Memory is bounded: at most ``Limits/sessions`` sessions and ``Limits/totalBytes`` bytes (as
 ///   `size` counts them), the least recently used sessions leaving first; a session whose value
 ///   is over ``Limits/bytesPerSession`` is not mirrored (its reads go to the database).

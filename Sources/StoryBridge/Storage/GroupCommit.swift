@@ -18,7 +18,10 @@ final class GroupCommit: Sendable {
     /// caller once the transaction has ended (with the commit's error, if the commit failed), and
     /// whether its updates failed.
     private struct Waiting: Sendable {
-        let run: @Sendable (Database, _ inSavepoint: Bool) -> (failure: (any Error)?, answer: @Sendable ((any Error)?) -> Void)
+        let run:
+            @Sendable (Database, _ inSavepoint: Bool) -> (
+                failure: (any Error)?, answer: @Sendable ((any Error)?) -> Void, hooks: [@Sendable () -> Void]
+            )
         /// Answers the caller with `error` when its transaction could not even begin.
         let fail: @Sendable (any Error) -> Void
     }
@@ -31,6 +34,9 @@ final class GroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let queue = Mutex(Queue())
+    /// What the write being run wants done once its transaction has committed; `nil` outside a
+    /// write of this group commit.
+    private let commitHooks = Mutex<[@Sendable () -> Void]?>(nil)
 
     init(pool: DatabasePool) {
         self.pool = pool
@@ -39,13 +45,26 @@ final class GroupCommit: Sendable {
     /// How many writes wait for the next transaction.
     var waitingCount: Int { queue.withLock { $0.waiting.count } }
 
+    /// From inside a write's `updates`: runs `hook` after the transaction holding the write has
+    /// committed, on GRDB's writer queue before any caller of that transaction is answered, and
+    /// so in commit order. Not run when the write fails or the commit does. Returns false when
+    /// called outside a write of this group commit.
+    func afterCommit(_ hook: @escaping @Sendable () -> Void) -> Bool {
+        commitHooks.withLock { hooks in
+            guard hooks != nil else { return false }
+            hooks!.append(hook)
+            return true
+        }
+    }
+
     /// Runs `updates` in the next transaction and returns its result once that transaction has
     /// committed.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let waiting = Waiting(
-                run: { db, inSavepoint in
+                run: { [self] db, inSavepoint in
                     let outcome: Result<T, any Error>
+                    commitHooks.withLock { $0 = [] }
                     do {
                         if inSavepoint {
                             var value: T?
@@ -62,6 +81,11 @@ final class GroupCommit: Sendable {
                         outcome = .failure(error)
                     }
                     let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
+                    // A write that failed changed nothing: its hooks are dropped.
+                    let hooks = commitHooks.withLock { hooks in
+                        defer { hooks = nil }
+                        return failure == nil ? hooks ?? [] : []
+                    }
                     return (
                         failure,
                         { commitFailure in
@@ -72,7 +96,8 @@ final class GroupCommit: Sendable {
                             } else {
                                 continuation.resume(with: outcome)
                             }
-                        }
+                        },
+                        hooks
                     )
                 },
                 fail: { continuation.resume(throwing: $0) })
@@ -99,12 +124,15 @@ final class GroupCommit: Sendable {
                 answers.taken.store(true, ordering: .releasing)
                 let inSavepoints = batch.count > 1
                 var soleFailure: (any Error)?
+                var hooks: [@Sendable () -> Void] = []
                 let collected = batch.map { waiting in
-                    let (failure, answer) = waiting.run(db, inSavepoints)
+                    let (failure, answer, writeHooks) = waiting.run(db, inSavepoints)
                     if !inSavepoints { soleFailure = failure }
+                    hooks += writeHooks
                     return answer
                 }
                 answers.list.withLock { $0 = collected }
+                answers.hooks.withLock { $0 = hooks }
                 // A lone write that failed has no savepoint: rolling the transaction back undoes
                 // its partial changes.
                 if let soleFailure { throw soleFailure }
@@ -121,6 +149,9 @@ final class GroupCommit: Sendable {
                     }
                     for waiting in stranded { waiting.fail(failure) }
                 }
+                if failure == nil {
+                    for hook in answers.hooks.withLock({ $0 }) { hook() }
+                }
                 for answer in answers.list.withLock({ $0 }) { answer(failure) }
                 let more = queue.withLock { queue -> Bool in
                     queue.writing = !queue.waiting.isEmpty
@@ -133,6 +164,8 @@ final class GroupCommit: Sendable {
     /// The callers of one batch, handed from the transaction to its completion.
     private final class BatchAnswers: Sendable {
         let list = Mutex<[@Sendable ((any Error)?) -> Void]>([])
+        /// What the committed writes asked to run after the commit, in order.
+        let hooks = Mutex<[@Sendable () -> Void]>([])
         /// Whether the transaction took its batch from the queue.
         let taken = Atomic<Bool>(false)
     }

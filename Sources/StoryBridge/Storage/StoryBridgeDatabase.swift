@@ -51,6 +51,14 @@ public final class StoryBridgeDatabase: Sendable {
         }
     }
 
+    /// From inside the `updates` of ``write(_:)``: runs `hook` once the transaction holding the
+    /// write has committed, before its callers are answered, in commit order (on GRDB's writer
+    /// queue: keep it short). Not run when the write or its commit fails. Inside any other write
+    /// transaction of the pool it runs after that transaction commits.
+    public func afterCommit(_ db: Database, _ hook: @escaping @Sendable () -> Void) {
+        if !groupCommit.afterCommit(hook) { db.afterNextTransaction(onCommit: { _ in hook() }) }
+    }
+
     /// Runs `value` in a read-only transaction that sees every write committed before the call.
     /// Reads that arrive together share one transaction on one reader connection (group read).
     public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
