@@ -217,7 +217,11 @@ struct SessionMirrorTests {
         #expect(read.0.duration == 4)
 
         try await store.markComplete(sessionId: "a")
-        #expect(try await store.mirroredSessionWithSlideViews(id: "a")?.0.complete == true)
+        #expect(store.sessionMirror.lookup("a")?.session?.complete == true, "the flag is written through")
+        let mirrored = try #require(try await store.mirroredSessionWithSlideViews(id: "a"))
+        let stored = try #require(try await store.sessionWithSlideViews(id: "a"))
+        #expect(mirrored.0 == stored.0, "the mirrored session is the stored one, its updated time included")
+        #expect(mirrored.0.complete)
         try await store.setState(.saved, sessionId: "a", endedBy: .close)
         read = try #require(try await store.mirroredSessionWithSlideViews(id: "a"))
         #expect(read.0.state == .saved)

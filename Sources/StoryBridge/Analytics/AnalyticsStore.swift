@@ -110,7 +110,17 @@ public final class AnalyticsStore: Sendable {
             try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
                 updated, sessionId,
             ])
-            self.sessionChanged(sessionId, db: db)
+            // Written through to a mirrored session (content sets the flag and reads its session
+            // back on the same slides), with `updated` as stored.
+            let mirror = self.sessionMirror
+            let stored = AnalyticsFormat.date(updated)
+            self.database.afterCommit(db) {
+                guard let stored else { return mirror.invalidate(sessionId) }
+                mirror.update(sessionId) { found in
+                    found.session?.complete = true
+                    found.session?.updated = stored
+                }
+            }
         }
     }
 
@@ -296,8 +306,8 @@ public final class AnalyticsStore: Sendable {
 /// A session with its slide views, as ``AnalyticsStore/sessionWithSlideViews(id:)`` reads them
 /// (`session` is `nil` when there is no such session).
 struct SessionWithSlideViews: Sendable {
-    let session: SessionRecord?
-    let slideViews: [SlideViewRecord]
+    var session: SessionRecord?
+    var slideViews: [SlideViewRecord]
 
     /// A rough count of the bytes held, for the mirror's limits.
     var estimatedBytes: Int? { 256 + slideViews.count * 192 }
