@@ -1,11 +1,14 @@
 import Foundation
 import Hummingbird
+import StoryBridge
 
 /// Lets a request through only with `Authorization: Bearer <token>` whose signature is the
 /// server's and whose `exp` has not passed; the claims go into the context.
 struct BearerTokenMiddleware: RouterMiddleware {
     typealias Context = ContentRequestContext
     let tokens: TokenService
+    /// The time a token's `exp` is checked against.
+    let clock: any HostClock
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -20,7 +23,7 @@ struct BearerTokenMiddleware: RouterMiddleware {
         let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
         var context = context
         do throws(TokenVerificationError) {
-            context.claims = try tokens.verifyAccessToken(token)
+            context.claims = try tokens.verifyAccessToken(token, now: clock.now)
         } catch {
             throw ContentAPIError.unauthorized(Self.explain(error))
         }

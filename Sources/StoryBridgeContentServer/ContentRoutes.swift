@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import StoryBridge
 
 /// The routes: `/connect/token`, the five `/v1/…` content routes behind the bearer middleware, and
 /// the signed blob links under `/blobs/`.
@@ -10,17 +11,19 @@ struct ContentRoutes: Sendable {
     let blobs: BlobResponder
     let faults: FaultCounters
     let publicBaseURL: String?
+    /// The time tokens and links are issued and checked at.
+    let clock: any HostClock
 
     func register(on router: Router<ContentRequestContext>) {
         router.post("connect/token") { request, _ -> Response in
             let fields = try await TokenRequestForm.fields(of: request)
-            return JSONReply.response(try tokens.grant(fields))
+            return JSONReply.response(try tokens.grant(fields, now: clock.now))
         }
 
         // Hummingbird matches `/v1/clients` and `/v1/clients/` to the same route.
         let api = router.group("v1")
             .add(middleware: FailFirstMiddleware(counters: faults, scope: .content))
-            .add(middleware: BearerTokenMiddleware(tokens: tokens))
+            .add(middleware: BearerTokenMiddleware(tokens: tokens, clock: clock))
         api.get("clients") { _, _ -> Response in
             JSONReply.response(try catalog.clients())
         }
@@ -33,7 +36,7 @@ struct ContentRoutes: Sendable {
             let package = try await catalog.package(of: placed)
             var folder = catalog.sourcesFolder(placed, package: package)
             let path = "/blobs/packages/\(PackageCache.name(id: package.presentationId, revision: package.revision)).zip"
-            folder.sas = links.link(base: base(of: request), path: path)
+            folder.sas = links.link(base: base(of: request), path: path, now: clock.now)
             return JSONReply.response(folder)
         }
         api.get("mediafiles/:id") { request, context -> Response in
@@ -47,7 +50,7 @@ struct ContentRoutes: Sendable {
                     id: id, revision: revision, fileName: media.fileName, title: media.title,
                     blobId: StableIdentifier.blobId("media", id: id, revision: revision), fileSize: size,
                     mimeType: ContentCatalog.mimeType(forFileName: media.fileName), created: date, updated: date,
-                    isAvailableForSharing: false, sas: links.link(base: base(of: request), path: path)))
+                    isAvailableForSharing: false, sas: links.link(base: base(of: request), path: path, now: clock.now)))
         }
         api.get("slides/:id") { _, context -> Response in
             JSONReply.response(try catalog.slide(id: try Self.id(context)))
@@ -101,7 +104,8 @@ struct ContentRoutes: Sendable {
 
     private func verifyLink(_ request: Request) throws {
         let query = request.uri.queryParameters
-        try links.verify(path: request.uri.path, expiry: query["exp"].map(String.init), signature: query["sig"].map(String.init))
+        try links.verify(
+            path: request.uri.path, expiry: query["exp"].map(String.init), signature: query["sig"].map(String.init), now: clock.now)
     }
 
     private func base(of request: Request) -> String {

@@ -36,7 +36,7 @@ public struct ContentServer: Sendable {
         routes = ContentRoutes(
             tokens: tokens, catalog: catalog, links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters,
-            publicBaseURL: configuration.publicBaseURL)
+            publicBaseURL: configuration.publicBaseURL, clock: configuration.clock)
     }
 
     /// Builds the Hummingbird application; `onRunning` receives the bound port.

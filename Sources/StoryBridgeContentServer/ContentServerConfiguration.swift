@@ -31,6 +31,9 @@ public struct ContentServerConfiguration: Sendable {
     /// fetches one by one from `/v1/mediafiles/{id}` and its `sas` link, as StoryCLM serves
     /// presentations whose media live outside the package. Off by default.
     public var mediaFilesOutsidePackages = false
+    /// Where the server reads the time: token issue and expiry, link expiry. Tests give a
+    /// `ManualHostClock` (StoryBridgeTesting) and move it instead of waiting.
+    public var clock: any HostClock = SystemHostClock()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8095, dataDirectory: DataDirectory, accounts: ContentServerAccounts,

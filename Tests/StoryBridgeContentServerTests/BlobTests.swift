@@ -1,6 +1,7 @@
 import Foundation
 import StoryBridge
 import StoryBridgeContentServer
+import StoryBridgeTesting
 import Testing
 
 @Suite("Content server: package blobs")
@@ -163,11 +164,12 @@ struct BlobTests {
     func linkExpiry() async throws {
         let lab = try ContentLab()
         try lab.install(id: 1)
-        try await lab.withServer(lab.configuration(linkLifetime: 5)) { client in
+        let clock = ManualHostClock(start: Date())
+        try await lab.withServer(lab.configuration(linkLifetime: 5, clock: clock)) { client in
             let token = try await client.serviceToken()
             let link = try await client.packageLink(1, token: token)
             #expect(try await client.send("HEAD", link).status == 200)
-            try await Task.sleep(for: .milliseconds(6100))
+            clock.advance(by: .seconds(6))
             let expired = try await client.get(link)
             #expect(expired.status == 403)
             #expect(try expired.object()["error"] as? String == "the link has expired")

@@ -65,11 +65,13 @@ struct ContentLab {
 
     func configuration(
         accounts: ContentServerAccounts? = nil, faults: TestFaults = TestFaults(), tokenLifetime: Int = 3600,
-        linkLifetime: Int = 3600, clockSkew: TimeInterval = 5
+        linkLifetime: Int = 3600, clockSkew: TimeInterval = 5, clock: (any HostClock)? = nil
     ) -> ContentServerConfiguration {
-        ContentServerConfiguration(
+        var configuration = ContentServerConfiguration(
             port: 0, dataDirectory: directory, accounts: accounts ?? self.accounts(), accessTokenLifetime: tokenLifetime,
             linkLifetime: linkLifetime, allowedClockSkew: clockSkew, faults: faults)
+        if let clock { configuration.clock = clock }
+        return configuration
     }
 
     /// Starts a server with `configuration`, runs `body` and stops the server.

@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridgeContentServer
+import StoryBridgeTesting
 import Testing
 
 @Suite("Content server: token endpoint")
@@ -131,13 +132,16 @@ struct TokenEndpointTests {
         }
     }
 
-    @Test("an access token stops working once it expires (5 s lifetime, no clock skew; long enough for a loaded machine to use it first)")
+    @Test("an access token stops working once it expires (5 s lifetime, no clock skew, on the server's manual clock)")
     func expiry() async throws {
         let lab = try ContentLab()
-        try await lab.withServer(lab.configuration(tokenLifetime: 5, clockSkew: 0)) { client in
+        let clock = ManualHostClock(start: Date())
+        try await lab.withServer(lab.configuration(tokenLifetime: 5, clockSkew: 0, clock: clock)) { client in
             let token = try await client.serviceToken()
             #expect(try await client.get("/v1/clients", token: token).status == 200)
-            try await Task.sleep(for: .milliseconds(6100))
+            clock.advance(by: .seconds(4))
+            #expect(try await client.get("/v1/clients", token: token).status == 200, "still valid one second before exp")
+            clock.advance(by: .seconds(2))
             let expired = try await client.get("/v1/clients", token: token)
             #expect(expired.status == 401)
             #expect(try expired.object()["error"] as? String == "the token has expired")
