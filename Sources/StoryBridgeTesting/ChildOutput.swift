@@ -70,3 +70,27 @@ public func waitForExit(_ process: Process, limit: Duration = .seconds(60)) asyn
         }
     }
 }
+
+/// Reads `pipe` on a thread of its own (never a cooperative one) until what was read contains
+/// `marker`, the pipe ends, or `limit` passes, and returns what was read: how a test waits for a
+/// child's start-up banner ("listening on ...") without blocking the pool that the servers in the
+/// test process answer on, and without waiting for an end-of-file that another child holding the
+/// pipe's write end could postpone forever.
+public func readUntil(_ marker: String, from pipe: Pipe, limit: Duration = .seconds(30)) async -> String {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            let giveUpAt = ContinuousClock.now + limit
+            let descriptor = pipe.fileHandleForReading.fileDescriptor
+            var text = ""
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !text.contains(marker), ContinuousClock.now < giveUpAt {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, 50) > 0 else { continue }
+                let count = read(descriptor, &buffer, buffer.count)
+                guard count > 0 else { break }
+                text += String(decoding: buffer[0..<count], as: UTF8.self)
+            }
+            continuation.resume(returning: text)
+        }
+    }
+}

@@ -93,26 +93,30 @@ struct ContentServerCommandLineTests {
     }
 
     @Test("--help lists the test options under their own title; missing credentials are refused")
-    func helpAndValidation() throws {
-        func run(_ arguments: [String]) throws -> (Int32, String) {
+    func helpAndValidation() async throws {
+        // Read on a thread of its own until the child exits (not to end-of-file: a browser
+        // started by another test at the same moment can hold the pipe open).
+        func run(_ arguments: [String]) async throws -> (Int32, String) {
             let process = Process()
             process.executableURL = try storybridgeExecutable()
             process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
             try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let (out, err) = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: readUntilExit(process, output: output, errors: errors)) }
+            }
+            return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
         }
-        let (status, help) = try run(["content-server", "--help"])
+        let (status, help) = try await run(["content-server", "--help"])
         #expect(status == 0)
         #expect(help.contains("TEST OPTIONS"))
         for option in ["--test-drop-after-bytes", "--test-fail-first", "--test-link-lifetime", "--test-reject-refresh", "--config"] {
             #expect(help.contains(option), "\(option)")
         }
-        let (refused, message) = try run(["content-server", "--port", "0"])
+        let (refused, message) = try await run(["content-server", "--port", "0"])
         #expect(refused != 0)
         #expect(message.contains("--config"))
     }
@@ -135,13 +139,7 @@ struct ContentServerProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("Ctrl-C"), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = await readUntil("Ctrl-C", from: output)
         guard let match = text.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)\//) else {
             process.terminate()
             await waitForExit(process)

@@ -49,12 +49,7 @@ struct AnalyticsCommandTests {
         let output = Pipe()
         collector.standardOutput = output
         try collector.run()
-        var text = ""
-        while !text.contains("Ctrl-C") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = await readUntil("Ctrl-C", from: output)
         let port = try #require(text.firstMatch(of: /127\.0\.0\.1:(\d+)\//)?.1)
         let upload = try await runCLI([
             "upload", "--once", "--data-dir", data, "--upload-endpoint", "http://127.0.0.1:\(port)", "--upload-key", "k1",

@@ -63,7 +63,7 @@ func uploader(
 @Suite("Uploading to a StoryIoT-style collector")
 struct UploadTests {
     @Test("the signature matches an independent HMAC-SHA512 (Python's hmac module)")
-    func signatureMatchesPython() throws {
+    func signatureMatchesPython() async throws {
         let expiration = "2026-11-22T10:00:00Z"
         let ours = StoryIoTSignature.sign(key: "key1", expiration: expiration, secret: "s3cr3t")
         let process = Process()
@@ -73,11 +73,16 @@ struct UploadTests {
             "import hmac,hashlib,base64;print(base64.b64encode(hmac.new(b's3cr3t',b'key=key1expiration=\(expiration)',hashlib.sha512).digest()).decode().replace('/','_').replace('+','-'))",
         ]
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
+        process.standardError = errors
         try process.run()
-        process.waitUntilExit()
-        let python = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // Read until python has exited, on a thread of its own (a browser started by another test
+        // at the same moment can hold the pipe open, so end-of-file may never come).
+        let (printed, _) = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: readUntilExit(process, output: output, errors: errors)) }
+        }
+        let python = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(ours == python)
         #expect(ours.count == 88)
         #expect(StoryIoTSignature.verify(signature: ours, key: "key1", expiration: expiration, secret: "s3cr3t"))

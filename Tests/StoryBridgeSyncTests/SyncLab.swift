@@ -136,19 +136,10 @@ final class SyncLab: @unchecked Sendable {
         #expect(await waitForExit(serve.process), "serve did not stop within a minute of SIGINT")
     }
 
-    /// Reads a pipe on a thread of its own until its text contains `marker` (or it closes).
+    /// Reads a pipe on a thread of its own until its text contains `marker` (or it closes, or a
+    /// minute passes).
     static func read(_ pipe: Pipe, until marker: String) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var text = ""
-                while !text.contains(marker) {
-                    let chunk = pipe.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                continuation.resume(returning: text)
-            }
-        }
+        await readUntil(marker, from: pipe, limit: .seconds(60))
     }
 
     /// Waits until `condition` holds, checking every 20 ms, for at most `seconds`.
