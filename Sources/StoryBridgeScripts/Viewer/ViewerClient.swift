@@ -97,9 +97,11 @@ public final class ViewerClient: Sendable {
         return "GUID_\(number)\(hex)"
     }
 
-    /// Sends a command with a GUID and waits for its answer.
+    /// Sends a command with a GUID and waits for its answer. The default wait is generous, so that
+    /// a test on a loaded machine (all suites start at once) does not fail by waiting too little;
+    /// script steps pass their own.
     public func request(
-        _ command: String, data: JSONValue = .emptyObject, timeout: Duration = .seconds(15)
+        _ command: String, data: JSONValue = .emptyObject, timeout: Duration = .seconds(30)
     ) async throws -> BridgeResponse {
         let guid = makeGUID()
         send(BridgeRequest(command: command, data: data, guid: guid))
@@ -120,7 +122,7 @@ public final class ViewerClient: Sendable {
     }
 
     /// Waits for the answer to `guid`; `nil` on timeout.
-    public func answer(to guid: String, timeout: Duration = .seconds(15)) async -> BridgeResponse? {
+    public func answer(to guid: String, timeout: Duration = .seconds(30)) async -> BridgeResponse? {
         if let response = early.withLock({ $0.removeValue(forKey: guid) }) { return response }
         return await withCheckedContinuation { continuation in
             let already = early.withLock { $0.removeValue(forKey: guid) }
@@ -152,8 +154,9 @@ public final class ViewerClient: Sendable {
         var timer: Task<Void, Never>?
     }
 
-    /// The next host event named `name` (others before it are skipped), or `nil` on timeout.
-    public func nextEvent(named name: String, timeout: Duration = .seconds(10)) async -> HostEvent? {
+    /// The next host event named `name` (others before it are skipped), or `nil` on timeout (30 s
+    /// unless given: a caller that expects no event passes a short one).
+    public func nextEvent(named name: String, timeout: Duration = .seconds(30)) async -> HostEvent? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let event = await events.next(timeout: deadline - ContinuousClock.now) else { return nil }
