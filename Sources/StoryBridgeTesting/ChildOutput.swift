@@ -48,6 +48,18 @@ public func readUntilExit(
     return (collected[0], collected[1])
 }
 
+/// ``readUntilExit(_:output:errors:limit:)`` on a thread of its own, for async callers (never
+/// block a cooperative thread on a child).
+public func readUntilExit(
+    _ process: Process, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
+) async -> (output: Data, errors: Data) {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(returning: readUntilExit(process, output: output, errors: errors, limit: limit))
+        }
+    }
+}
+
 /// Waits for `process` to exit on a thread of its own (never a cooperative one: a child whose
 /// shutdown needs a server in this test process must not find the pool blocked). A child still
 /// running after `limit` is killed (SIGKILL); the answer says whether it exited by itself.

@@ -105,9 +105,7 @@ struct ContentServerCommandLineTests {
             process.standardOutput = output
             process.standardError = errors
             try process.run()
-            let (out, err) = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: readUntilExit(process, output: output, errors: errors)) }
-            }
+            let (out, err) = await readUntilExit(process, output: output, errors: errors)
             return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
         }
         let (status, help) = try await run(["content-server", "--help"])

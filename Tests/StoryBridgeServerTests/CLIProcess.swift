@@ -38,13 +38,8 @@ func runStorybridge(
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    return await withCheckedContinuation { continuation in
-        Thread.detachNewThread {
-            let (out, err) = readUntilExit(process, output: output, errors: errors)
-            continuation.resume(
-                returning: CLIResult(
-                    status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                    errors: String(decoding: err, as: UTF8.self)))
-        }
-    }
+    let (out, err) = await readUntilExit(process, output: output, errors: errors)
+    return CLIResult(
+        status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+        errors: String(decoding: err, as: UTF8.self))
 }

@@ -79,9 +79,7 @@ struct UploadTests {
         try process.run()
         // Read until python has exited, on a thread of its own (a browser started by another test
         // at the same moment can hold the pipe open, so end-of-file may never come).
-        let (printed, _) = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: readUntilExit(process, output: output, errors: errors)) }
-        }
+        let (printed, _) = await readUntilExit(process, output: output, errors: errors)
         let python = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(ours == python)
         #expect(ours.count == 88)

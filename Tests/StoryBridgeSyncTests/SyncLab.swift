@@ -90,15 +90,8 @@ final class SyncLab: @unchecked Sendable {
 
     /// Waits for a spawned CLI to exit and returns its status and output.
     static func finish(_ process: (process: Process, output: Pipe, errors: Pipe)) async -> (status: Int32, output: String, errors: String) {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let (out, err) = readUntilExit(process.process, output: process.output, errors: process.errors)
-                continuation.resume(
-                    returning: (
-                        process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
-                    ))
-            }
-        }
+        let (out, err) = await readUntilExit(process.process, output: process.output, errors: process.errors)
+        return (process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 
     /// Starts the CLI without waiting for it.

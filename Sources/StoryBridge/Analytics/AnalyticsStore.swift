@@ -210,18 +210,8 @@ public final class AnalyticsStore: Sendable {
     /// The value of a custom event: from the session's mirror in memory when it has one, otherwise
     /// from the database, loading the session's events into the mirror (``CustomEventCache``).
     public func customEventValue(sessionId: String, key: String) async throws -> String? {
-        let cache = customEventCache
-        if case .known(let value) = cache.lookup(session: sessionId, key: key) { return value }
-        guard cache.beginLoad(sessionId) else {
-            return try await database.read { db in
-                try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT value FROM customEvent WHERE sessionId = ? AND key = ?"),
-                    arguments: [sessionId, key])
-            }
-        }
-        let values: [String: String]
-        do {
-            values = try await database.read { db in
+        try await customEventCache.mirror.read(sessionId) {
+            try await database.read { db in
                 var values: [String: String] = [:]
                 let rows = try Row.fetchCursor(
                     db.cachedStatement(sql: "SELECT id, key, value FROM customEvent WHERE sessionId = ?"), arguments: [sessionId])
@@ -234,12 +224,7 @@ public final class AnalyticsStore: Sendable {
                 }
                 return values
             }
-        } catch {
-            cache.finishLoad(sessionId, values: nil)
-            throw error
-        }
-        cache.finishLoad(sessionId, values: values)
-        return values[key]
+        }[key]
     }
 
     /// Deletes a custom event; returns whether it existed.
