@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import StoryBridge
 
 /// How the server listens and what it allows.
@@ -111,7 +112,7 @@ public struct StoryBridgeServer: Sendable {
             maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: sockets.makeRouter(), configuration: .init(ws: webSocket)),
+            server: .http1WebSocketUpgradeClosingUnused(webSocketRouter: sockets.makeRouter(), configuration: .init(ws: webSocket)),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [host, configuration] channel in
                 let port = channel.localAddress?.port ?? 0
@@ -144,6 +145,7 @@ public struct RunningServer: Sendable {
     /// The WebSocket token pages present.
     public let token: String
     let task: Task<Void, any Error>
+    let group: ServiceGroup
 
     /// The base URL, e.g. `http://127.0.0.1:53121`.
     public var baseURL: String { "http://\(host):\(port)" }
@@ -156,19 +158,27 @@ public struct RunningServer: Sendable {
     ) async throws -> RunningServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = make { port in continuation.yield(port) }
-        let task = Task { try await app.run() }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: app.logger))
+        let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
             task.cancel()
             throw CancellationError()
         }
         continuation.finish()
-        return RunningServer(port: port, host: host, token: token, task: task)
+        return RunningServer(port: port, host: host, token: token, task: task, group: group)
     }
 
-    /// Stops the server and waits until it has shut down.
-    public func stop() async {
-        task.cancel()
+    /// Stops the server as Ctrl-C stops `serve` (a graceful shutdown: no new connections, idle
+    /// ones closed, responses in flight finished) and waits until it has. Whatever has not finished
+    /// within `grace` is cancelled.
+    public func stop(grace: Duration = .seconds(5)) async {
+        await group.triggerGracefulShutdown()
+        let deadline = Task {
+            try await Task.sleep(for: grace)
+            task.cancel()
+        }
         _ = await task.result
+        deadline.cancel()
     }
 }

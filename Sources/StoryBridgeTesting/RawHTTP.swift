@@ -106,15 +106,10 @@ public enum RawHTTP {
         return try await exchange(port: port, lines.joined(separator: "\r\n"), timeout: 10, stopWhenComplete: true)
     }
 
-    private static func blockingExchange(
-        port: Int, _ request: String, timeout: TimeInterval, until enough: (Response) -> Bool
-    ) throws -> Response {
+    /// A blocking TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    public static func connectedSocket(port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.socket(errno: errno) }
-        defer { close(descriptor) }
-        // A server that never closes fails the test instead of hanging it.
-        var seconds = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -122,7 +117,21 @@ public enum RawHTTP {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw Failure.refused(port: port) }
+        guard connected == 0 else {
+            close(descriptor)
+            throw Failure.refused(port: port)
+        }
+        return descriptor
+    }
+
+    private static func blockingExchange(
+        port: Int, _ request: String, timeout: TimeInterval, until enough: (Response) -> Bool
+    ) throws -> Response {
+        let descriptor = try connectedSocket(port: port)
+        defer { close(descriptor) }
+        // A server that never closes fails the test instead of hanging it.
+        var seconds = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(request.utf8)
         guard send(descriptor, bytes, bytes.count, 0) == bytes.count else { throw Failure.socket(errno: errno) }
         var received = Data()
