@@ -360,8 +360,50 @@
     }
   };
 
-  var chrome = createChrome();
+  var chrome = deferredChrome();
   window.__storybridge.chrome = chrome;
+
+  // The chrome is built once the page has loaded, or earlier when something needs it (a prompt,
+  // a test reading its root). Building it at once, and attaching it at DOMContentLoaded, put a
+  // shadow root, a style sheet and a style recalculation on the main thread while the slide
+  // loads, ahead of the slide's first answers. Flags that arrive before it is built are kept.
+  function deferredChrome() {
+    var built = null;
+    var flags = null;
+    function ensure() {
+      if (!built) {
+        built = createChrome();
+        if (flags) { built.apply(flags); }
+      }
+      return built;
+    }
+    if (document.readyState === 'complete') {
+      ensure();
+    } else {
+      window.addEventListener('load', function () { ensure(); });
+    }
+    function later(name) {
+      return function () { var target = ensure(); return target[name].apply(target, arguments); };
+    }
+    var facade = {
+      apply: function (value) {
+        if (!value) { return; }
+        if (built) { built.apply(value); } else { flags = value; }
+      },
+      isShown: later('isShown'),
+      confirmClose: later('confirmClose'),
+      confirmRestore: later('confirmRestore'),
+      openMedia: later('openMedia'),
+      openLibrary: later('openLibrary'),
+      openMap: later('openMap')
+    };
+    Object.defineProperty(facade, 'root', { enumerable: true, get: function () { return ensure().root; } });
+    Object.defineProperty(facade, 'flags', {
+      enumerable: true,
+      get: function () { return built ? built.flags : (flags || {}); }
+    });
+    return facade;
+  }
 
   // ---- the viewer chrome: close, map and media-library buttons, and overlays ----
   // Drawn in a shadow root so content styles and the chrome's styles cannot touch each other.

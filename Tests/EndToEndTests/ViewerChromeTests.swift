@@ -119,6 +119,39 @@ struct ViewerChromeTests {
         }
     }
 
+    @Test("the chrome is built once the slide has loaded, not while it loads; flags sent before are kept")
+    func chromeAfterLoad() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try """
+        <!DOCTYPE html><html><head><meta charset="utf-8"><title>Timing</title><script>
+        document.addEventListener('DOMContentLoaded', function () {
+          window.chromeAtReady = !!document.getElementById('storybridge-chrome');
+          window.__storybridge.chrome.apply({ mapButton: false });
+          window.flagsBeforeBuild = JSON.stringify(window.__storybridge.chrome.flags);
+          window.builtEarly = !!document.getElementById('storybridge-chrome');
+        });
+        window.addEventListener('load', function () {
+          window.chromeAtLoad = !!document.getElementById('storybridge-chrome');
+        });
+        </script></head><body><h1>timing</h1></body></html>
+        """.write(to: root.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        try await withBrowser(folders: [root]) { host, page in
+            try await page.navigate(to: host.slideURL(slide: "index.html"))
+            try await page.waitForSlide("index.html")
+            #expect(try await page.evaluate("window.chromeAtReady") == false)
+            #expect(try await page.evaluate("window.chromeAtLoad") == true)
+            // Flags that reach the chrome before it is built are kept without building it.
+            #expect(try await page.evaluate("window.flagsBeforeBuild") == #"{"mapButton":false}"#)
+            #expect(try await page.evaluate("window.builtEarly") == false)
+            #expect(try await page.inChrome("root.querySelectorAll('.bar button').length") == 3)
+            try await page.evaluate("window.__storybridge.chrome.apply({ mapButton: false })")
+            #expect(try await page.evaluate("window.__storybridge.chrome.isShown('map')") == false)
+            #expect(try await page.evaluate("window.__storybridge.chrome.isShown('close')") == true)
+        }
+    }
+
     @Test("content hides and shows the chrome buttons, and the state survives the next slide")
     func buttonsHideAndShow() async throws {
         try await withTwo { host, page in
