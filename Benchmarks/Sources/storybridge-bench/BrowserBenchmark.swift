@@ -20,6 +20,8 @@ import StoryBridgeTesting
 /// runs in this process.
 struct BrowserBenchmark {
     let quick: Bool
+    /// Also report the network layer's timeline of the host tab's slide loads (``NetworkTimeline``).
+    var networkTimeline = false
 
     var warmUpCalls: Int { quick ? 100 : 200 }
     var callRounds: Int { quick ? 2 : 8 }
@@ -135,6 +137,11 @@ struct BrowserBenchmark {
         }
         print(String(format: "  first bridge answer: %.1f / -", loads.firstAnswer.percentile(0.5)))
         print("WebSocket handshake to the echo from a page that has loaded: \(handshakes.joined(separator: ", "))")
+        if let timeline = loads.timeline {
+            print("")
+            print("Network timeline of the host tab's slide loads (DevTools events; median ms from the document request):")
+            for line in timeline.report() { print(line) }
+        }
     }
 
     // MARK: In-page calls
@@ -204,6 +211,7 @@ struct BrowserBenchmark {
         /// Medians of the milestones of a load, host and static (where the time goes).
         var bridgeMilestones: [String: Double]
         var staticMilestones: [String: Double]
+        var timeline: NetworkTimeline?
     }
 
     /// Loads the slides one after another in two tabs, one on the host and one on the static
@@ -249,6 +257,11 @@ struct BrowserBenchmark {
                     })();
                     """)
             ])
+        var timeline: NetworkTimeline?
+        if networkTimeline {
+            try await NetworkTimeline.enable(on: bridgeTab)
+            timeline = NetworkTimeline()
+        }
         var firstAnswer: [Double] = []
         var bridgeLoad: [Double] = []
         var staticLoad: [Double] = []
@@ -259,6 +272,7 @@ struct BrowserBenchmark {
         for index in 0..<(warmUpLoads + measuredLoads) {
             let slide = "slide-\(index % slideCount + 1).html?n=\(index)"
             let onHost = try await load(tab: bridgeTab, url: "\(host)/\(slide)", search: "?n=\(index)", waitForAnswer: true)
+            await timeline?.collect(from: bridgeTab, keep: index >= warmUpLoads)
             let onStatic = try await load(tab: staticTab, url: "\(files)/\(slide)", search: "?n=\(index)", waitForAnswer: false)
             guard index >= warmUpLoads else { continue }
             firstAnswer.append(onHost.firstAnswer ?? .nan)
@@ -273,7 +287,7 @@ struct BrowserBenchmark {
             firstAnswer: Latencies(firstAnswer), bridgeLoad: Latencies(bridgeLoad), staticLoad: Latencies(staticLoad),
             bridgeHTML: Latencies(bridgeHTML), staticHTML: Latencies(staticHTML),
             bridgeMilestones: bridgeMilestones.mapValues { Latencies($0).percentile(0.5) },
-            staticMilestones: staticMilestones.mapValues { Latencies($0).percentile(0.5) })
+            staticMilestones: staticMilestones.mapValues { Latencies($0).percentile(0.5) }, timeline: timeline)
     }
 
     struct LoadTiming {

@@ -20,7 +20,8 @@ import StoryBridge
 //                                             storybridge sync --content vs curl + unzip of the same
 //                                             packages from the content server on 127.0.0.1, and the
 //                                             peak RSS of syncing one large package (--big-mb 0: skip)
-//   storybridge-bench browser [--quick]       headless Chromium: in-page bridge calls vs the same page's
+//   storybridge-bench browser [--quick] [--network-timeline]
+//                                             headless Chromium: in-page bridge calls vs the same page's
 //                                             round trip to the plain echo; slide to slide (first bridge
 //                                             answer) vs the same slides from a plain static file server
 
@@ -47,7 +48,10 @@ let usage = """
       json [--rounds N]          the host's JSON reader and writer vs Foundation's
       sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
                                  storybridge sync --content vs curl + unzip
-      browser [--quick]          headless Chromium: in-page calls and slide-to-slide time
+      browser [--quick] [--network-timeline]
+                                 headless Chromium: in-page calls and slide-to-slide time
+                                 (--network-timeline: when each step of a slide load crossed
+                                 Chromium's network layer)
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {
@@ -128,7 +132,9 @@ case "sync":
     }
     try await benchmark.run()
 case "browser":
-    try await BrowserBenchmark(quick: arguments.contains("--quick")).run()
+    var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
+    benchmark.networkTimeline = arguments.contains("--network-timeline")
+    try await benchmark.run()
 default:
     print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, browser")
     exit(2)
