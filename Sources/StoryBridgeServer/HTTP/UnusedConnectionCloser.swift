@@ -21,11 +21,15 @@ final class UnusedConnectionCloser: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent {
-            context.close(promise: nil)
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
             return
         }
-        context.fireUserInboundEventTriggered(event)
+        // Told as if the peer had closed its side, the upgrade handler ends the connection as a
+        // peer that left (Hummingbird notes that at trace level, not as an error), then the
+        // connection is closed in any case.
+        context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        context.close(promise: nil)
     }
 }
 
