@@ -14,15 +14,10 @@ struct ServeProcess {
     /// Where its standard error goes.
     let errorsFile: URL
 
-    /// Runs `storybridge serve` with `arguments` (add `--port 0`) and waits for its start-up lines.
-    /// The blocking reads run on a thread of their own, so no cooperative thread waits on them.
+    /// Runs `storybridge serve` with `arguments` (add `--port 0`) and waits for its start-up lines,
+    /// read on a thread of their own (``readUntil(_:from:limit:)``), so no cooperative thread waits
+    /// on them.
     static func start(_ arguments: [String]) async throws -> ServeProcess {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try startBlocking(arguments) }) }
-        }
-    }
-
-    private static func startBlocking(_ arguments: [String]) throws -> ServeProcess {
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
         _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         let process = Process()
@@ -32,16 +27,10 @@ struct ServeProcess {
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorsFile)
         try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("Ctrl-C"), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = await readUntil("Ctrl-C", from: output, limit: .seconds(30))
         guard let match = text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/) else {
             process.terminate()
-            process.waitUntilExit()
+            await waitForExit(process)
             let errors = (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? ""
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text) \(errors)"])
         }

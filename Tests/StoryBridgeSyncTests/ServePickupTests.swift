@@ -17,7 +17,7 @@ struct ServePickupTests {
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
         try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
-            let text = await SyncLab.read(serve.output, until: "Ctrl-C")
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
             let match = try #require(
                 text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
             let baseURL = String(match.1)
@@ -29,8 +29,16 @@ struct ServePickupTests {
             let sync = try await lab.cli(["sync", "--content"])
             #expect(sync.status == 0, "\(sync.errors)")
             #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(15)) != nil)
-            #expect(
-                try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4], ["name": "Deck 9", "presId": 9]])
+            // The host looks at the catalog once a second, so deck 4's update can be picked up (and
+            // its viewers reloaded) one look before deck 9's install: give the next look its time.
+            let both: JSONValue = [["name": "Deck 4", "presId": 4], ["name": "Deck 9", "presId": 9]]
+            var listed = try await viewer.request("getPresentations").data
+            let until = ContinuousClock.now + .seconds(15)
+            while listed != both, ContinuousClock.now < until {
+                try await Task.sleep(for: .milliseconds(100))
+                listed = try await viewer.request("getPresentations").data
+            }
+            #expect(listed == both)
             let (status, body) = try await fetch("\(baseURL)/p/4/index.html")
             #expect(status == 200)
             #expect(body.contains("four v2"))
@@ -50,7 +58,7 @@ struct ServePickupTests {
         #expect(try lab.clientLibrary().entries().isEmpty)
 
         try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
-            let text = await SyncLab.read(serve.output, until: "Ctrl-C")
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
             #expect(text.contains("empty for now"), "\(text)")
             let match = try #require(text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector/))
             let baseURL = String(match.1)

@@ -129,12 +129,6 @@ final class SyncLab: @unchecked Sendable {
         #expect(await waitForExit(serve.process), "serve did not stop within a minute of SIGINT")
     }
 
-    /// Reads a pipe on a thread of its own until its text contains `marker` (or it closes, or a
-    /// minute passes).
-    static func read(_ pipe: Pipe, until marker: String) async -> String {
-        await readUntil(marker, from: pipe, limit: .seconds(60))
-    }
-
     /// Waits until `condition` holds, checking every 20 ms, for at most `seconds`.
     static func waitUntil(seconds: Double = 30, _ condition: () throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -47,14 +48,10 @@ final class ServeChild {
         let output = Pipe()
         server.standardOutput = output
         try server.run()
-        var text = ""
-        while !text.contains("Ctrl-C") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                server.terminate()
-                throw BenchmarkFailure("storybridge serve exited before it served: \(text)")
-            }
-            text += String(decoding: chunk, as: UTF8.self)
+        let text = await readUntil("Ctrl-C", from: output, limit: .seconds(60))
+        guard text.contains("Ctrl-C") else {
+            server.terminate()
+            throw BenchmarkFailure("storybridge serve did not start within a minute: \(text)")
         }
         guard let match = text.firstMatch(of: /127\.0\.0\.1:(\d+)\//), let port = Int(match.1) else {
             server.terminate()
