@@ -107,6 +107,36 @@ struct GroupCommitTests {
         #expect(held.commits.count.withLock { $0 } == 1)
     }
 
+    @Test("writes of a shared transaction run once each; after one throws, the writes up to it run again, each alone")
+    func runsAgainOnlyAfterAFailure() async throws {
+        let runs = Mutex<[String: Int]>([:])
+        func insert(_ text: String, into held: HeldDatabase, fail: Bool = false) async throws -> Task<Void, any Error> {
+            try await held.enqueue { db in
+                runs.withLock { $0[text, default: 0] += 1 }
+                try db.execute(sql: "INSERT INTO note (text) VALUES (?)", arguments: [text])
+                if fail { throw Refused() }
+            }
+        }
+        let clean = try HeldDatabase()
+        let writes = [try await insert("a", into: clean), try await insert("b", into: clean), try await insert("c", into: clean)]
+        try await clean.release(whenWaiting: 3)
+        for write in writes { try await write.value }
+        #expect(runs.withLock { $0 } == ["a": 1, "b": 1, "c": 1])
+
+        let failing = try HeldDatabase()
+        let x = try await insert("x", into: failing)
+        let y = try await insert("y", into: failing, fail: true)
+        let z = try await insert("z", into: failing)
+        try await failing.release(whenWaiting: 3)
+        try await x.value
+        await #expect(throws: Refused.self) { try await y.value }
+        try await z.value
+        // The first pass stopped at y; the second ran each write in a savepoint of its own.
+        #expect(runs.withLock { [$0["x"], $0["y"], $0["z"]] } == [2, 2, 1])
+        #expect(try failing.notes() == ["x", "z"])
+        #expect(failing.commits.count.withLock { $0 } == 1)
+    }
+
     @Test("when the shared transaction cannot commit, every write in it fails and none is stored")
     func commitFails() async throws {
         let held = try HeldDatabase()

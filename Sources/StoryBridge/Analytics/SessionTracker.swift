@@ -154,7 +154,7 @@ public final class SessionTracker: Sendable {
 
     /// Records a media file shown from `opened` (a date read from ``clock``) until now.
     func mediaViewed(_ viewer: Viewer, presentationId: Int, fileName: String, opened: Date) async throws {
-        guard let sessionId = await viewer.state.sessionId else { return }
+        guard let sessionId = viewer.latestState.sessionId else { return }
         try await store.insert(
             MediaViewRecord(
                 id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, fileName: fileName,
@@ -169,7 +169,7 @@ public final class SessionTracker: Sendable {
 
     /// The viewer's current session id; 400 when no presentation is open.
     public func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
-        guard let id = await viewer.state.sessionId else {
+        guard let id = viewer.latestState.sessionId else {
             throw .refused("No session is open in this viewer: no presentation is shown")
         }
         return id

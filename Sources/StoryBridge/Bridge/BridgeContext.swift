@@ -37,7 +37,7 @@ public struct BridgeContext: Sendable {
 
     /// The presentation the viewer shows; 400 before any slide has loaded.
     public func currentPresentation() async throws(BridgeError) -> Presentation {
-        guard let id = await viewer.state.presentationId else {
+        guard let id = viewer.latestState.presentationId else {
             throw .refused("No presentation is open in this viewer yet")
         }
         guard let presentation = library.presentation(id: id) else {

@@ -9,7 +9,7 @@ public struct BaseModule: BridgeModule {
     public var commands: CommandTable {
         BridgeCommand("go", .fromMemory, handler: go)
         BridgeCommand("getNavigationData", .readFromMemory) { _, context in
-            await context.viewer.state.navigationData
+            context.viewer.latestState.navigationData
         }
         BridgeCommand("getAppInfo", .readFromMemory) { _, context in
             let app = context.identity.app

@@ -71,7 +71,7 @@ public struct ViewerChromeModule: BridgeModule {
         }
         BridgeCommand("storybridge.mapNavigate", .fromMemory, handler: mapNavigate)
         BridgeCommand("storybridge.state", .fromMemory, handler: state)
-        BridgeCommand("storybridge.mediaViewed", .ordered, handler: mediaViewed)
+        BridgeCommand("storybridge.mediaViewed", .recording, handler: mediaViewed)
     }
 
     private func mapNavigate(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
@@ -86,7 +86,7 @@ public struct ViewerChromeModule: BridgeModule {
 
     private func state(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
         let presentation = try await context.currentPresentation()
-        let state = await context.viewer.state
+        let state = context.viewer.latestState
         return [
             "chrome": state.chrome.json, "map": presentation.map.json,
             "slides": .array(presentation.slides.map { .string($0.name) }),

@@ -29,7 +29,7 @@ public struct ConfiguredCommandsModule: BridgeModule {
     }
 
     private func answer(_ definition: ConfiguredCommand, request: BridgeRequest, context: BridgeContext) async throws -> ModuleReply {
-        let state = await context.viewer.state
+        let state = context.viewer.latestState
         let values: [String: JSONValue] = [
             "data": request.data, "command": .string(request.command), "guid": request.guid.map(JSONValue.string) ?? .null,
             "viewer": .string(context.viewer.id), "presentation": state.presentationId.map(JSONValue.int) ?? .null,

@@ -8,13 +8,13 @@ public struct DeepLinkingModule: BridgeModule {
     /// Every command reads or changes the viewer's deep links in memory.
     public var commands: CommandTable {
         BridgeCommand("getDeepLinkingInboundData", .readFromMemory) { _, context in
-            guard let link = await context.viewer.state.inboundDeepLink else {
+            guard let link = context.viewer.latestState.inboundDeepLink else {
                 throw BridgeError.notFound("Not launched by a deep link")
             }
             return link.json
         }
         BridgeCommand("getDeepLinkingOutboundData", .readFromMemory) { _, context in
-            await context.viewer.state.outboundDeepLink.json
+            context.viewer.latestState.outboundDeepLink.json
         }
         BridgeCommand("setDeepLinkingOutboundScheme", .fromMemory) { request, context in
             let scheme = try request.string("scheme").trimmingSpaces()
@@ -34,7 +34,7 @@ public struct DeepLinkingModule: BridgeModule {
         }
         BridgeCommand("getDeepLinkingOutboundParameter", .readFromMemory) { request, context in
             let key = try request.string("key")
-            guard let value = await context.viewer.state.outboundDeepLink.parameters[key] else {
+            guard let value = context.viewer.latestState.outboundDeepLink.parameters[key] else {
                 throw BridgeError.notFound("No outbound parameter '\(key)'")
             }
             return ["value": .string(value)]

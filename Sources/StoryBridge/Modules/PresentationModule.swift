@@ -26,19 +26,19 @@ public struct PresentationModule: BridgeModule {
             ["slide": .string(try await nextSlide(context))]
         }
         BridgeCommand("getCurrentSlideName", .readFromMemory) { _, context in
-            guard let slide = await context.viewer.currentSlide else {
+            guard let slide = context.viewer.latestState.currentSlide else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
             return ["slide": .string(slide)]
         }
         BridgeCommand("getBackForwardList", .readFromMemory) { _, context in
-            .array(await context.viewer.state.history.map(JSONValue.string))
+            .array(context.viewer.latestState.history.map(JSONValue.string))
         }
         BridgeCommand("getPresentations", .readFromMemory) { _, context in
             .array(context.library.all.map(Self.summary))
         }
         BridgeCommand("getBackForwardPresList", .readFromMemory) { _, context in
-            let opened = await context.viewer.state.openedPresentations
+            let opened = context.viewer.latestState.openedPresentations
             return .array(opened.compactMap { context.library.presentation(id: $0) }.map(Self.summary))
         }
     }
@@ -65,7 +65,7 @@ public struct PresentationModule: BridgeModule {
     /// The slide's `clm-swipe-previous`, else the slide shown before it in this presentation.
     private func previousSlide(_ context: BridgeContext) async throws -> String {
         let presentation = try await context.currentPresentation()
-        let state = await context.viewer.state
+        let state = context.viewer.latestState
         if let current = state.currentSlide, let previous = presentation.slide(named: current)?.metadata.swipePrevious,
             presentation.hasSlide(previous)
         {
@@ -78,7 +78,7 @@ public struct PresentationModule: BridgeModule {
     /// The slide's `clm-swipe-next`, else its first child on the map.
     private func nextSlide(_ context: BridgeContext) async throws -> String {
         let presentation = try await context.currentPresentation()
-        guard let current = await context.viewer.state.currentSlide, let slide = presentation.slide(named: current) else {
+        guard let current = context.viewer.latestState.currentSlide, let slide = presentation.slide(named: current) else {
             throw BridgeError.notFound("No next slide")
         }
         if let next = slide.metadata.swipeNext, presentation.hasSlide(next) { return next }

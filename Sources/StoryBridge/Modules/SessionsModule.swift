@@ -4,7 +4,8 @@ public struct SessionsModule: BridgeModule {
 
     public init() {}
 
-    /// Every command reads or writes the analytics database, in the page's order.
+    /// Every command reads or writes the analytics database, in the page's order; setting the flag
+    /// is a record (one write), so a burst of them shares commits.
     public var commands: CommandTable {
         BridgeCommand("getSessions") { _, context in
             .array(
@@ -19,7 +20,7 @@ public struct SessionsModule: BridgeModule {
             let id = try await context.sessions.currentSessionId(context.viewer)
             return try Self.describe(try await context.sessions.store.mirroredSessionWithSlideViews(id: id), id: id)
         }
-        BridgeCommand("setSessionComplete") { _, context in
+        BridgeCommand("setSessionComplete", .recording) { _, context in
             try await context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
             return .emptyObject
         }
@@ -55,9 +56,10 @@ public struct CustomEventsModule: BridgeModule {
     public init() {}
 
     /// Every command reads or writes the analytics database, in the page's order, so a read sees
-    /// the page's own earlier write.
+    /// the page's own earlier write. Setting and deleting an event are records (one write each),
+    /// so a burst of them from one page shares commits.
     public var commands: CommandTable {
-        BridgeCommand("setCustomEvent", handler: setCustomEvent)
+        BridgeCommand("setCustomEvent", .recording, handler: setCustomEvent)
         BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
@@ -66,7 +68,7 @@ public struct CustomEventsModule: BridgeModule {
             }
             return ["value": .string(value)]
         }
-        BridgeCommand("deleteCustomEventByKey") { request, context in
+        BridgeCommand("deleteCustomEventByKey", .recording) { request, context in
             let key = try request.string("key")
             try await context.sessions.store.deleteCustomEvent(
                 sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
@@ -79,7 +81,7 @@ public struct CustomEventsModule: BridgeModule {
         let key = try request.nonEmptyString("key")
         let value = try request.stringified("value")
         let sessionId = try await context.sessions.currentSessionId(context.viewer)
-        let presentationId = await context.viewer.state.presentationId ?? 0
+        let presentationId = context.viewer.latestState.presentationId ?? 0
         try await context.sessions.store.upsert(
             CustomEventRecord(
                 id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,

@@ -7,9 +7,12 @@ import Synchronization
 /// only after the transaction that holds its changes has committed; if that commit fails, every
 /// write in it fails with the commit's error.
 ///
-/// Inside a shared transaction each write runs in a savepoint of its own, so a write that throws
-/// undoes only its own changes and fails alone; the others commit. A transaction that holds a
-/// single write runs it without a savepoint.
+/// A write that throws undoes only its own changes and fails alone; the others commit. The writes
+/// of a shared transaction first run together in one savepoint; when one of them throws, that
+/// savepoint is rolled back and each write runs again in a savepoint of its own. So `updates` may
+/// run twice, each time from the same database state: it must change nothing outside the
+/// database except through ``afterCommit(_:)`` (whose hooks of a rolled-back run are dropped).
+/// A transaction that holds a single write runs it without a savepoint.
 ///
 /// The batches run on GRDB's writer queue (`asyncWrite`), serialized with every other write to the
 /// database; no task is started for them.
@@ -37,6 +40,10 @@ final class GroupCommit: Sendable {
     /// What the write being run wants done once its transaction has committed; `nil` outside a
     /// write of this group commit.
     private let commitHooks = Mutex<[@Sendable () -> Void]?>(nil)
+
+    /// Opened by ``write(_:)`` once the write waits for its transaction: how an ordered worker
+    /// learns that it may start a page's next record (``CommandPolicy/recording(_:)``).
+    @TaskLocal static var writeQueued: Latch?
 
     init(pool: DatabasePool) {
         self.pool = pool
@@ -107,6 +114,7 @@ final class GroupCommit: Sendable {
                 queue.writing = true
                 return true
             }
+            Self.writeQueued?.open()
             if lead { writeBatch() }
         }
     }
@@ -122,14 +130,25 @@ final class GroupCommit: Sendable {
                     return queue.waiting
                 }
                 answers.taken.store(true, ordering: .releasing)
-                let inSavepoints = batch.count > 1
                 var soleFailure: (any Error)?
                 var hooks: [@Sendable () -> Void] = []
-                let collected = batch.map { waiting in
-                    let (failure, answer, writeHooks) = waiting.run(db, inSavepoints)
-                    if !inSavepoints { soleFailure = failure }
-                    hooks += writeHooks
-                    return answer
+                var collected: [@Sendable ((any Error)?) -> Void] = []
+                if batch.count == 1 {
+                    let (failure, answer, writeHooks) = batch[0].run(db, false)
+                    soleFailure = failure
+                    hooks = writeHooks
+                    collected = [answer]
+                } else if let together = try? Self.runTogether(batch, db: db) {
+                    (collected, hooks) = together
+                } else {
+                    // A write failed (or the shared savepoint did): with the batch undone, each
+                    // write runs again in a savepoint of its own, so only the failing one fails,
+                    // and every caller gets an answer.
+                    collected = batch.map { waiting in
+                        let (_, answer, writeHooks) = waiting.run(db, true)
+                        hooks += writeHooks
+                        return answer
+                    }
                 }
                 answers.list.withLock { $0 = collected }
                 answers.hooks.withLock { $0 = hooks }
@@ -159,6 +178,32 @@ final class GroupCommit: Sendable {
                 }
                 if more { writeBatch() }
             })
+    }
+
+    /// Runs the writes of `batch` one after another in one savepoint; returns their answers and
+    /// hooks, or `nil` with the savepoint rolled back when one of them failed.
+    private static func runTogether(
+        _ batch: [Waiting], db: Database
+    ) throws -> ([@Sendable ((any Error)?) -> Void], [@Sendable () -> Void])? {
+        // Runs one write after the other, with nothing that could throw between them, so a
+        // throw here comes from the savepoint itself.
+        var answers: [@Sendable ((any Error)?) -> Void] = []
+        var hooks: [@Sendable () -> Void] = []
+        answers.reserveCapacity(batch.count)
+        var failed = false
+        try db.inSavepoint {
+            for waiting in batch {
+                let (failure, answer, writeHooks) = waiting.run(db, false)
+                if failure != nil {
+                    failed = true
+                    return .rollback
+                }
+                answers.append(answer)
+                hooks += writeHooks
+            }
+            return .commit
+        }
+        return failed ? nil : (answers, hooks)
     }
 
     /// The callers of one batch, handed from the transaction to its completion.

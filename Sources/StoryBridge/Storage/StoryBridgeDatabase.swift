@@ -34,7 +34,9 @@ public final class StoryBridgeDatabase: Sendable {
 
     /// Runs `updates` in a write transaction and returns once that transaction has committed.
     /// Writes that arrive while another transaction is being written share the next transaction
-    /// (group commit), each in a savepoint of its own: one that throws undoes only its own changes.
+    /// (group commit): one that throws undoes only its own changes. `updates` may run twice in its
+    /// transaction (when a write queued with it throws, the others run again, each in a savepoint of
+    /// its own), so it must change nothing outside the database except through ``afterCommit(_:_:)``.
     /// A failure of the storage (disk full, size limit,
     /// read-only file, I/O error) is thrown as a ``StorageError`` and reported to ``health``, once
     /// per episode; the first write that succeeds afterwards ends the episode. Other errors are

@@ -6,8 +6,13 @@ import Synchronization
 public actor Viewer {
     /// The viewer id the page sent.
     public nonisolated let id: String
-    /// The navigation state.
-    public private(set) var state = ViewerState()
+    /// The navigation state. Every change of it is a single assignment, so ``latestState`` never
+    /// shows half of one.
+    public private(set) var state = ViewerState() {
+        didSet { published.withLock { $0 = state } }
+    }
+    /// ``state`` as of its last change, for readers that do not wait for the actor.
+    private nonisolated let published: Mutex<ViewerState>
     /// Waits for answers given in the browser chrome.
     public nonisolated let prompts = ViewerPrompts()
 
@@ -38,6 +43,7 @@ public actor Viewer {
         self.id = id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: idleSince))
+        self.published = Mutex(ViewerState())
     }
 
     /// Brings back a viewer that left memory, as it was; its idle time restarts at `now`.
@@ -45,6 +51,7 @@ public actor Viewer {
         self.id = snapshot.id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: now))
+        self.published = Mutex(snapshot.state)
         self.state = snapshot.state
         self.lastPageLoad = snapshot.lastPageLoad
     }
@@ -108,6 +115,11 @@ public actor Viewer {
     /// The slide shown (read without copying the whole ``state``).
     public var currentSlide: String? { state.currentSlide }
 
+    /// The state as of its last change, read without waiting for the actor: what a command
+    /// answered from memory reads. A change made by an actor method is seen once that method has
+    /// made it (each change is one assignment of ``state``).
+    public nonisolated var latestState: ViewerState { published.withLock { $0 } }
+
     // MARK: Connections and events
 
     /// Attaches a connection; events sent while none was attached are delivered to it now.
@@ -161,24 +173,26 @@ public actor Viewer {
                 cause: state.lastCause)
         }
         lastPageLoad = pageLoad
+        var next = state
         var cause = NavigationCause.page
-        if let pending = state.pendingNavigation, pending.presentationId == presentationId, pending.slide == slide {
-            state.navigationData = pending.data
+        if let pending = next.pendingNavigation, pending.presentationId == presentationId, pending.slide == slide {
+            next.navigationData = pending.data
             cause = pending.cause
         } else {
-            state.navigationData = .emptyObject
+            next.navigationData = .emptyObject
         }
-        state.pendingNavigation = nil
+        next.pendingNavigation = nil
         if previousPresentation != presentationId {
-            state.history = []
-            if !state.openedPresentations.contains(presentationId) {
-                state.openedPresentations.append(presentationId)
+            next.history = []
+            if !next.openedPresentations.contains(presentationId) {
+                next.openedPresentations.append(presentationId)
             }
         }
-        state.presentationId = presentationId
-        state.currentSlide = slide
-        state.history.append(slide)
-        state.lastCause = cause
+        next.presentationId = presentationId
+        next.currentSlide = slide
+        next.history.append(slide)
+        next.lastCause = cause
+        state = next
         return SlideEntry(
             isNewPageLoad: true, previousSlide: previousSlide, previousPresentationId: previousPresentation,
             cause: cause)
@@ -192,9 +206,11 @@ public actor Viewer {
     /// Records that the next page load comes from a deep link.
     public func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
         guard pageLoad != lastPageLoad else { return }
-        state.inboundDeepLink = link
-        state.pendingNavigation = PendingNavigation(
+        var next = state
+        next.inboundDeepLink = link
+        next.pendingNavigation = PendingNavigation(
             presentationId: link.presentationId, slide: slide, data: .emptyObject, cause: .deepLink)
+        state = next
     }
 
     /// Changes the outbound deep link.
@@ -211,19 +227,23 @@ public actor Viewer {
 
     /// Notes when and how the current slide was entered.
     public func markSlideEntered(at date: Date, navigation: String) {
-        state.slideEnteredAt = date
-        state.slideNavigation = navigation
+        var next = state
+        next.slideEnteredAt = date
+        next.slideNavigation = navigation
+        state = next
     }
 
     /// Records that the viewer closed its presentation (the page then leaves the slides).
     public func closePresentation() {
-        state.presentationId = nil
-        state.currentSlide = nil
-        state.history = []
-        state.pendingNavigation = nil
-        state.navigationData = .emptyObject
-        state.sessionId = nil
-        state.slideEnteredAt = nil
+        var next = state
+        next.presentationId = nil
+        next.currentSlide = nil
+        next.history = []
+        next.pendingNavigation = nil
+        next.navigationData = .emptyObject
+        next.sessionId = nil
+        next.slideEnteredAt = nil
+        state = next
         lastPageLoad = nil
     }
 
