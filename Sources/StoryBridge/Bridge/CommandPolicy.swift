@@ -28,17 +28,10 @@ public enum MemoryUse: Sendable, Hashable {
 /// - ``ordered(_:)``: the page's requests are answered in the order sent, one after another, so a
 ///   `setCustomEvent` followed by a `getCustomEventByKey` sees its own write. A handler stuck past
 ///   its deadline is answered 504 and the page's later requests go on without it.
-/// - ``recording(_:)``: ordered, for a command whose one lasting effect is a single
-///   ``StoryBridgeDatabase/write(_:)``, made as its handler's last step (an analytics record such
-///   as `setCustomEvent`). Once its write waits for the next transaction, the page's next
-///   `.recording` request starts, so a burst of records from one page shares one commit instead of
-///   one commit each. Each is still answered only after its own commit, in the order sent, and any
-///   other request of the page starts only after the records before it are answered, so it sees
-///   them. A handler that writes twice, or changes anything after its write, must be ``ordered(_:)``.
 /// - ``concurrent(_:)``: the request runs as a task of its own, so a handler that waits on the
 ///   viewer or the network does not hold up the page's later requests.
 ///
-/// `.ordered`, `.concurrent` and `.recording` without a deadline mean the bridge's default deadline.
+/// `.ordered` and `.concurrent` without a deadline mean the bridge's default deadline.
 public enum CommandPolicy: Sendable, Hashable {
     /// Answered from memory, on the reading task when the page has nothing else waiting.
     case fromMemory(MemoryUse)
@@ -46,9 +39,6 @@ public enum CommandPolicy: Sendable, Hashable {
     case ordered(CommandDeadline)
     /// Answered by a task of its own, within `deadline`, without holding up later requests.
     case concurrent(CommandDeadline)
-    /// Answered in the order the page sent it, within `deadline`; the page's next record starts
-    /// as soon as this one's single database write is queued.
-    case recording(CommandDeadline)
 
     /// Answered from memory, possibly changing it (``MemoryUse/changesState``).
     public static var fromMemory: CommandPolicy { .fromMemory(.changesState) }
@@ -58,15 +48,13 @@ public enum CommandPolicy: Sendable, Hashable {
     public static var ordered: CommandPolicy { .ordered(.bridgeDefault) }
     /// On a task of its own, within the bridge's default deadline.
     public static var concurrent: CommandPolicy { .concurrent(.bridgeDefault) }
-    /// A record (one database write), in order, within the bridge's default deadline.
-    public static var recording: CommandPolicy { .recording(.bridgeDefault) }
 
     /// The deadline the policy asks for (`.bridgeDefault` for ``fromMemory``, which only has one
     /// when it has to wait behind an ordered request).
     public var deadline: CommandDeadline {
         switch self {
         case .fromMemory(_): return .bridgeDefault
-        case .ordered(let deadline), .concurrent(let deadline), .recording(let deadline): return deadline
+        case .ordered(let deadline), .concurrent(let deadline): return deadline
         }
     }
 
@@ -79,7 +67,6 @@ public enum CommandPolicy: Sendable, Hashable {
         case .fromMemory(let use): return .fromMemory(use)
         case .ordered: return .ordered(deadline)
         case .concurrent: return .concurrent(deadline)
-        case .recording: return .recording(deadline)
         }
     }
 }

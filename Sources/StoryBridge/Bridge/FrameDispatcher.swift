@@ -8,8 +8,6 @@ import Synchronization
 ///   ordered one, so it keeps its place.
 /// - ``CommandPolicy/ordered(_:)`` (and unknown commands, whose 400 keeps its place): queued for the
 ///   connection's one worker, answered in the order sent.
-/// - ``CommandPolicy/recording(_:)``: queued likewise; the worker moves on to the page's next
-///   record once this one's write is queued for the next transaction (``OrderedRequestQueue``).
 /// - ``CommandPolicy/concurrent(_:)``: handed to `spawn` as a task of its own, so it cannot hold up
 ///   the rest; at most ``maxInFlight`` at once.
 ///
@@ -90,7 +88,7 @@ public struct FrameDispatcher: Sendable {
             await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
                 if let response { await respond(response) }
             }
-        case .fromMemory, .ordered, .recording:
+        case .fromMemory, .ordered:
             await ordered.enqueue(request, route: route, spawn: spawn)
         case .concurrent:
             guard inFlight.enter(limit: maxInFlight) else {

@@ -11,11 +11,6 @@ import Synchronization
 /// The queue holds at most ``highWater`` requests: past that the reading loop waits until the
 /// worker has drained half of them, so a page that floods the host is slowed by TCP back-pressure
 /// instead of growing the host's memory.
-///
-/// ``CommandPolicy/recording(_:)`` requests overlap: each runs on a task of its own, and the worker
-/// takes the next request once the record's write is queued for the next transaction. A run of
-/// records from one page thus shares commits. Their answers go out in order (each waits for the one
-/// before), and the worker runs any other request only after every record before it is answered.
 final class OrderedRequestQueue: Sendable {
     typealias Item = (request: BridgeRequest, route: Result<RoutedRequest, BridgeError>)
 
@@ -117,84 +112,28 @@ final class OrderedRequestQueue: Sendable {
     }
 
     private func work(generation: Int) async {
-        var records = RecordsInFlight()
-        while true {
-            switch next(generation: generation, mayStop: records.isEmpty) {
-            case .stop:
-                return
-            case .drainFirst:
-                // Nothing queued, but records are still committing: the worker stays the queue's
-                // one worker until they are answered, so a request sent meanwhile waits for them.
-                await records.drain()
-            case .item(let item):
-                if case .success(let routed) = item.route, case .recording = routed.route.policy {
-                    await records.makeRoom()
-                    records.append(await startRecord(routed, after: records.last))
-                } else {
-                    await records.drain()
-                    await process(item.request, route: item.route, generation: generation)
-                }
-            }
+        while let item = next(generation: generation) {
+            await process(item.request, route: item.route, generation: generation)
         }
     }
 
-    /// What the worker does next.
-    private enum Next {
-        case item(Item)
-        /// The queue is empty but records are in flight.
-        case drainFirst
-        case stop
-    }
-
-    private func next(generation: Int, mayStop: Bool) -> Next {
-        let (next, room) = state.withLock { state -> (Next, CheckedContinuation<Void, Never>?) in
+    private func next(generation: Int) -> Item? {
+        let (item, room) = state.withLock { state -> (Item?, CheckedContinuation<Void, Never>?) in
             // An abandoned worker stops without touching the state its replacement now owns.
-            guard state.generation == generation else { return (.stop, nil) }
+            guard state.generation == generation else { return (nil, nil) }
             guard !state.closed, let item = state.popFirst() else {
-                guard mayStop || state.closed else { return (.drainFirst, nil) }
                 state.workerRunning = false
-                return (.stop, nil)
+                return (nil, nil)
             }
             var room: CheckedContinuation<Void, Never>?
             if state.waitingForRoom != nil, state.count < highWater / 2 {
                 room = state.waitingForRoom
                 state.waitingForRoom = nil
             }
-            return (.item(item), room)
+            return (item, room)
         }
         room?.resume()
-        return next
-    }
-
-    /// Starts a ``CommandPolicy/recording(_:)`` request on a task of its own and returns once its
-    /// write waits for the next transaction (or it was answered without one: it failed first, or
-    /// its deadline passed). Returns the latch that opens once it has been answered, which it is
-    /// only after `previous` was.
-    private func startRecord(_ routed: RoutedRequest, after previous: Latch?) async -> Latch {
-        let answered = Latch()
-        let queued = Latch()
-        Task {
-            await GroupCommit.$writeQueued.withValue(queued) {
-                await bridge.run(
-                    routed, context: context, deadline: routed.route.deadline,
-                    atDeadline: { [self] response in
-                        queued.open()
-                        let answerInTurn: @Sendable () -> Void = {
-                            self.send(response)
-                            answered.open()
-                        }
-                        if let previous { previous.whenOpen(answerInTurn) } else { answerInTurn() }
-                    },
-                    onTime: { [self] response in
-                        queued.open()
-                        await previous?.wait()
-                        await reply(response)
-                        answered.open()
-                    })
-            }
-        }
-        await queued.wait()
-        return answered
+        return item
     }
 
     private func process(_ request: BridgeRequest, route: Result<RoutedRequest, BridgeError>, generation: Int) async {
@@ -239,34 +178,5 @@ final class OrderedRequestQueue: Sendable {
 
     private func reply(_ response: BridgeResponse?) async {
         if let response { await respond(response) }
-    }
-}
-
-/// The records of one worker that may still be unanswered, oldest first.
-private struct RecordsInFlight {
-    /// Most records of one page committing at once; past that the worker waits for the older half.
-    static let limit = 256
-    private var answered: [Latch] = []
-
-    var isEmpty: Bool { answered.isEmpty }
-    /// The latch of the newest record.
-    var last: Latch? { answered.last }
-
-    mutating func append(_ latch: Latch) {
-        answered.append(latch)
-    }
-
-    /// Waits until every record is answered (they are answered in order: the newest is last).
-    mutating func drain() async {
-        await answered.last?.wait()
-        answered.removeAll(keepingCapacity: true)
-    }
-
-    /// Waits, when ``limit`` records are in flight, until the older half is answered.
-    mutating func makeRoom() async {
-        guard answered.count >= Self.limit else { return }
-        let half = answered.count / 2
-        await answered[half - 1].wait()
-        answered.removeFirst(half)
     }
 }

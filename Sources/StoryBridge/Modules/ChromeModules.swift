@@ -71,7 +71,7 @@ public struct ViewerChromeModule: BridgeModule {
         }
         BridgeCommand("storybridge.mapNavigate", .fromMemory, handler: mapNavigate)
         BridgeCommand("storybridge.state", .fromMemory, handler: state)
-        BridgeCommand("storybridge.mediaViewed", .recording, handler: mediaViewed)
+        BridgeCommand("storybridge.mediaViewed", .ordered, handler: mediaViewed)
     }
 
     private func mapNavigate(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {

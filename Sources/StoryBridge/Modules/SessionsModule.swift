@@ -4,8 +4,7 @@ public struct SessionsModule: BridgeModule {
 
     public init() {}
 
-    /// Every command reads or writes the analytics database, in the page's order; setting the flag
-    /// is a record (one write), so a burst of them shares commits.
+    /// Every command reads or writes the analytics database, in the page's order.
     public var commands: CommandTable {
         BridgeCommand("getSessions") { _, context in
             .array(
@@ -20,7 +19,7 @@ public struct SessionsModule: BridgeModule {
             let id = try await context.sessions.currentSessionId(context.viewer)
             return try Self.describe(try await context.sessions.store.mirroredSessionWithSlideViews(id: id), id: id)
         }
-        BridgeCommand("setSessionComplete", .recording) { _, context in
+        BridgeCommand("setSessionComplete") { _, context in
             try await context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
             return .emptyObject
         }
@@ -56,10 +55,9 @@ public struct CustomEventsModule: BridgeModule {
     public init() {}
 
     /// Every command reads or writes the analytics database, in the page's order, so a read sees
-    /// the page's own earlier write. Setting and deleting an event are records (one write each),
-    /// so a burst of them from one page shares commits.
+    /// the page's own earlier write.
     public var commands: CommandTable {
-        BridgeCommand("setCustomEvent", .recording, handler: setCustomEvent)
+        BridgeCommand("setCustomEvent", handler: setCustomEvent)
         BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
@@ -68,7 +66,7 @@ public struct CustomEventsModule: BridgeModule {
             }
             return ["value": .string(value)]
         }
-        BridgeCommand("deleteCustomEventByKey", .recording) { request, context in
+        BridgeCommand("deleteCustomEventByKey") { request, context in
             let key = try request.string("key")
             try await context.sessions.store.deleteCustomEvent(
                 sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)

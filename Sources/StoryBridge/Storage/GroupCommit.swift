@@ -41,10 +41,6 @@ final class GroupCommit: Sendable {
     /// write of this group commit.
     private let commitHooks = Mutex<[@Sendable () -> Void]?>(nil)
 
-    /// Opened by ``write(_:)`` once the write waits for its transaction: how an ordered worker
-    /// learns that it may start a page's next record (``CommandPolicy/recording(_:)``).
-    @TaskLocal static var writeQueued: Latch?
-
     init(pool: DatabasePool) {
         self.pool = pool
     }
@@ -114,7 +110,6 @@ final class GroupCommit: Sendable {
                 queue.writing = true
                 return true
             }
-            Self.writeQueued?.open()
             if lead { writeBatch() }
         }
     }
