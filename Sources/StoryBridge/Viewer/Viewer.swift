@@ -6,13 +6,11 @@ import Synchronization
 public actor Viewer {
     /// The viewer id the page sent.
     public nonisolated let id: String
-    /// The navigation state. Every change of it is a single assignment, so ``latestState`` never
-    /// shows half of one.
-    public private(set) var state = ViewerState() {
-        didSet { published.withLock { $0 = state } }
-    }
-    /// ``state`` as of its last change, for readers that do not wait for the actor.
-    private nonisolated let published: Mutex<ViewerState>
+    /// The navigation state (``latestState``, read on the actor).
+    public var state: ViewerState { latestState }
+    /// The one copy of the navigation state. The actor's methods change it, each change under one
+    /// lock, so a reader that does not wait for the actor never sees half of one.
+    private nonisolated let stored: Mutex<ViewerState>
     /// Waits for answers given in the browser chrome.
     public nonisolated let prompts = ViewerPrompts()
 
@@ -43,7 +41,7 @@ public actor Viewer {
         self.id = id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: idleSince))
-        self.published = Mutex(ViewerState())
+        self.stored = Mutex(ViewerState())
     }
 
     /// Brings back a viewer that left memory, as it was; its idle time restarts at `now`.
@@ -51,8 +49,7 @@ public actor Viewer {
         self.id = snapshot.id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: now))
-        self.published = Mutex(snapshot.state)
-        self.state = snapshot.state
+        self.stored = Mutex(snapshot.state)
         self.lastPageLoad = snapshot.lastPageLoad
     }
 
@@ -66,7 +63,8 @@ public actor Viewer {
     /// Nothing happens when a page took the viewer again since the sweep looked at it.
     func timeOutSession(with tracker: SessionTracker, lastActivity: Date) async throws {
         guard idleSince == lastActivity else { return }
-        state = try await tracker.timeOut(state, viewerId: id, lastActivity: lastActivity)
+        let ended = try await tracker.timeOut(state, viewerId: id, lastActivity: lastActivity)
+        change { $0 = ended }
     }
 
     // MARK: Leases (who holds the viewer in memory)
@@ -113,12 +111,16 @@ public actor Viewer {
     public var isConnected: Bool { !connections.isEmpty }
 
     /// The slide shown (read without copying the whole ``state``).
-    public var currentSlide: String? { state.currentSlide }
+    public var currentSlide: String? { stored.withLock { $0.currentSlide } }
 
     /// The state as of its last change, read without waiting for the actor: what a command
-    /// answered from memory reads. A change made by an actor method is seen once that method has
-    /// made it (each change is one assignment of ``state``).
-    public nonisolated var latestState: ViewerState { published.withLock { $0 } }
+    /// handler reads. A change made by an actor method is seen, whole, once that method has made it.
+    public nonisolated var latestState: ViewerState { stored.withLock { $0 } }
+
+    /// Changes the state in one step.
+    private func change<T>(_ body: (inout ViewerState) -> T) -> T {
+        stored.withLock { body(&$0) }
+    }
 
     // MARK: Connections and events
 
@@ -165,34 +167,36 @@ public actor Viewer {
     /// slide becomes the slide's navigation data; any other load gets `{}`.
     @discardableResult
     public func enterSlide(presentationId: Int, slide: String, pageLoad: String) -> SlideEntry {
-        let previousSlide = state.currentSlide
-        let previousPresentation = state.presentationId
+        let before = state
+        let previousSlide = before.currentSlide
+        let previousPresentation = before.presentationId
         if pageLoad == lastPageLoad, previousSlide == slide, previousPresentation == presentationId {
             return SlideEntry(
                 isNewPageLoad: false, previousSlide: previousSlide, previousPresentationId: previousPresentation,
-                cause: state.lastCause)
+                cause: before.lastCause)
         }
         lastPageLoad = pageLoad
-        var next = state
-        var cause = NavigationCause.page
-        if let pending = next.pendingNavigation, pending.presentationId == presentationId, pending.slide == slide {
-            next.navigationData = pending.data
-            cause = pending.cause
-        } else {
-            next.navigationData = .emptyObject
-        }
-        next.pendingNavigation = nil
-        if previousPresentation != presentationId {
-            next.history = []
-            if !next.openedPresentations.contains(presentationId) {
-                next.openedPresentations.append(presentationId)
+        let cause = change { state -> NavigationCause in
+            var cause = NavigationCause.page
+            if let pending = state.pendingNavigation, pending.presentationId == presentationId, pending.slide == slide {
+                state.navigationData = pending.data
+                cause = pending.cause
+            } else {
+                state.navigationData = .emptyObject
             }
+            state.pendingNavigation = nil
+            if previousPresentation != presentationId {
+                state.history = []
+                if !state.openedPresentations.contains(presentationId) {
+                    state.openedPresentations.append(presentationId)
+                }
+            }
+            state.presentationId = presentationId
+            state.currentSlide = slide
+            state.history.append(slide)
+            state.lastCause = cause
+            return cause
         }
-        next.presentationId = presentationId
-        next.currentSlide = slide
-        next.history.append(slide)
-        next.lastCause = cause
-        state = next
         return SlideEntry(
             isNewPageLoad: true, previousSlide: previousSlide, previousPresentationId: previousPresentation,
             cause: cause)
@@ -200,57 +204,61 @@ public actor Viewer {
 
     /// Remembers a navigation the host is about to ask the page for.
     public func expectNavigation(_ navigation: PendingNavigation) {
-        state.pendingNavigation = navigation
+        change { $0.pendingNavigation = navigation }
     }
 
     /// Records that the next page load comes from a deep link.
     public func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
         guard pageLoad != lastPageLoad else { return }
-        var next = state
-        next.inboundDeepLink = link
-        next.pendingNavigation = PendingNavigation(
-            presentationId: link.presentationId, slide: slide, data: .emptyObject, cause: .deepLink)
-        state = next
+        change { state in
+            state.inboundDeepLink = link
+            state.pendingNavigation = PendingNavigation(
+                presentationId: link.presentationId, slide: slide, data: .emptyObject, cause: .deepLink)
+        }
     }
 
     /// Changes the outbound deep link.
     @discardableResult
     public func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
-        change(&state.outboundDeepLink)
-        return state.outboundDeepLink
+        self.change { state in
+            change(&state.outboundDeepLink)
+            return state.outboundDeepLink
+        }
     }
 
     /// Sets the analytics session of the presentation shown.
     public func setSession(_ id: String?) {
-        state.sessionId = id
+        change { $0.sessionId = id }
     }
 
     /// Notes when and how the current slide was entered.
     public func markSlideEntered(at date: Date, navigation: String) {
-        var next = state
-        next.slideEnteredAt = date
-        next.slideNavigation = navigation
-        state = next
+        change { state in
+            state.slideEnteredAt = date
+            state.slideNavigation = navigation
+        }
     }
 
     /// Records that the viewer closed its presentation (the page then leaves the slides).
     public func closePresentation() {
-        var next = state
-        next.presentationId = nil
-        next.currentSlide = nil
-        next.history = []
-        next.pendingNavigation = nil
-        next.navigationData = .emptyObject
-        next.sessionId = nil
-        next.slideEnteredAt = nil
-        state = next
+        change { state in
+            state.presentationId = nil
+            state.currentSlide = nil
+            state.history = []
+            state.pendingNavigation = nil
+            state.navigationData = .emptyObject
+            state.sessionId = nil
+            state.slideEnteredAt = nil
+        }
         lastPageLoad = nil
     }
 
     /// Changes the viewer chrome and returns the new flags.
     @discardableResult
     public func updateChrome(_ change: @Sendable (inout ChromeFlags) -> Void) -> ChromeFlags {
-        change(&state.chrome)
-        return state.chrome
+        self.change { state in
+            change(&state.chrome)
+            return state.chrome
+        }
     }
 }
