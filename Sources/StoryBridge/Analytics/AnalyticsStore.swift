@@ -105,8 +105,13 @@ public final class AnalyticsStore: Sendable {
 
     /// Sets a session's `complete` flag (a missing session is left alone).
     public func markComplete(sessionId: String) async throws {
+        try await database.write(markingComplete(sessionId: sessionId))
+    }
+
+    /// The write of ``markComplete(sessionId:)``, for a recording command (``PreparedRecord``).
+    public func markingComplete(sessionId: String) -> @Sendable (Database) throws -> Void {
         let updated = AnalyticsFormat.timestamp(clock.now)
-        try await database.write { db in
+        return { db in
             try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
                 updated, sessionId,
             ])
@@ -191,8 +196,13 @@ public final class AnalyticsStore: Sendable {
     /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
     /// earlier one, which keeps its id. One cached statement (SQLite's upsert).
     public func upsert(_ event: CustomEventRecord) async throws {
+        try await database.write(upserting(event))
+    }
+
+    /// The write of ``upsert(_:)``, for a recording command (``PreparedRecord``).
+    public func upserting(_ event: CustomEventRecord) -> @Sendable (Database) throws -> Void {
         let cache = customEventCache
-        try await database.write { db in
+        return { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO customEvent (id, sessionId, presentationId, userId, key, value, created, timeZone, latitude, longitude)
@@ -230,10 +240,17 @@ public final class AnalyticsStore: Sendable {
     /// Deletes a custom event; returns whether it existed.
     @discardableResult
     public func deleteCustomEvent(sessionId: String, key: String) async throws -> Bool {
+        let delete = deletingCustomEvent(sessionId: sessionId, key: key)
+        return try await database.write { db in try delete(db) > 0 }
+    }
+
+    /// The write of ``deleteCustomEvent(sessionId:key:)``: returns how many rows it deleted.
+    public func deletingCustomEvent(sessionId: String, key: String) -> @Sendable (Database) throws -> Int {
         let cache = customEventCache
-        return try await database.write { db in
-            let deleted = try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db) > 0
-            self.database.afterCommit(db) { cache.committedDelete(session: sessionId, key: key) }
+        let database = self.database
+        return { db in
+            let deleted = try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db)
+            database.afterCommit(db) { cache.committedDelete(session: sessionId, key: key) }
             return deleted
         }
     }

@@ -5,7 +5,9 @@
 /// `Data` (a 200 `Success`); a thrown ``BridgeError`` becomes a `Failure` with its code; any other
 /// error becomes a 500 `Failure` naming the module. A handler that needs its own `Status`,
 /// `ErrorCode` and `ErrorMessage` is made with ``replying(_:_:handler:)`` and returns a
-/// ``ModuleReply``.
+/// ``ModuleReply``. A command whose one lasting effect is a database write (an analytics record)
+/// is made with ``recording(_:deadline:handler:)``: its handler prepares the write and the router
+/// commits the records a page sends together in one transaction.
 ///
 /// ```swift
 /// BridgeCommand("getClientCard", .fromMemory) { request, context in
@@ -18,11 +20,14 @@ public struct BridgeCommand: Sendable {
     public typealias DataHandler = @Sendable (BridgeRequest, BridgeContext) async throws -> JSONValue
     /// A handler that returns the whole answer.
     public typealias ReplyHandler = @Sendable (BridgeRequest, BridgeContext) async throws -> ModuleReply
+    /// A handler that prepares the request's one database write (``PreparedRecord``).
+    public typealias RecordHandler = @Sendable (BridgeRequest, BridgeContext) async throws -> PreparedRecord
 
     /// What a command's code returns.
     enum Handler: Sendable {
         case data(DataHandler)
         case reply(ReplyHandler)
+        case record(RecordHandler)
     }
 
     /// The command's name, as content sends it.
@@ -47,6 +52,33 @@ public struct BridgeCommand: Sendable {
         BridgeCommand(name: name, policy: policy, handler: .reply(handler))
     }
 
+    /// A command whose one lasting effect is a database write, prepared by `handler` (checks of the
+    /// request's `Data` throw from it, as from any handler) and committed by the router. The
+    /// command is ordered (``CommandPolicy/ordered(_:)`` with `deadline`): the records a page sends
+    /// together are committed in one transaction and answered in the order sent, each once its
+    /// transaction has committed, and the page's next other request starts only after them.
+    ///
+    /// ```swift
+    /// BridgeCommand.recording("rateSlide") { request, context in
+    ///     let stars = try request.int("stars")
+    ///     let database = context.sessions.store.database
+    ///     return PreparedRecord(database: database, data: ["stars": .int(stars)]) { db in
+    ///         try db.execute(sql: "INSERT INTO rating (stars) VALUES (?)", arguments: [stars])
+    ///     }
+    /// }
+    /// ```
+    public static func recording(
+        _ name: String, deadline: CommandDeadline = .bridgeDefault, handler: @escaping RecordHandler
+    ) -> BridgeCommand {
+        BridgeCommand(name: name, policy: .ordered(deadline), handler: .record(handler))
+    }
+
+    /// The record handler of a command made with ``recording(_:deadline:handler:)``.
+    var recordHandler: RecordHandler? {
+        if case .record(let handler) = handler { return handler }
+        return nil
+    }
+
     private init(name: String, policy: CommandPolicy, handler: Handler) {
         self.name = name
         self.policy = policy
@@ -58,6 +90,10 @@ public struct BridgeCommand: Sendable {
         switch handler {
         case .data(let handler): return ModuleReply(data: try await handler(request, context))
         case .reply(let handler): return try await handler(request, context)
+        case .record(let handler):
+            let record = try await handler(request, context)
+            try await record.database.write(record.updates)
+            return ModuleReply(data: record.data)
         }
     }
 }

@@ -113,14 +113,36 @@ final class OrderedRequestQueue: Sendable {
 
     private func work(generation: Int) async {
         while let item = next(generation: generation) {
+            // Records the page sent together (recording commands waiting one after another) are
+            // committed together: one hand-over to the database writer and one commit for the run.
+            if case .success(let first) = item.route, first.route.command.recordHandler != nil {
+                var run = [first]
+                while run.count < Self.longestRecordRun, let more = next(generation: generation, onlyRecord: true) {
+                    if case .success(let routed) = more.route { run.append(routed) }
+                }
+                if run.count > 1 {
+                    await processRecords(run, generation: generation)
+                    continue
+                }
+            }
             await process(item.request, route: item.route, generation: generation)
         }
     }
 
-    private func next(generation: Int) -> Item? {
+    /// Most records committed as one run.
+    static let longestRecordRun = 256
+
+    /// The next request; with `onlyRecord`, only when it is a recording command (and then the
+    /// worker goes on, whatever is found).
+    private func next(generation: Int, onlyRecord: Bool = false) -> Item? {
         let (item, room) = state.withLock { state -> (Item?, CheckedContinuation<Void, Never>?) in
             // An abandoned worker stops without touching the state its replacement now owns.
             guard state.generation == generation else { return (nil, nil) }
+            if onlyRecord {
+                guard !state.closed, !state.isEmpty, case .success(let routed) = state.pending[state.head].route,
+                    routed.route.command.recordHandler != nil
+                else { return (nil, nil) }
+            }
             guard !state.closed, let item = state.popFirst() else {
                 state.workerRunning = false
                 return (nil, nil)
@@ -150,6 +172,20 @@ final class OrderedRequestQueue: Sendable {
                     abandon(generation: generation)
                 }, onTime: { await reply($0) })
         }
+    }
+
+    private func processRecords(_ run: [RoutedRequest], generation: Int) async {
+        // At the deadline every record of the run is answered 504 from the timer, and this worker,
+        // stuck in the commit, is abandoned; a fresh worker takes over the queue.
+        await bridge.runRecords(
+            run, context: context,
+            atDeadline: { [self] responses in
+                for response in responses { send(response) }
+                abandon(generation: generation)
+            },
+            onTime: { responses in
+                for response in responses { await reply(response) }
+            })
     }
 
     /// Gives up on the worker of `generation` (stuck in a module) and lets a new one serve the queue.

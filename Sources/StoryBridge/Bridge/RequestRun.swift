@@ -70,18 +70,23 @@ extension Bridge {
 
     /// Calls the command's handler, turning whatever it throws into a ``BridgeError``.
     static func invoke(_ routed: RoutedRequest, context: BridgeContext) async -> Result<ModuleReply, BridgeError> {
-        let request = routed.request
         do {
-            return .success(try await routed.route.command.answer(request, context: context))
-        } catch let error as BridgeError {
-            return .failure(error)
-        } catch let error as StorageError {
-            return .failure(.storage(error))
-        } catch is CancellationError where Task.isCancelled {
-            return .failure(.refused("The request was cancelled: its page went away or its deadline passed"))
+            return .success(try await routed.route.command.answer(routed.request, context: context))
         } catch {
+            return .failure(failure(from: error, of: routed))
+        }
+    }
+
+    /// The ``BridgeError`` a handler's thrown `error` is answered with.
+    static func failure(from error: any Error, of routed: RoutedRequest) -> BridgeError {
+        switch error {
+        case let error as BridgeError: return error
+        case let error as StorageError: return .storage(error)
+        case is CancellationError where Task.isCancelled:
+            return .refused("The request was cancelled: its page went away or its deadline passed")
+        default:
             let reason = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
-            return .failure(.moduleFailed(command: request.command, module: routed.module.name, reason: reason))
+            return .moduleFailed(command: routed.request.command, module: routed.module.name, reason: reason)
         }
     }
 }

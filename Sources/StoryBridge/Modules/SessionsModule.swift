@@ -19,9 +19,11 @@ public struct SessionsModule: BridgeModule {
             let id = try await context.sessions.currentSessionId(context.viewer)
             return try Self.describe(try await context.sessions.store.mirroredSessionWithSlideViews(id: id), id: id)
         }
-        BridgeCommand("setSessionComplete") { _, context in
-            try await context.sessions.store.markComplete(sessionId: try await context.sessions.currentSessionId(context.viewer))
-            return .emptyObject
+        BridgeCommand.recording("setSessionComplete") { _, context in
+            let store = context.sessions.store
+            return PreparedRecord(
+                database: store.database,
+                updates: store.markingComplete(sessionId: try await context.sessions.currentSessionId(context.viewer)))
         }
     }
 
@@ -57,7 +59,7 @@ public struct CustomEventsModule: BridgeModule {
     /// Every command reads or writes the analytics database, in the page's order, so a read sees
     /// the page's own earlier write.
     public var commands: CommandTable {
-        BridgeCommand("setCustomEvent", handler: setCustomEvent)
+        BridgeCommand.recording("setCustomEvent", handler: setCustomEvent)
         BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
@@ -66,25 +68,27 @@ public struct CustomEventsModule: BridgeModule {
             }
             return ["value": .string(value)]
         }
-        BridgeCommand("deleteCustomEventByKey") { request, context in
+        BridgeCommand.recording("deleteCustomEventByKey") { request, context in
             let key = try request.string("key")
-            try await context.sessions.store.deleteCustomEvent(
-                sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
-            return ["key": .string(key)]
+            let store = context.sessions.store
+            let delete = store.deletingCustomEvent(sessionId: try await context.sessions.currentSessionId(context.viewer), key: key)
+            return PreparedRecord(database: store.database, data: ["key": .string(key)]) { db in _ = try delete(db) }
         }
         BridgeCommand("getCustomEventsObject", handler: customEventsObject)
     }
 
-    private func setCustomEvent(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
+    private func setCustomEvent(_ request: BridgeRequest, context: BridgeContext) async throws -> PreparedRecord {
         let key = try request.nonEmptyString("key")
         let value = try request.stringified("value")
         let sessionId = try await context.sessions.currentSessionId(context.viewer)
         let presentationId = context.viewer.latestState.presentationId ?? 0
-        try await context.sessions.store.upsert(
-            CustomEventRecord(
-                id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,
-                key: key, value: value, stamp: context.sessions.stampNow()))
-        return .emptyObject
+        let store = context.sessions.store
+        return PreparedRecord(
+            database: store.database,
+            updates: store.upserting(
+                CustomEventRecord(
+                    id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,
+                    key: key, value: value, stamp: context.sessions.stampNow())))
     }
 
     /// The session's custom events as one object (the current session unless `sessionId` is given).

@@ -53,6 +53,36 @@ public final class StoryBridgeDatabase: Sendable {
         }
     }
 
+    /// Runs independent writes in the next transaction as one write of the group commit (one
+    /// hand-over to the writer, one commit) and returns each one's outcome, in order, once that
+    /// transaction has committed. When one of them throws (or the commit fails), nothing of the
+    /// shared write is kept and each runs again as a write of its own, so only the failing ones
+    /// fail. Each may therefore run twice; like ``write(_:)``'s `updates`, it must change nothing
+    /// outside the database except through ``afterCommit(_:_:)``.
+    public func writeEach(_ writes: [@Sendable (Database) throws -> Void]) async -> [Result<Void, any Error>] {
+        guard writes.count > 1 else { return [await outcome(of: writes.first ?? { _ in })] }
+        do {
+            try await write { db in
+                for updates in writes { try updates(db) }
+            }
+            return Array(repeating: .success(()), count: writes.count)
+        } catch {
+            var outcomes: [Result<Void, any Error>] = []
+            outcomes.reserveCapacity(writes.count)
+            for updates in writes { outcomes.append(await outcome(of: updates)) }
+            return outcomes
+        }
+    }
+
+    private func outcome(of updates: @escaping @Sendable (Database) throws -> Void) async -> Result<Void, any Error> {
+        do {
+            try await write(updates)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// From inside the `updates` of ``write(_:)``: runs `hook` once the transaction holding the
     /// write has committed, before its callers are answered, in commit order (on GRDB's writer
     /// queue: keep it short). Not run when the write or its commit fails. Inside any other write
