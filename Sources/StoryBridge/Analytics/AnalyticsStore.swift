@@ -281,10 +281,15 @@ public final class AnalyticsStore: Sendable {
     /// since, is answered from memory. For a viewer's own session, which content asks for on every
     /// slide (`getCurrentSessions`).
     public func mirroredSessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
-        let found = try await sessionMirror.read(id) {
+        let found = try await mirroredSession(id: id)
+        return found.session.map { ($0, found.slideViews) }
+    }
+
+    /// A session with its slide views, read through ``sessionMirror``.
+    func mirroredSession(id: String) async throws -> SessionWithSlideViews {
+        try await sessionMirror.read(id) {
             try await database.read { db in try Self.readSessionWithSlideViews(id: id, db: db) }
         }
-        return found.session.map { ($0, found.slideViews) }
     }
 
     private static func readSessionWithSlideViews(id: String, db: Database) throws -> SessionWithSlideViews {
@@ -308,9 +313,37 @@ public final class AnalyticsStore: Sendable {
 /// A session with its slide views, as ``AnalyticsStore/sessionWithSlideViews(id:)`` reads them
 /// (`session` is `nil` when there is no such session).
 struct SessionWithSlideViews: Sendable {
-    var session: SessionRecord?
-    var slideViews: [SlideViewRecord]
+    var session: SessionRecord? {
+        didSet { described = Self.describe(session, slideViews).map(EncodedJSON.init) }
+    }
+    var slideViews: [SlideViewRecord] {
+        didSet { described = Self.describe(session, slideViews).map(EncodedJSON.init) }
+    }
+    /// The session with its slides as the Sessions module answers it, and its wire text (`nil`
+    /// when there is no session), made whenever the value changes: a mirrored session is read far
+    /// more often than it changes.
+    private(set) var described: EncodedJSON?
+
+    init(session: SessionRecord?, slideViews: [SlideViewRecord]) {
+        self.session = session
+        self.slideViews = slideViews
+        described = Self.describe(session, slideViews).map(EncodedJSON.init)
+    }
+
+    /// The session's fields and its slides `[{id, name, duration, created}]`.
+    static func describe(_ session: SessionRecord?, _ views: [SlideViewRecord]) -> JSONValue? {
+        guard let session else { return nil }
+        guard case .object(var members) = session.json else { return session.json }
+        members["slides"] = .array(
+            views.map {
+                [
+                    "id": .string($0.id), "name": .string($0.slideName), "duration": .int($0.duration),
+                    "created": $0.json["created"] ?? .null,
+                ]
+            })
+        return .object(members)
+    }
 
     /// A rough count of the bytes held, for the mirror's limits.
-    var estimatedBytes: Int? { 256 + slideViews.count * 192 }
+    var estimatedBytes: Int? { 256 + slideViews.count * 192 + (described?.bytes.count ?? 0) }
 }

@@ -22,6 +22,9 @@ public struct BridgeCommand: Sendable {
     public typealias ReplyHandler = @Sendable (BridgeRequest, BridgeContext) async throws -> ModuleReply
     /// A handler that prepares the request's one database write (``PreparedRecord``).
     public typealias RecordHandler = @Sendable (BridgeRequest, BridgeContext) async throws -> PreparedRecord
+    /// An answer from memory when memory holds it: the `Data`, or `nil` to leave the request to
+    /// the command's handler (see ``answeringFromMemory(_:)``).
+    public typealias MemoryAnswer = @Sendable (BridgeRequest, BridgeContext) throws -> JSONValue?
 
     /// What a command's code returns.
     enum Handler: Sendable {
@@ -35,6 +38,9 @@ public struct BridgeCommand: Sendable {
     /// How the router runs it.
     public let policy: CommandPolicy
     let handler: Handler
+    /// The command's answer from memory, tried before the page's queue (``answeringFromMemory(_:)``):
+    /// the `Data`, with its wire text when the module keeps it written.
+    private(set) var memoryAnswer: (@Sendable (BridgeRequest, BridgeContext) throws -> (data: JSONValue, encoded: [UInt8]?)?)?
 
     /// A command answered by `handler`, whose value becomes the `Data` of a 200 `Success`.
     /// Without a policy the command is ``CommandPolicy/ordered``.
@@ -71,6 +77,30 @@ public struct BridgeCommand: Sendable {
         _ name: String, deadline: CommandDeadline = .bridgeDefault, handler: @escaping RecordHandler
     ) -> BridgeCommand {
         BridgeCommand(name: name, policy: .ordered(deadline), handler: .record(handler))
+    }
+
+    /// The same command, answered by `answer` without the page's queue when that is possible: an
+    /// ordered command whose data usually sits in memory (a mirror of the database), such as
+    /// `getCustomEventByKey`.
+    ///
+    /// When no earlier request of the page is waiting (so the page's own earlier writes have
+    /// committed, and their after-commit hooks have run), the router calls `answer` on the task
+    /// that reads the connection, with no queue, task or deadline. It returns the answer's `Data`,
+    /// or throws a ``BridgeError`` to fail the request (a key the mirror knows to be absent: 404),
+    /// as the handler would; or it returns `nil` when memory does not hold what is asked, and the
+    /// request then goes through the queue to the handler as usual. `answer` must not block: it
+    /// reads memory only.
+    public func answeringFromMemory(_ answer: @escaping MemoryAnswer) -> BridgeCommand {
+        var command = self
+        command.memoryAnswer = { request, context in try answer(request, context).map { ($0, nil) } }
+        return command
+    }
+
+    /// The same, for an answer kept in memory already written as JSON (sent as it is).
+    func answeringFromMemory(encoded answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> EncodedJSON?) -> BridgeCommand {
+        var command = self
+        command.memoryAnswer = { request, context in try answer(request, context).map { ($0.value, $0.bytes) } }
+        return command
     }
 
     /// The record handler of a command made with ``recording(_:deadline:handler:)``.

@@ -7,7 +7,9 @@ import Synchronization
 ///   request of the page is still waiting (no task, queue or deadline); otherwise queued like an
 ///   ordered one, so it keeps its place.
 /// - ``CommandPolicy/ordered(_:)`` (and unknown commands, whose 400 keeps its place): queued for the
-///   connection's one worker, answered in the order sent.
+///   connection's one worker, answered in the order sent. A command with an answer from memory
+///   (``BridgeCommand/answeringFromMemory(_:)``) is first offered to it, like a `fromMemory` one,
+///   when nothing of the page is waiting; what memory does not hold is queued.
 /// - ``CommandPolicy/concurrent(_:)``: handed to `spawn` as a task of its own, so it cannot hold up
 ///   the rest; at most ``maxInFlight`` at once.
 ///
@@ -87,6 +89,13 @@ public struct FrameDispatcher: Sendable {
             // Only this task adds to the queue, so it stays idle while the answer is made.
             await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
                 if let response { await respond(response) }
+            }
+        case .ordered where ordered.isIdle && routed.route.command.memoryAnswer != nil:
+            // As above: nothing of the page is waiting, so its earlier writes have committed.
+            if let answered = bridge.answerFromMemory(routed, context: context) {
+                if let response = answered { await respond(response) }
+            } else {
+                await ordered.enqueue(request, route: route, spawn: spawn)
             }
         case .fromMemory, .ordered:
             await ordered.enqueue(request, route: route, spawn: spawn)

@@ -46,6 +46,26 @@ extension Bridge {
         }
     }
 
+    /// Answers `routed` from memory when its command has an answer from memory
+    /// (``BridgeCommand/answeringFromMemory(_:)``) and that answer is there: the response (`nil`
+    /// inside for a request without a GUID), or `nil` when the request must go to the handler.
+    func answerFromMemory(_ routed: RoutedRequest, context: BridgeContext) -> BridgeResponse?? {
+        guard let memoryAnswer = routed.route.command.memoryAnswer else { return nil }
+        let started = clock.instant
+        let outcome: Result<ModuleReply, BridgeError>
+        var encoded: [UInt8]?
+        do {
+            guard let answer = try memoryAnswer(routed.request, context) else { return nil }
+            outcome = .success(ModuleReply(data: answer.data))
+            encoded = answer.encoded
+        } catch {
+            outcome = .failure(Self.failure(from: error, of: routed))
+        }
+        var response = finish(routed.request, outcome, context: context, started: started)
+        if let encoded { response?.encodedData = encoded }
+        return .some(response)
+    }
+
     /// Runs one request outside any connection and returns its answer, or `nil` when it carries no
     /// GUID. Returns at the deadline even when the handler never does (it is then cancelled).
     public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {

@@ -17,8 +17,14 @@ public struct SessionsModule: BridgeModule {
         }
         BridgeCommand("getCurrentSessions") { _, context in
             let id = try await context.sessions.currentSessionId(context.viewer)
-            return try Self.describe(try await context.sessions.store.mirroredSessionWithSlideViews(id: id), id: id)
+            return try Self.answer(try await context.sessions.store.mirroredSession(id: id), id: id).value
         }
+        .answeringFromMemory(encoded: { _, context in
+            // The viewer's session, when its mirror holds it (with the answer written).
+            guard let id = context.viewer.latestState.sessionId, let found = context.sessions.store.sessionMirror.lookup(id)
+            else { return nil }
+            return try Self.answer(found, id: id)
+        })
         BridgeCommand.recording("setSessionComplete") { _, context in
             let store = context.sessions.store
             return PreparedRecord(
@@ -35,18 +41,13 @@ public struct SessionsModule: BridgeModule {
 
     /// The answer for a session `id` as read (`nil`: there is none, 404).
     static func describe(_ found: (SessionRecord, [SlideViewRecord])?, id: String) throws -> JSONValue {
-        guard let (session, views) = found else {
-            throw BridgeError.notFound("Session '\(id)' not found")
-        }
-        guard case .object(var members) = session.json else { return session.json }
-        members["slides"] = .array(
-            views.map {
-                [
-                    "id": .string($0.id), "name": .string($0.slideName), "duration": .int($0.duration),
-                    "created": $0.json["created"] ?? .null,
-                ]
-            })
-        return .object(members)
+        try answer(SessionWithSlideViews(session: found?.0, slideViews: found?.1 ?? []), id: id).value
+    }
+
+    /// The answer for session `id` as read, with its wire text (404 when there is no such session).
+    static func answer(_ found: SessionWithSlideViews, id: String) throws(BridgeError) -> EncodedJSON {
+        guard let described = found.described else { throw BridgeError.notFound("Session '\(id)' not found") }
+        return described
     }
 }
 
@@ -63,10 +64,15 @@ public struct CustomEventsModule: BridgeModule {
         BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")
             let sessionId = try await context.sessions.currentSessionId(context.viewer)
-            guard let value = try await context.sessions.store.customEventValue(sessionId: sessionId, key: key) else {
-                throw BridgeError.notFound("No custom event with key '\(key)' in this session")
-            }
-            return ["value": .string(value)]
+            return try Self.answer(key: key, value: try await context.sessions.store.customEventValue(sessionId: sessionId, key: key))
+        }
+        .answeringFromMemory { request, context in
+            // The viewer's session, when its mirror holds its events.
+            let key = try request.string("key")
+            guard let sessionId = context.viewer.latestState.sessionId,
+                case .known(let value) = context.sessions.store.customEventCache.lookup(session: sessionId, key: key)
+            else { return nil }
+            return try Self.answer(key: key, value: value)
         }
         BridgeCommand.recording("deleteCustomEventByKey") { request, context in
             let key = try request.string("key")
@@ -89,6 +95,12 @@ public struct CustomEventsModule: BridgeModule {
                 CustomEventRecord(
                     id: UUIDs.make(), sessionId: sessionId, presentationId: presentationId, userId: context.identity.user.id,
                     key: key, value: value, stamp: context.sessions.stampNow())))
+    }
+
+    /// The answer to `getCustomEventByKey` for `key`, whose value is `value` (404 when it has none).
+    private static func answer(key: String, value: String?) throws(BridgeError) -> JSONValue {
+        guard let value else { throw BridgeError.notFound("No custom event with key '\(key)' in this session") }
+        return ["value": .string(value)]
     }
 
     /// The session's custom events as one object (the current session unless `sessionId` is given).

@@ -17,6 +17,9 @@ public struct BridgeResponse: Sendable, Hashable {
     public var errorMessage: String
     /// The answer's payload.
     public var data: JSONValue
+    /// `data` already written as JSON (``JSONWriter``'s form), when the module kept it so: the
+    /// wire text then copies these bytes instead of writing `data` again. Not part of equality.
+    var encodedData: [UInt8]?
 
     /// Creates a response from its parts.
     public init(guid: String, status: ResponseStatus, errorCode: Int, errorMessage: String, data: JSONValue) {
@@ -54,6 +57,19 @@ public struct BridgeResponse: Sendable, Hashable {
 
     /// The UTF-8 bytes of ``jsonText``, for writing to a socket without making a `String` first.
     public var jsonBytes: [UInt8] { JSONWriter.bytes(self) }
+
+    public static func == (lhs: BridgeResponse, rhs: BridgeResponse) -> Bool {
+        lhs.guid == rhs.guid && lhs.status == rhs.status && lhs.errorCode == rhs.errorCode
+            && lhs.errorMessage == rhs.errorMessage && lhs.data == rhs.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(guid)
+        hasher.combine(status)
+        hasher.combine(errorCode)
+        hasher.combine(errorMessage)
+        hasher.combine(data)
+    }
 
     /// Reads a response from its wire form; `nil` when `json` is not a response.
     public init?(json: JSONValue) {

@@ -302,7 +302,11 @@ enum JSONWriter {
         var output = [UInt8]()
         output.reserveCapacity(128)
         output.append(contentsOf: #"{"Data":"#.utf8)
-        append(response.data, to: &output)
+        if let encoded = response.encodedData {
+            output.append(contentsOf: encoded)
+        } else {
+            append(response.data, to: &output)
+        }
         output.append(contentsOf: #","ErrorCode":"#.utf8)
         output.append(contentsOf: String(response.errorCode).utf8)
         output.append(contentsOf: #","ErrorMessage":"#.utf8)
@@ -312,6 +316,14 @@ enum JSONWriter {
         output.append(contentsOf: #","Status":"#.utf8)
         appendString(response.status.rawValue, to: &output)
         output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    /// The UTF-8 bytes of ``write(_:)-(JSONValue)``.
+    static func bytes(_ value: JSONValue) -> [UInt8] {
+        var output = [UInt8]()
+        output.reserveCapacity(256)
+        append(value, to: &output)
         return output
     }
 

@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import StoryBridge
+
+/// An ordered command with an answer from memory: `look` answers from `memory` when it holds the
+/// key, and counts the calls of its handler, which answers "from the handler" once `gate` opens.
+private final class LookupModule: BridgeModule, Sendable {
+    let name = "Lookup"
+    let memory = Mutex<[String: String]>([:])
+    let handlerCalls = Mutex(0)
+    let opened = Mutex(false)
+
+    var commands: CommandTable {
+        BridgeCommand("look") { [self] request, _ in
+            handlerCalls.withLock { $0 += 1 }
+            while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+            return .string("from the handler: \(try request.string("key"))")
+        }
+        .answeringFromMemory { [self] request, _ in
+            let key = try request.string("key")
+            if key == "absent" { throw BridgeError.notFound("No '\(key)' here") }
+            return memory.withLock { $0[key] }.map { .string("from memory: \($0)") }
+        }
+        BridgeCommand("hold") { [self] _, _ in
+            while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+            return .emptyObject
+        }
+    }
+}
+
+/// Ordered commands answered from memory when the page has nothing waiting.
+@Suite("answers from memory")
+struct MemoryAnswerTests {
+    func dispatcher(_ module: (any BridgeModule)? = nil) async throws -> (FrameDispatcher, Outbox, StoryBridgeHost) {
+        let presentation = try TemporaryPresentation.threeSlides().load()
+        let (host, viewer) = await makeHost(presentation: presentation)
+        if let module { try host.bridge.register(module) }
+        let outbox = Outbox()
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        return (dispatcher, outbox, host)
+    }
+
+    func run(_ dispatcher: FrameDispatcher, _ frames: String...) async {
+        await withDiscardingTaskGroup { group in
+            for frame in frames {
+                await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
+            }
+        }
+    }
+
+    static func request(_ command: String, _ data: String, guid: String) -> String {
+        #"{"Command":"\#(command)","Data":\#(data),"GUID":"\#(guid)"}"#
+    }
+
+    @Test("memory answers when it holds the data (no handler), fails with the module's error, and leaves the rest to the handler")
+    func memoryFirst() async throws {
+        let module = LookupModule()
+        module.memory.withLock { $0["kept"] = "1" }
+        module.opened.withLock { $0 = true }
+        let (dispatcher, outbox, _) = try await dispatcher(module)
+        await run(dispatcher, Self.request("look", #"{"key":"kept"}"#, guid: "a"))
+        #expect(outbox.answers(to: "a").first?["Data"]?.stringValue == "from memory: 1")
+        #expect(module.handlerCalls.withLock { $0 } == 0)
+        await run(dispatcher, Self.request("look", #"{"key":"absent"}"#, guid: "b"))
+        #expect(outbox.answers(to: "b").first?["ErrorCode"]?.intValue == 404)
+        await run(dispatcher, Self.request("look", #"{"key":"other"}"#, guid: "c"))
+        #expect(outbox.answers(to: "c").first?["Data"]?.stringValue == "from the handler: other")
+        #expect(module.handlerCalls.withLock { $0 } == 1)
+        #expect(outbox.guids == ["a", "b", "c"])
+    }
+
+    @Test("behind a waiting request of the page, a request is not answered from memory: it keeps its place")
+    func keepsItsPlace() async throws {
+        let module = LookupModule()
+        module.memory.withLock { $0["kept"] = "1" }
+        let (dispatcher, outbox, _) = try await dispatcher(module)
+        await withDiscardingTaskGroup { group in
+            let frame = "[" + Self.request("hold", "{}", guid: "held") + "," + Self.request("look", #"{"key":"kept"}"#, guid: "look") + "]"
+            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
+            #expect(outbox.all.isEmpty)
+            module.opened.withLock { $0 = true }
+        }
+        #expect(outbox.guids == ["held", "look"])
+        #expect(outbox.answers(to: "look").first?["Data"]?.stringValue == "from the handler: kept")
+    }
+
+    @Test("getCustomEventByKey from the mirror sees the page's own writes, and its absent keys are 404")
+    func customEvents() async throws {
+        let (dispatcher, outbox, _) = try await dispatcher()
+        await run(
+            dispatcher, Self.request("setCustomEvent", #"{"key":"k","value":"one"}"#, guid: "set1"),
+            Self.request("getCustomEventByKey", #"{"key":"k"}"#, guid: "get1"))
+        // The session is mirrored now: the next reads come from memory, after each write commits.
+        await run(dispatcher, Self.request("setCustomEvent", #"{"key":"k","value":"two"}"#, guid: "set2"))
+        await run(dispatcher, Self.request("getCustomEventByKey", #"{"key":"k"}"#, guid: "get2"))
+        await run(dispatcher, Self.request("deleteCustomEventByKey", #"{"key":"k"}"#, guid: "delete"))
+        await run(dispatcher, Self.request("getCustomEventByKey", #"{"key":"k"}"#, guid: "get3"))
+        #expect(outbox.answers(to: "get1").first?["Data"]?["value"]?.stringValue == "one")
+        #expect(outbox.answers(to: "get2").first?["Data"]?["value"]?.stringValue == "two")
+        #expect(outbox.answers(to: "get3").first?["ErrorCode"]?.intValue == 404)
+        #expect(outbox.answers(to: "get3").first?["ErrorMessage"]?.stringValue == "No custom event with key 'k' in this session")
+    }
+
+    @Test("getCurrentSessions from the mirror answers what the database holds, with the same wire text")
+    func currentSession() async throws {
+        let (_, _, host) = try await dispatcher()
+        let viewer = await host.viewers.viewer(id: "viewer-1")
+        let responses = Mutex<[BridgeResponse]>([])
+        let outbox = Outbox()
+        let dispatcher = FrameDispatcher(
+            bridge: host.bridge, context: host.context(for: viewer), deliver: { outbox.append($0) },
+            respond: { response in responses.withLock { $0.append(response) } })
+        await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "first"))
+        await run(dispatcher, Self.request("setSessionComplete", "{}", guid: "complete"))
+        await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "mirrored"))
+        let mirrored = try #require(responses.withLock { $0.last })
+        #expect(mirrored.guid == "mirrored")
+        #expect(mirrored.encodedData != nil, "answered from the mirror, with the answer's text kept")
+        #expect(mirrored.jsonText == mirrored.json.jsonString())
+        let sessionId = try #require(viewer.latestState.sessionId)
+        let stored = try await SessionsModule.describeSession(id: sessionId, store: host.analytics)
+        #expect(mirrored.data == stored)
+        #expect(stored["complete"] == .bool(true))
+    }
+}
