@@ -314,20 +314,25 @@ public final class AnalyticsStore: Sendable {
 /// (`session` is `nil` when there is no such session).
 struct SessionWithSlideViews: Sendable {
     var session: SessionRecord? {
-        didSet { described = Self.describe(session, slideViews).map(EncodedJSON.init) }
+        didSet { answer = MadeOnce() }
     }
     var slideViews: [SlideViewRecord] {
-        didSet { described = Self.describe(session, slideViews).map(EncodedJSON.init) }
+        didSet { answer = MadeOnce() }
     }
-    /// The session with its slides as the Sessions module answers it, and its wire text (`nil`
-    /// when there is no session), made whenever the value changes: a mirrored session is read far
-    /// more often than it changes.
-    private(set) var described: EncodedJSON?
+    /// The answer of this version of the value, shared by its copies; a change starts a new one.
+    private var answer = MadeOnce<EncodedJSON?>()
 
     init(session: SessionRecord?, slideViews: [SlideViewRecord]) {
         self.session = session
         self.slideViews = slideViews
-        described = Self.describe(session, slideViews).map(EncodedJSON.init)
+    }
+
+    /// The session with its slides as the Sessions module answers it, and its wire text (`nil`
+    /// when there is no session). Made the first time it is asked for, then kept with the value
+    /// until it changes: a mirrored session is read far more often than it changes, and a change
+    /// (made on the database writer's queue) does not pay for it.
+    var described: EncodedJSON? {
+        answer.value { Self.describe(session, slideViews).map(EncodedJSON.init) }
     }
 
     /// The session's fields and its slides `[{id, name, duration, created}]`.
@@ -345,5 +350,5 @@ struct SessionWithSlideViews: Sendable {
     }
 
     /// A rough count of the bytes held, for the mirror's limits.
-    var estimatedBytes: Int? { 256 + slideViews.count * 192 + (described?.bytes.count ?? 0) }
+    var estimatedBytes: Int? { 768 + slideViews.count * 384 }
 }

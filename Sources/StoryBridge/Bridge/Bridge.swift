@@ -191,8 +191,10 @@ public final class Bridge: Sendable {
         guard let guid = request.guid else { return nil }
         switch result {
         case .success(let reply):
-            return BridgeResponse(
+            var response = BridgeResponse(
                 guid: guid, status: reply.status, errorCode: reply.code, errorMessage: reply.message, data: reply.data)
+            response.encodedData = reply.encodedData
+            return response
         case .failure(let error):
             return .failure(guid: guid, error: error)
         }

@@ -40,7 +40,7 @@ public struct BridgeCommand: Sendable {
     let handler: Handler
     /// The command's answer from memory, tried before the page's queue (``answeringFromMemory(_:)``):
     /// the `Data`, with its wire text when the module keeps it written.
-    private(set) var memoryAnswer: (@Sendable (BridgeRequest, BridgeContext) throws -> (data: JSONValue, encoded: [UInt8]?)?)?
+    private(set) var memoryAnswer: (@Sendable (BridgeRequest, BridgeContext) throws -> ModuleReply?)?
 
     /// A command answered by `handler`, whose value becomes the `Data` of a 200 `Success`.
     /// Without a policy the command is ``CommandPolicy/ordered``.
@@ -84,22 +84,23 @@ public struct BridgeCommand: Sendable {
     /// `getCustomEventByKey`.
     ///
     /// When no earlier request of the page is waiting (so the page's own earlier writes have
-    /// committed, and their after-commit hooks have run), the router calls `answer` on the task
-    /// that reads the connection, with no queue, task or deadline. It returns the answer's `Data`,
+    /// committed, and their after-commit hooks have run), the router calls `answer`: on the task
+    /// that reads the connection, with no queue, task or deadline, when the page's queue is idle;
+    /// otherwise by the page's worker, when the request's turn comes. It returns the answer's `Data`,
     /// or throws a ``BridgeError`` to fail the request (a key the mirror knows to be absent: 404),
     /// as the handler would; or it returns `nil` when memory does not hold what is asked, and the
     /// request then goes through the queue to the handler as usual. `answer` must not block: it
     /// reads memory only.
     public func answeringFromMemory(_ answer: @escaping MemoryAnswer) -> BridgeCommand {
         var command = self
-        command.memoryAnswer = { request, context in try answer(request, context).map { ($0, nil) } }
+        command.memoryAnswer = { request, context in try answer(request, context).map { ModuleReply(data: $0) } }
         return command
     }
 
     /// The same, for an answer kept in memory already written as JSON (sent as it is).
     func answeringFromMemory(encoded answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> EncodedJSON?) -> BridgeCommand {
         var command = self
-        command.memoryAnswer = { request, context in try answer(request, context).map { ($0.value, $0.bytes) } }
+        command.memoryAnswer = { request, context in try answer(request, context).map(ModuleReply.init(encoded:)) }
         return command
     }
 

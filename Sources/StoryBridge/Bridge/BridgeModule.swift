@@ -40,11 +40,31 @@ public struct ModuleReply: Sendable, Hashable {
     public var code: Int
     public var message: String
     public var data: JSONValue
+    /// `data` already written as JSON, when the module keeps it so (sent as it is; see
+    /// ``BridgeResponse``). Not part of equality.
+    var encodedData: [UInt8]?
 
     public init(status: ResponseStatus = .success, code: Int = 200, message: String = "", data: JSONValue) {
         self.status = status
         self.code = code
         self.message = message
         self.data = data
+    }
+
+    /// A 200 `Success` whose `Data` the module keeps written.
+    init(encoded: EncodedJSON) {
+        self.init(data: encoded.value)
+        encodedData = encoded.bytes
+    }
+
+    public static func == (lhs: ModuleReply, rhs: ModuleReply) -> Bool {
+        lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message && lhs.data == rhs.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(data)
     }
 }

@@ -9,7 +9,8 @@ import Synchronization
 /// - ``CommandPolicy/ordered(_:)`` (and unknown commands, whose 400 keeps its place): queued for the
 ///   connection's one worker, answered in the order sent. A command with an answer from memory
 ///   (``BridgeCommand/answeringFromMemory(_:)``) is first offered to it, like a `fromMemory` one,
-///   when nothing of the page is waiting; what memory does not hold is queued.
+///   when nothing of the page is waiting; what memory does not hold is queued. The worker, too,
+///   runs `fromMemory` commands without a deadline and tries answers from memory first.
 /// - ``CommandPolicy/concurrent(_:)``: handed to `spawn` as a task of its own, so it cannot hold up
 ///   the rest; at most ``maxInFlight`` at once.
 ///

@@ -53,17 +53,13 @@ extension Bridge {
         guard let memoryAnswer = routed.route.command.memoryAnswer else { return nil }
         let started = clock.instant
         let outcome: Result<ModuleReply, BridgeError>
-        var encoded: [UInt8]?
         do {
-            guard let answer = try memoryAnswer(routed.request, context) else { return nil }
-            outcome = .success(ModuleReply(data: answer.data))
-            encoded = answer.encoded
+            guard let reply = try memoryAnswer(routed.request, context) else { return nil }
+            outcome = .success(reply)
         } catch {
             outcome = .failure(Self.failure(from: error, of: routed))
         }
-        var response = finish(routed.request, outcome, context: context, started: started)
-        if let encoded { response?.encodedData = encoded }
-        return .some(response)
+        return .some(finish(routed.request, outcome, context: context, started: started))
     }
 
     /// Runs one request outside any connection and returns its answer, or `nil` when it carries no

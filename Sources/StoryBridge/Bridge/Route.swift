@@ -10,7 +10,8 @@ extension Bridge {
         /// The command's policy, with the registration's deadline applied.
         let policy: CommandPolicy
         /// The policy's deadline in time; `nil` when the handler may take as long as it likes.
-        /// A ``CommandPolicy/fromMemory`` command only has one while it waits in the page's queue.
+        /// A ``CommandPolicy/fromMemory`` command is run without it (it cannot hang), on the
+        /// reading task or by the page's worker; the bridge's ``Bridge/handle(_:context:)`` uses it.
         let deadline: Duration?
 
         init(name: String, registration: Registration, command: BridgeCommand, policy: CommandPolicy, deadline: Duration?) {

@@ -15,9 +15,9 @@ public struct SessionsModule: BridgeModule {
         BridgeCommand("getSessionById") { request, context in
             try await Self.describeSession(id: try request.string("id"), store: context.sessions.store)
         }
-        BridgeCommand("getCurrentSessions") { _, context in
+        BridgeCommand.replying("getCurrentSessions") { _, context in
             let id = try await context.sessions.currentSessionId(context.viewer)
-            return try Self.answer(try await context.sessions.store.mirroredSession(id: id), id: id).value
+            return ModuleReply(encoded: try Self.answer(try await context.sessions.store.mirroredSession(id: id), id: id))
         }
         .answeringFromMemory(encoded: { _, context in
             // The viewer's session, when its mirror holds it (with the answer written).
