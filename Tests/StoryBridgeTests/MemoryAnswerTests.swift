@@ -105,6 +105,22 @@ struct MemoryAnswerTests {
         #expect(outbox.answers(to: "get3").first?["ErrorMessage"]?.stringValue == "No custom event with key 'k' in this session")
     }
 
+    @Test("a value made once is made by the first call only")
+    func madeOnce() {
+        let once = MadeOnce<Int>()
+        let makes = Mutex(0)
+        let first = once.value {
+            makes.withLock { $0 += 1 }
+            return 7
+        }
+        let second = once.value {
+            makes.withLock { $0 += 1 }
+            return 8
+        }
+        #expect(first == 7 && second == 7)
+        #expect(makes.withLock { $0 } == 1)
+    }
+
     @Test("getCurrentSessions from the mirror answers what the database holds, with the same wire text")
     func currentSession() async throws {
         let (_, _, host) = try await dispatcher()
