@@ -68,8 +68,10 @@ struct CommandMixBenchmark {
             perViewer: 10, skipHello: true, hostPid: host.pid, answersMustSucceed: true)
 
         print("")
-        print("| command | touches | echo, msg/s | bridge, commands/s | ratio | target | host CPU per message, echo / bridge |")
-        print("|---|---|---|---|---|---|---|")
+        print(
+            "| command | touches | echo, msg/s | bridge, commands/s | ratio | target | host CPU per message, echo / bridge | client CPU per message, echo / bridge |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
         for workload in selected {
             var echo: [WebSocketLoad.PipelinedRun] = []
             var bridge: [WebSocketLoad.PipelinedRun] = []
@@ -86,10 +88,11 @@ struct CommandMixBenchmark {
             let ratio = median(bridge.map(\.rate)) / median(echo.map(\.rate))
             print(
                 String(
-                    format: "| %@ | %@ | %.0f | %.0f | %.2fx | >= %.1fx %@ | %.1f / %.1f µs |", workload.name, workload.touches,
-                    median(echo.map(\.rate)), median(bridge.map(\.rate)), ratio, workload.pipelinedTarget,
+                    format: "| %@ | %@ | %.0f | %.0f | %.2fx | >= %.1fx %@ | %.1f / %.1f µs | %.1f / %.1f µs |", workload.name,
+                    workload.touches, median(echo.map(\.rate)), median(bridge.map(\.rate)), ratio, workload.pipelinedTarget,
                     ratio >= workload.pipelinedTarget ? "✔" : "✘", median(echo.map(\.hostMicroseconds)),
-                    median(bridge.map(\.hostMicroseconds))))
+                    median(bridge.map(\.hostMicroseconds)), median(echo.map(\.clientMicroseconds)),
+                    median(bridge.map(\.clientMicroseconds))))
         }
 
         print("")
