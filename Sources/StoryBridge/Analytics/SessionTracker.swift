@@ -169,7 +169,7 @@ public final class SessionTracker: Sendable {
 
     /// The viewer's current session id; 400 when no presentation is open.
     public func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
-        guard let id = viewer.latestState.sessionId else {
+        guard let id = viewer.latest(\.sessionId) else {
             throw .refused("No session is open in this viewer: no presentation is shown")
         }
         return id

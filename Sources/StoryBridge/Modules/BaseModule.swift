@@ -9,7 +9,7 @@ public struct BaseModule: BridgeModule {
     public var commands: CommandTable {
         BridgeCommand("go", .fromMemory, handler: go)
         BridgeCommand("getNavigationData", .readFromMemory) { _, context in
-            context.viewer.latestState.navigationData
+            context.viewer.latest(\.navigationData)
         }
         BridgeCommand("getAppInfo", .readFromMemory) { _, context in
             let app = context.identity.app

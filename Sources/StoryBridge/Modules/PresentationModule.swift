@@ -26,7 +26,7 @@ public struct PresentationModule: BridgeModule {
             ["slide": .string(try await nextSlide(context))]
         }
         BridgeCommand("getCurrentSlideName", .readFromMemory) { _, context in
-            guard let slide = context.viewer.latestState.currentSlide else {
+            guard let slide = context.viewer.latest(\.currentSlide) else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
             return ["slide": .string(slide)]

@@ -21,7 +21,7 @@ public struct SessionsModule: BridgeModule {
         }
         .answeringFromMemory(encoded: { _, context in
             // The viewer's session, when its mirror holds it (with the answer written).
-            guard let id = context.viewer.latestState.sessionId, let found = context.sessions.store.sessionMirror.lookup(id)
+            guard let id = context.viewer.latest(\.sessionId), let found = context.sessions.store.sessionMirror.lookup(id)
             else { return nil }
             return try Self.answer(found, id: id)
         })
@@ -69,7 +69,7 @@ public struct CustomEventsModule: BridgeModule {
         .answeringFromMemory { request, context in
             // The viewer's session, when its mirror holds its events.
             let key = try request.string("key")
-            guard let sessionId = context.viewer.latestState.sessionId,
+            guard let sessionId = context.viewer.latest(\.sessionId),
                 case .known(let value) = context.sessions.store.customEventCache.lookup(session: sessionId, key: key)
             else { return nil }
             return try Self.answer(key: key, value: value)
@@ -87,7 +87,7 @@ public struct CustomEventsModule: BridgeModule {
         let key = try request.nonEmptyString("key")
         let value = try request.stringified("value")
         let sessionId = try await context.sessions.currentSessionId(context.viewer)
-        let presentationId = context.viewer.latestState.presentationId ?? 0
+        let presentationId = context.viewer.latest(\.presentationId) ?? 0
         let store = context.sessions.store
         return PreparedRecord(
             database: store.database,

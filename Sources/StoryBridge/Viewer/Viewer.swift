@@ -117,6 +117,12 @@ public actor Viewer {
     /// handler reads. A change made by an actor method is seen, whole, once that method has made it.
     public nonisolated var latestState: ViewerState { stored.withLock { $0 } }
 
+    /// Reads part of ``latestState`` without copying the rest (what a handler that needs one field
+    /// calls on every request): `read` gets the state under its lock, so keep it short.
+    public nonisolated func latest<T>(_ read: (ViewerState) -> T) -> T {
+        stored.withLock { read($0) }
+    }
+
     /// Changes the state in one step.
     private func change<T>(_ body: (inout ViewerState) -> T) -> T {
         stored.withLock { body(&$0) }
