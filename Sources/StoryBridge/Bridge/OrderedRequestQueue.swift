@@ -4,6 +4,11 @@ import Synchronization
 /// reads the page's frames never waits for a module and a burst of pipelined requests costs one
 /// task instead of one per request.
 ///
+/// Recording commands waiting one after another are taken as one run and committed together
+/// (`Bridge.runRecords`). When a request's turn comes, every earlier one has been answered, so a
+/// `fromMemory` command runs as on the reading task (no deadline) and an answer from memory is
+/// tried before the handler.
+///
 /// A request whose handler outlives its deadline is answered 504 by the bridge's timer (the one
 /// deadline mechanism, in `Bridge.run`); the stuck worker is abandoned (its late answer is dropped)
 /// and a fresh worker takes over the rest of the queue, so a hung module cannot stall its page.
