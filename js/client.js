@@ -25,7 +25,8 @@
   var config = {
     presentation: script ? script.getAttribute('data-presentation') : '',
     slide: script ? script.getAttribute('data-slide') : '',
-    token: script ? script.getAttribute('data-token') : ''
+    token: script ? script.getAttribute('data-token') : '',
+    pageAnswers: script ? String(script.getAttribute('data-page-answers') || '').split(' ') : []
   };
   var VIEWER_KEY = 'storybridge.viewer';
   var NAVIGATION_KEY = 'storybridge.navigation';
@@ -224,6 +225,35 @@
       '&token=' + encodeURIComponent(config.token);
   }
 
+  // ---- answers the page gives itself while the socket connects ----
+  // A slide asks for its own name and navigation data as its scripts run; the browser hands it
+  // its connected socket only after the slide's load event. The page knows both answers exactly
+  // as the host gives them (its own slide, and the data the host handed over with the navigate
+  // event that led here), so while the socket is not open and nothing waits to be sent, it
+  // answers them itself, for the commands the host lists in data-page-answers (those its
+  // built-in modules answer). Each such exchange is reported to the host once the socket is
+  // open, so the inspector and the metrics still see every request.
+  var pageAnswered = [];
+  var ownAnswers = {
+    getCurrentSlideName: function () { return { slide: config.slide }; },
+    getNavigationData: function () { return navigationData; }
+  };
+  function answerInPage(message) {
+    if (state.connected || outbox.length !== 0 || typeof message.GUID !== 'string' || !message.GUID) { return false; }
+    var command = typeof message.Command === 'string' ? message.Command : '';
+    if (config.pageAnswers.indexOf(command) < 0 || !ownAnswers.hasOwnProperty(command)) { return false; }
+    var answer = { Data: ownAnswers[command](), ErrorCode: 200, ErrorMessage: '', GUID: message.GUID, Status: 'Success' };
+    pageAnswered.push({ request: message, answer: answer });
+    receive(JSON.stringify(answer));
+    return true;
+  }
+  function reportPageAnswers() {
+    if (pageAnswered.length === 0) { return; }
+    var report = { Command: 'storybridge.pageAnswered', Data: { exchanges: pageAnswered } };
+    pageAnswered = [];
+    socket.send(JSON.stringify(report));
+  }
+
   function flushOutbox() {
     if (!socket || socket.readyState !== 1 || outbox.length === 0) { return; }
     var batch = outbox;
@@ -242,6 +272,7 @@
     socket.onopen = function () {
       state.connected = true;
       retryDelay = 250;
+      reportPageAnswers();
       flushOutbox();
     };
     socket.onmessage = function (event) {
@@ -272,10 +303,10 @@
   /** Sends one request object or an array of them to the host. */
   function post(message) {
     if (message === null || typeof message !== 'object') { return; }
-    if (Object.prototype.toString.call(message) === '[object Array]') {
-      for (var i = 0; i < message.length; i++) { outbox.push(message[i]); }
-    } else {
-      outbox.push(message);
+    var messages = Object.prototype.toString.call(message) === '[object Array]' ? message : [message];
+    for (var i = 0; i < messages.length; i++) {
+      var item = messages[i];
+      if (item === null || typeof item !== 'object' || !answerInPage(item)) { outbox.push(item); }
     }
     flushOutbox();
   }

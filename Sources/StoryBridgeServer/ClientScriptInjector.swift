@@ -5,9 +5,12 @@ enum ClientScriptInjector {
     /// The `<script>` tag that loads the client, carrying what it needs to connect. Its URL names
     /// the client's version, so the browser keeps it from one slide to the next instead of asking
     /// the host again before every slide can run a script.
-    static func tag(presentationId: Int, slide: String, token: String) -> String {
+    /// `pageAnswers` names the commands the page may answer itself while its socket connects
+    /// (``PageAnswers``).
+    static func tag(presentationId: Int, slide: String, token: String, pageAnswers: [String] = []) -> String {
         "<script src=\"\(EmbeddedScripts.versionedPath("client.js"))\" data-storybridge=\"1\" data-presentation=\"\(presentationId)\""
-            + " data-slide=\"\(escape(slide))\" data-token=\"\(escape(token))\"></script>"
+            + " data-slide=\"\(escape(slide))\" data-token=\"\(escape(token))\""
+            + (pageAnswers.isEmpty ? "" : " data-page-answers=\"\(escape(pageAnswers.joined(separator: " ")))\"") + "></script>"
     }
 
     /// `html` with `tag` inserted right after the opening `<head>` tag, or before the first

@@ -143,3 +143,48 @@ struct MemoryAnswerTests {
         #expect(stored["complete"] == .bool(true))
     }
 }
+
+/// The report of the answers a page gave itself (``PageAnswers``).
+@Suite("answers a page gives itself")
+struct PageAnswersReportTests {
+    @Test("a page's report is shown to the observers, leaving out what the page may not answer")
+    func report() async throws {
+        let presentation = try TemporaryPresentation.threeSlides().load()
+        let (host, viewer) = await makeHost(presentation: presentation)
+        let seen = Mutex<[BridgeExchange]>([])
+        host.bridge.observe { exchange in seen.withLock { $0.append(exchange) } }
+        let outbox = Outbox()
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        let exchanges = [
+            #"{"request":{"Command":"getCurrentSlideName","Data":{},"GUID":"g1"},"answer":{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"g1","Status":"Success"}}"#,
+            #"{"request":{"Command":"setCustomEvent","Data":{"key":"k","value":"v"},"GUID":"g2"},"answer":{"Data":{},"ErrorCode":200,"ErrorMessage":"","GUID":"g2","Status":"Success"}}"#,
+            #"{"request":{"Command":"getNavigationData","Data":{},"GUID":"g3"},"answer":{"Data":{},"ErrorCode":200,"ErrorMessage":"","GUID":"other","Status":"Success"}}"#,
+        ]
+        let frame =
+            #"{"Command":"storybridge.pageAnswered","Data":{"exchanges":["# + exchanges.joined(separator: ",")
+            + #"]},"GUID":"report"}"#
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
+        }
+        let reported = seen.withLock { $0 }.filter { $0.request.command != PageAnswers.reportCommand }
+        #expect(reported.map(\.request.guid) == ["g1"])
+        #expect(reported.first?.response?.data == ["slide": "index.html"])
+        #expect(outbox.answers(to: "report").first?["Data"] == ["reported": 1])
+        // Nothing of the refused exchanges reached a module.
+        let sessionId = try #require(viewer.latestState.sessionId)
+        #expect(try await host.analytics.customEventValue(sessionId: sessionId, key: "k") == nil)
+    }
+
+    @Test("a page may answer only the commands the host's built-in modules answer")
+    func allowed() throws {
+        let bridge = Bridge(logger: quietLogger())
+        for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
+        #expect(PageAnswers.allowed(by: bridge) == ["getNavigationData", "getCurrentSlideName"])
+        struct OwnNames: BridgeModule {
+            let name = "OwnNames"
+            var commands: CommandTable { BridgeCommand("getCurrentSlideName", .readFromMemory) { _, _ in "mine" } }
+        }
+        try bridge.register(OwnNames())
+        #expect(PageAnswers.allowed(by: bridge) == ["getNavigationData"])
+    }
+}

@@ -133,6 +133,12 @@ public final class Bridge: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
+    /// Shows an exchange answered outside the bridge (by the page itself, ``PageAnswers``) to the
+    /// observers.
+    func report(_ exchange: BridgeExchange) {
+        for watcher in observers.withLock({ $0 }) { watcher(exchange) }
+    }
+
     // MARK: Steps shared with the frame dispatcher
 
     /// Finds the route of `request` and makes its command name canonical.

@@ -58,7 +58,8 @@ struct ContentRoutes: Sendable {
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
         let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
         let html = String(decoding: try Data(contentsOf: file.file), as: UTF8.self)
-        let tag = ClientScriptInjector.tag(presentationId: presentation.id, slide: file.relative, token: token.value)
+        let tag = ClientScriptInjector.tag(
+            presentationId: presentation.id, slide: file.relative, token: token.value, pageAnswers: PageAnswers.allowed(by: host.bridge))
         return .html(ClientScriptInjector.inject(tag, into: html))
     }
 }
