@@ -240,6 +240,8 @@
   };
   function answerInPage(message) {
     if (state.connected || outbox.length !== 0 || typeof message.GUID !== 'string' || !message.GUID) { return false; }
+    // A page whose socket never opens (refused) does not pile up reports: past 256, the host answers.
+    if (pageAnswered.length >= 256) { return false; }
     var command = typeof message.Command === 'string' ? message.Command : '';
     if (config.pageAnswers.indexOf(command) < 0 || !ownAnswers.hasOwnProperty(command)) { return false; }
     var answer = { Data: ownAnswers[command](), ErrorCode: 200, ErrorMessage: '', GUID: message.GUID, Status: 'Success' };
