@@ -246,6 +246,8 @@
     if (config.pageAnswers.indexOf(command) < 0 || !ownAnswers.hasOwnProperty(command)) { return false; }
     var answer = { Data: ownAnswers[command](), ErrorCode: 200, ErrorMessage: '', GUID: message.GUID, Status: 'Success' };
     pageAnswered.push({ request: message, answer: answer });
+    // Routed like the host's answer: to the client's own callback (window.__storybridge.request)
+    // or to content's StoryCLMHandler.
     receive(JSON.stringify(answer));
     return true;
   }

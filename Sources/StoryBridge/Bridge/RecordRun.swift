@@ -26,15 +26,16 @@ extension Bridge {
                     })
             }
         }
+        // Every request's outcome, set below: a failed preparation at once, the rest after their write.
         var outcomes = [Result<ModuleReply, BridgeError>?](repeating: nil, count: run.count)
         // Records by database, in order (a host has one; a custom module may bring another).
         var pending: [(database: StoryBridgeDatabase, positions: [Int], records: [PreparedRecord])] = []
         for (position, routed) in run.enumerated() {
-            guard let prepare = routed.route.command.recordHandler else {
-                outcomes[position] = await Self.invoke(routed, context: context)
-                continue
-            }
             do {
+                // The queue puts only recording commands into a run.
+                guard let prepare = routed.route.command.recordHandler else {
+                    throw BridgeError.refused("\(routed.request.command) is not a recording command")
+                }
                 let record = try await prepare(routed.request, context)
                 if let index = pending.firstIndex(where: { $0.database === record.database }) {
                     pending[index].positions.append(position)
@@ -60,7 +61,6 @@ extension Bridge {
         var answers: [BridgeResponse?] = []
         answers.reserveCapacity(run.count)
         for (position, routed) in run.enumerated() {
-            // Every position was given an outcome above.
             let outcome = outcomes[position] ?? .failure(.refused("The request was not run"))
             answers.append(finish(routed.request, outcome, context: context, started: started))
         }

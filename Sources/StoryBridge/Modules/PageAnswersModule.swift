@@ -46,16 +46,16 @@ struct PageAnswersModule: BridgeModule {
             let commands = Set(PageAnswers.candidates.map(\.command))
             var reported = 0
             for exchange in exchanges {
-                guard let requestJSON = exchange["request"], let asked = try? BridgeRequest(json: requestJSON),
-                    commands.contains(CommandNames.canonical(asked.command)), let guid = asked.guid,
+                guard let requestJSON = exchange["request"], var canonical = try? BridgeRequest(json: requestJSON),
+                    case let command = CommandNames.canonical(canonical.command), commands.contains(command),
+                    let guid = canonical.guid,
                     let answer = exchange["answer"].flatMap(BridgeResponse.init(json:)), answer.guid == guid
                 else {
                     context.logger.warning(
                         "a page reported an answer it may not give itself", metadata: ["exchange": "\(exchange.jsonString())"])
                     continue
                 }
-                var canonical = asked
-                canonical.command = CommandNames.canonical(asked.command)
+                canonical.command = command
                 report(
                     BridgeExchange(
                         viewerId: context.viewer.id, request: canonical, response: answer, duration: .zero, isUnknownCommand: false))

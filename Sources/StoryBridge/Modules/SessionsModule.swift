@@ -36,19 +36,18 @@ public struct SessionsModule: BridgeModule {
     /// The session `id` with its slides `[{id, name, duration, created}]` (one read); 404 when
     /// there is none.
     static func describeSession(id: String, store: AnalyticsStore) async throws -> JSONValue {
-        try describe(try await store.sessionWithSlideViews(id: id), id: id)
-    }
-
-    /// The answer for a session `id` as read (`nil`: there is none, 404).
-    static func describe(_ found: (SessionRecord, [SlideViewRecord])?, id: String) throws -> JSONValue {
-        try answer(SessionWithSlideViews(session: found?.0, slideViews: found?.1 ?? []), id: id).value
+        let found = try await store.sessionWithSlideViews(id: id)
+        guard let described = SessionWithSlideViews.describe(found?.0, found?.1 ?? []) else { throw notFound(id) }
+        return described
     }
 
     /// The answer for session `id` as read, with its wire text (404 when there is no such session).
     static func answer(_ found: SessionWithSlideViews, id: String) throws(BridgeError) -> EncodedJSON {
-        guard let described = found.described else { throw BridgeError.notFound("Session '\(id)' not found") }
+        guard let described = found.described else { throw notFound(id) }
         return described
     }
+
+    private static func notFound(_ id: String) -> BridgeError { .notFound("Session '\(id)' not found") }
 }
 
 /// The CustomEvents module (§5.5): one value per key per session.

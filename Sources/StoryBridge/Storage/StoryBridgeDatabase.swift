@@ -60,7 +60,7 @@ public final class StoryBridgeDatabase: Sendable {
     /// fail. Each may therefore run twice; like ``write(_:)``'s `updates`, it must change nothing
     /// outside the database except through ``afterCommit(_:_:)``.
     public func writeEach(_ writes: [@Sendable (Database) throws -> Void]) async -> [Result<Void, any Error>] {
-        guard writes.count > 1 else { return [await outcome(of: writes.first ?? { _ in })] }
+        guard writes.count > 1 else { return writes.isEmpty ? [] : [await outcome(of: writes[0])] }
         do {
             try await write { db in
                 for updates in writes { try updates(db) }
