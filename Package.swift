@@ -5,6 +5,12 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// The targets on the command path: an async function runs on its caller's executor unless it
+/// says otherwise (`@concurrent`), so a call on that path does not hop executors.
+let commandPathSettings: [SwiftSetting] = strictSettings + [
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+]
+
 let package = Package(
     name: "storybridge",
     platforms: [.macOS(.v14)],
@@ -49,7 +55,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: commandPathSettings
         ),
         .target(
             name: "StoryBridgeSync",
@@ -75,7 +81,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strictSettings,
+            swiftSettings: commandPathSettings,
             plugins: ["EmbedScripts"]
         ),
         // The development collector behind `storybridge collector` (and the upload tests).

@@ -30,6 +30,30 @@ private final class LookupModule: BridgeModule, Sendable {
     }
 }
 
+/// A command made with `BridgeCommand.fromMemory`: `tick` counts its calls and answers the count;
+/// `refuse` throws; `hold` waits until `opened`.
+private final class CounterModule: BridgeModule, Sendable {
+    let name = "Counter"
+    let calls = Mutex(0)
+    let opened = Mutex(false)
+
+    var commands: CommandTable {
+        BridgeCommand.fromMemory("tick") { [self] _, _ in
+            .int(calls.withLock { value in
+                value += 1
+                return value
+            })
+        }
+        BridgeCommand.fromMemory("refuse", .changesState) { _, _ in
+            throw BridgeError.notFound("Nothing to count")
+        }
+        BridgeCommand("hold") { [self] _, _ in
+            while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(2)) }
+            return .emptyObject
+        }
+    }
+}
+
 /// Ordered commands answered from memory when the page has nothing waiting.
 @Suite("answers from memory")
 struct MemoryAnswerTests {
@@ -86,6 +110,35 @@ struct MemoryAnswerTests {
         // Once the request before it is answered, memory may answer it: still in its place.
         #expect(outbox.answers(to: "look").first?["Data"]?.stringValue == "from memory: 1")
         #expect(module.handlerCalls.withLock { $0 } == 0)
+    }
+
+    @Test("a command made with fromMemory is answered by a plain call before dispatch returns, with no task, and keeps its place behind a waiting request")
+    func synchronousMemoryCommand() async throws {
+        let module = CounterModule()
+        let (dispatcher, outbox, host) = try await dispatcher(module)
+        #expect(host.bridge.policy(for: "tick") == .readFromMemory)
+        #expect(host.bridge.policy(for: "refuse") == .fromMemory(.changesState))
+        let spawned = Mutex(0)
+        await dispatcher.dispatch(frame: Self.request("tick", "{}", guid: "first")) { _ in spawned.withLock { $0 += 1 } }
+        await dispatcher.dispatch(frame: Self.request("refuse", "{}", guid: "refused")) { _ in spawned.withLock { $0 += 1 } }
+        #expect(spawned.withLock { $0 } == 0)
+        #expect(outbox.answers(to: "first").first?["Data"]?.intValue == 1)
+        #expect(outbox.answers(to: "refused").first?["ErrorCode"]?.intValue == 404)
+        #expect(outbox.answers(to: "refused").first?["ErrorMessage"]?.stringValue == "Nothing to count")
+        // Behind a request that waits, it is answered by the page's worker, in its place.
+        await withDiscardingTaskGroup { group in
+            let frame = "[" + Self.request("hold", "{}", guid: "held") + "," + Self.request("tick", "{}", guid: "second") + "]"
+            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
+            #expect(outbox.answers(to: "second").isEmpty)
+            #expect(module.calls.withLock { $0 } == 1)
+            module.opened.withLock { $0 = true }
+        }
+        #expect(outbox.guids == ["first", "refused", "held", "second"])
+        #expect(outbox.answers(to: "second").first?["Data"]?.intValue == 2)
+        // Run outside any connection (a script's command test), it answers the same way.
+        let context = host.context(for: await host.viewers.lease(id: "script"))
+        let answer = await host.bridge.handle(BridgeRequest(command: "tick", data: .emptyObject, guid: "third"), context: context)
+        #expect(answer?.data == .int(3))
     }
 
     @Test("getCustomEventByKey from the mirror sees the page's own writes, and its absent keys are 404")

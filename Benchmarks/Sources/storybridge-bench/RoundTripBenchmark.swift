@@ -18,6 +18,8 @@ struct RoundTripBenchmark {
     var rounds: Int?
     /// Skip the echo rounds (profiling the bridge alone).
     var bridgeOnly = false
+    /// Skip the bridge rounds (profiling the host's echo alone, to compare with the bridge).
+    var echoOnly = false
 
     var sequentialCount: Int { quick ? 1_000 : 10_000 }
     var pipelinedViewers: Int { 100 }
@@ -59,11 +61,12 @@ struct RoundTripBenchmark {
                             skipHello: false,
                             hostPid: host.pid))
                 }
-                bridgeRuns.append(
-                    try await WebSocketLoad.pipelined(
-                        urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request, perViewer: pipelinedPerViewer,
-                        skipHello: true,
-                        hostPid: host.pid))
+                if !echoOnly {
+                    bridgeRuns.append(
+                        try await WebSocketLoad.pipelined(
+                            urls: (0..<pipelinedViewers).map { bridgeURL("pipe-\($0)") }, request: request,
+                            perViewer: pipelinedPerViewer, skipHello: true, hostPid: host.pid))
+                }
             }
         }
         func cpuLine() -> String {

@@ -5,9 +5,10 @@ import StoryBridge
 //   storybridge-bench custom-events [COUNT]   setCustomEvent through the bridge vs plain SQLite inserts
 //   storybridge-bench roundtrip [--quick]     command round trips vs a plain WebSocket echo, Chromium,
 //                                             memory per viewer, static serving
-//       [--pipelined-only] [--rounds N] [--bridge-only]
+//       [--pipelined-only] [--rounds N] [--bridge-only | --echo-only]
 //                                             only the pipelined comparison, N rounds of each path
-//                                             (--bridge-only: no echo rounds, for profiling the host)
+//                                             (--bridge-only: no echo rounds, --echo-only: no bridge
+//                                             rounds, for profiling the host)
 //   storybridge-bench mix [--quick] [--rounds N] [--only COMMAND]
 //                                             the commands content calls most, by what they touch
 //                                             (memory, SQLite read, SQLite write, a mix), pipelined
@@ -40,7 +41,7 @@ func positiveOption(_ flag: String) -> Int? {
 let usage = """
     usage: storybridge-bench BENCHMARK [OPTIONS]
       custom-events [COUNT]      setCustomEvent through the bridge vs plain SQLite inserts (100,000)
-      roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only]
+      roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only | --echo-only]
                                  command round trips vs a plain WebSocket echo
       mix [--quick] [--rounds N] [--only COMMAND]
                                  the commands content calls most, by what they touch
@@ -88,6 +89,7 @@ case "roundtrip":
     var benchmark = RoundTripBenchmark(quick: arguments.contains("--quick"))
     benchmark.pipelinedOnly = arguments.contains("--pipelined-only")
     benchmark.bridgeOnly = arguments.contains("--bridge-only")
+    benchmark.echoOnly = arguments.contains("--echo-only")
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try await benchmark.run()
 case "mix":

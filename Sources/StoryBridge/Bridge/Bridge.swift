@@ -167,7 +167,7 @@ public final class Bridge: Sendable {
     ) -> BridgeResponse? {
         let response = answer(request, result, context: context)
         let duration = clock.instant - started
-        if context.logger.logLevel <= .debug {
+        if context.logsEachRequest {
             RequestLogLine.log(request, response: response, duration: duration, logger: context.logger)
         }
         let watchers = observers.withLock { $0 }
@@ -207,8 +207,9 @@ public final class Bridge: Sendable {
     }
 }
 
-/// One handled request, as observers see it.
-public struct BridgeExchange: Sendable {
+/// One handled request, as observers see it. A class, so each observer (and the inspector's
+/// history) shares the one exchange instead of copying its strings and values.
+public final class BridgeExchange: Sendable {
     public let viewerId: String
     public let request: BridgeRequest
     /// `nil` for fire-and-forget requests.
@@ -216,4 +217,12 @@ public struct BridgeExchange: Sendable {
     public let duration: Duration
     /// No module answers the command (its name is whatever the page sent).
     public let isUnknownCommand: Bool
+
+    init(viewerId: String, request: BridgeRequest, response: BridgeResponse?, duration: Duration, isUnknownCommand: Bool) {
+        self.viewerId = viewerId
+        self.request = request
+        self.response = response
+        self.duration = duration
+        self.isUnknownCommand = isUnknownCommand
+    }
 }

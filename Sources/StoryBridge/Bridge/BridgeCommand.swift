@@ -79,6 +79,27 @@ public struct BridgeCommand: Sendable {
         BridgeCommand(name: name, policy: .ordered(deadline), handler: .record(handler))
     }
 
+    /// A command answered from memory by `answer`, which never waits: it reads (or, with
+    /// ``MemoryUse/changesState``, changes) the viewer's state, the library or the identity, and
+    /// returns the answer's `Data` at once or throws a ``BridgeError``. The policy is
+    /// ``CommandPolicy/fromMemory(_:)`` with `use`. When nothing of the page is waiting, the router
+    /// calls `answer` on the task that reads the connection as a plain function call, with no task,
+    /// queue, deadline or suspension: the cheapest path a command has.
+    ///
+    /// ```swift
+    /// BridgeCommand.fromMemory("getCurrentSlideName") { _, context in
+    ///     ["slide": .string(context.viewer.latest(\.currentSlide) ?? "")]
+    /// }
+    /// ```
+    public static func fromMemory(
+        _ name: String, _ use: MemoryUse = .readsOnly,
+        answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> JSONValue
+    ) -> BridgeCommand {
+        var command = BridgeCommand(name: name, policy: .fromMemory(use), handler: .data { try answer($0, $1) })
+        command.memoryAnswer = { request, context in ModuleReply(data: try answer(request, context)) }
+        return command
+    }
+
     /// The same command, answered by `answer` without the page's queue when that is possible: an
     /// ordered command whose data usually sits in memory (a mirror of the database), such as
     /// `getCustomEventByKey`.

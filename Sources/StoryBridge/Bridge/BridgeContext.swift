@@ -16,6 +16,9 @@ public struct BridgeContext: Sendable {
     public let sessions: SessionTracker
     /// A logger with the viewer's id in its metadata.
     public let logger: Logger
+    /// Whether ``logger`` writes a line per request (debug level), read once here rather than from
+    /// the logger's handler at every request.
+    let logsEachRequest: Bool
 
     /// Creates a context.
     public init(
@@ -28,6 +31,7 @@ public struct BridgeContext: Sendable {
         self.policy = policy
         self.sessions = sessions
         self.logger = logger
+        logsEachRequest = logger.logLevel <= .debug
     }
 
     /// Pushes an event to the viewer's page.

@@ -4,8 +4,9 @@ import Synchronization
 ///
 /// Each request is scheduled by its command's ``CommandPolicy``, worked out once at subscription:
 /// - ``CommandPolicy/fromMemory``: answered right here, on the reading task, when no earlier
-///   request of the page is still waiting (no task, queue or deadline); otherwise queued like an
-///   ordered one, so it keeps its place.
+///   request of the page is still waiting (no task, queue or deadline; a command made with
+///   ``BridgeCommand/fromMemory(_:_:answer:)`` by a plain synchronous call); otherwise queued like
+///   an ordered one, so it keeps its place.
 /// - ``CommandPolicy/ordered(_:)`` (and unknown commands, whose 400 keeps its place): queued for the
 ///   connection's one worker, answered in the order sent. A command with an answer from memory
 ///   (``BridgeCommand/answeringFromMemory(_:)``) is first offered to it, like a `fromMemory` one,
@@ -29,18 +30,24 @@ public struct FrameDispatcher: Sendable {
     private let ordered: OrderedRequestQueue
     private let respond: @Sendable (BridgeResponse) async -> Void
 
-    /// Creates a dispatcher for one connection. `deliver` sends from anywhere; `respond`, when
-    /// given, is how the task answering ordered requests sends its answers (it may write them
-    /// itself rather than hand them to another task), and must keep them in order with `deliver`.
+    /// Creates a dispatcher for one connection that sends everything with `deliver` (from anywhere).
+    public init(
+        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
+    ) {
+        self.init(bridge: bridge, context: context, maxInFlight: maxInFlight, deliver: deliver, respond: { deliver($0.json) })
+    }
+
+    /// Creates a dispatcher for one connection. `deliver` sends from anywhere; `respond` is how the
+    /// task answering ordered requests sends its answers (it may write them itself rather than hand
+    /// them to another task), and must keep them in order with `deliver`.
     public init(
         bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void,
-        respond: (@Sendable (BridgeResponse) async -> Void)? = nil
+        respond: @escaping @Sendable (BridgeResponse) async -> Void
     ) {
         self.bridge = bridge
         self.context = context
         self.maxInFlight = maxInFlight
         self.deliver = deliver
-        let respond = respond ?? { deliver($0.json) }
         self.respond = respond
         ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond)
     }
@@ -87,7 +94,12 @@ public struct FrameDispatcher: Sendable {
         }
         switch routed.route.policy {
         case .fromMemory(_) where ordered.isIdle:
-            // Only this task adds to the queue, so it stays idle while the answer is made.
+            // Only this task adds to the queue, so it stays idle while the answer is made. A
+            // synchronous answer (``BridgeCommand/fromMemory(_:_:answer:)``) is a plain call.
+            if let answered = bridge.answerFromMemory(routed, context: context) {
+                if let response = answered { await respond(response) }
+                return
+            }
             await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
                 if let response { await respond(response) }
             }

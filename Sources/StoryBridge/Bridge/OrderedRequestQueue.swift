@@ -172,12 +172,12 @@ final class OrderedRequestQueue: Sendable {
             // request that finds the queue idle is right here too. A memory command runs as it
             // would on the reading task (it cannot hang: no deadline), and a command with an
             // answer from memory is answered from it when memory holds it.
-            if case .fromMemory = routed.route.policy {
-                await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { await reply($0) }
-                return
-            }
             if let answered = bridge.answerFromMemory(routed, context: context) {
                 await reply(answered)
+                return
+            }
+            if case .fromMemory = routed.route.policy {
+                await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { await reply($0) }
                 return
             }
             // At the deadline the 504 is sent from the timer and this worker, stuck in the handler, is

@@ -4,7 +4,7 @@ import Synchronization
 /// What happened on the host, for the inspector: every request and its answer, every host event,
 /// page connections and reloads. Keeps the most recent entries and streams new ones to subscribers.
 ///
-/// Recording is cheap (a lock and a copy of the exchange); entries are turned into JSON only when
+/// Recording is cheap (a lock and a reference to the exchange); entries are turned into JSON only when
 /// somebody reads them, so an unwatched host pays almost nothing.
 public final class InspectorFeed: Sendable {
     /// One thing that happened.
@@ -15,18 +15,12 @@ public final class InspectorFeed: Sendable {
         case reload(presentationId: Int, files: [String])
     }
 
-    /// A class, so keeping and handing out an entry costs one reference, not a copy of the
-    /// exchange's every string and value.
-    private final class Stamped: @unchecked Sendable {
-        /// Set once, under the feed's lock, before the entry is shared.
-        var seq = 0
+    /// An entry with its place in the feed. Kept in the ring by value: an exchange is a class
+    /// (``BridgeExchange``), so keeping one costs a reference, not an allocation.
+    private struct Stamped: Sendable {
+        let seq: Int
         let at: Date
         let entry: Entry
-
-        init(at: Date, entry: Entry) {
-            self.at = at
-            self.entry = entry
-        }
     }
 
     private struct State {
@@ -52,11 +46,12 @@ public final class InspectorFeed: Sendable {
 
     /// Records an entry and sends it to the subscribers.
     public func record(_ entry: Entry) {
-        let stamped = Stamped(at: Date(), entry: entry)
+        let at = Date()
         // The entry pushed out of the ring is released after the lock is let go: freeing an old
         // exchange's strings and values must not hold up the other cores recording theirs.
-        let (evicted, subscribers) = state.withLock { state -> (Stamped?, [AsyncStream<String>.Continuation]) in
-            stamped.seq = state.nextSeq
+        let (stamped, evicted, subscribers) = state.withLock {
+            state -> (Stamped, Stamped?, [AsyncStream<String>.Continuation]) in
+            let stamped = Stamped(seq: state.nextSeq, at: at, entry: entry)
             state.nextSeq += 1
             var evicted: Stamped?
             if state.recent.count < capacity {
@@ -66,7 +61,7 @@ public final class InspectorFeed: Sendable {
                 state.recent[state.start] = stamped
                 state.start = (state.start + 1) % capacity
             }
-            return (evicted, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
+            return (stamped, evicted, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
         }
         withExtendedLifetime(evicted) {}
         guard !subscribers.isEmpty else { return }

@@ -8,20 +8,20 @@ public struct BaseModule: BridgeModule {
     /// Every command answers from the viewer's state, the library and the identity in memory.
     public var commands: CommandTable {
         BridgeCommand("go", .fromMemory, handler: go)
-        BridgeCommand("getNavigationData", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getNavigationData") { _, context in
             context.viewer.latest(\.navigationData)
         }
-        BridgeCommand("getAppInfo", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getAppInfo") { _, context in
             let app = context.identity.app
             return [
                 "localization": .string(app.localization), "osVersion": .string(app.osVersion),
                 "os": .string(app.os), "device": .string(app.device), "appVersion": .string(app.appVersion),
             ]
         }
-        BridgeCommand("getUserInfo", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getUserInfo") { _, context in
             ["id": .string(context.identity.user.id), "username": .string(context.identity.user.username)]
         }
-        BridgeCommand("getGeoLocationInfo", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getGeoLocationInfo") { _, context in
             let location = context.identity.location
             // iOS spells the longitude key "longtitude"; content may read either.
             return [

@@ -25,19 +25,19 @@ public struct PresentationModule: BridgeModule {
         BridgeCommand("getNextSlide", .readFromMemory) { _, context in
             ["slide": .string(try await nextSlide(context))]
         }
-        BridgeCommand("getCurrentSlideName", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getCurrentSlideName") { _, context in
             guard let slide = context.viewer.latest(\.currentSlide) else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
             return ["slide": .string(slide)]
         }
-        BridgeCommand("getBackForwardList", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getBackForwardList") { _, context in
             .array(context.viewer.latestState.history.map(JSONValue.string))
         }
-        BridgeCommand("getPresentations", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getPresentations") { _, context in
             .array(context.library.all.map(Self.summary))
         }
-        BridgeCommand("getBackForwardPresList", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getBackForwardPresList") { _, context in
             let opened = context.viewer.latestState.openedPresentations
             return .array(opened.compactMap { context.library.presentation(id: $0) }.map(Self.summary))
         }

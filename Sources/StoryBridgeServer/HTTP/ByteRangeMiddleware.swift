@@ -14,7 +14,9 @@ struct ByteRangeMiddleware: RouterMiddleware {
     let files: PresentationFiles
     let urlBasePath: String
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let header = request.headers[.range], request.uri.path.hasPrefix(urlBasePath + "/"),
             let path = String(request.uri.path.dropFirst(urlBasePath.count)).removingPercentEncoding,
             let id = files.getFileIdentifier(path), let size = try await files.getAttributes(id: id)?.size

@@ -7,7 +7,9 @@ struct HostNameMiddleware<Context: RequestContext>: RouterMiddleware {
     let names: AllowedHostNames
     let refusals: RefusalLog
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         if let refusal = names.check(authority: request.head.authority) {
             refusals.record(refusal, request)
             throw refusal

@@ -11,7 +11,9 @@ struct TokenMiddleware: RouterMiddleware {
     let token: LaunchToken
     let refusals: RefusalLog
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard context.refusal == nil, !token.matches(request.uri.queryParameters["token"]) else {
             return try await next(request, context)
         }
@@ -25,7 +27,9 @@ struct TokenMiddleware: RouterMiddleware {
 
 /// Answers 405 to any method but GET and HEAD: the host serves content, it takes none.
 struct ReadOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(
+        _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard request.method == .get || request.method == .head else {
             throw HostHTTPError(.methodNotAllowed, "Only GET and HEAD are served")
         }

@@ -62,7 +62,7 @@ struct BridgeSocket: Sendable {
                     switch message {
                     case .text(let text):
                         let frame = BridgeRequest.read(frame: text)
-                        await gate.admit(frame)
+                        if !gate.isOpen { await gate.admit(frame) }
                         await dispatcher.dispatch(read: frame) { work in group.addTask { await work() } }
                     case .binary:
                         await gate.admit(nil)

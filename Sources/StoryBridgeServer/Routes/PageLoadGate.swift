@@ -36,10 +36,14 @@ final class PageLoadGate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Whether the gate has opened: every request passes at once (checked without a call to
+    /// ``admit(_:)``, on the path of every frame).
+    var isOpen: Bool { state.withLock { $0.open } }
+
     /// Returns when `frame` (as read; `nil` for anything else the connection does) may be
     /// dispatched. Called by the connection's reading task only, one frame at a time.
     func admit(_ frame: Result<BridgeRequest.Frame, FrameError>?) async {
-        if state.withLock({ $0.open }) { return }
+        if isOpen { return }
         if earlyAnswers, case .success(let requests)? = frame,
             requests.allRequests({ bridge.policy(for: $0.command)?.isReadOnly == true })
         {
