@@ -120,6 +120,16 @@ struct MessageTests {
         #expect(
             try BridgeRequest.requests(fromFrame: #"{"Command":"caf\u00e9 \"q\""}"#).first == .success(BridgeRequest(command: "café \"q\""))
         )
+        // Member names are compared as bytes where they lie, unless they are escaped: then decoded.
+        #expect(
+            try BridgeRequest.requests(fromFrame: #"{"Comm\u0061nd":"x","GUI\u0044":"G3","Dat":1,"GUIDE":2,"":3}"#).first
+                == .success(BridgeRequest(command: "x", guid: "G3")))
+        #expect(throws: FrameError.notJSON("control character in a string at byte 4")) {
+            _ = try BridgeRequest.requests(fromFrame: "{\"Co\u{01}mmand\":\"x\"}")
+        }
+        #expect(throws: FrameError.notJSON("unterminated string at byte 9")) {
+            _ = try BridgeRequest.requests(fromFrame: #"{"Command"#)
+        }
         #expect(throws: FrameError.notJSON("unexpected data after the JSON value at byte 16")) {
             _ = try BridgeRequest.requests(fromFrame: #"{"Command":"x"} {}"#)
         }

@@ -20,10 +20,13 @@ struct RoundTripBenchmark {
     var bridgeOnly = false
     /// Skip the bridge rounds (profiling the host's echo alone, to compare with the bridge).
     var echoOnly = false
+    /// Calls per viewer in a pipelined round, instead of the default (more calls make connecting
+    /// a smaller share of a profile).
+    var calls: Int?
 
     var sequentialCount: Int { quick ? 1_000 : 10_000 }
     var pipelinedViewers: Int { 100 }
-    var pipelinedPerViewer: Int { quick ? 50 : 300 }
+    var pipelinedPerViewer: Int { calls ?? (quick ? 50 : 300) }
     /// Echo and bridge pipelined runs alternate this many times each; the medians are compared, so
     /// a burst of other work on the machine cannot decide the ratio.
     var pipelinedRounds: Int { rounds ?? (quick ? 3 : 7) }

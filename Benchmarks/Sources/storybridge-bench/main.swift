@@ -5,8 +5,9 @@ import StoryBridge
 //   storybridge-bench custom-events [COUNT]   setCustomEvent through the bridge vs plain SQLite inserts
 //   storybridge-bench roundtrip [--quick]     command round trips vs a plain WebSocket echo, Chromium,
 //                                             memory per viewer, static serving
-//       [--pipelined-only] [--rounds N] [--bridge-only | --echo-only]
-//                                             only the pipelined comparison, N rounds of each path
+//       [--pipelined-only] [--rounds N] [--calls N] [--bridge-only | --echo-only]
+//                                             only the pipelined comparison, N rounds of each path,
+//                                             N calls per viewer in each round (300)
 //                                             (--bridge-only: no echo rounds, --echo-only: no bridge
 //                                             rounds, for profiling the host)
 //   storybridge-bench mix [--quick] [--rounds N] [--only COMMAND]
@@ -41,7 +42,7 @@ func positiveOption(_ flag: String) -> Int? {
 let usage = """
     usage: storybridge-bench BENCHMARK [OPTIONS]
       custom-events [COUNT]      setCustomEvent through the bridge vs plain SQLite inserts (100,000)
-      roundtrip [--quick] [--pipelined-only] [--rounds N] [--bridge-only | --echo-only]
+      roundtrip [--quick] [--pipelined-only] [--rounds N] [--calls N] [--bridge-only | --echo-only]
                                  command round trips vs a plain WebSocket echo
       mix [--quick] [--rounds N] [--only COMMAND]
                                  the commands content calls most, by what they touch
@@ -91,6 +92,7 @@ case "roundtrip":
     benchmark.bridgeOnly = arguments.contains("--bridge-only")
     benchmark.echoOnly = arguments.contains("--echo-only")
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    if let calls = positiveOption("--calls") { benchmark.calls = calls }
     try await benchmark.run()
 case "mix":
     var benchmark = CommandMixBenchmark(quick: arguments.contains("--quick"))

@@ -166,7 +166,8 @@ public final class Bridge: Sendable {
         started: ContinuousClock.Instant
     ) -> BridgeResponse? {
         let response = answer(request, result, context: context)
-        let duration = clock.instant - started
+        let finished = clock.instant
+        let duration = finished - started
         if context.logsEachRequest {
             RequestLogLine.log(request, response: response, duration: duration, logger: context.logger)
         }
@@ -175,7 +176,7 @@ public final class Bridge: Sendable {
             var isUnknownCommand = false
             if case .failure(.unknownCommand) = result { isUnknownCommand = true }
             let exchange = BridgeExchange(
-                viewerId: context.viewer.id, request: request, response: response, duration: duration,
+                viewerId: context.viewer.id, request: request, response: response, duration: duration, finished: finished,
                 isUnknownCommand: isUnknownCommand)
             for watcher in watchers { watcher(exchange) }
         }
@@ -215,14 +216,20 @@ public final class BridgeExchange: Sendable {
     /// `nil` for fire-and-forget requests.
     public let response: BridgeResponse?
     public let duration: Duration
+    /// When the answer was made, on the bridge's clock.
+    public let finished: ContinuousClock.Instant
     /// No module answers the command (its name is whatever the page sent).
     public let isUnknownCommand: Bool
 
-    init(viewerId: String, request: BridgeRequest, response: BridgeResponse?, duration: Duration, isUnknownCommand: Bool) {
+    init(
+        viewerId: String, request: BridgeRequest, response: BridgeResponse?, duration: Duration,
+        finished: ContinuousClock.Instant, isUnknownCommand: Bool
+    ) {
         self.viewerId = viewerId
         self.request = request
         self.response = response
         self.duration = duration
+        self.finished = finished
         self.isUnknownCommand = isUnknownCommand
     }
 }

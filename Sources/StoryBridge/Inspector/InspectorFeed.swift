@@ -19,9 +19,19 @@ public final class InspectorFeed: Sendable {
     /// (``BridgeExchange``), so keeping one costs a reference, not an allocation.
     private struct Stamped: Sendable {
         let seq: Int
-        let at: Date
+        let at: Moment
         let entry: Entry
     }
+
+    /// When an entry happened: an exchange brings the instant its answer was made (so recording it
+    /// reads no clock); anything else reads the date.
+    private enum Moment: Sendable {
+        case date(Date)
+        case instant(ContinuousClock.Instant)
+    }
+
+    /// The date and the instant when the feed was made, to turn an instant into a date.
+    private let origin = (date: Date(), instant: ContinuousClock.now)
 
     private struct State {
         var recent: [Stamped] = []
@@ -46,7 +56,8 @@ public final class InspectorFeed: Sendable {
 
     /// Records an entry and sends it to the subscribers.
     public func record(_ entry: Entry) {
-        let at = Date()
+        let at: Moment
+        if case .exchange(let exchange) = entry { at = .instant(exchange.finished) } else { at = .date(Date()) }
         // The entry pushed out of the ring is released after the lock is let go: freeing an old
         // exchange's strings and values must not hold up the other cores recording theirs.
         let (stamped, evicted, subscribers) = state.withLock {
@@ -65,13 +76,13 @@ public final class InspectorFeed: Sendable {
         }
         withExtendedLifetime(evicted) {}
         guard !subscribers.isEmpty else { return }
-        let text = Self.json(stamped).jsonString()
+        let text = json(stamped).jsonString()
         for subscriber in subscribers { subscriber.yield(text) }
     }
 
     /// The recent entries, oldest first, as JSON.
     public var recentEntries: [JSONValue] {
-        ordered(state.withLock { $0 }).map(Self.json)
+        ordered(state.withLock { $0 }).map(json)
     }
 
     /// Subscribes to the feed: the recent entries, then `{"type":"live"}`, then each new entry as
@@ -84,7 +95,7 @@ public final class InspectorFeed: Sendable {
             state.subscribers[id] = continuation
             return state
         }
-        for stamped in ordered(history) { continuation.yield(Self.json(stamped).jsonString()) }
+        for stamped in ordered(history) { continuation.yield(json(stamped).jsonString()) }
         continuation.yield(#"{"type":"live"}"#)
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return (id, stream)
@@ -103,9 +114,18 @@ public final class InspectorFeed: Sendable {
         Array(state.recent[state.start...] + state.recent[..<state.start])
     }
 
-    private static func json(_ stamped: Stamped) -> JSONValue {
+    private func date(_ moment: Moment) -> Date {
+        switch moment {
+        case .date(let date): return date
+        case .instant(let instant):
+            let elapsed = (instant - origin.instant).components
+            return origin.date.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        }
+    }
+
+    private func json(_ stamped: Stamped) -> JSONValue {
         var members: [String: JSONValue] = [
-            "seq": .int(stamped.seq), "at": .string(AnalyticsFormat.timestamp(stamped.at)),
+            "seq": .int(stamped.seq), "at": .string(AnalyticsFormat.timestamp(date(stamped.at))),
         ]
         switch stamped.entry {
         case .exchange(let exchange):
@@ -116,17 +136,17 @@ public final class InspectorFeed: Sendable {
             members["viewer"] = .string(exchange.viewerId)
             members["command"] = .string(exchange.request.command)
             members["guid"] = exchange.request.guid.map(JSONValue.string) ?? .null
-            members["data"] = clip(exchange.request.data)
+            members["data"] = Self.clip(exchange.request.data)
             members["status"] = exchange.response.map { .string($0.status.rawValue) } ?? .null
             members["code"] = exchange.response.map { .int($0.errorCode) } ?? .null
             members["message"] = exchange.response.flatMap { $0.errorMessage.isEmpty ? nil : .string($0.errorMessage) } ?? .null
-            members["response"] = exchange.response.map { clip($0.data) } ?? .null
+            members["response"] = exchange.response.map { Self.clip($0.data) } ?? .null
             members["ms"] = .double((milliseconds * 1000).rounded() / 1000)
         case .event(let viewerId, let event):
             members["type"] = "event"
             members["viewer"] = .string(viewerId)
             members["name"] = .string(event.name)
-            members["data"] = clip(event.data)
+            members["data"] = Self.clip(event.data)
         case .connection(let viewerId, let connected, let presentationId, let slide):
             members["type"] = "connection"
             members["viewer"] = .string(viewerId)

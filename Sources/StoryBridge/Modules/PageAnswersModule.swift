@@ -58,7 +58,8 @@ struct PageAnswersModule: BridgeModule {
                 canonical.command = command
                 report(
                     BridgeExchange(
-                        viewerId: context.viewer.id, request: canonical, response: answer, duration: .zero, isUnknownCommand: false))
+                        viewerId: context.viewer.id, request: canonical, response: answer, duration: .zero,
+                        finished: ContinuousClock.now, isUnknownCommand: false))
                 reported += 1
             }
             return ["reported": .int(reported)]

@@ -118,6 +118,9 @@ extension BridgeRequest {
         }
     }
 
+    /// The members of a request object, in the order `frame(_:)` reads them.
+    private static let memberNames: [StaticString] = ["Command", "Data", "GUID"]
+
     /// Reads a WebSocket text frame (see ``requests(fromFrame:)``).
     public static func frame(_ text: String) throws(FrameError) -> Frame {
         // The usual frame is one request object: read its members straight into the request.
@@ -129,13 +132,13 @@ extension BridgeRequest {
             var text = text
             wasObject = try text.withUTF8 { bytes in
                 try JSONParser.forEachMember(
-                    ofObjectIn: UnsafeRawBufferPointer(bytes), maxDepth: JSONValue.defaultMaxDepth, knownValidUTF8: true
-                ) { key, value in
-                    switch key {
-                    case "Command": command = value
-                    case "Data": data = value
-                    case "GUID": guid = value
-                    default: break
+                    ofObjectIn: UnsafeRawBufferPointer(bytes), named: memberNames, maxDepth: JSONValue.defaultMaxDepth,
+                    knownValidUTF8: true
+                ) { name, value in
+                    switch name {
+                    case 0: command = value
+                    case 1: data = value
+                    default: guid = value
                     }
                 }
             }

@@ -84,13 +84,15 @@ struct JSONParser {
             return .emptyObject
         }
         var members = [String: JSONValue](minimumCapacity: 4)
-        try readMembers(depth: depth) { key, value in members[key] = value }
+        try readMembers(depth: depth, name: { try $0.string() }) { key, value in members[key] = value }
         return .object(members)
     }
 
     /// Reads the members of an object whose `{` was just passed, through its `}`, handing each to
-    /// `visit` in order.
-    private mutating func readMembers(depth: Int, _ visit: (String, JSONValue) -> Void) throws {
+    /// `visit` in order with its name as `readName` reads it (at the name's opening quote).
+    private mutating func readMembers<Name>(
+        depth: Int, name readName: (inout JSONParser) throws -> Name, _ visit: (Name, JSONValue) -> Void
+    ) throws {
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -99,12 +101,12 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
-            let key = try string()
+            let name = try readName(&self)
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            visit(key, try value(depth: depth))
+            visit(name, try value(depth: depth))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of JSON") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -117,21 +119,48 @@ struct JSONParser {
         }
     }
 
-    /// Reads text whose value is an object, handing its members to `visit` in order instead of
-    /// building a dictionary (a request object is read once, member by member). Returns false,
-    /// having read nothing, when the value is not an object.
+    /// Reads text whose value is an object, handing the members named in `names` to `visit` (with
+    /// the name's index in `names`) in order, instead of building a dictionary: a request object is
+    /// read once, member by member, and a member's name is compared as bytes, not made a `String`.
+    /// Other members are read (the text must be JSON) and left out. Returns false, having read
+    /// nothing, when the value is not an object.
     static func forEachMember(
-        ofObjectIn data: UnsafeRawBufferPointer, maxDepth: Int, knownValidUTF8: Bool, _ visit: (String, JSONValue) -> Void
+        ofObjectIn data: UnsafeRawBufferPointer, named names: [StaticString], maxDepth: Int, knownValidUTF8: Bool,
+        _ visit: (Int, JSONValue) -> Void
     ) throws -> Bool {
         var parser = JSONParser(bytes: data.bindMemory(to: UInt8.self), maxDepth: maxDepth, knownValidUTF8: knownValidUTF8)
         parser.skipWhitespace()
         guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "{") else { return false }
         guard maxDepth >= 1 else { throw parser.tooDeepError() }
         parser.index += 1
-        try parser.readMembers(depth: 1, visit)
+        try parser.readMembers(depth: 1, name: { try $0.memberName(among: names) }) { name, value in
+            if let name { visit(name, value) }
+        }
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw parser.error("unexpected data after the JSON value") }
         return true
+    }
+
+    /// Reads a member name at the opening quote: the index in `names` of the one it is, or `nil`.
+    /// A name without escapes is compared byte for byte where it lies; one with escapes is decoded.
+    private mutating func memberName(among names: [StaticString]) throws -> Int? {
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+            // Escapes, a control character or no closing quote: the general reader decides.
+            let name = try string()
+            return names.firstIndex { $0.description == name }
+        }
+        index = end + 1
+        let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        for (position, name) in names.enumerated() where name.utf8CodeUnitCount == raw.count {
+            if memcmp(name.utf8Start, raw.baseAddress!, raw.count) == 0 { return position }
+        }
+        if !knownValidUTF8 { _ = try validated(start..<end) }
+        return nil
     }
 
     private mutating func array(depth: Int) throws -> JSONValue {

@@ -87,9 +87,10 @@ public final class HostMetrics: Sendable {
         }
     }
 
-    /// Counts the requests `bridge` handles, by command and status, and times them.
+    /// Counts the requests `bridge` handles, by command and status, and times them. The bridge
+    /// keeps these metrics as long as it lives (they do not refer back to it).
     public func watch(_ bridge: Bridge) {
-        bridge.observe { [weak self] exchange in self?.record(exchange) }
+        bridge.observe { exchange in self.record(exchange) }
     }
 
     func record(_ exchange: BridgeExchange) {
