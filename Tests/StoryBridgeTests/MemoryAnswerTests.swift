@@ -39,10 +39,11 @@ private final class CounterModule: BridgeModule, Sendable {
 
     var commands: CommandTable {
         BridgeCommand.fromMemory("tick") { [self] _, _ in
-            .int(calls.withLock { value in
-                value += 1
-                return value
-            })
+            .int(
+                calls.withLock { value in
+                    value += 1
+                    return value
+                })
         }
         BridgeCommand.fromMemory("refuse", .changesState) { _, _ in
             throw BridgeError.notFound("Nothing to count")
@@ -112,7 +113,9 @@ struct MemoryAnswerTests {
         #expect(module.handlerCalls.withLock { $0 } == 0)
     }
 
-    @Test("a command made with fromMemory is answered by a plain call before dispatch returns, with no task, and keeps its place behind a waiting request")
+    @Test(
+        "a command made with fromMemory is answered by a plain call before dispatch returns, with no task, and keeps its place behind a waiting request"
+    )
     func synchronousMemoryCommand() async throws {
         let module = CounterModule()
         let (dispatcher, outbox, host) = try await dispatcher(module)
