@@ -1,4 +1,6 @@
+import HummingbirdWebSocket
 import NIOCore
+import NIOWebSocket
 import Synchronization
 
 /// The single, ordered way out of one page connection: answers and host events are queued here
@@ -16,11 +18,11 @@ final class OutboundChannel: Sendable {
     }
 
     private let state = Mutex(State())
-    private let write: @Sendable (ByteBuffer) async throws -> Void
+    private let outbound: WebSocketOutboundWriter
 
-    /// `write` puts one text frame, holding the UTF-8 bytes given, on the wire.
-    init(write: @escaping @Sendable (ByteBuffer) async throws -> Void) {
-        self.write = write
+    /// A channel writing its messages to `outbound`, as text frames.
+    init(_ outbound: WebSocketOutboundWriter) {
+        self.outbound = outbound
     }
 
     /// Queues `text`; starts a writer task when nobody is writing.
@@ -67,7 +69,7 @@ final class OutboundChannel: Sendable {
     /// Writes one frame; false (and the channel closed) when the connection is gone.
     private func write(_ frame: ByteBuffer) async -> Bool {
         do {
-            try await write(frame)
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
             return true
         } catch {
             close()

@@ -143,15 +143,20 @@ public final class Bridge: Sendable {
 
     /// Finds the route of `request` and makes its command name canonical.
     func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
-        // Content nearly always sends the canonical name: look it up as sent first (route keys are
-        // canonical, so a hit needs no normalising), and normalise only on a miss.
-        guard let route = routes.withLock({ $0[request.command] }) ?? normalisedRoute(request.command) else {
+        guard let routed = routed(request) else {
             return .failure(.unknownCommand(CommandNames.canonical(request.command)))
         }
+        return .success(routed)
+    }
+
+    /// The request with its route, or `nil` when no module answers its command.
+    func routed(_ request: consuming BridgeRequest) -> RoutedRequest? {
+        // Content nearly always sends the canonical name: look it up as sent first (route keys are
+        // canonical, so a hit needs no normalising), and normalise only on a miss.
+        guard let route = routes.withLock({ $0[request.command] }) ?? normalisedRoute(request.command) else { return nil }
         // The route's own copy of the name: the one the frame was parsed into is freed at once.
-        var canonical = request
-        canonical.command = route.name
-        return .success(RoutedRequest(route: route, request: canonical))
+        request.command = route.name
+        return RoutedRequest(route: route, request: request)
     }
 
     /// The route of a command sent with surrounding spaces or a legacy spelling.

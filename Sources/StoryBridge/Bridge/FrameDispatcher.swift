@@ -84,6 +84,22 @@ public struct FrameDispatcher: Sendable {
         }
     }
 
+    /// The answer to a frame that can be answered by a plain call, with no task and no suspension:
+    /// one request whose command answers from memory (``BridgeCommand/fromMemory(_:_:answer:)``,
+    /// or ``BridgeCommand/answeringFromMemory(_:)`` when memory holds the answer) while nothing of
+    /// the page is waiting. The response is inside (`nil` for a request without a GUID), and the
+    /// caller sends it as ``dispatch(read:spawn:)`` would have; `nil` means the frame goes to
+    /// ``dispatch(read:spawn:)``. Call it from the task that dispatches the connection's frames.
+    public func answerAtOnce(_ read: Result<BridgeRequest.Frame, FrameError>) -> BridgeResponse?? {
+        guard case .success(.request(let request)) = read, let routed = bridge.routed(request),
+            routed.route.command.memoryAnswer != nil
+        else { return nil }
+        if case .concurrent = routed.route.policy { return nil }
+        // Only the dispatching task adds to the queue, so it stays idle while the answer is made.
+        guard ordered.isIdle else { return nil }
+        return bridge.answerFromMemory(routed, context: context)
+    }
+
     /// Answers at once, queues, or spawns one request, as its command's policy says.
     private func handle(_ request: BridgeRequest, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
         let route = bridge.route(request)

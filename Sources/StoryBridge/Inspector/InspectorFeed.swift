@@ -4,7 +4,7 @@ import Synchronization
 /// What happened on the host, for the inspector: every request and its answer, every host event,
 /// page connections and reloads. Keeps the most recent entries and streams new ones to subscribers.
 ///
-/// Recording is cheap (a lock and a reference to the exchange); entries are turned into JSON only when
+/// Recording is cheap (one of several locks and a reference to the exchange); entries are turned into JSON only when
 /// somebody reads them, so an unwatched host pays almost nothing.
 public final class InspectorFeed: Sendable {
     /// One thing that happened.
@@ -33,15 +33,25 @@ public final class InspectorFeed: Sendable {
     /// The date and the instant when the feed was made, to turn an instant into a date.
     private let origin = (date: Date(), instant: ContinuousClock.now)
 
-    private struct State {
+    /// One part of the ring. Entries are spread over the parts by their sequence number, so pages
+    /// answered on different cores record into different locks instead of queueing on one.
+    private struct Shard {
         var recent: [Stamped] = []
-        /// Index in `recent` of the oldest entry once the ring is full.
+        /// Index in `recent` of the oldest entry once this part is full.
         var start = 0
-        var nextSeq = 1
+        /// Every subscriber, in each part: a recording sees them under its own part's lock.
         var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     }
 
-    private let state = Mutex(State())
+    /// A part's lock (a class, so the parts can sit in an array).
+    private final class ShardLock: Sendable {
+        let state = Mutex(Shard())
+    }
+
+    private let shards: [ShardLock]
+    /// Entries each part keeps.
+    private let shardCapacity: Int
+    private let nextSeq = Atomic<Int>(1)
     /// How many recent entries are kept for an inspector that opens later.
     public let capacity: Int
     /// Data larger than this (as JSON) is shown as a preview only.
@@ -52,27 +62,31 @@ public final class InspectorFeed: Sendable {
     /// Creates an empty feed keeping `capacity` recent entries.
     public init(capacity: Int = 500) {
         self.capacity = max(1, capacity)
+        let parts = min(8, self.capacity)
+        shards = (0..<parts).map { _ in ShardLock() }
+        shardCapacity = (self.capacity + parts - 1) / parts
     }
 
     /// Records an entry and sends it to the subscribers.
     public func record(_ entry: Entry) {
         let at: Moment
         if case .exchange(let exchange) = entry { at = .instant(exchange.finished) } else { at = .date(Date()) }
+        let seq = nextSeq.wrappingAdd(1, ordering: .relaxed).oldValue
+        let stamped = Stamped(seq: seq, at: at, entry: entry)
+        let shardCapacity = self.shardCapacity
         // The entry pushed out of the ring is released after the lock is let go: freeing an old
         // exchange's strings and values must not hold up the other cores recording theirs.
-        let (stamped, evicted, subscribers) = state.withLock {
-            state -> (Stamped, Stamped?, [AsyncStream<String>.Continuation]) in
-            let stamped = Stamped(seq: state.nextSeq, at: at, entry: entry)
-            state.nextSeq += 1
+        let (evicted, subscribers) = shards[seq % shards.count].state.withLock {
+            shard -> (Stamped?, [AsyncStream<String>.Continuation]) in
             var evicted: Stamped?
-            if state.recent.count < capacity {
-                state.recent.append(stamped)
+            if shard.recent.count < shardCapacity {
+                shard.recent.append(stamped)
             } else {
-                evicted = state.recent[state.start]
-                state.recent[state.start] = stamped
-                state.start = (state.start + 1) % capacity
+                evicted = shard.recent[shard.start]
+                shard.recent[shard.start] = stamped
+                shard.start = (shard.start + 1) % shardCapacity
             }
-            return (stamped, evicted, state.subscribers.isEmpty ? [] : Array(state.subscribers.values))
+            return (evicted, shard.subscribers.isEmpty ? [] : Array(shard.subscribers.values))
         }
         withExtendedLifetime(evicted) {}
         guard !subscribers.isEmpty else { return }
@@ -82,7 +96,9 @@ public final class InspectorFeed: Sendable {
 
     /// The recent entries, oldest first, as JSON.
     public var recentEntries: [JSONValue] {
-        ordered(state.withLock { $0 }).map(json)
+        var kept: [Stamped] = []
+        acrossShards { kept.append(contentsOf: $0.recent) }
+        return recent(kept).map(json)
     }
 
     /// Subscribes to the feed: the recent entries, then `{"type":"live"}`, then each new entry as
@@ -90,12 +106,14 @@ public final class InspectorFeed: Sendable {
     public func subscribe() -> (id: UUID, entries: AsyncStream<String>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(2_000))
-        // The history and the registration happen under one lock so no entry is missed or doubled.
-        let history = state.withLock { state -> State in
-            state.subscribers[id] = continuation
-            return state
+        // The history and the registration happen under every part's lock at once, so no entry is
+        // missed or doubled: a recording either came before (in the history) or sees the subscriber.
+        var history: [Stamped] = []
+        acrossShards { shard in
+            shard.subscribers[id] = continuation
+            history.append(contentsOf: shard.recent)
         }
-        for stamped in ordered(history) { continuation.yield(json(stamped).jsonString()) }
+        for stamped in recent(history) { continuation.yield(json(stamped).jsonString()) }
         continuation.yield(#"{"type":"live"}"#)
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return (id, stream)
@@ -103,15 +121,29 @@ public final class InspectorFeed: Sendable {
 
     /// Ends a subscription.
     public func unsubscribe(_ id: UUID) {
-        let continuation = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        var continuation: AsyncStream<String>.Continuation?
+        acrossShards { shard in
+            if let removed = shard.subscribers.removeValue(forKey: id) { continuation = removed }
+        }
         continuation?.finish()
     }
 
     /// How many inspectors are watching.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { shards[0].state.withLock { $0.subscribers.count } }
 
-    private func ordered(_ state: State) -> [Stamped] {
-        Array(state.recent[state.start...] + state.recent[..<state.start])
+    /// Runs `body` on every part, holding all their locks until the last has run (taken in order,
+    /// so two such calls cannot wait on each other).
+    private func acrossShards(from index: Int = 0, _ body: (inout Shard) -> Void) {
+        guard index < shards.count else { return }
+        shards[index].state.withLock { shard in
+            body(&shard)
+            acrossShards(from: index + 1, body)
+        }
+    }
+
+    /// The newest ``capacity`` of `entries`, oldest first.
+    private func recent(_ entries: [Stamped]) -> ArraySlice<Stamped> {
+        entries.sorted { $0.seq < $1.seq }.suffix(capacity)
     }
 
     private func date(_ moment: Moment) -> Date {

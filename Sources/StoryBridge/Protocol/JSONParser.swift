@@ -91,7 +91,7 @@ struct JSONParser {
     /// Reads the members of an object whose `{` was just passed, through its `}`, handing each to
     /// `visit` in order with its name as `readName` reads it (at the name's opening quote).
     private mutating func readMembers<Name>(
-        depth: Int, name readName: (inout JSONParser) throws -> Name, _ visit: (Name, JSONValue) -> Void
+        depth: Int, name readName: (inout JSONParser) throws -> Name, _ visit: (Name, consuming JSONValue) -> Void
     ) throws {
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
@@ -126,7 +126,7 @@ struct JSONParser {
     /// nothing, when the value is not an object.
     static func forEachMember(
         ofObjectIn data: UnsafeRawBufferPointer, named names: [StaticString], maxDepth: Int, knownValidUTF8: Bool,
-        _ visit: (Int, JSONValue) -> Void
+        _ visit: (Int, consuming JSONValue) -> Void
     ) throws -> Bool {
         var parser = JSONParser(bytes: data.bindMemory(to: UInt8.self), maxDepth: maxDepth, knownValidUTF8: knownValidUTF8)
         parser.skipWhitespace()
@@ -156,8 +156,12 @@ struct JSONParser {
         }
         index = end + 1
         let raw = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        // Names are a few bytes long: a loop here beats a call to `memcmp`.
         for (position, name) in names.enumerated() where name.utf8CodeUnitCount == raw.count {
-            if memcmp(name.utf8Start, raw.baseAddress!, raw.count) == 0 { return position }
+            let expected = name.utf8Start
+            var offset = 0
+            while offset < raw.count, raw[offset] == expected[offset] { offset += 1 }
+            if offset == raw.count { return position }
         }
         if !knownValidUTF8 { _ = try validated(start..<end) }
         return nil

@@ -39,11 +39,18 @@ public final class HostMetrics: Sendable {
     private let storageEpisodes: CoreMetrics.Counter
     private let storageFailing: CoreMetrics.Gauge
 
-    private struct CommandSeries {
+    /// A class, so finding a command's series hands out one reference.
+    private final class CommandSeries: @unchecked Sendable {
         let histogram: LatencyHistogram
         let duration: CoreMetrics.Timer
-        /// Answer code → counter; ``unanswered`` for requests without a GUID.
+        /// Answer code → counter; ``unanswered`` for requests without a GUID. Changed only under
+        /// the lock of ``HostMetrics/series``.
         var byCode: [Int: CoreMetrics.Counter] = [:]
+
+        init(histogram: LatencyHistogram, duration: CoreMetrics.Timer) {
+            self.histogram = histogram
+            self.duration = duration
+        }
     }
 
     private static let unanswered = -1
@@ -99,21 +106,22 @@ public final class HostMetrics: Sendable {
         let code = exchange.response?.errorCode ?? Self.unanswered
         let factory = self.factory
         let (counter, timer) = series.withLock { all -> (CoreMetrics.Counter, CoreMetrics.Timer) in
-            if let known = all[command], let counter = known.byCode[code] { return (counter, known.duration) }
-            var entry =
-                all[command]
-                ?? {
-                    let histogram = LatencyHistogram(bounds: Self.durationBuckets)
-                    return CommandSeries(
-                        histogram: histogram,
-                        duration: CoreMetrics.Timer(
-                            label: Self.durationName, dimensions: [("command", command)], handler: histogram, factory: factory))
-                }()
+            let entry: CommandSeries
+            if let known = all[command] {
+                if let counter = known.byCode[code] { return (counter, known.duration) }
+                entry = known
+            } else {
+                let histogram = LatencyHistogram(bounds: Self.durationBuckets)
+                entry = CommandSeries(
+                    histogram: histogram,
+                    duration: CoreMetrics.Timer(
+                        label: Self.durationName, dimensions: [("command", command)], handler: histogram, factory: factory))
+                all[command] = entry
+            }
             let status = code == Self.unanswered ? "unanswered" : String(code)
             let counter = CoreMetrics.Counter(
                 label: "storybridge_requests_total", dimensions: [("command", command), ("status", status)], factory: factory)
             entry.byCode[code] = counter
-            all[command] = entry
             return (counter, entry.duration)
         }
         counter.increment()

@@ -19,9 +19,7 @@ struct BridgeSocket: Sendable {
         let viewer = await host.viewers.lease(id: page.viewerId)
         defer { host.viewers.release(viewer) }
         let context = host.context(for: viewer)
-        let channel = OutboundChannel { frame in
-            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
-        }
+        let channel = OutboundChannel(outbound)
         let deliver: @Sendable (JSONValue) -> Void = { channel.send($0.jsonString()) }
         let connection = UUID()
         let dispatcher = FrameDispatcher(
@@ -63,7 +61,13 @@ struct BridgeSocket: Sendable {
                     case .text(let text):
                         let frame = BridgeRequest.read(frame: text)
                         if !gate.isOpen { await gate.admit(frame) }
-                        await dispatcher.dispatch(read: frame) { work in group.addTask { await work() } }
+                        // A memory answer is made by a plain call and written from here; any
+                        // other frame is dispatched.
+                        if let answered = dispatcher.answerAtOnce(frame) {
+                            if let response = answered { await channel.sendNow(response.jsonBytes) }
+                        } else {
+                            await dispatcher.dispatch(read: frame) { work in group.addTask { await work() } }
+                        }
                     case .binary:
                         await gate.admit(nil)
                         dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))
