@@ -170,6 +170,17 @@ public final class Bridge: Sendable {
         _ request: BridgeRequest, _ result: Result<ModuleReply, BridgeError>, context: BridgeContext,
         started: ContinuousClock.Instant
     ) -> BridgeResponse? {
+        finish(request, result, context: context, started: started) { $0 }
+    }
+
+    /// The same, handing the answer to `use` before the observers see it, and returning what `use`
+    /// returns: the answer lives in the exchange the observers get, and `use` reads it there.
+    func finish<T>(
+        _ request: BridgeRequest, _ result: consuming Result<ModuleReply, BridgeError>, context: BridgeContext,
+        started: ContinuousClock.Instant, _ use: (BridgeResponse?) -> T
+    ) -> T {
+        var isUnknownCommand = false
+        if case .failure(.unknownCommand) = result { isUnknownCommand = true }
         let response = answer(request, result, context: context)
         let finished = clock.instant
         let duration = finished - started
@@ -177,19 +188,17 @@ public final class Bridge: Sendable {
             RequestLogLine.log(request, response: response, duration: duration, logger: context.logger)
         }
         let watchers = observers.withLock { $0 }
-        if !watchers.isEmpty {
-            var isUnknownCommand = false
-            if case .failure(.unknownCommand) = result { isUnknownCommand = true }
-            let exchange = BridgeExchange(
-                viewerId: context.viewer.id, request: request, response: response, duration: duration, finished: finished,
-                isUnknownCommand: isUnknownCommand)
-            for watcher in watchers { watcher(exchange) }
-        }
-        return response
+        if watchers.isEmpty { return use(response) }
+        let exchange = BridgeExchange(
+            viewerId: context.viewer.id, request: request, response: response, duration: duration, finished: finished,
+            isUnknownCommand: isUnknownCommand)
+        let used = use(exchange.response)
+        for watcher in watchers { watcher(exchange) }
+        return used
     }
 
     private func answer(
-        _ request: BridgeRequest, _ result: Result<ModuleReply, BridgeError>, context: BridgeContext
+        _ request: BridgeRequest, _ result: consuming Result<ModuleReply, BridgeError>, context: BridgeContext
     ) -> BridgeResponse? {
         if case .failure(let error) = result, error.isDefect || request.guid == nil {
             // A failure nobody hears of (no GUID) or one that points at a defect is worth a warning.

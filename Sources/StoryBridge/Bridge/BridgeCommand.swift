@@ -100,6 +100,17 @@ public struct BridgeCommand: Sendable {
         return command
     }
 
+    /// ``fromMemory(_:_:answer:)`` for an answer kept in memory already written as JSON (sent as
+    /// it is).
+    static func fromMemoryWritten(
+        _ name: String, _ use: MemoryUse = .readsOnly,
+        answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> EncodedJSON
+    ) -> BridgeCommand {
+        var command = BridgeCommand(name: name, policy: .fromMemory(use), handler: .data { try answer($0, $1).value })
+        command.memoryAnswer = { request, context in ModuleReply(encoded: try answer(request, context)) }
+        return command
+    }
+
     /// The same command, answered by `answer` without the page's queue when that is possible: an
     /// ordered command whose data usually sits in memory (a mirror of the database), such as
     /// `getCustomEventByKey`.

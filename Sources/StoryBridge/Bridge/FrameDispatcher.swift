@@ -91,13 +91,20 @@ public struct FrameDispatcher: Sendable {
     /// caller sends it as ``dispatch(read:spawn:)`` would have; `nil` means the frame goes to
     /// ``dispatch(read:spawn:)``. Call it from the task that dispatches the connection's frames.
     public func answerAtOnce(_ read: Result<BridgeRequest.Frame, FrameError>) -> BridgeResponse?? {
+        answerAtOnce(read) { $0 }
+    }
+
+    /// The same, handing the answer to `use` (`nil` for a request without a GUID), which writes it
+    /// out, for example as the bytes of a text frame, where it lies: returns what `use` returns, or
+    /// `nil` when the frame goes to ``dispatch(read:spawn:)``.
+    public func answerAtOnce<T>(_ read: Result<BridgeRequest.Frame, FrameError>, _ use: (BridgeResponse?) -> T) -> T? {
         guard case .success(.request(let request)) = read, let routed = bridge.routed(request),
             routed.route.command.memoryAnswer != nil
         else { return nil }
         if case .concurrent = routed.route.policy { return nil }
         // Only the dispatching task adds to the queue, so it stays idle while the answer is made.
         guard ordered.isIdle else { return nil }
-        return bridge.answerFromMemory(routed, context: context)
+        return bridge.answerFromMemory(routed, context: context, use)
     }
 
     /// Answers at once, queues, or spawns one request, as its command's policy says.

@@ -50,6 +50,12 @@ extension Bridge {
     /// (``BridgeCommand/answeringFromMemory(_:)``) and that answer is there: the response (`nil`
     /// inside for a request without a GUID), or `nil` when the request must go to the handler.
     func answerFromMemory(_ routed: RoutedRequest, context: BridgeContext) -> BridgeResponse?? {
+        answerFromMemory(routed, context: context) { $0 }
+    }
+
+    /// The same, handing the answer to `use` (which may write it out without copying it) and
+    /// returning what `use` returns; `nil` when the request must go to the handler.
+    func answerFromMemory<T>(_ routed: RoutedRequest, context: BridgeContext, _ use: (BridgeResponse?) -> T) -> T? {
         guard let memoryAnswer = routed.route.command.memoryAnswer else { return nil }
         let started = clock.instant
         let outcome: Result<ModuleReply, BridgeError>
@@ -59,7 +65,7 @@ extension Bridge {
         } catch {
             outcome = .failure(Self.failure(from: error, of: routed))
         }
-        return .some(finish(routed.request, outcome, context: context, started: started))
+        return finish(routed.request, outcome, context: context, started: started, use)
     }
 
     /// Runs one request outside any connection and returns its answer, or `nil` when it carries no

@@ -25,11 +25,12 @@ public struct PresentationModule: BridgeModule {
         BridgeCommand("getNextSlide", .readFromMemory) { _, context in
             ["slide": .string(try await nextSlide(context))]
         }
-        BridgeCommand.fromMemory("getCurrentSlideName") { _, context in
-            guard let slide = context.viewer.latest(\.currentSlide) else {
+        BridgeCommand.fromMemoryWritten("getCurrentSlideName") { _, context in
+            // The viewer keeps the answer written for the slide shown.
+            guard let answer = context.viewer.currentSlideNameAnswer() else {
                 throw BridgeError.refused("No slide is shown in this viewer yet")
             }
-            return ["slide": .string(slide)]
+            return answer
         }
         BridgeCommand.fromMemory("getBackForwardList") { _, context in
             .array(context.viewer.latestState.history.map(JSONValue.string))

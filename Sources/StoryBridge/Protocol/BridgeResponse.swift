@@ -58,6 +58,12 @@ public struct BridgeResponse: Sendable, Hashable {
     /// The UTF-8 bytes of ``jsonText``, for writing to a socket without making a `String` first.
     public var jsonBytes: [UInt8] { JSONWriter.bytes(self) }
 
+    /// Appends the bytes of ``jsonText`` to `bytes`: a connection that answers one request after
+    /// another writes each answer into the same array instead of allocating one per answer.
+    public func appendJSON(to bytes: inout [UInt8]) {
+        JSONWriter.append(self, to: &bytes)
+    }
+
     public static func == (lhs: BridgeResponse, rhs: BridgeResponse) -> Bool {
         lhs.guid == rhs.guid && lhs.status == rhs.status && lhs.errorCode == rhs.errorCode
             && lhs.errorMessage == rhs.errorMessage && lhs.data == rhs.data

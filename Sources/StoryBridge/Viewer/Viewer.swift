@@ -13,6 +13,9 @@ public actor Viewer {
     private nonisolated let stored: Mutex<ViewerState>
     /// Waits for answers given in the browser chrome.
     public nonisolated let prompts = ViewerPrompts()
+    /// `getCurrentSlideName`'s `Data` for the slide it was made for, written as JSON once per slide
+    /// (content asks for it on every slide, often several times).
+    private nonisolated let slideNameAnswer = Mutex<(slide: String, answer: EncodedJSON)?>(nil)
 
     /// A function that delivers an event to one open connection.
     public typealias EventSink = @Sendable (HostEvent) -> Void
@@ -121,6 +124,15 @@ public actor Viewer {
     /// calls on every request): `read` gets the state under its lock, so keep it short.
     public nonisolated func latest<T>(_ read: (ViewerState) -> T) -> T {
         stored.withLock { read($0) }
+    }
+
+    /// `{"slide": <the slide shown>}` written as JSON, made once per slide; `nil` before any slide.
+    nonisolated func currentSlideNameAnswer() -> EncodedJSON? {
+        guard let slide = latest(\.currentSlide) else { return nil }
+        if let kept = slideNameAnswer.withLock({ $0 }), kept.slide == slide { return kept.answer }
+        let answer = EncodedJSON(["slide": .string(slide)])
+        slideNameAnswer.withLock { $0 = (slide, answer) }
+        return answer
     }
 
     /// Changes the state in one step.

@@ -55,16 +55,30 @@ struct BridgeSocket: Sendable {
                     .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
                 gate.open()
             }
+            // Once open, the gate stays open: the loop stops asking it.
+            var gateOpen = false
+            // Where answers made at once are written, one after another (the frame copies them).
+            var answerBytes: [UInt8] = []
+            answerBytes.reserveCapacity(512)
             do {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     switch message {
                     case .text(let text):
                         let frame = BridgeRequest.read(frame: text)
-                        if !gate.isOpen { await gate.admit(frame) }
+                        if !gateOpen {
+                            await gate.admit(frame)
+                            gateOpen = gate.isOpen
+                        }
                         // A memory answer is made by a plain call and written from here; any
                         // other frame is dispatched.
-                        if let answered = dispatcher.answerAtOnce(frame) {
-                            if let response = answered { await channel.sendNow(response.jsonBytes) }
+                        let answered = dispatcher.answerAtOnce(frame) { response -> Bool in
+                            guard let response else { return false }
+                            answerBytes.removeAll(keepingCapacity: true)
+                            response.appendJSON(to: &answerBytes)
+                            return true
+                        }
+                        if let answered {
+                            if answered { await channel.sendNow(answerBytes) }
                         } else {
                             await dispatcher.dispatch(read: frame) { work in group.addTask { await work() } }
                         }
