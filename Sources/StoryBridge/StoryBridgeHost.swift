@@ -63,7 +63,9 @@ public final class StoryBridgeHost: Sendable {
         self.bridge = bridge
         bridge.observe { feed.record(.exchange($0)) }
         for module in Self.builtInModules() { Self.register(module, on: bridge, logger: logger) }
-        Self.register(PageAnswersModule(report: { [weak bridge] in bridge?.report($0) }), on: bridge, logger: logger)
+        Self.register(
+            PageAnswersModule(report: { [weak bridge] in bridge?.report(viewerId: $0, request: $1, response: $2) }), on: bridge,
+            logger: logger)
         Self.register(HTTPModule(settings: http, reserved: addresses), on: bridge, logger: logger)
         let tablesStore = TablesStore(database: database, clock: clock)
         do {

@@ -134,8 +134,11 @@ public final class Bridge: Sendable {
     }
 
     /// Shows an exchange answered outside the bridge (by the page itself, ``PageAnswers``) to the
-    /// observers.
-    func report(_ exchange: BridgeExchange) {
+    /// observers, as taking no time and made now.
+    func report(viewerId: String, request: BridgeRequest, response: BridgeResponse) {
+        let exchange = BridgeExchange(
+            viewerId: viewerId, request: request, response: response, duration: .zero, finished: clock.instant,
+            isUnknownCommand: false)
         for watcher in observers.withLock({ $0 }) { watcher(exchange) }
     }
 

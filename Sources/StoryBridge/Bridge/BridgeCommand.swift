@@ -95,9 +95,9 @@ public struct BridgeCommand: Sendable {
         _ name: String, _ use: MemoryUse = .readsOnly,
         answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> JSONValue
     ) -> BridgeCommand {
-        var command = BridgeCommand(name: name, policy: .fromMemory(use), handler: .data { try answer($0, $1) })
-        command.memoryAnswer = { request, context in ModuleReply(data: try answer(request, context)) }
-        return command
+        // The handler (for ``Bridge/handle(_:context:)`` and a page's worker) and the answer from
+        // memory are the same function: memory always holds the answer.
+        BridgeCommand(name, .fromMemory(use)) { try answer($0, $1) }.answeringFromMemory { try answer($0, $1) }
     }
 
     /// ``fromMemory(_:_:answer:)`` for an answer kept in memory already written as JSON (sent as
@@ -106,9 +106,7 @@ public struct BridgeCommand: Sendable {
         _ name: String, _ use: MemoryUse = .readsOnly,
         answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> EncodedJSON
     ) -> BridgeCommand {
-        var command = BridgeCommand(name: name, policy: .fromMemory(use), handler: .data { try answer($0, $1).value })
-        command.memoryAnswer = { request, context in ModuleReply(encoded: try answer(request, context)) }
-        return command
+        BridgeCommand(name, .fromMemory(use)) { try answer($0, $1).value }.answeringFromMemory(encoded: { try answer($0, $1) })
     }
 
     /// The same command, answered by `answer` without the page's queue when that is possible: an

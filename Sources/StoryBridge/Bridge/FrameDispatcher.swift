@@ -87,23 +87,21 @@ public struct FrameDispatcher: Sendable {
     /// The answer to a frame that can be answered by a plain call, with no task and no suspension:
     /// one request whose command answers from memory (``BridgeCommand/fromMemory(_:_:answer:)``,
     /// or ``BridgeCommand/answeringFromMemory(_:)`` when memory holds the answer) while nothing of
-    /// the page is waiting. The response is inside (`nil` for a request without a GUID), and the
-    /// caller sends it as ``dispatch(read:spawn:)`` would have; `nil` means the frame goes to
-    /// ``dispatch(read:spawn:)``. Call it from the task that dispatches the connection's frames.
-    public func answerAtOnce(_ read: Result<BridgeRequest.Frame, FrameError>) -> BridgeResponse?? {
-        answerAtOnce(read) { $0 }
+    /// the page is waiting. `use` gets the answer (`nil` for a request without a GUID) and writes
+    /// it out where it lies, for example as the bytes of a text frame; what it returns is returned.
+    /// `nil` means the frame goes to ``dispatch(read:spawn:)``. Call it from the task that
+    /// dispatches the connection's frames.
+    public func answerAtOnce<T>(_ read: Result<BridgeRequest.Frame, FrameError>, _ use: (BridgeResponse?) -> T) -> T? {
+        guard case .success(.request(let request)) = read, let routed = bridge.routed(request) else { return nil }
+        return answerFromMemoryWhenIdle(routed, use)
     }
 
-    /// The same, handing the answer to `use` (`nil` for a request without a GUID), which writes it
-    /// out, for example as the bytes of a text frame, where it lies: returns what `use` returns, or
-    /// `nil` when the frame goes to ``dispatch(read:spawn:)``.
-    public func answerAtOnce<T>(_ read: Result<BridgeRequest.Frame, FrameError>, _ use: (BridgeResponse?) -> T) -> T? {
-        guard case .success(.request(let request)) = read, let routed = bridge.routed(request),
-            routed.route.command.memoryAnswer != nil
-        else { return nil }
+    /// The answer from memory to `routed` (a command that is not concurrent), when nothing of the
+    /// page is waiting, so its earlier writes have committed; `nil` when the request must be run.
+    private func answerFromMemoryWhenIdle<T>(_ routed: RoutedRequest, _ use: (BridgeResponse?) -> T) -> T? {
         if case .concurrent = routed.route.policy { return nil }
         // Only the dispatching task adds to the queue, so it stays idle while the answer is made.
-        guard ordered.isIdle else { return nil }
+        guard routed.route.command.memoryAnswer != nil, ordered.isIdle else { return nil }
         return bridge.answerFromMemory(routed, context: context, use)
     }
 
@@ -115,23 +113,15 @@ public struct FrameDispatcher: Sendable {
             await ordered.enqueue(request, route: route, spawn: spawn)
             return
         }
+        if let answered = answerFromMemoryWhenIdle(routed, { $0 }) {
+            if let response = answered { await respond(response) }
+            return
+        }
         switch routed.route.policy {
         case .fromMemory(_) where ordered.isIdle:
-            // Only this task adds to the queue, so it stays idle while the answer is made. A
-            // synchronous answer (``BridgeCommand/fromMemory(_:_:answer:)``) is a plain call.
-            if let answered = bridge.answerFromMemory(routed, context: context) {
-                if let response = answered { await respond(response) }
-                return
-            }
+            // Only this task adds to the queue, so it stays idle while the handler answers.
             await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
                 if let response { await respond(response) }
-            }
-        case .ordered where ordered.isIdle && routed.route.command.memoryAnswer != nil:
-            // As above: nothing of the page is waiting, so its earlier writes have committed.
-            if let answered = bridge.answerFromMemory(routed, context: context) {
-                if let response = answered { await respond(response) }
-            } else {
-                await ordered.enqueue(request, route: route, spawn: spawn)
             }
         case .fromMemory, .ordered:
             await ordered.enqueue(request, route: route, spawn: spawn)

@@ -172,7 +172,7 @@ final class OrderedRequestQueue: Sendable {
             // request that finds the queue idle is right here too. A memory command runs as it
             // would on the reading task (it cannot hang: no deadline), and a command with an
             // answer from memory is answered from it when memory holds it.
-            if let answered = bridge.answerFromMemory(routed, context: context) {
+            if let answered = bridge.answerFromMemory(routed, context: context, { $0 }) {
                 await reply(answered)
                 return
             }

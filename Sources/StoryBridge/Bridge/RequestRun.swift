@@ -47,14 +47,9 @@ extension Bridge {
     }
 
     /// Answers `routed` from memory when its command has an answer from memory
-    /// (``BridgeCommand/answeringFromMemory(_:)``) and that answer is there: the response (`nil`
-    /// inside for a request without a GUID), or `nil` when the request must go to the handler.
-    func answerFromMemory(_ routed: RoutedRequest, context: BridgeContext) -> BridgeResponse?? {
-        answerFromMemory(routed, context: context) { $0 }
-    }
-
-    /// The same, handing the answer to `use` (which may write it out without copying it) and
-    /// returning what `use` returns; `nil` when the request must go to the handler.
+    /// (``BridgeCommand/answeringFromMemory(_:)``) and that answer is there: hands the response
+    /// (`nil` for a request without a GUID) to `use`, which may write it out without copying it,
+    /// and returns what `use` returns; `nil` when the request must go to the handler.
     func answerFromMemory<T>(_ routed: RoutedRequest, context: BridgeContext, _ use: (BridgeResponse?) -> T) -> T? {
         guard let memoryAnswer = routed.route.command.memoryAnswer else { return nil }
         let started = clock.instant

@@ -35,8 +35,8 @@ public enum PageAnswers {
 /// request, are left out with a warning.
 struct PageAnswersModule: BridgeModule {
     let name = "PageAnswers"
-    /// Shows one exchange to the bridge's observers.
-    let report: @Sendable (BridgeExchange) -> Void
+    /// Shows one exchange (viewer, request, answer) to the bridge's observers.
+    let report: @Sendable (_ viewerId: String, _ request: BridgeRequest, _ answer: BridgeResponse) -> Void
 
     var commands: CommandTable {
         BridgeCommand(PageAnswers.reportCommand, .fromMemory) { request, context in
@@ -56,10 +56,7 @@ struct PageAnswersModule: BridgeModule {
                     continue
                 }
                 canonical.command = command
-                report(
-                    BridgeExchange(
-                        viewerId: context.viewer.id, request: canonical, response: answer, duration: .zero,
-                        finished: ContinuousClock.now, isUnknownCommand: false))
+                report(context.viewer.id, canonical, answer)
                 reported += 1
             }
             return ["reported": .int(reported)]

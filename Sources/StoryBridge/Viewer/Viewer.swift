@@ -15,7 +15,7 @@ public actor Viewer {
     public nonisolated let prompts = ViewerPrompts()
     /// `getCurrentSlideName`'s `Data` for the slide it was made for, written as JSON once per slide
     /// (content asks for it on every slide, often several times).
-    private nonisolated let slideNameAnswer = Mutex<(slide: String, answer: EncodedJSON)?>(nil)
+    private nonisolated let slideNameAnswer = WrittenAnswer<String>()
 
     /// A function that delivers an event to one open connection.
     public typealias EventSink = @Sendable (HostEvent) -> Void
@@ -128,11 +128,7 @@ public actor Viewer {
 
     /// `{"slide": <the slide shown>}` written as JSON, made once per slide; `nil` before any slide.
     nonisolated func currentSlideNameAnswer() -> EncodedJSON? {
-        guard let slide = latest(\.currentSlide) else { return nil }
-        if let kept = slideNameAnswer.withLock({ $0 }), kept.slide == slide { return kept.answer }
-        let answer = EncodedJSON(["slide": .string(slide)])
-        slideNameAnswer.withLock { $0 = (slide, answer) }
-        return answer
+        latest(\.currentSlide).map { slide in slideNameAnswer.answer(for: slide) { ["slide": .string($0)] } }
     }
 
     /// Changes the state in one step.
