@@ -24,8 +24,8 @@ struct GroupCommitTests {
                 try db.execute(sql: "CREATE TABLE child (parent INTEGER NOT NULL REFERENCES note(id))")
             }
             database.pool.add(transactionObserver: commits)
-            // Holds the writer queue (a GRDB dispatch queue, not a task) until released.
-            database.pool.asyncWriteWithoutTransaction { [gate] _ in gate.wait() }
+            // Holds the writer until released.
+            database.holdWriter(until: gate)
         }
 
         /// Starts a write and returns once it waits for a transaction, so writes queue in the order
@@ -245,5 +245,72 @@ struct GroupCommitTests {
         // The queue is not stuck: the next write goes through.
         try await commit.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('after')") }
         #expect(try await pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note") } == ["after"])
+    }
+
+    @Test(
+        "a write that finds nothing being written commits alone on its caller's thread before it returns; behind a separate write it queues"
+    )
+    func loneWriteRunsOnItsCallersThread() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-lone-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
+        try await database.writeSeparately { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        let commits = CommitCounter()
+        database.pool.add(transactionObserver: commits)
+        let hooked = Mutex<[String]>([])
+
+        // No suspension between here and the write: the task is on this thread when it starts.
+        let caller = pthread_self()
+        let ranOn = try await database.write { db in
+            try db.execute(sql: "INSERT INTO note (text) VALUES ('alone')")
+            database.afterCommit(db) { hooked.withLock { $0.append("alone") } }
+            return pthread_self()
+        }
+        #expect(pthread_equal(caller, ranOn) != 0, "the lone write ran on another thread")
+        #expect(commits.count.withLock { $0 } == 1)
+        #expect(hooked.withLock { $0 } == ["alone"], "its hook ran after its commit, before it returned")
+        await #expect(throws: Refused.self) {
+            try await database.write { db in
+                try db.execute(sql: "INSERT INTO note (text) VALUES ('undone')")
+                throw Refused()
+            }
+        }
+        #expect(try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note") } == ["alone"])
+
+        // While a separate write holds the writer, a write waits for a transaction instead of
+        // holding up its thread.
+        let release = DispatchSemaphore(value: 0)
+        database.holdWriter(until: release)
+        let queued = Task { try await database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('queued')") } }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while database.writesWaiting == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(database.writesWaiting == 1)
+        release.signal()
+        try await queued.value
+        let texts = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note ORDER BY text") }
+        #expect(texts == ["alone", "queued"])
+    }
+
+    @Test("a read that finds a free batch and nothing waiting runs on its caller's thread and sees every earlier write")
+    func loneReadRunsOnItsCallersThread() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-read-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
+        try await database.writeSeparately { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        try await database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('written')") }
+        let caller = pthread_self()
+        let (texts, ranOn) = try await database.read { db in (try String.fetchAll(db, sql: "SELECT text FROM note"), pthread_self()) }
+        #expect(pthread_equal(caller, ranOn) != 0, "the lone read ran on another thread")
+        #expect(texts == ["written"])
+        // Many reads at once still all answer, batched behind the ones that run alone.
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<200 {
+                group.addTask { try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? -1 } }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts == Array(repeating: 1, count: 200))
     }
 }

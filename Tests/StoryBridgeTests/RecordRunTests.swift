@@ -59,8 +59,8 @@ struct RecordRunTests {
             let outbox = self.outbox
             dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
             host.database.pool.add(transactionObserver: commits)
-            // Holds GRDB's writer queue (a dispatch queue, not a task) until `releaseWriter`.
-            host.database.pool.asyncWriteWithoutTransaction { [writer] _ in writer.wait() }
+            // Holds the writer until `releaseWriter`.
+            host.database.holdWriter(until: writer)
         }
 
         /// Dispatches `first`, waits until its first request's write waits for the held writer (so

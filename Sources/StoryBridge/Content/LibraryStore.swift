@@ -140,7 +140,7 @@ public final class LibraryStore: Sendable {
             let scanned = try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
             try FileManager.default.moveItem(at: staging, to: final)
             let source = options.source ?? zip.standardizedFileURL.path
-            let replaced: String? = try database.pool.write { db in
+            let replaced: String? = try database.writeSeparately { db in
                 let id = try options.id ?? (Int.fetchOne(db, sql: "SELECT MAX(id) FROM presentation") ?? 0) + 1
                 let old = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id])
                 let revision = options.revision ?? (old?["revision"] as Int? ?? 0) + 1
@@ -214,7 +214,7 @@ public final class LibraryStore: Sendable {
 
     /// Removes an installed presentation: the catalog row first, then its folder.
     public func remove(id: Int) throws {
-        let folder: String? = try database.pool.write { db in
+        let folder: String? = try database.writeSeparately { db in
             let folder = try String.fetchOne(db, sql: "SELECT folder FROM presentation WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
             return folder

@@ -15,7 +15,13 @@ import Synchronization
 /// A transaction that holds a single write runs it without a savepoint.
 ///
 /// The batches run on GRDB's writer queue (`asyncWrite`), serialized with every other write to the
-/// database; no task is started for them.
+/// database; no task is started for them. A write that finds nothing being written (no batch, no
+/// write counted by ``separately(_:)``) runs at once in a transaction of its own, on its caller's
+/// thread through GRDB's synchronous access, which an idle writer queue runs on the thread that
+/// asks: a lone write then costs no hop to the writer's thread and back (about a quarter of a
+/// sequential write's round trip on a 2-core machine; docs/BENCHMARKS.md). A write to the pool
+/// made around this type (not through ``separately(_:)``) can make such a caller's thread wait for
+/// it, as can another process's transaction (up to the busy timeout).
 final class GroupCommit: Sendable {
     /// One waiting write: runs its updates in the open transaction and returns how to answer its
     /// caller once the transaction has ended (with the commit's error, if the commit failed), and
@@ -37,6 +43,10 @@ final class GroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let queue = Mutex(Queue())
+    /// Writes to the pool outside the group commit (``separately(_:)``) that are queued or being
+    /// written: while there is one, a write does not run on its caller's thread, which would wait
+    /// for it.
+    private let separateWrites = Atomic<Int>(0)
     /// What the write being run wants done once its transaction has committed; `nil` outside a
     /// write of this group commit.
     private let commitHooks = Mutex<[@Sendable () -> Void]?>(nil)
@@ -63,7 +73,13 @@ final class GroupCommit: Sendable {
     /// Runs `updates` in the next transaction and returns its result once that transaction has
     /// committed.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let alone = queue.withLock { queue -> Bool in
+            guard !queue.writing, separateWrites.load(ordering: .acquiring) == 0 else { return false }
+            queue.writing = true
+            return true
+        }
+        if alone { return try writeAlone(updates) }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let waiting = Waiting(
                 run: { [self] db, inSavepoint in
                     let outcome: Result<T, any Error>
@@ -111,6 +127,58 @@ final class GroupCommit: Sendable {
                 return true
             }
             if lead { writeBatch() }
+        }
+    }
+
+    /// Runs `write`, a write to the pool outside the group commit, counted while it runs so that no
+    /// write of the group commit waits for it on its caller's thread.
+    func separately<T, Failure: Error>(_ write: () throws(Failure) -> T) throws(Failure) -> T {
+        separateWrites.add(1, ordering: .acquiringAndReleasing)
+        defer { separateWrites.subtract(1, ordering: .acquiringAndReleasing) }
+        return try write()
+    }
+
+    /// Runs `write`, a write to the pool outside the group commit, counted from the call until it
+    /// has ended (queued for the writer or being written), so that no write of the group commit
+    /// waits for it on its caller's thread.
+    func separatelyAsync<T>(_ write: () async throws -> T) async throws -> T {
+        separateWrites.add(1, ordering: .acquiringAndReleasing)
+        defer { separateWrites.subtract(1, ordering: .acquiringAndReleasing) }
+        return try await write()
+    }
+
+    /// Runs one write in a transaction of its own on the caller's thread, when no batch is being
+    /// written: GRDB's writer queue, idle, runs a synchronous access on the thread that asks for it,
+    /// so the write and its answer take no hop to the writer's thread and back. Writes that arrive
+    /// meanwhile wait for the next batch, scheduled when this one ends.
+    private func writeAlone<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) throws -> T {
+        defer {
+            let more = queue.withLock { queue -> Bool in
+                queue.writing = !queue.waiting.isEmpty
+                return queue.writing
+            }
+            if more { writeBatch() }
+        }
+        return try pool.writeWithoutTransaction { db in
+            commitHooks.withLock { $0 = [] }
+            var value: T?
+            let hooks: [@Sendable () -> Void]
+            do {
+                try db.inTransaction {
+                    value = try updates(db)
+                    return .commit
+                }
+                hooks = commitHooks.withLock { hooks in
+                    defer { hooks = nil }
+                    return hooks ?? []
+                }
+            } catch {
+                commitHooks.withLock { $0 = nil }
+                throw error
+            }
+            for hook in hooks { hook() }
+            // inTransaction returned without throwing, after running the closure that set the value.
+            return value!
         }
     }
 

@@ -31,7 +31,13 @@ final class GroupRead: Sendable {
 
     /// Runs `value` in the next batch and returns its result.
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        let alone = queue.withLock { queue -> Bool in
+            guard queue.waiting.isEmpty, queue.batches < concurrentBatches else { return false }
+            queue.batches += 1
+            return true
+        }
+        if alone { return try readAlone(value) }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let waiting = Waiting { access in
                 continuation.resume(with: Result { try value(try access.get()) })
             }
@@ -43,6 +49,25 @@ final class GroupRead: Sendable {
             }
             if start { readBatch() }
         }
+    }
+
+    /// Runs one read on the caller's thread, in a batch slot of its own, when nothing waits and a
+    /// slot is free: a reader connection that nobody else holds runs a synchronous access on the
+    /// thread that asks for it, so the read takes no hop to a reader's thread and back. Reads that
+    /// arrive meanwhile and find no free slot wait for the next batch, which this one starts when
+    /// it ends.
+    private func readAlone<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) throws -> T {
+        defer {
+            let more = queue.withLock { queue -> Bool in
+                guard !queue.waiting.isEmpty else {
+                    queue.batches -= 1
+                    return false
+                }
+                return true
+            }
+            if more { readBatch() }
+        }
+        return try pool.read(value)
     }
 
     /// Reads everything waiting when a reader connection is free, then goes on while more waits.

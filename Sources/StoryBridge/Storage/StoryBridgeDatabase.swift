@@ -53,6 +53,22 @@ public final class StoryBridgeDatabase: Sendable {
         }
     }
 
+    /// Runs `updates` in a write transaction of its own, outside the group commit, and returns its
+    /// result once it has committed: for writes that must not share a transaction, such as a
+    /// presentation's catalog rows when it is installed. Write through this or ``write(_:)``, not
+    /// through ``pool``: a write of ``write(_:)`` that finds the writer idle runs on its caller's
+    /// thread, and a write made through ``pool`` directly could make that thread wait for it.
+    public func writeSeparately<T>(_ updates: (Database) throws -> T) throws -> T {
+        try groupCommit.separately { try pool.write(updates) }
+    }
+
+    /// Runs `updates` in a write transaction of its own, outside the group commit, without
+    /// blocking the caller's thread while it waits for the writer: the asynchronous form of the
+    /// synchronous `writeSeparately(_:)`.
+    public func writeSeparately<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await groupCommit.separatelyAsync { try await pool.write(updates) }
+    }
+
     /// Runs independent writes in the next transaction as one write of the group commit (one
     /// hand-over to the writer, one commit) and returns each one's outcome, in order, once that
     /// transaction has committed. When one of them throws (or the commit fails), nothing of the

@@ -49,7 +49,7 @@ public final class TablesStore: Sendable {
     /// host's initializer is synchronous, as opening the database and migrating it are).
     func declareWhileOpening(_ definitions: [TableDefinition]) throws {
         let now = clock.now
-        try pool.write { db in try Self.declare(definitions, at: now, db: db) }
+        try database.writeSeparately { db in try Self.declare(definitions, at: now, db: db) }
     }
 
     private static func declare(_ definitions: [TableDefinition], at now: Date, db: Database) throws {

@@ -67,7 +67,7 @@ public struct SyncCatalog: Sendable {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(SyncError) -> T {
-        do { return try await database.pool.write(body) } catch { throw Self.storageError(error) }
+        do { return try await database.writeSeparately(body) } catch { throw Self.storageError(error) }
     }
 
     static func storageError(_ error: any Error) -> SyncError {
