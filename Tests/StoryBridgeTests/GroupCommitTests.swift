@@ -251,11 +251,10 @@ struct GroupCommitTests {
         "a write that finds nothing being written commits alone on its caller's thread before it returns; behind a separate write it queues"
     )
     func loneWriteRunsOnItsCallersThread() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-lone-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
-        try await database.writeSeparately { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        try await withNoteDatabase { database in try await loneWrite(database) }
+    }
+
+    private func loneWrite(_ database: StoryBridgeDatabase) async throws {
         let commits = CommitCounter()
         database.pool.add(transactionObserver: commits)
         let hooked = Mutex<[String]>([])
@@ -294,11 +293,10 @@ struct GroupCommitTests {
 
     @Test("a read that finds a free batch and nothing waiting runs on its caller's thread and sees every earlier write")
     func loneReadRunsOnItsCallersThread() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-read-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
-        try await database.writeSeparately { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        try await withNoteDatabase { database in try await loneRead(database) }
+    }
+
+    private func loneRead(_ database: StoryBridgeDatabase) async throws {
         try await database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('written')") }
         let caller = pthread_self()
         let (texts, ranOn) = try await database.read { db in (try String.fetchAll(db, sql: "SELECT text FROM note"), pthread_self()) }
@@ -312,5 +310,15 @@ struct GroupCommitTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(counts == Array(repeating: 1, count: 200))
+    }
+
+    /// Runs `body` with a new database in a temporary folder that has a `note (text)` table.
+    private func withNoteDatabase(_ body: (StoryBridgeDatabase) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-group-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try StoryBridgeDatabase(file: folder.appendingPathComponent("test.sqlite"))
+        try await database.writeSeparately { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
+        try await body(database)
     }
 }

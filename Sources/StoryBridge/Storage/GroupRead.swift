@@ -57,16 +57,7 @@ final class GroupRead: Sendable {
     /// arrive meanwhile and find no free slot wait for the next batch, which this one starts when
     /// it ends.
     private func readAlone<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) throws -> T {
-        defer {
-            let more = queue.withLock { queue -> Bool in
-                guard !queue.waiting.isEmpty else {
-                    queue.batches -= 1
-                    return false
-                }
-                return true
-            }
-            if more { readBatch() }
-        }
+        defer { batchEnded() }
         return try pool.read(value)
     }
 
@@ -78,14 +69,19 @@ final class GroupRead: Sendable {
                 return queue.waiting
             }
             for waiting in batch { waiting.run(access) }
-            let more = queue.withLock { queue -> Bool in
-                guard !queue.waiting.isEmpty else {
-                    queue.batches -= 1
-                    return false
-                }
-                return true
-            }
-            if more { readBatch() }
+            batchEnded()
         }
+    }
+
+    /// Gives the slot of a batch that ended to the reads waiting, if any, or frees it.
+    private func batchEnded() {
+        let more = queue.withLock { queue -> Bool in
+            guard !queue.waiting.isEmpty else {
+                queue.batches -= 1
+                return false
+            }
+            return true
+        }
+        if more { readBatch() }
     }
 }
