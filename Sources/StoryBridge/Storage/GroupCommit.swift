@@ -82,29 +82,21 @@ final class GroupCommit: Sendable {
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let waiting = Waiting(
                 run: { [self] db, inSavepoint in
-                    let outcome: Result<T, any Error>
-                    commitHooks.withLock { $0 = [] }
-                    do {
-                        if inSavepoint {
+                    let outcome: Result<(T, [@Sendable () -> Void]), any Error> = Result {
+                        try collectingHooks {
+                            guard inSavepoint else { return try updates(db) }
                             var value: T?
                             try db.inSavepoint {
                                 value = try updates(db)
                                 return .commit
                             }
                             // inSavepoint returns only after running the closure, which set the value.
-                            outcome = .success(value!)
-                        } else {
-                            outcome = .success(try updates(db))
+                            return value!
                         }
-                    } catch {
-                        outcome = .failure(error)
                     }
                     let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
-                    // A write that failed changed nothing: its hooks are dropped.
-                    let hooks = commitHooks.withLock { hooks in
-                        defer { hooks = nil }
-                        return failure == nil ? hooks ?? [] : []
-                    }
+                    // A write that failed changed nothing: it has no hooks.
+                    let hooks = (try? outcome.get())?.1 ?? []
                     return (
                         failure,
                         { commitFailure in
@@ -113,7 +105,7 @@ final class GroupCommit: Sendable {
                             if let commitFailure, failure == nil {
                                 continuation.resume(throwing: commitFailure)
                             } else {
-                                continuation.resume(with: outcome)
+                                continuation.resume(with: outcome.map(\.0))
                             }
                         },
                         hooks
@@ -152,34 +144,31 @@ final class GroupCommit: Sendable {
     /// so the write and its answer take no hop to the writer's thread and back. Writes that arrive
     /// meanwhile wait for the next batch, scheduled when this one ends.
     private func writeAlone<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) throws -> T {
-        defer {
-            let more = queue.withLock { queue -> Bool in
-                queue.writing = !queue.waiting.isEmpty
-                return queue.writing
-            }
-            if more { writeBatch() }
+        defer { writingEnded() }
+        return try pool.write { db in
+            let (value, hooks) = try collectingHooks { try updates(db) }
+            // Run on the writer queue right after the commit, before `write` returns.
+            db.afterNextTransaction(onCommit: { _ in for hook in hooks { hook() } })
+            return value
         }
-        return try pool.writeWithoutTransaction { db in
-            commitHooks.withLock { $0 = [] }
-            var value: T?
-            let hooks: [@Sendable () -> Void]
-            do {
-                try db.inTransaction {
-                    value = try updates(db)
-                    return .commit
-                }
-                hooks = commitHooks.withLock { hooks in
-                    defer { hooks = nil }
-                    return hooks ?? []
-                }
-            } catch {
-                commitHooks.withLock { $0 = nil }
-                throw error
-            }
-            for hook in hooks { hook() }
-            // inTransaction returned without throwing, after running the closure that set the value.
-            return value!
+    }
+
+    /// Runs `updates` with the after-commit hooks it asks for (``afterCommit(_:)``) collected, and
+    /// returns them with its result; when it throws, they are dropped. Called on the writer queue.
+    private func collectingHooks<T>(_ updates: () throws -> T) throws -> (T, [@Sendable () -> Void]) {
+        commitHooks.withLock { $0 = [] }
+        let value: T
+        do {
+            value = try updates()
+        } catch {
+            commitHooks.withLock { $0 = nil }
+            throw error
         }
+        let hooks = commitHooks.withLock { hooks in
+            defer { hooks = nil }
+            return hooks ?? []
+        }
+        return (value, hooks)
     }
 
     /// Writes everything waiting when the writer queue gets to it, as one transaction, then answers
@@ -235,12 +224,18 @@ final class GroupCommit: Sendable {
                     for hook in answers.hooks.withLock({ $0 }) { hook() }
                 }
                 for answer in answers.list.withLock({ $0 }) { answer(failure) }
-                let more = queue.withLock { queue -> Bool in
-                    queue.writing = !queue.waiting.isEmpty
-                    return queue.writing
-                }
-                if more { writeBatch() }
+                writingEnded()
             })
+    }
+
+    /// After a batch or a lone write: schedules the next batch if writes wait, or marks that
+    /// nothing is being written.
+    private func writingEnded() {
+        let more = queue.withLock { queue -> Bool in
+            queue.writing = !queue.waiting.isEmpty
+            return queue.writing
+        }
+        if more { writeBatch() }
     }
 
     /// Runs the writes of `batch` one after another in one savepoint; returns their answers and
