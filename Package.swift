@@ -44,6 +44,8 @@ let package = Package(
             pkgConfig: "minizip",
             providers: [.apt(["libminizip-dev"])]
         ),
+        // glibc's posix_spawn extensions, for ChildProcess (StoryBridgeScripts).
+        .systemLibrary(name: "CSpawn"),
         .target(
             name: "StoryBridge",
             dependencies: [
@@ -104,6 +106,7 @@ let package = Package(
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeServer",
+                "CSpawn",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -5,14 +5,13 @@ import Foundation
 #endif
 
 /// Reads a child process's standard output and error until it has exited, without waiting for
-/// end-of-file: another child started at the same moment (a browser, a server) can inherit the
-/// pipes' write ends and keep them open long after this child is gone, so reading "to the end"
-/// could wait forever. Blocking: call it from a thread of its own, never a cooperative one.
+/// end-of-file: a process the child starts in turn (a browser) can inherit the pipes' write ends
+/// and keep them open long after the child is gone, so reading "to the end" could wait forever. Blocking: call it from a thread of its own, never a cooperative one.
 ///
 /// A child still running after `limit` is killed (SIGKILL) and a line saying so ends its
 /// standard error, so a child that hangs fails its test instead of hanging the suite.
 public func readUntilExit(
-    _ process: Process, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
+    _ process: ChildProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
 ) -> (output: Data, errors: Data) {
     let killAt = ContinuousClock.now + limit
     var killed = false
@@ -51,7 +50,7 @@ public func readUntilExit(
 /// ``readUntilExit(_:output:errors:limit:)`` on a thread of its own, for async callers (never
 /// block a cooperative thread on a child).
 public func readUntilExit(
-    _ process: Process, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
+    _ process: ChildProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
 ) async -> (output: Data, errors: Data) {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
@@ -64,7 +63,7 @@ public func readUntilExit(
 /// shutdown needs a server in this test process must not find the pool blocked). A child still
 /// running after `limit` is killed (SIGKILL); the answer says whether it exited by itself.
 @discardableResult
-public func waitForExit(_ process: Process, limit: Duration = .seconds(60)) async -> Bool {
+public func waitForExit(_ process: ChildProcess, limit: Duration = .seconds(60)) async -> Bool {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
             let killAt = ContinuousClock.now + limit

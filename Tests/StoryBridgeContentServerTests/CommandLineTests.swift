@@ -97,7 +97,7 @@ struct ContentServerCommandLineTests {
         // Read on a thread of its own until the child exits (not to end-of-file: a browser
         // started by another test at the same moment can hold the pipe open).
         func run(_ arguments: [String]) async throws -> (Int32, String) {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try storybridgeExecutable()
             process.arguments = arguments
             let output = Pipe()
@@ -122,7 +122,7 @@ struct ContentServerCommandLineTests {
 
 /// `storybridge content-server --port 0` over a lab's data folder, as a child process.
 struct ContentServerProcess {
-    let process: Process
+    let process: ChildProcess
     /// `http://127.0.0.1:PORT`, from the line it prints.
     let baseURL: String
     /// What it printed before "Press Ctrl-C".
@@ -130,7 +130,7 @@ struct ContentServerProcess {
 
     /// Starts the server with `arguments` after `--port 0 --data-dir`, and waits for its address.
     static func start(_ lab: ContentLab, _ arguments: [String]) async throws -> ContentServerProcess {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try storybridgeExecutable()
         process.arguments = ["content-server", "--port", "0", "--data-dir", lab.directory.root.path] + arguments
         let output = Pipe()

@@ -41,7 +41,7 @@ struct AnalyticsCommandTests {
         #expect(status["sent"] == 0)
 
         let collectorData = FileManager.default.temporaryDirectory.appendingPathComponent("sb-col-\(UUID().uuidString)")
-        let collector = Process()
+        let collector = ChildProcess()
         collector.executableURL = try storybridgeExecutable()
         collector.arguments = [
             "collector", "--port", "0", "--key", "k1", "--secret", "s1", "--data-dir", collectorData.path,

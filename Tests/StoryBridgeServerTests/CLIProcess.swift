@@ -23,7 +23,7 @@ func runStorybridge(
     _ arguments: [String], environment: [String: String]? = nil, asUnprivilegedUser: Bool = false
 ) async throws -> CLIResult {
     let binary = try storybridgeExecutable()
-    let process = Process()
+    let process = ChildProcess()
     if asUnprivilegedUser && getuid() == 0 {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments

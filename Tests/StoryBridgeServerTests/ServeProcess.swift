@@ -4,7 +4,7 @@ import Testing
 
 /// A `storybridge serve` child process, started and read until it says it is ready.
 struct ServeProcess {
-    let process: Process
+    let process: ChildProcess
     /// What it printed on standard output up to "Press Ctrl-C".
     let output: String
     /// The address it serves, e.g. `http://127.0.0.1:40211`.
@@ -20,7 +20,7 @@ struct ServeProcess {
     static func start(_ arguments: [String]) async throws -> ServeProcess {
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
         _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try storybridgeExecutable()
         process.arguments = ["serve"] + arguments
         let output = Pipe()

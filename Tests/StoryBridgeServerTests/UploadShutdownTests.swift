@@ -18,7 +18,7 @@ struct UploadShutdownTests {
             "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size",
             String(batchSize), "--upload-interval", "0.05",
         ]
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try storybridgeExecutable()
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice

@@ -66,7 +66,7 @@ struct UploadTests {
     func signatureMatchesPython() async throws {
         let expiration = "2026-11-22T10:00:00Z"
         let ours = StoryIoTSignature.sign(key: "key1", expiration: expiration, secret: "s3cr3t")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "python3", "-c",
@@ -255,7 +255,7 @@ struct UploadTests {
             "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size", "10",
             "--upload-interval", "0.05",
         ]
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try storybridgeExecutable()
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice

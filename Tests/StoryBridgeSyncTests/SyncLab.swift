@@ -89,14 +89,16 @@ final class SyncLab: @unchecked Sendable {
     }
 
     /// Waits for a spawned CLI to exit and returns its status and output.
-    static func finish(_ process: (process: Process, output: Pipe, errors: Pipe)) async -> (status: Int32, output: String, errors: String) {
+    static func finish(_ process: (process: ChildProcess, output: Pipe, errors: Pipe)) async -> (
+        status: Int32, output: String, errors: String
+    ) {
         let (out, err) = await readUntilExit(process.process, output: process.output, errors: process.errors)
         return (process.process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 
     /// Starts the CLI without waiting for it.
-    func spawn(_ arguments: [String], input: String? = nil) throws -> (process: Process, output: Pipe, errors: Pipe) {
-        let process = Process()
+    func spawn(_ arguments: [String], input: String? = nil) throws -> (process: ChildProcess, output: Pipe, errors: Pipe) {
+        let process = ChildProcess()
         process.executableURL = try storybridgeExecutable()
         process.arguments = arguments + ["--data-dir", clientDirectory.root.path]
         let output = Pipe()
@@ -115,7 +117,7 @@ final class SyncLab: @unchecked Sendable {
     /// SIGINT and waits for it to exit (killing it after a minute, which fails the test), also when
     /// `body` throws.
     func withServe(
-        _ arguments: [String], _ body: ((process: Process, output: Pipe, errors: Pipe)) async throws -> Void
+        _ arguments: [String], _ body: ((process: ChildProcess, output: Pipe, errors: Pipe)) async throws -> Void
     ) async throws {
         let serve = try spawn(["serve"] + arguments)
         do {

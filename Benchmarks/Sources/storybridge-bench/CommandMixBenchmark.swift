@@ -4,7 +4,8 @@ import Foundation
 /// memory, a SQLite read, a SQLite write, and a mix of the three), each against the host's plain
 /// WebSocket echo measured in the same run with the same client: 100 connections pipelining, in
 /// rounds that alternate echo and bridge (medians compared), then one connection sending one
-/// request at a time (p50, p99).
+/// request at a time (p50, p99), echo and bridge alternating in blocks so both see the same
+/// stretch of time.
 struct CommandMixBenchmark {
     let quick: Bool
     /// Pipelined rounds of each path, instead of the default.
@@ -17,7 +18,7 @@ struct CommandMixBenchmark {
     var viewers: Int { 100 }
     var perViewer: Int { quick ? 50 : 200 }
     var pipelinedRounds: Int { rounds ?? (quick ? 3 : 5) }
-    var sequentialCount: Int { quick ? 300 : 2_000 }
+    var sequentialCount: Int { quick ? 300 : 4_000 }
 
     /// What a command touches, and the target of its pipelined ratio against the echo.
     struct Workload {
@@ -60,7 +61,7 @@ struct CommandMixBenchmark {
         print("host: storybridge serve (pid \(host.pid)) on \(host.base); client: this process")
         print(
             "\(viewers) connections pipelining \(perViewer) requests each, \(pipelinedRounds) rounds alternating echo and bridge (medians); "
-                + "then 1 connection, \(sequentialCount) requests one at a time")
+                + "then 1 connection to each, \(sequentialCount) requests one at a time in blocks of 100 alternating echo and bridge")
         let setup = [Self.writeEvent]
         // Warm up: every viewer's session exists and holds the key the reads ask for.
         _ = try await WebSocketLoad.pipelined(
@@ -99,13 +100,18 @@ struct CommandMixBenchmark {
         print("| command, 1 connection sequential | echo p50 / p99 | bridge p50 / p99 | p99 ratio | target |")
         print("|---|---|---|---|---|")
         for workload in selected where workload.requests.count == 1 {
-            let echo = Latencies(
-                try await WebSocketLoad.sequential(
-                    url: host.echoURL, request: workload.requests[0], count: sequentialCount, skipHello: false))
-            let bridge = Latencies(
-                try await WebSocketLoad.sequential(
-                    url: host.bridgeURL(viewer: "mix-0"), request: workload.requests[0], count: sequentialCount, skipHello: true))
+            let samples = try await WebSocketLoad.alternating(
+                baseline: (host.echoURL, false), measured: (host.bridgeURL(viewer: "mix-0"), true), request: workload.requests[0],
+                count: sequentialCount)
+            let echo = Latencies(samples.baseline)
+            let bridge = Latencies(samples.measured)
             let ratio = bridge.percentile(0.99) / echo.percentile(0.99)
+            if ProcessInfo.processInfo.environment["BENCH_SPREAD"] != nil {
+                for p in [0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999] {
+                    print(String(format: "  p%.1f echo %.3f bridge %.3f", p * 100, echo.percentile(p), bridge.percentile(p)))
+                }
+                print("  last-200 bridge: " + samples.measured.suffix(200).map { String(format: "%.2f", $0) }.joined(separator: " "))
+            }
             print(
                 String(
                     format: "| %@ | %.3f / %.3f ms | %.3f / %.3f ms | %.2fx | <= 2.0x %@ |", workload.name, echo.percentile(0.5),

@@ -92,10 +92,10 @@ struct RoundTripBenchmark {
             print("bridge rounds: \(bridgeRuns.map { String(format: "%.0f", $0.rate) }.joined(separator: " "))")
             return
         }
-        let echoSequential = Latencies(
-            try await WebSocketLoad.sequential(url: echoURL, request: request, count: sequentialCount, skipHello: false))
-        let bridgeSequential = Latencies(
-            try await WebSocketLoad.sequential(url: bridgeURL("seq"), request: request, count: sequentialCount, skipHello: true))
+        let sequential = try await WebSocketLoad.alternating(
+            baseline: (echoURL, false), measured: (bridgeURL("seq"), true), request: request, count: sequentialCount)
+        let echoSequential = Latencies(sequential.baseline)
+        let bridgeSequential = Latencies(sequential.measured)
         try await runPipelined()
         let echoRate = median(echoRuns.map(\.rate))
         let bridgeRate = median(bridgeRuns.map(\.rate))

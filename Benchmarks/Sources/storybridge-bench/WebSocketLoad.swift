@@ -10,18 +10,46 @@ enum WebSocketLoad {
         if skipHello { _ = await connection.receive(timeout: .seconds(5)) }
         var latencies: [Double] = []
         latencies.reserveCapacity(count)
-        let clock = ContinuousClock()
-        for _ in 0..<count {
-            let start = clock.now
-            connection.send(request)
-            guard await connection.receive(timeout: .seconds(10)) != nil else {
-                throw BenchmarkFailure("no answer within the time limit from \(url)")
-            }
-            let elapsed = clock.now - start
-            latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-        }
+        for _ in 0..<count { latencies.append(try await roundTrip(request, on: connection, url: url)) }
         await connection.close()
         return latencies
+    }
+
+    /// Two paths measured in the same stretch of time: one connection to each, `request` sent one
+    /// at a time, `count` round trips on each, in blocks of `block` that alternate between them.
+    /// A burst of load from elsewhere on the machine then falls on both samples alike instead of
+    /// on whichever path happened to be running, and what one path leaves to do after its answer
+    /// only meets the other at a block's edge. Returns each path's round trips in ms.
+    static func alternating(
+        baseline: (url: String, skipHello: Bool), measured: (url: String, skipHello: Bool), request: String, count: Int,
+        block: Int = 100
+    ) async throws -> (baseline: [Double], measured: [Double]) {
+        let first = try await WebSocketTextConnection.connect(url: baseline.url)
+        if baseline.skipHello { _ = await first.receive(timeout: .seconds(5)) }
+        let second = try await WebSocketTextConnection.connect(url: measured.url)
+        if measured.skipHello { _ = await second.receive(timeout: .seconds(5)) }
+        var samples: (baseline: [Double], measured: [Double]) = ([], [])
+        samples.baseline.reserveCapacity(count)
+        samples.measured.reserveCapacity(count)
+        while samples.measured.count < count {
+            let size = min(block, count - samples.measured.count)
+            for _ in 0..<size { samples.baseline.append(try await roundTrip(request, on: first, url: baseline.url)) }
+            for _ in 0..<size { samples.measured.append(try await roundTrip(request, on: second, url: measured.url)) }
+        }
+        await first.close()
+        await second.close()
+        return samples
+    }
+
+    /// Sends `request` and waits for one message back; the time it took in ms.
+    private static func roundTrip(_ request: String, on connection: WebSocketTextConnection, url: String) async throws -> Double {
+        let start = ContinuousClock.now
+        connection.send(request)
+        guard await connection.receive(timeout: .seconds(10)) != nil else {
+            throw BenchmarkFailure("no answer within the time limit from \(url)")
+        }
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
     }
 
     /// One pipelined run: answers per second, and the CPU time the host and this client spent per

@@ -28,10 +28,10 @@ public final class HeadlessChromium: Sendable {
     public let devToolsPort: Int
     /// The browser-wide DevTools path, `/devtools/browser/<id>`.
     public let browserPath: String
-    private let process: Process
+    private let process: ChildProcess
     private let profile: URL
 
-    private init(binary: String, devToolsPort: Int, browserPath: String, process: Process, profile: URL) {
+    private init(binary: String, devToolsPort: Int, browserPath: String, process: ChildProcess, profile: URL) {
         self.binary = binary
         self.devToolsPort = devToolsPort
         self.browserPath = browserPath
@@ -71,7 +71,7 @@ public final class HeadlessChromium: Sendable {
         let binary = try locate(explicit: explicit)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments =
             [

@@ -67,7 +67,7 @@ enum BrowserChecks {
 /// Runs a program to completion and returns what it printed, waiting on a thread of its own.
 enum ProgramOutput {
     static func run(_ binary: String, _ arguments: [String]) async -> String? {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         let output = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 
 /// A command run to completion on a thread of its own (never a cooperative one): its exit status,
 /// wall time, output, and the peak resident memory seen by polling `/proc/PID/status` (VmHWM).
@@ -9,7 +10,7 @@ struct ChildRun: Sendable {
     var peakRSSKiB: Int
 
     static func run(_ executable: String, _ arguments: [String], pollRSS: Bool = false) async throws -> ChildRun {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
