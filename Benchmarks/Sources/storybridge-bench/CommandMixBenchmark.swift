@@ -106,12 +106,6 @@ struct CommandMixBenchmark {
             let echo = Latencies(samples.baseline)
             let bridge = Latencies(samples.measured)
             let ratio = bridge.percentile(0.99) / echo.percentile(0.99)
-            if ProcessInfo.processInfo.environment["BENCH_SPREAD"] != nil {
-                for p in [0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.999] {
-                    print(String(format: "  p%.1f echo %.3f bridge %.3f", p * 100, echo.percentile(p), bridge.percentile(p)))
-                }
-                print("  last-200 bridge: " + samples.measured.suffix(200).map { String(format: "%.2f", $0) }.joined(separator: " "))
-            }
             print(
                 String(
                     format: "| %@ | %.3f / %.3f ms | %.3f / %.3f ms | %.2fx | <= 2.0x %@ |", workload.name, echo.percentile(0.5),
