@@ -138,6 +138,11 @@
   // least 1 ms for. While the handler runs, such a timer (a function, at most 1 ms) is started as
   // a task of its own on a MessageChannel instead: still never inside the caller, without the wait.
   // Longer timers, and every timer outside the handler's call, are left alone.
+  // An answer that came over the socket is handed over from the socket's message event, which
+  // ends right after the handler: its short timers run as microtasks (after the handler has
+  // returned, with no task in between), and the handler is told so ({ fromSocket: true }: the
+  // project's storyclm.js then defers its callback to a microtask too). Answers the page gives
+  // itself are handed over from inside the page's own call and keep the MessageChannel task.
   var answerTasks = [];
   var answerPort = null;
   function runAnswerTasks() {
@@ -157,28 +162,40 @@
     }
     if (answerPort) { answerPort.postMessage(0); } else { window.setTimeout(runAnswerTasks, 0); }
   }
-  function callHandler(handler, bridge, text) {
+  // A microtask, unless tasks wait for the MessageChannel: then it joins them, keeping its turn.
+  function deferAnswerMicrotask(task) {
+    if (answerTasks.length > 0 || typeof window.queueMicrotask !== 'function') {
+      deferAnswerTask(task);
+      return;
+    }
+    window.queueMicrotask(function () {
+      try { task(); } catch (e) { console.error('storybridge: an answer callback failed', e); }
+    });
+  }
+  var socketDelivery = { fromSocket: true };
+  function callHandler(handler, bridge, text, fromSocket) {
     var pageSetTimeout = window.setTimeout;
+    var deferShort = fromSocket ? deferAnswerMicrotask : deferAnswerTask;
     window.setTimeout = function (callback, delay) {
       if (typeof callback === 'function' && !(Number(delay) > 1)) {
         var args = Array.prototype.slice.call(arguments, 2);
-        deferAnswerTask(function () { callback.apply(window, args); });
+        deferShort(function () { callback.apply(window, args); });
         return 0;
       }
       return pageSetTimeout.apply(window, arguments);
     };
     try {
-      handler.call(bridge, text);
+      if (fromSocket) { handler.call(bridge, text, socketDelivery); } else { handler.call(bridge, text); }
     } finally {
       window.setTimeout = pageSetTimeout;
     }
   }
 
   var undelivered = [];
-  function deliverResponse(text) {
+  function deliverResponse(text, fromSocket) {
     var bridge = window.StoryCLMBridge;
     if (bridge && typeof bridge.StoryCLMHandler === 'function') {
-      callHandler(bridge.StoryCLMHandler, bridge, text);
+      callHandler(bridge.StoryCLMHandler, bridge, text, fromSocket);
     } else {
       undelivered.push(text);
     }
@@ -186,11 +203,12 @@
   function flushUndelivered() {
     var pending = undelivered;
     undelivered = [];
-    for (var i = 0; i < pending.length; i++) { deliverResponse(pending[i]); }
+    for (var i = 0; i < pending.length; i++) { deliverResponse(pending[i], false); }
   }
   document.addEventListener('DOMContentLoaded', flushUndelivered);
 
-  function receive(text) {
+  // `fromSocket`: the text came over the socket (this runs in the socket's message event).
+  function receive(text, fromSocket) {
     var message;
     try { message = JSON.parse(text); } catch (e) { console.warn('storybridge: unreadable frame from host'); return; }
     if (message && typeof message.Event === 'string') {
@@ -202,7 +220,7 @@
         delete ownRequests[message.GUID];
         callback(message);
       } else {
-        deliverResponse(text);
+        deliverResponse(text, fromSocket === true);
       }
     }
   }
@@ -281,7 +299,7 @@
     };
     socket.onmessage = function (event) {
       state.received += 1;
-      receive(event.data);
+      receive(event.data, true);
     };
     socket.onclose = function (event) {
       state.connected = false;

@@ -158,11 +158,27 @@
             if (deferralPort) { deferralPort.postMessage(0); } else { setTimeout(runDeferred, 0); }
         }
 
-        function storyCLMHandler(payload) {
+        // Runs `task` as a microtask: right after the current script, still never inside it.
+        // Tasks already waiting for the MessageChannel keep their turn: `task` joins them.
+        function deferToMicrotask(task) {
+            if (deferred.length > 0 || typeof window.queueMicrotask !== 'function') {
+                defer(task);
+                return;
+            }
+            window.queueMicrotask(function () {
+                try { task(); } catch (e) { logError('a deferred answer failed', e); }
+            });
+        }
+
+        function storyCLMHandler(payload, delivery) {
             // Deferred like the original (which waits setTimeout(..., 1)) so the native caller's
-            // evaluateJavaScript returns at once and callbacks never run inside it.
+            // evaluateJavaScript returns at once and callbacks never run inside it. An answer the
+            // storybridge client hands over from its socket (delivery.fromSocket) is called from
+            // the socket's message event, which ends when this returns: a microtask is then out of
+            // the caller too, without waiting for another task.
             if (!payload) { return; }
-            defer(function () {
+            var schedule = (delivery && delivery.fromSocket === true) ? deferToMicrotask : defer;
+            schedule(function () {
                 var message = payload;
                 if (typeof payload === 'string') {
                     try {

@@ -3,8 +3,9 @@ import StoryBridge
 import StoryBridgeTesting
 import Testing
 
-/// How answers reach content callbacks: out of the caller of `StoryCLMBridge.StoryCLMHandler`, in
-/// a task of their own, without a 1 ms timer (headless Chromium).
+/// How answers reach content callbacks: out of the caller of `StoryCLMBridge.StoryCLMHandler`,
+/// without a 1 ms timer; an answer from the socket in a microtask right after the handler, one the
+/// page gives itself in a task of its own (headless Chromium).
 @Suite("Answer deferral in headless Chromium", .serialized)
 struct AnswerDeferralTests {
     @Test("storyclm.js runs a callback once, after StoryCLMHandler has returned, without starting a timer")
@@ -39,6 +40,42 @@ struct AnswerDeferralTests {
             #expect(result["callsRightAfter"] == 0)
             #expect(result["calls"] == [["inside": false, "name": "by-hand"]])
             #expect(result["timers"] == 0)
+        }
+    }
+
+    @Test("an answer from the socket reaches its storyclm.js callback right after StoryCLMHandler returns, before any other task")
+    func socketAnswerInMicrotask() async throws {
+        try await withBrowser { host, page in
+            try await page.navigate(to: host.slideURL(slide: "index.html"))
+            try await page.waitForSlide("index.html")
+            let result = try await page.evaluate(
+                """
+                (async function () {
+                  var steps = [], inside = false, handler = StoryCLMBridge.StoryCLMHandler;
+                  var probe = new MessageChannel();
+                  probe.port1.onmessage = function () { steps.push('next task'); };
+                  StoryCLMBridge.StoryCLMHandler = function (text, delivery) {
+                    // A task queued before the handler runs: a callback deferred to a task of its
+                    // own would come after it, one in a microtask comes before.
+                    probe.port2.postMessage(0);
+                    inside = true;
+                    handler.apply(StoryCLMBridge, arguments);
+                    inside = false;
+                    steps.push('handler returned' + (delivery && delivery.fromSocket ? ' (from the socket)' : ''));
+                  };
+                  var answered = new Promise(function (resolve) {
+                    StoryCLM.Presentation.GetCurrentSlideName(function (answer) {
+                      steps.push('callback ' + (inside ? 'inside' : 'outside') + ' ' + answer.data.slide);
+                      resolve();
+                    });
+                  });
+                  await answered;
+                  await new Promise(function (resolve) { setTimeout(resolve, 50); });
+                  StoryCLMBridge.StoryCLMHandler = handler;
+                  return steps;
+                })()
+                """)
+            #expect(result == ["handler returned (from the socket)", "callback outside index.html", "next task"])
         }
     }
 
