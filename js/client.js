@@ -172,8 +172,9 @@
       try { task(); } catch (e) { console.error('storybridge: an answer callback failed', e); }
     });
   }
-  var socketDelivery = { fromSocket: true };
-  function callHandler(handler, bridge, text, fromSocket) {
+  // `message` is `text` parsed, handed to storyclm.js with an answer from the socket so that it
+  // need not parse the text again (the original libraries ignore the second argument).
+  function callHandler(handler, bridge, text, fromSocket, message) {
     var pageSetTimeout = window.setTimeout;
     var deferShort = fromSocket ? deferAnswerMicrotask : deferAnswerTask;
     window.setTimeout = function (callback, delay) {
@@ -185,17 +186,17 @@
       return pageSetTimeout.apply(window, arguments);
     };
     try {
-      if (fromSocket) { handler.call(bridge, text, socketDelivery); } else { handler.call(bridge, text); }
+      if (fromSocket) { handler.call(bridge, text, { fromSocket: true, message: message }); } else { handler.call(bridge, text); }
     } finally {
       window.setTimeout = pageSetTimeout;
     }
   }
 
   var undelivered = [];
-  function deliverResponse(text, fromSocket) {
+  function deliverResponse(text, fromSocket, message) {
     var bridge = window.StoryCLMBridge;
     if (bridge && typeof bridge.StoryCLMHandler === 'function') {
-      callHandler(bridge.StoryCLMHandler, bridge, text, fromSocket);
+      callHandler(bridge.StoryCLMHandler, bridge, text, fromSocket, message);
     } else {
       undelivered.push(text);
     }
@@ -220,7 +221,7 @@
         delete ownRequests[message.GUID];
         callback(message);
       } else {
-        deliverResponse(text, fromSocket === true);
+        deliverResponse(text, fromSocket === true, message);
       }
     }
   }

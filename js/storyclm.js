@@ -66,9 +66,14 @@
             return out;
         }
 
+        // 16 random bytes (32 hex characters) drawn once per page: the counter in front makes
+        // each GUID unique within the page, the random part sets the page's GUIDs apart from
+        // other pages'. Drawing them for every call made garbage on every call for nothing.
+        var guidSuffix = null;
         function newGuid() {
             counter += 1;
-            return 'GUID_' + counter + randomHex(16);   // 16 bytes = 32 hex characters
+            if (guidSuffix === null) { guidSuffix = randomHex(16); }
+            return 'GUID_' + counter + guidSuffix;
         }
 
         // The storybridge host injects its client before any content script; checking at call
@@ -178,9 +183,12 @@
             // the caller too, without waiting for another task.
             if (!payload) { return; }
             var schedule = (delivery && delivery.fromSocket === true) ? deferToMicrotask : defer;
+            // The storybridge client hands over the answer it already parsed (delivery.message),
+            // parsed from this very text and not kept by the client: no second parse.
+            var parsed = (delivery && delivery.message && typeof delivery.message === 'object') ? delivery.message : null;
             schedule(function () {
-                var message = payload;
-                if (typeof payload === 'string') {
+                var message = parsed || payload;
+                if (!parsed && typeof payload === 'string') {
                     try {
                         message = JSON.parse(payload);
                     } catch (e) {
