@@ -174,21 +174,31 @@
   }
   // `message` is `text` parsed, handed to storyclm.js with an answer from the socket so that it
   // need not parse the text again (the original libraries ignore the second argument).
+  // The setTimeout the handler sees while it runs: one function for every call (no closure made
+  // per answer), reading how to defer from the variables callHandler sets around the call.
+  var handlerPageSetTimeout = null;
+  var handlerDeferShort = null;
+  function handlerSetTimeout(callback, delay) {
+    if (typeof callback === 'function' && !(Number(delay) > 1)) {
+      var args = arguments.length > 2 ? Array.prototype.slice.call(arguments, 2) : [];
+      handlerDeferShort(function () { callback.apply(window, args); });
+      return 0;
+    }
+    return handlerPageSetTimeout.apply(window, arguments);
+  }
   function callHandler(handler, bridge, text, fromSocket, message) {
     var pageSetTimeout = window.setTimeout;
-    var deferShort = fromSocket ? deferAnswerMicrotask : deferAnswerTask;
-    window.setTimeout = function (callback, delay) {
-      if (typeof callback === 'function' && !(Number(delay) > 1)) {
-        var args = Array.prototype.slice.call(arguments, 2);
-        deferShort(function () { callback.apply(window, args); });
-        return 0;
-      }
-      return pageSetTimeout.apply(window, arguments);
-    };
+    // Kept and put back around the call, in case a handler hands an answer on to the client again.
+    var outerPageSetTimeout = handlerPageSetTimeout, outerDeferShort = handlerDeferShort;
+    handlerPageSetTimeout = pageSetTimeout;
+    handlerDeferShort = fromSocket ? deferAnswerMicrotask : deferAnswerTask;
+    window.setTimeout = handlerSetTimeout;
     try {
       if (fromSocket) { handler.call(bridge, text, { fromSocket: true, message: message }); } else { handler.call(bridge, text); }
     } finally {
       window.setTimeout = pageSetTimeout;
+      handlerPageSetTimeout = outerPageSetTimeout;
+      handlerDeferShort = outerDeferShort;
     }
   }
 

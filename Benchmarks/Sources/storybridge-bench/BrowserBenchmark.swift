@@ -24,7 +24,7 @@ struct BrowserBenchmark {
     var networkTimeline = false
 
     var warmUpCalls: Int { quick ? 100 : 200 }
-    var callRounds: Int { quick ? 2 : 8 }
+    var callRounds: Int { quick ? 2 : 20 }
     var callsPerRound: Int { quick ? 150 : 200 }
     var warmUpLoads: Int { quick ? 4 : 10 }
     var measuredLoads: Int { quick ? 30 : 120 }
