@@ -172,32 +172,32 @@
       try { task(); } catch (e) { console.error('storybridge: an answer callback failed', e); }
     });
   }
-  // `message` is `text` parsed, handed to storyclm.js with an answer from the socket so that it
-  // need not parse the text again (the original libraries ignore the second argument).
   // The setTimeout the handler sees while it runs: one function for every call (no closure made
-  // per answer), reading how to defer from the variables callHandler sets around the call.
-  var handlerPageSetTimeout = null;
+  // per answer), reading how to defer from the variables callHandler sets around the call. Kept
+  // by the page and called after the handler has returned, it is the page's setTimeout.
+  var handlerPageSetTimeout = window.setTimeout;
   var handlerDeferShort = null;
   function handlerSetTimeout(callback, delay) {
-    if (typeof callback === 'function' && !(Number(delay) > 1)) {
+    if (handlerDeferShort && typeof callback === 'function' && !(Number(delay) > 1)) {
       var args = arguments.length > 2 ? Array.prototype.slice.call(arguments, 2) : [];
       handlerDeferShort(function () { callback.apply(window, args); });
       return 0;
     }
     return handlerPageSetTimeout.apply(window, arguments);
   }
+  // `message` is `text` parsed, handed to storyclm.js with an answer from the socket so that it
+  // need not parse the text again (the original libraries ignore the second argument).
   function callHandler(handler, bridge, text, fromSocket, message) {
-    var pageSetTimeout = window.setTimeout;
-    // Kept and put back around the call, in case a handler hands an answer on to the client again.
-    var outerPageSetTimeout = handlerPageSetTimeout, outerDeferShort = handlerDeferShort;
-    handlerPageSetTimeout = pageSetTimeout;
+    // The page's setTimeout, or (a handler that hands an answer on to the client again) ours.
+    var previous = window.setTimeout;
+    var outerDeferShort = handlerDeferShort;
+    if (previous !== handlerSetTimeout) { handlerPageSetTimeout = previous; }
     handlerDeferShort = fromSocket ? deferAnswerMicrotask : deferAnswerTask;
     window.setTimeout = handlerSetTimeout;
     try {
       if (fromSocket) { handler.call(bridge, text, { fromSocket: true, message: message }); } else { handler.call(bridge, text); }
     } finally {
-      window.setTimeout = pageSetTimeout;
-      handlerPageSetTimeout = outerPageSetTimeout;
+      window.setTimeout = previous;
       handlerDeferShort = outerDeferShort;
     }
   }

@@ -91,12 +91,13 @@ struct AnswerDeferralTests {
             let result = try await page.evaluate(
                 """
                 (async function () {
-                  var pageSetTimeout = window.setTimeout, steps = [], replacedWhileHandling = null;
+                  var pageSetTimeout = window.setTimeout, steps = [], replacedWhileHandling = null, kept = null;
                   var done = new Promise(function (resolve) {
                     StoryCLMBridge.StoryCLMHandler = function (text) {
                       var answer = JSON.parse(text);
                       if (answer.GUID !== 'GUID_deferral') { return; }
                       replacedWhileHandling = window.setTimeout !== pageSetTimeout;
+                      kept = window.setTimeout;
                       setTimeout(function () { steps.push('long'); resolve(); }, 30);
                       setTimeout(function (name) { steps.push('short:' + name); }, 1, answer.Data.slide);
                       steps.push('handler returns');
@@ -104,11 +105,13 @@ struct AnswerDeferralTests {
                   });
                   window.__storybridge.post({ Command: 'getCurrentSlideName', Data: {}, GUID: 'GUID_deferral' });
                   await done;
+                  // The handler's setTimeout, kept and called after the handler: a real timer.
+                  await new Promise(function (resolve) { kept(function () { steps.push('kept'); resolve(); }, 5); });
                   return { steps: steps, restored: window.setTimeout === pageSetTimeout,
                     replacedWhileHandling: replacedWhileHandling };
                 })()
                 """)
-            #expect(result["steps"] == ["handler returns", "short:legacy.html", "long"])
+            #expect(result["steps"] == ["handler returns", "short:legacy.html", "long", "kept"])
             #expect(result["restored"] == true)
             #expect(result["replacedWhileHandling"] == true)
         }
