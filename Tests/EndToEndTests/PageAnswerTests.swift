@@ -5,8 +5,10 @@ import Synchronization
 import Testing
 
 /// A presentation whose slides ask for their name and navigation data as their first scripts run,
-/// noting whether the bridge socket was open when each answer came. storyclm.js is inline, so the
-/// questions are asked in the same task as the client opens its socket, which cannot be open yet.
+/// noting whether the bridge socket was open when each answer was handed to `StoryCLMHandler`
+/// (where the page's own answers are made, inside the call; the callback runs later, when the
+/// socket may have opened meanwhile). storyclm.js is inline, so the questions are asked in the same
+/// task as the client opens its socket, which cannot be open yet.
 private func askingPresentation() throws -> URL {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-e2e-ask-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -17,13 +19,26 @@ private func askingPresentation() throws -> URL {
         <script>\(library)</script>
         <script>
         window.answers = [];
+        // Command of each GUID sent, and whether the socket was open when its answer was handed over.
+        var commands = {}, answeredOpen = {};
+        var post = window.__storybridge.post;
+        window.__storybridge.post = function (message) {
+          if (message && message.GUID) { commands[message.GUID] = message.Command; }
+          return post.apply(this, arguments);
+        };
+        var handler = StoryCLMBridge.StoryCLMHandler;
+        StoryCLMBridge.StoryCLMHandler = function (text) {
+          var guid = JSON.parse(text).GUID;
+          answeredOpen[commands[guid]] = window.__storybridge.state.connected;
+          return handler.apply(StoryCLMBridge, arguments);
+        };
         StoryCLMBridge.Invoke('getNavigationData', {}, function (answer) {
           window.answers.push({ command: 'getNavigationData', data: answer.Data, status: answer.Status,
-            connected: window.__storybridge.state.connected });
+            connected: answeredOpen.getNavigationData });
         });
         StoryCLM.Presentation.GetCurrentSlideName(function (answer) {
           window.answers.push({ command: 'getCurrentSlideName', data: answer.data, status: answer.status,
-            connected: window.__storybridge.state.connected });
+            connected: answeredOpen.getCurrentSlideName });
         });
         </script></head><body><a id="next" href="\(next)">next</a></body></html>
         """.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8)
