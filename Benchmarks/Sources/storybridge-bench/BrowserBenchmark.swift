@@ -74,7 +74,7 @@ struct BrowserBenchmark {
         var rows: [Row] = []
         var handshakes: [String] = []
         for (page, label) in [("index.html", "own storyclm.js"), ("legacy.html", "storyclm.js 2.2 stand-in (doorbell)")] {
-            let calls = try await inPageCalls(url: "\(server.base)/p/1/\(page)", browser: browser)
+            let calls = try await inPageCalls(origin: server.base, path: "/p/1/\(page)", browser: browser)
             for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
                 rows.append(
                     Row(
@@ -150,16 +150,14 @@ struct BrowserBenchmark {
     // MARK: In-page calls
 
     /// Round trips of one page: to the plain echo, and through its storyclm.js to the bridge.
-    func inPageCalls(url: String, browser: HeadlessChromium) async throws -> (
+    func inPageCalls(origin: String, path: String, browser: HeadlessChromium) async throws -> (
         echo: Latencies, bridge: Latencies, handshake: Double
     ) {
         let page = try await browser.newPage()
         defer { Task { await page.close() } }
+        let url = origin + path
         // A finer clock for the page: see ``CrossOriginIsolation``.
-        let origin = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).prefix(3).joined(separator: "/")
-        let isolation = try await CrossOriginIsolation.start(origin: origin, devTools: page.devTools)
-        try await page.navigate(to: url)
-        await isolation.stop()
+        try await CrossOriginIsolation.navigate(page, to: url, origin: origin)
         try await page.waitFor("window.__storybridge && window.__storybridge.state.connected && window.StoryCLM")
         guard try await page.evaluate("window.crossOriginIsolated === true") == .bool(true) else {
             throw BenchmarkFailure("\(url) did not load cross-origin isolated: its round trips would be timed in 0.1 ms steps")

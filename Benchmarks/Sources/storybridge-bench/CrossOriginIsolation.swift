@@ -17,17 +17,16 @@ import StoryBridgeTesting
 /// The host itself is unchanged and sends no such headers: what is measured is the same page, the
 /// same sockets and the same bridge, timed with a finer clock. (An isolated document gets a
 /// renderer process of its own; the echo it is compared with is measured from the same document.)
-struct CrossOriginIsolation {
-    let devTools: DevToolsConnection
-    let watcher: Task<Void, Never>
-
-    /// Starts pausing and completing the documents of `origin` (`http://127.0.0.1:PORT`) in the
-    /// tab of `devTools`; call before navigating.
-    static func start(origin: String, devTools: DevToolsConnection) async throws -> CrossOriginIsolation {
+enum CrossOriginIsolation {
+    /// Loads `url`, a document of `origin` (`http://127.0.0.1:PORT`), in `page`, cross-origin
+    /// isolated: its response is paused once and handed over with the two headers added.
+    static func navigate(_ page: BrowserPage, to url: String, origin: String) async throws {
+        let devTools = page.devTools
         try await devTools.send(
             "Fetch.enable",
             ["patterns": [["urlPattern": .string(origin + "/*"), "resourceType": "Document", "requestStage": "Response"]]])
-        let watcher = Task {
+        // Hands over the one document the navigation loads, then stops reading the tab's events.
+        let handOver = Task {
             while let event = await devTools.events.next() {
                 guard event["method"]?.stringValue == "Fetch.requestPaused", let params = event["params"],
                     let requestId = params["requestId"]?.stringValue
@@ -40,11 +39,15 @@ struct CrossOriginIsolation {
                     "Fetch.fulfillRequest",
                     [
                         "requestId": .string(requestId), "responseCode": params["responseStatusCode"] ?? .int(200),
-                        "responseHeaders": .array(headers), "body": .string(Self.base64Body(body)),
+                        "responseHeaders": .array(headers), "body": .string(base64Body(body)),
                     ])
+                return
             }
         }
-        return CrossOriginIsolation(devTools: devTools, watcher: watcher)
+        // A navigation that fails leaves the task waiting until the tab closes.
+        try await page.navigate(to: url)
+        await handOver.value
+        try await devTools.send("Fetch.disable")
     }
 
     /// The body of a `Fetch.getResponseBody` result, base64-encoded as `Fetch.fulfillRequest` wants it.
@@ -52,11 +55,5 @@ struct CrossOriginIsolation {
         let body = result?["body"]?.stringValue ?? ""
         if result?["base64Encoded"] == .bool(true) { return body }
         return Data(body.utf8).base64EncodedString()
-    }
-
-    /// Stops pausing documents (the watcher then only reads the tab's events until it closes).
-    func stop() async {
-        watcher.cancel()
-        _ = try? await devTools.send("Fetch.disable")
     }
 }
