@@ -61,7 +61,8 @@ struct CommandMixBenchmark {
         print("host: storybridge serve (pid \(host.pid)) on \(host.base); client: this process")
         print(
             "\(viewers) connections pipelining \(perViewer) requests each, \(pipelinedRounds) rounds alternating echo and bridge (medians); "
-                + "then 1 connection to each, \(sequentialCount) requests one at a time in blocks of \(WebSocketLoad.alternationBlock) alternating echo and bridge")
+                + "then 1 connection to each, \(sequentialCount) requests one at a time in blocks of \(WebSocketLoad.alternationBlock) alternating echo and bridge"
+        )
         let setup = [Self.writeEvent]
         // Warm up: every viewer's session exists and holds the key the reads ask for.
         _ = try await WebSocketLoad.pipelined(
