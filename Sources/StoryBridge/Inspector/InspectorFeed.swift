@@ -15,19 +15,32 @@ public final class InspectorFeed: Sendable {
         case reload(presentationId: Int, files: [String])
     }
 
-    /// An entry with its place in the feed. Kept in the ring by value: an exchange is a class
-    /// (``BridgeExchange``), so keeping one costs a reference, not an allocation.
+    /// An entry with its place in the feed, as the ring keeps it: a number and one reference.
+    /// Copying one in or out of the ring is then a single retain, where a struct holding the
+    /// four-case ``Entry`` and a date went through the runtime's enum copying, which cost a
+    /// recording more than the rest of it.
     private struct Stamped: Sendable {
         let seq: Int
-        let at: Moment
-        let entry: Entry
+        let kept: Kept
     }
 
-    /// When an entry happened: an exchange brings the instant its answer was made (so recording it
-    /// reads no clock); anything else reads the date.
-    private enum Moment: Sendable {
-        case date(Date)
-        case instant(ContinuousClock.Instant)
+    /// What the ring holds of an entry: an exchange as it is (a class, ``BridgeExchange``, which
+    /// brings the instant its answer was made, so recording it reads no clock); anything else
+    /// boxed with the date it was recorded.
+    private enum Kept: Sendable {
+        case exchange(BridgeExchange)
+        case other(Dated)
+    }
+
+    /// A host event, connection or reload, with when it was recorded.
+    private final class Dated: Sendable {
+        let entry: Entry
+        let date: Date
+
+        init(_ entry: Entry, date: Date) {
+            self.entry = entry
+            self.date = date
+        }
     }
 
     /// The date and the instant when the feed was made, to turn an instant into a date.
@@ -69,10 +82,10 @@ public final class InspectorFeed: Sendable {
 
     /// Records an entry and sends it to the subscribers.
     public func record(_ entry: Entry) {
-        let at: Moment
-        if case .exchange(let exchange) = entry { at = .instant(exchange.finished) } else { at = .date(Date()) }
+        let kept: Kept
+        if case .exchange(let exchange) = entry { kept = .exchange(exchange) } else { kept = .other(Dated(entry, date: Date())) }
         let seq = nextSeq.wrappingAdd(1, ordering: .relaxed).oldValue
-        let stamped = Stamped(seq: seq, at: at, entry: entry)
+        let stamped = Stamped(seq: seq, kept: kept)
         let shardCapacity = self.shardCapacity
         // The entry pushed out of the ring is released after the lock is let go: freeing an old
         // exchange's strings and values must not hold up the other cores recording theirs.
@@ -146,20 +159,25 @@ public final class InspectorFeed: Sendable {
         entries.sorted { $0.seq < $1.seq }.suffix(capacity)
     }
 
-    private func date(_ moment: Moment) -> Date {
-        switch moment {
-        case .date(let date): return date
-        case .instant(let instant):
-            let elapsed = (instant - origin.instant).components
-            return origin.date.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
-        }
+    /// The date of `instant`, an instant of the bridge's clock.
+    private func date(_ instant: ContinuousClock.Instant) -> Date {
+        let elapsed = (instant - origin.instant).components
+        return origin.date.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     }
 
     private func json(_ stamped: Stamped) -> JSONValue {
-        var members: [String: JSONValue] = [
-            "seq": .int(stamped.seq), "at": .string(AnalyticsFormat.timestamp(date(stamped.at))),
-        ]
-        switch stamped.entry {
+        let entry: Entry
+        let at: Date
+        switch stamped.kept {
+        case .exchange(let exchange):
+            entry = .exchange(exchange)
+            at = date(exchange.finished)
+        case .other(let dated):
+            entry = dated.entry
+            at = dated.date
+        }
+        var members: [String: JSONValue] = ["seq": .int(stamped.seq), "at": .string(AnalyticsFormat.timestamp(at))]
+        switch entry {
         case .exchange(let exchange):
             let milliseconds =
                 Double(exchange.duration.components.seconds) * 1000
