@@ -61,7 +61,8 @@ struct CommandMixBenchmark {
         print("host: storybridge serve (pid \(host.pid)) on \(host.base); client: this process")
         print(
             "\(viewers) connections pipelining \(perViewer) requests each, \(pipelinedRounds) rounds alternating echo and bridge (medians); "
-                + "then 1 connection to each, \(sequentialCount) requests one at a time in blocks of \(WebSocketLoad.alternationBlock) alternating echo and bridge"
+                + "then 1 connection to each, \(sequentialCount) requests one at a time in blocks of \(WebSocketLoad.alternationBlock) alternating echo and bridge "
+                + "(percentiles without the first of each block, whose median is shown on its own)"
         )
         let setup = [Self.writeEvent]
         // Warm up: every viewer's session exists and holds the key the reads ask for.
@@ -106,8 +107,8 @@ struct CommandMixBenchmark {
             let samples = try await WebSocketLoad.alternating(
                 baseline: (host.echoURL, false), measured: (host.bridgeURL(viewer: "mix-0"), true), request: workload.requests[0],
                 count: sequentialCount)
-            let echo = Latencies(samples.baseline)
-            let bridge = Latencies(samples.measured)
+            let echo = Latencies(WebSocketLoad.steady(samples.baseline))
+            let bridge = Latencies(WebSocketLoad.steady(samples.measured))
             let ratio = bridge.percentile(0.99) / echo.percentile(0.99)
             print(
                 String(
