@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import Logging
 
-/// The host's SQLite database (WAL mode, versioned migrations): the presentation catalog, and
-/// the analytics records.
+/// The host's SQLite database (WAL mode, checkpointed in the background, versioned migrations):
+/// the presentation catalog, and the analytics records.
 public final class StoryBridgeDatabase: Sendable {
     /// The connection pool.
     public let pool: DatabasePool
@@ -14,22 +15,53 @@ public final class StoryBridgeDatabase: Sendable {
     private let groupCommit: GroupCommit
     /// Puts the reads that arrive together into one read access.
     private let groupRead: GroupRead
+    /// Copies the write-ahead log into the database file in the background (``WALCheckpointer``);
+    /// `nil` when its connection could not be opened, and SQLite's own checkpoint does it instead.
+    private let checkpointer: WALCheckpointer?
+    /// The checkpointer's loop, cancelled when the database is released.
+    private let checkpointing: Task<Void, Never>?
 
     /// Opens (creating if needed) the database at `file` and brings its schema up to date.
     /// `maxPageCount` caps the file's size in pages (SQLite's `PRAGMA max_page_count`): a write
-    /// past it fails as ``StorageError/full(path:)``, as on a full disk.
-    public init(file: URL, maxPageCount: Int? = nil) throws {
+    /// past it fails as ``StorageError/full(path:)``, as on a full disk. The write-ahead log is
+    /// copied into the file in the background (``WALCheckpointer``), never by a commit; `logger`
+    /// hears when that cannot be done.
+    public init(file: URL, maxPageCount: Int? = nil, logger: Logger = Logger(label: "storybridge")) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
         if let maxPageCount {
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)") }
         }
+        // No commit waits for a checkpoint: the checkpointer's connection makes them (below).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         self.file = file
         pool = try DatabasePool(path: file.path, configuration: configuration)
         groupCommit = GroupCommit(pool: pool)
         groupRead = GroupRead(pool: pool)
         try Self.migrator.migrate(pool)
+        do {
+            let checkpointer = try WALCheckpointer(path: file.path)
+            self.checkpointer = checkpointer
+            checkpointing = Task.detached(priority: .utility) { await checkpointer.run(logger: logger) }
+        } catch {
+            logger.warning(
+                "database: no connection for background checkpoints; commits make them", metadata: ["error": "\(error)"])
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000") }
+            checkpointer = nil
+            checkpointing = nil
+        }
+    }
+
+    deinit {
+        checkpointing?.cancel()
+    }
+
+    /// Copies the write-ahead log into the database file now, as the background checkpointer does
+    /// every quarter second after a commit; returns the log's pages and how many are in the file.
+    /// `nil` when there is no background checkpointer (SQLite checkpoints in the commits then).
+    func checkpointNow() async throws -> WALCheckpointer.Outcome? {
+        try await checkpointer?.checkpoint()
     }
 
     /// Runs `updates` in a write transaction and returns once that transaction has committed.
