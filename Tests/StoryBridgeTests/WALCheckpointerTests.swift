@@ -47,6 +47,25 @@ struct WALCheckpointerTests {
         #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM blob") } == 3_000)
     }
 
+    @Test("a released database leaves one self-contained file: the log is copied and removed, as without a checkpointer")
+    func releaseRemovesTheLog() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("test.sqlite")
+        do {
+            let database = try StoryBridgeDatabase(file: file)
+            try await database.write { db in
+                try db.execute(sql: "CREATE TABLE note (body TEXT NOT NULL)")
+                try db.execute(sql: "INSERT INTO note (body) VALUES ('kept')")
+            }
+            #expect(FileManager.default.fileExists(atPath: file.path + "-wal"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"))
+        let queue = try DatabaseQueue(path: file.path)
+        #expect(try await queue.read { db in try String.fetchOne(db, sql: "SELECT body FROM note") } == "kept")
+    }
+
     @Test("a database reopened after its process was killed holds every committed write, copied or not")
     func committedWritesSurviveWithoutCheckpoint() async throws {
         let (folder, file, database) = try Self.makeDatabase()

@@ -54,7 +54,10 @@ public final class StoryBridgeDatabase: Sendable {
     }
 
     deinit {
+        // Before the pool's connections close (after this), so that the last of them copies the
+        // rest of the log into the file and removes it.
         checkpointing?.cancel()
+        checkpointer?.close()
     }
 
     /// Copies the write-ahead log into the database file now, as the background checkpointer does

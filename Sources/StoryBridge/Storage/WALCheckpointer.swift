@@ -11,7 +11,8 @@ import Logging
 /// another connection has committed (SQLite's `data_version`) and, if so, runs a passive
 /// checkpoint: it copies what it can without waiting for readers or writers, and writers go on
 /// appending to the log meanwhile. A committed write is in the log whether or not it has been
-/// copied yet, so a killed process loses nothing; the last connection to close copies the rest.
+/// copied yet, so a killed process loses nothing. The checkpointer's connection is closed before
+/// the database's own (``close()``), so the last of those copies the rest and removes the log.
 final class WALCheckpointer: Sendable {
     /// How many pages the log held, and how many of them are now in the database file.
     struct Outcome: Sendable, Equatable {
@@ -42,6 +43,13 @@ final class WALCheckpointer: Sendable {
         }
     }
 
+    /// Closes the checkpointer's connection, after the checkpoint in progress if there is one. The
+    /// database's own connections close after it, and the last of them copies the rest of the log
+    /// and removes it, as when there was no checkpointer.
+    func close() {
+        try? connection.close()
+    }
+
     /// Checkpoints after every ``interval`` in which another connection committed, until the
     /// calling task is cancelled. A failing checkpoint is logged once per run of failures and
     /// tried again at the next look: the log keeps every write meanwhile. One that finds another
@@ -66,6 +74,8 @@ final class WALCheckpointer: Sendable {
                 // this one tries again after the next commit.
                 logger.debug("database: checkpoint deferred", metadata: ["error": "\(error)"])
             } catch {
+                // Cancelled and closed while a look was under way: not a failure.
+                if Task.isCancelled { return }
                 if !failing {
                     logger.warning("database: cannot copy the write-ahead log into the database file", metadata: ["error": "\(error)"])
                 }
