@@ -107,15 +107,15 @@ struct CommandMixBenchmark {
             let samples = try await WebSocketLoad.alternating(
                 baseline: (host.echoURL, false), measured: (host.bridgeURL(viewer: "mix-0"), true), request: workload.requests[0],
                 count: sequentialCount)
-            let echo = Latencies(WebSocketLoad.steady(samples.baseline))
-            let bridge = Latencies(WebSocketLoad.steady(samples.measured))
+            let echo = Latencies(samples.baseline.steady)
+            let bridge = Latencies(samples.measured.steady)
             let ratio = bridge.percentile(0.99) / echo.percentile(0.99)
             print(
                 String(
                     format: "| %@ | %.3f / %.3f ms | %.3f / %.3f ms | %.2fx | <= 2.0x %@ | %.3f / %.3f ms |", workload.name,
                     echo.percentile(0.5), echo.percentile(0.99), bridge.percentile(0.5), bridge.percentile(0.99), ratio,
-                    ratio <= 2 ? "✔" : "✘", median(WebSocketLoad.firstOfBlock(samples.baseline)),
-                    median(WebSocketLoad.firstOfBlock(samples.measured))))
+                    ratio <= 2 ? "✔" : "✘", median(samples.baseline.afterPause),
+                    median(samples.measured.afterPause)))
         }
     }
 }

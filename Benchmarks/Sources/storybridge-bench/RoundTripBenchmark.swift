@@ -94,8 +94,8 @@ struct RoundTripBenchmark {
         }
         let sequential = try await WebSocketLoad.alternating(
             baseline: (echoURL, false), measured: (bridgeURL("seq"), true), request: request, count: sequentialCount)
-        let echoSequential = Latencies(WebSocketLoad.steady(sequential.baseline))
-        let bridgeSequential = Latencies(WebSocketLoad.steady(sequential.measured))
+        let echoSequential = Latencies(sequential.baseline.steady)
+        let bridgeSequential = Latencies(sequential.measured.steady)
         try await runPipelined()
         let echoRate = median(echoRuns.map(\.rate))
         let bridgeRate = median(bridgeRuns.map(\.rate))

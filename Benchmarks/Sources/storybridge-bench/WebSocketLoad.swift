@@ -15,54 +15,59 @@ enum WebSocketLoad {
         return latencies
     }
 
-    /// Round trips of one path before the other path's turn (about 20 ms), short enough that a
-    /// burst of load from elsewhere on the machine (tens of ms on this shared VM) falls on both
-    /// paths.
+    /// One path's round trips in ms from ``alternating(baseline:measured:request:count:)``, split
+    /// by where they fall in their blocks.
     ///
     /// The first round trip of a block runs with caches the other path's block has cooled, and
     /// every step of it is slower (a `setCustomEvent` after 400 echo round trips: 0.34 ms in the
     /// host from frame to answer, against 0.07 ms warm; after 100, about half that). Those first
-    /// round trips are 1% of the sample, so they set the p99 instead of the tail of steady use:
-    /// ``steady(_:block:)`` leaves them out of the percentiles and ``firstOfBlock(_:block:)``
-    /// reports them on their own.
+    /// round trips are 1% of the sample, so in the percentiles they would set the p99 instead of
+    /// the tail of steady use: they are kept apart, as what a page waits for after a pause.
+    struct BlockSamples {
+        /// Every round trip but the first of each block.
+        var steady: [Double] = []
+        /// The first round trip of each block.
+        var afterPause: [Double] = []
+    }
+
+    /// Round trips of one path before the other path's turn (about 20 ms), short enough that a
+    /// burst of load from elsewhere on the machine (tens of ms on this shared VM) falls on both
+    /// paths.
     static let alternationBlock = 100
 
     /// Two paths measured in the same stretch of time: one connection to each, `request` sent one
-    /// at a time, `count` round trips on each, in blocks of `block` that alternate between them.
-    /// A burst of load from elsewhere on the machine then falls on both samples alike instead of
-    /// on whichever path happened to be running, and what one path leaves to do after its answer
-    /// only meets the other at a block's edge. Returns each path's round trips in ms.
+    /// at a time, `count` round trips on each, in blocks of ``alternationBlock`` that alternate
+    /// between them. A burst of load from elsewhere on the machine then falls on both samples alike
+    /// instead of on whichever path happened to be running, and what one path leaves to do after
+    /// its answer only meets the other at a block's edge.
     static func alternating(
-        baseline: (url: String, skipHello: Bool), measured: (url: String, skipHello: Bool), request: String, count: Int,
-        block: Int = alternationBlock
-    ) async throws -> (baseline: [Double], measured: [Double]) {
+        baseline: (url: String, skipHello: Bool), measured: (url: String, skipHello: Bool), request: String, count: Int
+    ) async throws -> (baseline: BlockSamples, measured: BlockSamples) {
         let first = try await WebSocketTextConnection.connect(url: baseline.url)
         if baseline.skipHello { _ = await first.receive(timeout: .seconds(5)) }
         let second = try await WebSocketTextConnection.connect(url: measured.url)
         if measured.skipHello { _ = await second.receive(timeout: .seconds(5)) }
-        var samples: (baseline: [Double], measured: [Double]) = ([], [])
-        samples.baseline.reserveCapacity(count)
-        samples.measured.reserveCapacity(count)
-        while samples.measured.count < count {
-            let size = min(block, count - samples.measured.count)
-            for _ in 0..<size { samples.baseline.append(try await roundTrip(request, on: first, url: baseline.url)) }
-            for _ in 0..<size { samples.measured.append(try await roundTrip(request, on: second, url: measured.url)) }
+        var samples = (baseline: BlockSamples(), measured: BlockSamples())
+        var done = 0
+        while done < count {
+            let size = min(alternationBlock, count - done)
+            try await block(of: size, request, on: first, url: baseline.url, into: &samples.baseline)
+            try await block(of: size, request, on: second, url: measured.url, into: &samples.measured)
+            done += size
         }
         await first.close()
         await second.close()
         return samples
     }
 
-    /// The first round trip of each block of ``alternating(baseline:measured:request:count:block:)``
-    /// (one path's answer after the other path's block: what a page waits for after a pause).
-    static func firstOfBlock(_ samples: [Double], block: Int = alternationBlock) -> [Double] {
-        stride(from: 0, to: samples.count, by: block).map { samples[$0] }
-    }
-
-    /// The round trips of ``alternating(baseline:measured:request:count:block:)`` in steady use:
-    /// all but the first of each block.
-    static func steady(_ samples: [Double], block: Int = alternationBlock) -> [Double] {
-        samples.indices.filter { $0 % block != 0 }.map { samples[$0] }
+    /// `size` round trips on `connection`, the first kept apart.
+    private static func block(
+        of size: Int, _ request: String, on connection: WebSocketTextConnection, url: String, into samples: inout BlockSamples
+    ) async throws {
+        for index in 0..<size {
+            let elapsed = try await roundTrip(request, on: connection, url: url)
+            if index == 0 { samples.afterPause.append(elapsed) } else { samples.steady.append(elapsed) }
+        }
     }
 
     /// Sends `request` and waits for one message back; the time it took in ms.

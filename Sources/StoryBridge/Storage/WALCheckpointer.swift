@@ -37,10 +37,12 @@ final class WALCheckpointer: Sendable {
     /// cooperative thread: GRDB runs it on the connection's queue).
     @discardableResult
     func checkpoint() async throws -> Outcome {
-        try await connection.writeWithoutTransaction { db in
-            let result = try db.checkpoint(.passive)
-            return Outcome(logPages: result.walFrameCount, copiedPages: result.checkpointedFrameCount)
-        }
+        try await connection.writeWithoutTransaction { db in try Self.checkpoint(db) }
+    }
+
+    private static func checkpoint(_ db: Database) throws -> Outcome {
+        let result = try db.checkpoint(.passive)
+        return Outcome(logPages: result.walFrameCount, copiedPages: result.checkpointedFrameCount)
     }
 
     /// Closes the checkpointer's connection, after the checkpoint in progress if there is one. The
@@ -61,10 +63,14 @@ final class WALCheckpointer: Sendable {
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: Self.interval)
-                let version = try await connection.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-                guard version != seen else { continue }
-                try await checkpoint()
-                seen = version
+                // One access per look: whether anything was committed since the last checkpoint,
+                // and if so the checkpoint.
+                let last = seen
+                seen = try await connection.writeWithoutTransaction { db in
+                    let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+                    if version != last { try Self.checkpoint(db) }
+                    return version
+                }
                 failing = false
             } catch is CancellationError {
                 return
