@@ -16,4 +16,21 @@ struct ResponseWireTextTests {
             #expect(BridgeResponse(json: try JSONValue.parse(response.jsonText)) == response)
         }
     }
+
+    @Test("an answer whose data is changed is written with the new data, not the text kept for the old")
+    func changedDataDropsKeptText() throws {
+        let kept = EncodedJSON(["slide": "index.html"])
+        var response = BridgeResponse(
+            guid: "G4", status: .success, errorCode: 200, errorMessage: "", data: kept.value)
+        response.encodedData = kept.bytes
+        #expect(response.jsonText == response.json.jsonString())
+        response.data = ["slide": "next.html"]
+        #expect(response.encodedData == nil)
+        #expect(response.jsonText.contains("next.html"))
+        #expect(response.jsonText == response.json.jsonString())
+
+        var reply = ModuleReply(encoded: kept)
+        reply.data = ["slide": "other.html"]
+        #expect(reply.encodedData == nil)
+    }
 }

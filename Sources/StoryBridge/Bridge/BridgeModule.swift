@@ -39,7 +39,10 @@ public struct ModuleReply: Sendable, Hashable {
     public var status: ResponseStatus
     public var code: Int
     public var message: String
-    public var data: JSONValue
+    /// The answer's `Data`. Setting it drops the written form the module may have kept.
+    public var data: JSONValue {
+        didSet { encodedData = nil }
+    }
     /// `data` already written as JSON, when the module keeps it so (sent as it is; see
     /// ``BridgeResponse``). Not part of equality.
     var encodedData: [UInt8]?

@@ -15,8 +15,10 @@ public struct BridgeResponse: Sendable, Hashable {
     public var errorCode: Int
     /// Empty on success; a sentence saying what went wrong otherwise.
     public var errorMessage: String
-    /// The answer's payload.
-    public var data: JSONValue
+    /// The answer's payload. Setting it drops the written form the module may have kept.
+    public var data: JSONValue {
+        didSet { encodedData = nil }
+    }
     /// `data` already written as JSON (``JSONWriter``'s form), when the module kept it so: the
     /// wire text then copies these bytes instead of writing `data` again. Not part of equality.
     var encodedData: [UInt8]?
