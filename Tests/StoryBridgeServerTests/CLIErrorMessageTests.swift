@@ -136,11 +136,10 @@ struct CLIErrorMessageTests {
         try await withTemporaryFolder { folder in
             let directory = DataDirectory(folder.appendingPathComponent("data"))
             _ = try await savedSessions(1, directory: directory)
-            // A port that was free a moment ago and is closed now.
-            let (probe, _) = try await makeCollector()
-            let port = probe.port
-            await probe.stop()
-            let endpoint = "http://127.0.0.1:\(port)"
+            // A port held bound where nothing listens: no other test's server can be given it.
+            let refusing = try RefusingPort()
+            defer { refusing.close() }
+            let endpoint = "http://127.0.0.1:\(refusing.port)"
             let result = try await runStorybridge([
                 "upload", "--once", "--upload-endpoint", endpoint, "--upload-key", "key1", "--upload-secret", "s3cr3t",
                 "--data-dir", directory.root.path,

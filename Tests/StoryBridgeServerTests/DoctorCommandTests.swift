@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridge
+import StoryBridgeTesting
 import Testing
 
 /// `storybridge doctor` run as a user would, against real folders, libraries and loopback servers.
@@ -38,9 +39,9 @@ struct DoctorCommandTests {
             let file = folder.appendingPathComponent("data")
             try "x".write(to: file, atomically: true, encoding: .utf8)
             let (busy, _) = try await makeCollector()
-            let (down, _) = try await makeCollector()
+            let down = try RefusingPort()
+            defer { down.close() }
             let closedPort = down.port
-            await down.stop()
             let result = try await runStorybridge([
                 "doctor", "--port", "\(busy.port)", "--data-dir", file.path,
                 "--upload-endpoint", "http://127.0.0.1:\(closedPort)", "--upload-key", "key1", "--upload-secret", "s3cr3t",

@@ -56,12 +56,9 @@ struct MetricsAndLoggingTests {
         #expect(sample(text, "storybridge_connected_viewers") == 0)
 
         // An uploader given the metrics counts its failed attempts against an unreachable collector.
-        let closedPort = try await { () async throws -> Int in
-            let (collector, _) = try await makeCollector()
-            let port = collector.port
-            await collector.stop()
-            return port
-        }()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let closedPort = refusing.port
         var logger = Logger(label: "uploader")
         logger.logLevel = .critical
         let settings = UploadSettings(
