@@ -106,14 +106,26 @@ public enum RawHTTP {
         return try await exchange(port: port, lines.joined(separator: "\r\n"), timeout: 10, stopWhenComplete: true)
     }
 
-    /// A blocking TCP socket connected to 127.0.0.1:`port`; the caller closes it.
-    public static func connectedSocket(port: Int) throws -> Int32 {
+    /// A new blocking TCP socket, not yet bound or connected; the caller closes it.
+    static func tcpSocket() throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.socket(errno: errno) }
+        return descriptor
+    }
+
+    /// The address 127.0.0.1:`port` (0: any free port, when binding).
+    static func loopbackAddress(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
+    /// A blocking TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    public static func connectedSocket(port: Int) throws -> Int32 {
+        let descriptor = try tcpSocket()
+        var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -17,14 +17,11 @@ public final class RefusingPort: Sendable {
     private let descriptor: Int32
     private let closed = Atomic(false)
 
-    /// Binds a socket to a free port on 127.0.0.1 and keeps it.
+    /// Binds a socket to a free port on 127.0.0.1 and keeps it; throws
+    /// ``RawHTTP/Failure/socket(errno:)`` when no socket can be made or bound.
     public init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure("socket() failed: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let descriptor = try RawHTTP.tcpSocket()
+        var address = RawHTTP.loopbackAddress(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
@@ -34,7 +31,7 @@ public final class RefusingPort: Sendable {
         guard bound else {
             let code = errno
             Glibc.close(descriptor)
-            throw Failure("cannot bind a port on 127.0.0.1: errno \(code)")
+            throw RawHTTP.Failure.socket(errno: code)
         }
         self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
@@ -48,14 +45,5 @@ public final class RefusingPort: Sendable {
 
     deinit {
         close()
-    }
-
-    /// Why no port could be held.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-
-        init(_ description: String) {
-            self.description = description
-        }
     }
 }
