@@ -1,4 +1,5 @@
 import Hummingbird
+import StoryBridge
 
 /// Refuses, before anything else is read, every request whose `Host` header is not one of the
 /// host's names (see ``AllowedHostNames``): HTTP requests get 421 with a message; WebSocket

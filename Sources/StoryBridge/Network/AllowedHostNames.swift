@@ -10,6 +10,9 @@ import NIOCore
 /// it is bound to every interface (`0.0.0.0`, `::`), also to the addresses of the machine's
 /// interfaces. More names are added for LAN use (`--allowed-host`); `*.example.lan` allows the
 /// sub-domains of `example.lan`.
+///
+/// Shared by `serve` and `content-server` (the same `--allowed-host` flag); each answers a refusal
+/// in its own form (421).
 public struct AllowedHostNames: Sendable, Hashable {
     /// Exact names, lower-cased, without port or brackets.
     private let names: Set<String>
@@ -40,18 +43,28 @@ public struct AllowedHostNames: Sendable, Hashable {
         self.domainSuffixes = suffixes
     }
 
-    /// Whether a request whose `Host` header is `authority` is for this host; the refusal if not.
-    func check(authority: String?) -> RequestRefusal? {
-        guard let authority, !authority.isEmpty else { return .missingHost }
-        guard let name = Self.hostName(ofAuthority: authority) else { return .foreignHost(authority) }
-        if names.contains(name) { return nil }
-        if domainSuffixes.contains(where: { name.hasSuffix($0) }) { return nil }
-        return .foreignHost(name)
+    /// What a request's `Host` header says of it.
+    public enum Verdict: Sendable, Hashable {
+        /// It names this host.
+        case allowed
+        /// There is no `Host` header (or it is empty).
+        case missing
+        /// It names another host (the name, or the header as given when it is malformed).
+        case foreign(String)
+    }
+
+    /// Whether a request whose `Host` header is `authority` is for this host.
+    public func verdict(authority: String?) -> Verdict {
+        guard let authority, !authority.isEmpty else { return .missing }
+        guard let name = Self.hostName(ofAuthority: authority) else { return .foreign(authority) }
+        if names.contains(name) { return .allowed }
+        if domainSuffixes.contains(where: { name.hasSuffix($0) }) { return .allowed }
+        return .foreign(name)
     }
 
     /// The lower-cased host name of an authority (`Host` header value): the port, the brackets of
     /// an IPv6 literal and a trailing dot removed; `nil` when it is malformed.
-    static func hostName(ofAuthority authority: String) -> String? {
+    public static func hostName(ofAuthority authority: String) -> String? {
         var text = Substring(authority.lowercased())
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
