@@ -16,10 +16,17 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
     public var typ: String
     /// The app or service client id the token was issued to.
     public var azp: String
+    /// Refresh tokens only: the login (family) the token belongs to.
+    public var sid: String?
+    /// Refresh tokens only: the token's generation within its family (0 at login, +1 per refresh).
+    public var gen: Int?
 
     public init(
-        sub: String, fullname: String, exp: Int64, iat: Int64, client_id: String, scope: String, typ: String, azp: String
+        sub: String, fullname: String, exp: Int64, iat: Int64, client_id: String, scope: String, typ: String, azp: String,
+        sid: String? = nil, gen: Int? = nil
     ) {
+        self.sid = sid
+        self.gen = gen
         self.sub = sub
         self.fullname = fullname
         self.exp = exp

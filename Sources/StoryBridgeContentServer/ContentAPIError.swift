@@ -16,6 +16,14 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     case unavailable(String, retryAfter: Int)
     /// Too many requests: try again after `retryAfter` seconds (429; no `Retry-After` when nil).
     case tooManyRequests(String, retryAfter: Int?)
+    /// The `Host` header names a host that is not one of the server's names (421; DNS rebinding,
+    /// or a name to add with `--allowed-host`).
+    case foreignHost(String)
+    /// The request has no `Host` header (400).
+    case missingHost
+    /// Something on the server's side failed (500); the body says what without naming local
+    /// paths, the server's log has the details.
+    case serverFailure(String)
     /// A failure the server answers on purpose (`--test-fail-first`): `status` (a 5xx or 429)
     /// with `Retry-After` when `retryAfter` is set.
     case failingOnPurpose(status: Int, retryAfter: Int?)
@@ -28,6 +36,9 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
         case .rangeNotSatisfiable: return .rangeNotSatisfiable
         case .unavailable: return .serviceUnavailable
         case .tooManyRequests: return .tooManyRequests
+        case .serverFailure: return .internalServerError
+        case .foreignHost: return .misdirectedRequest
+        case .missingHost: return .badRequest
         case .failingOnPurpose(let status, _): return HTTPResponse.Status(code: status)
         }
     }
@@ -35,7 +46,11 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     /// What the body's `error` says.
     public var message: String {
         switch self {
-        case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason): return reason
+        case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason), .serverFailure(let reason): return reason
+        case .foreignHost(let name):
+            return
+                "'\(name)' is not a name of this server; start it with --allowed-host \(name) (or --public-url) if clients reach it by that name"
+        case .missingHost: return "the request has no Host header"
         case .rangeNotSatisfiable(let size): return "the requested range is outside the \(size) bytes of the blob"
         case .unavailable(let reason, _), .tooManyRequests(let reason, _): return reason
         case .failingOnPurpose(let status, _): return "failing on purpose with HTTP \(status) (--test-fail-first)"
@@ -54,7 +69,7 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
             headers[.retryAfter] = String(retryAfter)
         case .tooManyRequests(_, let retryAfter), .failingOnPurpose(_, let retryAfter):
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        case .notFound, .forbidden:
+        case .notFound, .forbidden, .serverFailure, .foreignHost, .missingHost:
             break
         }
         return JSONReply.response(status: status, ["error": message], headers: headers)

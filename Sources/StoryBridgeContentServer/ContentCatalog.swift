@@ -6,7 +6,7 @@ import StoryBridge
 struct ContentCatalog: Sendable {
     let library: LibraryStore
     let accounts: ContentServerAccounts
-    let packages: PackageCache
+    let packages: PackagePublisher
 
     /// A presentation that a client holds, with its flags.
     struct Placed: Sendable {
@@ -53,29 +53,53 @@ struct ContentCatalog: Sendable {
         return Placed(entry: entry, client: client, flags: flags)
     }
 
-    /// The built package of a placed presentation.
-    func package(of placed: Placed) async throws -> PackageFile {
-        do {
-            let leftOut = packages.leavesOutMediaFiles ? Set(placed.presentation.mediaFiles.map { "mediafiles/\($0.fileName)" }) : []
-            return try await packages.package(
-                id: placed.presentation.id, revision: placed.presentation.revision, source: placed.presentation.root,
-                leavingOut: leftOut)
-        } catch {
+    /// The published package of a placed presentation's current revision. Answers at once: while
+    /// the package is being built, 503 with `Retry-After: 1`; a build that failed, 500 (the log
+    /// says why).
+    func package(of placed: Placed) async throws -> PublishedPackage {
+        switch await packages.availability(of: placed.presentation) {
+        case .ready(let package):
+            return package
+        case .building:
             throw ContentAPIError.unavailable(
-                "the package of presentation \(placed.presentation.id) cannot be built: \(error)", retryAfter: 1)
+                "the package of presentation \(placed.presentation.id) is being built; try again shortly", retryAfter: 1)
+        case .failed:
+            throw ContentAPIError.serverFailure(
+                "the package of presentation \(placed.presentation.id) cannot be built (the server's log says why)")
         }
     }
 
+    /// The published package `packageId` at `revision` for a blob link, if its presentation is
+    /// still served and that revision is still the current one.
+    func package(id packageId: Int, revision: Int) async throws -> (Placed, PublishedPackage) {
+        guard let package = await packages.package(id: packageId) else { throw ContentAPIError.notFound("no such blob") }
+        let placed = try self.placed(package.presentationId)
+        guard package.revision == revision else {
+            throw ContentAPIError.notFound(
+                "revision \(revision) of package \(packageId) is no longer served; ask for the content package again")
+        }
+        return (placed, package)
+    }
+
+    /// Builds presentation `id`'s package again under the same presentation revision.
+    func republish(_ id: Int) async throws -> PublishedPackage {
+        let placed = try self.placed(id)
+        guard let package = await packages.republish(placed.presentation) else {
+            throw ContentAPIError.serverFailure("the package of presentation \(id) cannot be built (the server's log says why)")
+        }
+        return package
+    }
+
     /// `sourcesFolder` of a presentation (`sas` added by the content-package route).
-    func sourcesFolder(_ placed: Placed, package: PackageFile) -> WireSourcesFolder {
-        let date = ContentDate.string(placed.entry.installedAt)
+    func sourcesFolder(_ placed: Placed, package: PublishedPackage) -> WireSourcesFolder {
+        let date = ContentDate.string(package.publishedAt)
         return WireSourcesFolder(
-            id: placed.presentation.id, blobId: StableIdentifier.blobId("package", id: placed.presentation.id, revision: package.revision),
+            id: package.id, blobId: StableIdentifier.blobId("package", id: package.id, revision: package.revision),
             fileSize: package.size, mimeType: "application/zip", revision: package.revision, created: date, updated: date, sas: nil)
     }
 
     /// `GET /v1/presentations/{id}`.
-    func presentation(_ placed: Placed, package: PackageFile) -> WirePresentation {
+    func presentation(_ placed: Placed, package: PublishedPackage) -> WirePresentation {
         let presentation = placed.presentation
         let date = ContentDate.string(placed.entry.installedAt)
         return WirePresentation(
@@ -128,7 +152,7 @@ struct ContentCatalog: Sendable {
     }
 
     /// Every installed presentation some client holds.
-    private func servedPresentations() throws -> [Placed] {
+    func servedPresentations() throws -> [Placed] {
         let entries = try installed()
         let served = accounts.clients(installed: Set(entries.keys))
         var seen = Set<Int>()

@@ -10,7 +10,8 @@ struct ContentRoutes: Sendable {
     let links: BlobLinks
     let blobs: BlobResponder
     let faults: FaultCounters
-    let publicBaseURL: String?
+    /// Where `sas` links point (never taken from a request).
+    let linkBase: LinkBase
     /// The time tokens and links are issued and checked at.
     let clock: any HostClock
 
@@ -25,21 +26,26 @@ struct ContentRoutes: Sendable {
             .add(middleware: FailFirstMiddleware(counters: faults, scope: .content))
             .add(middleware: BearerTokenMiddleware(tokens: tokens, clock: clock))
         api.get("clients") { _, _ -> Response in
-            JSONReply.response(try catalog.clients())
+            if faults.takeEmptyClientList() { return JSONReply.response([WireClient]()) }
+            return JSONReply.response(try catalog.clients())
         }
         api.get("presentations/:id") { _, context -> Response in
-            let placed = try catalog.placed(try Self.id(context))
+            let id = try Self.id(context)
+            if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: false)) { return forced }
+            let placed = try catalog.placed(id)
             return JSONReply.response(catalog.presentation(placed, package: try await catalog.package(of: placed)))
         }
-        api.get("contentpackages/:id") { request, context -> Response in
-            let placed = try catalog.placed(try Self.id(context))
+        api.get("contentpackages/:id") { _, context -> Response in
+            let id = try Self.id(context)
+            if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: true)) { return forced }
+            let placed = try catalog.placed(id)
             let package = try await catalog.package(of: placed)
             var folder = catalog.sourcesFolder(placed, package: package)
-            let path = "/blobs/packages/\(PackageCache.name(id: package.presentationId, revision: package.revision)).zip"
-            folder.sas = links.link(base: base(of: request), path: path, now: clock.now)
+            let path = "/blobs/packages/\(package.fileName)"
+            folder.sas = links.link(base: linkBase.base, path: path, now: clock.now)
             return JSONReply.response(folder)
         }
-        api.get("mediafiles/:id") { request, context -> Response in
+        api.get("mediafiles/:id") { _, context -> Response in
             let id = try Self.id(context)
             let (placed, media, _, size) = try catalog.media(id: id)
             let revision = placed.presentation.revision
@@ -50,7 +56,7 @@ struct ContentRoutes: Sendable {
                     id: id, revision: revision, fileName: media.fileName, title: media.title,
                     blobId: StableIdentifier.blobId("media", id: id, revision: revision), fileSize: size,
                     mimeType: ContentCatalog.mimeType(forFileName: media.fileName), created: date, updated: date,
-                    isAvailableForSharing: false, sas: links.link(base: base(of: request), path: path, now: clock.now)))
+                    isAvailableForSharing: false, sas: links.link(base: linkBase.base, path: path, now: clock.now)))
         }
         api.get("slides/:id") { _, context -> Response in
             JSONReply.response(try catalog.slide(id: try Self.id(context)))
@@ -73,16 +79,12 @@ struct ContentRoutes: Sendable {
         guard name.hasSuffix(".zip"), let (id, revision) = Self.idAndRevision(String(name.dropLast(4))) else {
             throw ContentAPIError.notFound("no such blob")
         }
-        let placed = try catalog.placed(id)
-        guard placed.presentation.revision == revision else {
-            throw ContentAPIError.notFound(
-                "revision \(revision) of presentation \(id) is no longer served; ask for the content package again")
-        }
-        let package = try await catalog.package(of: placed)
+        let (_, package) = try await catalog.package(id: id, revision: revision)
         return try await blobs.respond(
             to: request, context: context,
             blob: BlobSource(
-                file: package.file, size: package.size, etag: "\"\(package.sha256)\"", lastModified: placed.entry.installedAt,
+                file: catalog.packages.file(of: package), size: package.size, etag: "\"\(package.sha256)\"",
+                lastModified: package.publishedAt,
                 contentType: "application/zip", downloadName: nil))
     }
 
@@ -108,9 +110,14 @@ struct ContentRoutes: Sendable {
             path: request.uri.path, expiry: query["exp"].map(String.init), signature: query["sig"].map(String.init), now: clock.now)
     }
 
-    private func base(of request: Request) -> String {
-        if let publicBaseURL { return publicBaseURL }
-        return "http://\(request.head.authority ?? "127.0.0.1")"
+    /// The response of a test fault forced on a presentation (`--test-no-content-…`,
+    /// `--test-forbid-presentation`), if one is.
+    private static func forcedAnswer(_ forced: FaultCounters.ForcedAnswer?) throws -> Response? {
+        switch forced {
+        case .none: return nil
+        case .noContent: return Response(status: .noContent)
+        case .forbidden: throw ContentAPIError.forbidden("access to this presentation is denied (--test-forbid-presentation)")
+        }
     }
 
     private static func id(_ context: ContentRequestContext) throws -> Int {

@@ -10,6 +10,9 @@ public struct ContentServer: Sendable {
     public let library: LibraryStore
     public var logger: Logger
     let routes: ContentRoutes
+    let publisher: PackagePublisher
+    /// The names a request's `Host` may give.
+    let hostNames: AllowedHostNames
 
     /// Opens the library and the signing secret; fails with a clear error when either is unusable.
     public init(configuration: ContentServerConfiguration, logger: Logger = Logger(label: "storybridge.content-server")) throws {
@@ -28,25 +31,59 @@ public struct ContentServer: Sendable {
         let counters = FaultCounters(configuration.faults)
         let tokens = TokenService(
             accounts: configuration.accounts, tokens: jwt, accessTokenLifetime: configuration.accessTokenLifetime,
-            refreshTokenLifetime: configuration.refreshTokenLifetime, rejectRefresh: configuration.faults.rejectRefresh)
-        let catalog = ContentCatalog(
-            library: library, accounts: configuration.accounts,
-            packages: PackageCache(
-                folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages))
+            refreshTokenLifetime: configuration.refreshTokenLifetime, rejectRefresh: configuration.faults.rejectRefresh,
+            rotation: RefreshTokenRotation(
+                file: configuration.stateFolder.appendingPathComponent("refresh-token-families.json"),
+                grace: configuration.refreshGracePeriod))
+        publisher = PackagePublisher(
+            folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages, logger: logger,
+            onProgress: configuration.onPackageBuilt ?? { _ in })
+        let catalog = ContentCatalog(library: library, accounts: configuration.accounts, packages: publisher)
+        let publicURL = try configuration.publicBaseURL.map { text throws(ContentServerSetupError) in try PublicURL(text) }
+        hostNames = AllowedHostNames(
+            boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
         routes = ContentRoutes(
             tokens: tokens, catalog: catalog, links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters,
-            publicBaseURL: configuration.publicBaseURL, clock: configuration.clock)
+            linkBase: LinkBase(
+                publicURL: publicURL, scheme: "http", host: try Self.linkHost(configuration, publicURL: publicURL),
+                port: configuration.port),
+            clock: configuration.clock)
+    }
+
+    /// The host name links use without `--public-url`: the bound address, or when bound to every
+    /// interface the first exact `--allowed-host` name.
+    private static func linkHost(
+        _ configuration: ContentServerConfiguration, publicURL: PublicURL?
+    ) throws(ContentServerSetupError) -> String {
+        let bound = AllowedHostNames.hostName(ofAuthority: configuration.host) ?? configuration.host
+        guard bound == "0.0.0.0" || bound == "::" else { return bound }
+        if let named = configuration.allowedHosts.first(where: { !$0.hasPrefix("*") }) {
+            return AllowedHostNames.hostName(ofAuthority: named) ?? named
+        }
+        if publicURL != nil { return bound }
+        throw .invalidOption(
+            "--host \(configuration.host) listens on every interface: give --public-url URL or --allowed-host NAME so links name this server"
+        )
     }
 
     /// Builds the Hummingbird application; `onRunning` receives the bound port.
     public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: ContentRequestContext.self)
+        router.add(middleware: ContentHostNameMiddleware(names: hostNames, logger: logger))
         routes.register(on: router)
+        let publishing = PackagePublishingService(
+            catalog: routes.catalog, interval: configuration.packageScanInterval, republishAtStart: configuration.faults.republish,
+            logger: logger)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storybridge-content"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            services: [publishing],
+            onServerRunning: { [linkBase = routes.linkBase] channel in
+                let port = channel.localAddress?.port ?? 0
+                linkBase.bound(to: port)
+                await onRunning(port)
+            },
             logger: logger)
     }
 
@@ -55,8 +92,9 @@ public struct ContentServer: Sendable {
         try await makeApplication(onRunning: onRunning).runService()
     }
 
-    /// Starts in the background and returns once it listens (for tests and tools).
-    public func start() async throws -> RunningContentServer {
+    /// Starts in the background and returns once it listens (for tests and tools) and, with
+    /// `waitingForPackages`, once the packages of the presentations installed now are built.
+    public func start(waitingForPackages: Bool = true) async throws -> RunningContentServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let application = makeApplication { port in continuation.yield(port) }
         let task = Task { try await application.run() }
@@ -66,7 +104,9 @@ public struct ContentServer: Sendable {
             throw CancellationError()
         }
         continuation.finish()
-        return RunningContentServer(host: configuration.host, port: port, task: task, faults: routes.faults)
+        let running = RunningContentServer(host: configuration.host, port: port, task: task, faults: routes.faults, catalog: routes.catalog)
+        if waitingForPackages { try await running.waitForPackages() }
+        return running
     }
 }
 
@@ -77,9 +117,30 @@ public struct RunningContentServer: Sendable {
     public let port: Int
     let task: Task<Void, any Error>
     let faults: FaultCounters
+    let catalog: ContentCatalog
+
+    /// Queues a build for every served presentation whose current revision has no package yet
+    /// (as the server does by itself within ``ContentServerConfiguration/packageScanInterval``
+    /// of an install) and returns once no build is left.
+    public func waitForPackages() async throws {
+        await catalog.packages.publishMissing(try catalog.servedPresentations().map(\.presentation))
+        await catalog.packages.waitUntilIdle()
+    }
+
+    /// Publishes presentation `presentationId`'s package again: a new package revision (and blob
+    /// id and link) under the same presentation revision, as `--test-republish` does at start-up.
+    public func republish(_ presentationId: Int) async throws -> PublishedPackage {
+        try await catalog.republish(presentationId)
+    }
 
     /// The requests `--test-fail-first` counted (none when it is off), in the order they came.
     public var faultLog: [FaultRecord] { faults.log }
+
+    /// Changes the test faults while the server runs (for example an empty client list for the
+    /// next request only); requests already answered are not affected.
+    public func updateFaults(_ change: (inout TestFaults) -> Void) {
+        faults.update(change)
+    }
 
     /// `http://127.0.0.1:53121`: both the auth and the API base URL.
     public var baseURL: String { "http://\(host):\(port)" }

@@ -18,19 +18,32 @@ public struct ContentServerConfiguration: Sendable {
     public var accessTokenLifetime: Int
     /// Refresh token lifetime, in seconds (one year).
     public var refreshTokenLifetime: Int
+    /// How long after a refresh the refresh token it replaced is still accepted, in seconds (two
+    /// requests refreshing at once both get the new token). 10 by default.
+    public var refreshGracePeriod: TimeInterval = 10
     /// How long a `sas` link stays valid, in seconds.
     public var linkLifetime: Int
     /// How far past `exp` an access token is still accepted, in seconds.
     public var allowedClockSkew: TimeInterval
     /// The scheme, host and port `sas` links start with (`http://kiosk-content.lan:8095`); `nil`
-    /// uses the `Host` the request came to.
+    /// uses the server's own name (``host``, or the first of ``allowedHosts`` when ``host`` is
+    /// every interface) and its port. Never taken from a request. Its host is one of the names
+    /// the server answers to.
     public var publicBaseURL: String?
+    /// Names the server answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host``
+    /// (`*.example.lan` for sub-domains); a request whose `Host` names anything else gets 421.
+    public var allowedHosts: [String] = []
     /// Misbehaviour for tests.
     public var faults: TestFaults
     /// Packages leave out the presentation's media files (`mediafiles/…`), which a client then
     /// fetches one by one from `/v1/mediafiles/{id}` and its `sas` link, as StoryCLM serves
     /// presentations whose media live outside the package. Off by default.
     public var mediaFilesOutsidePackages = false
+    /// How often the server looks at the library for presentations installed since, to build
+    /// their packages (also done at start-up).
+    public var packageScanInterval: Duration = .seconds(1)
+    /// Called after each package build (or failed build), for a progress line.
+    public var onPackageBuilt: (@Sendable (PackageBuildProgress) -> Void)?
     /// Where the server reads the time: token issue and expiry, link expiry. Tests give a
     /// `ManualHostClock` (StoryBridgeTesting) and move it instead of waiting.
     public var clock: any HostClock = SystemHostClock()

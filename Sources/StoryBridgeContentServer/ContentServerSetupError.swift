@@ -4,6 +4,8 @@ public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringCon
     case invalidConfig(String, String)
     case signingSecret(String)
     case library(String)
+    /// An option or configuration value that cannot work (the reason names it).
+    case invalidOption(String)
 
     public var description: String {
         switch self {
@@ -11,6 +13,7 @@ public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringCon
         case .invalidConfig(let file, let reason): return "the config file \(file) is invalid: \(reason)"
         case .signingSecret(let reason): return "cannot set up the signing secret: \(reason)"
         case .library(let reason): return "cannot open the library: \(reason)"
+        case .invalidOption(let reason): return reason
         }
     }
 }

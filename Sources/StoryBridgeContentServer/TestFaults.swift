@@ -19,10 +19,25 @@ public struct TestFaults: Sendable, Hashable {
     public var failOn = FaultScope.all
     /// Refresh grants answer 400 `invalid_grant`.
     public var rejectRefresh = false
+    /// `GET /v1/presentations/{id}` of these presentations answers 204 No Content (the ASP.NET
+    /// backend's answer for a null result).
+    public var noContentPresentations: Set<Int> = []
+    /// `GET /v1/contentpackages/{id}` of these presentations answers 204 No Content.
+    public var noContentPackages: Set<Int> = []
+    /// `GET /v1/presentations/{id}` and `/v1/contentpackages/{id}` of these presentations answer
+    /// 403 (a deck locked or deactivated between the client list and the fetch).
+    public var forbiddenPresentations: Set<Int> = []
+    /// The next this-many `GET /v1/clients` answer an empty list with 200; counts down.
+    public var emptyClientLists = 0
+    /// Presentations whose package is published again at start-up, once the first builds are
+    /// done: a new package revision under the same presentation revision (`--test-republish`).
+    public var republish: [Int] = []
 
     public init(
         dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, failStatus: Int = 503, retryAfter: Int? = 1,
-        failOn: FaultScope = .all, rejectRefresh: Bool = false
+        failOn: FaultScope = .all, rejectRefresh: Bool = false, noContentPresentations: Set<Int> = [],
+        noContentPackages: Set<Int> = [], forbiddenPresentations: Set<Int> = [], emptyClientLists: Int = 0,
+        republish: [Int] = []
     ) {
         self.dropAfterBytes = dropAfterBytes
         self.dropTimes = dropTimes
@@ -31,6 +46,11 @@ public struct TestFaults: Sendable, Hashable {
         self.retryAfter = retryAfter
         self.failOn = failOn
         self.rejectRefresh = rejectRefresh
+        self.noContentPresentations = noContentPresentations
+        self.noContentPackages = noContentPackages
+        self.forbiddenPresentations = forbiddenPresentations
+        self.emptyClientLists = emptyClientLists
+        self.republish = republish
     }
 
     /// The statuses ``failStatus`` may take.
@@ -56,20 +76,55 @@ public struct FaultRecord: Sendable, Hashable {
     public var at: ContinuousClock.Instant
 }
 
-/// Counts the requests the faults apply to.
+/// The faults in force (changeable while the server runs) and the counts of the requests they
+/// apply to.
 final class FaultCounters: Sendable {
-    let faults: TestFaults
+    private let current: Mutex<TestFaults>
     private let failed = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let records = Mutex<[FaultRecord]>([])
 
     init(_ faults: TestFaults) {
-        self.faults = faults
+        current = Mutex(faults)
+    }
+
+    /// The faults in force now.
+    var faults: TestFaults { current.withLock { $0 } }
+
+    /// Changes the faults in force; requests already answered are not affected.
+    func update(_ change: (inout TestFaults) -> Void) {
+        current.withLock { change(&$0) }
+    }
+
+    /// Whether this `GET /v1/clients` answers an empty list (one of the next ``TestFaults/emptyClientLists``).
+    func takeEmptyClientList() -> Bool {
+        current.withLock { faults in
+            guard faults.emptyClientLists > 0 else { return false }
+            faults.emptyClientLists -= 1
+            return true
+        }
+    }
+
+    /// The answer forced on a presentation or content-package request for `presentationId`, if any.
+    func forcedAnswer(presentationId: Int, package: Bool) -> ForcedAnswer? {
+        let faults = self.faults
+        if faults.forbiddenPresentations.contains(presentationId) { return .forbidden }
+        let noContent = package ? faults.noContentPackages : faults.noContentPresentations
+        return noContent.contains(presentationId) ? .noContent : nil
+    }
+
+    /// What a faulted content request answers instead of the object.
+    enum ForcedAnswer: Equatable {
+        /// 204 and no body.
+        case noContent
+        /// 403 `{"error": …}`.
+        case forbidden
     }
 
     /// Whether this request (to a route of `scope`) is one of the first `failFirst` of
     /// ``TestFaults/failOn``; the requests counted are recorded while failures are switched on.
     func shouldFail(path: String, scope: FaultScope) -> Bool {
+        let faults = self.faults
         guard faults.failFirst > 0, faults.failOn.covers(scope) else { return false }
         let fails = failed.wrappingAdd(1, ordering: .relaxed).oldValue < faults.failFirst
         records.withLock { $0.append(FaultRecord(path: path, failed: fails, at: .now)) }
@@ -81,6 +136,7 @@ final class FaultCounters: Sendable {
 
     /// After how many bytes this blob response is cut, if it is.
     func dropLimit() -> Int? {
+        let faults = self.faults
         guard let limit = faults.dropAfterBytes else { return nil }
         if let times = faults.dropTimes, dropped.wrappingAdd(1, ordering: .relaxed).oldValue >= times { return nil }
         return limit

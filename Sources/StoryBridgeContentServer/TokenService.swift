@@ -13,15 +13,17 @@ public struct TokenReply: Sendable, Hashable, Codable {
 
 /// Issues tokens for the three grants and checks access tokens.
 ///
-/// Refresh tokens (password grant only) are signed JWTs valid for a year. They do not rotate: a
-/// refresh answers a new access token and the same refresh token, which stays valid until it
-/// expires. A user removed from the config can no longer refresh.
+/// Refresh tokens (password grant only) are signed JWTs valid for a year that rotate (see
+/// ``RefreshTokenRotation``): a refresh answers a new access token and a new refresh token, and
+/// the one presented is refused from then on (after a short grace for a concurrent use). A user
+/// removed from the config can no longer refresh.
 public final class TokenService: Sendable {
     let accounts: ContentServerAccounts
     let tokens: JSONWebToken
     let accessTokenLifetime: Int
     let refreshTokenLifetime: Int
     let rejectRefresh: Bool
+    let rotation: RefreshTokenRotation
     private let issued = Atomic<Int>(0)
 
     static let accessScope = "api"
@@ -29,8 +31,9 @@ public final class TokenService: Sendable {
 
     init(
         accounts: ContentServerAccounts, tokens: JSONWebToken, accessTokenLifetime: Int, refreshTokenLifetime: Int,
-        rejectRefresh: Bool
+        rejectRefresh: Bool, rotation: RefreshTokenRotation
     ) {
+        self.rotation = rotation
         self.accounts = accounts
         self.tokens = tokens
         self.accessTokenLifetime = accessTokenLifetime
@@ -54,7 +57,9 @@ public final class TokenService: Sendable {
             guard let user = accounts.users.first(where: { $0.username == username }), user.password == password else {
                 throw .invalidGrant("wrong user name or password")
             }
-            let refresh = refreshToken(user: user, clientId: app.clientId, now: now)
+            let refresh = rotation.start(now: now, expiresAt: refreshExpiry(now)) { family, generation in
+                refreshToken(user: user, clientId: app.clientId, family: family, generation: generation, now: now)
+            }
             return reply(subject: user.username, fullname: user.fullname, clientId: app.clientId, refresh: refresh, now: now)
         case "refresh_token":
             let app = try authenticate(form, among: accounts.apps, grant: grantType)
@@ -70,7 +75,14 @@ public final class TokenService: Sendable {
             guard let user = accounts.users.first(where: { $0.username == claims.sub }) else {
                 throw .invalidGrant("the user no longer exists")
             }
-            return reply(subject: user.username, fullname: user.fullname, clientId: app.clientId, refresh: presented, now: now)
+            guard let family = claims.sid, let generation = claims.gen else {
+                throw .invalidGrant("the refresh token is not valid (it names no login)")
+            }
+            let refresh = try rotation.rotate(family: family, generation: generation, now: now, expiresAt: refreshExpiry(now)) {
+                family, generation in
+                refreshToken(user: user, clientId: app.clientId, family: family, generation: generation, now: now)
+            }
+            return reply(subject: user.username, fullname: user.fullname, clientId: app.clientId, refresh: refresh, now: now)
         default:
             throw .unsupportedGrantType("grant_type '\(grantType)' is not supported (client_credentials, password, refresh_token)")
         }
@@ -103,12 +115,19 @@ public final class TokenService: Sendable {
         return "client_\(first)_\(issued.wrappingAdd(1, ordering: .relaxed).newValue)"
     }
 
-    private func refreshToken(user: ContentServerAccounts.User, clientId: String, now: Date) -> String {
+    private func refreshExpiry(_ now: Date) -> Double {
+        Double(Int64(now.timeIntervalSince1970) + Int64(refreshTokenLifetime))
+    }
+
+    private func refreshToken(
+        user: ContentServerAccounts.User, clientId: String, family: String, generation: Int, now: Date
+    ) -> String {
         let issuedAt = Int64(now.timeIntervalSince1970)
         return tokens.sign(
             AccessTokenClaims(
                 sub: user.username, fullname: user.fullname, exp: issuedAt + Int64(refreshTokenLifetime), iat: issuedAt,
-                client_id: storyClientId(), scope: Self.refreshScope, typ: "refresh", azp: clientId))
+                client_id: storyClientId(), scope: Self.refreshScope, typ: "refresh", azp: clientId, sid: family,
+                gen: generation))
     }
 
     private func reply(subject: String, fullname: String, clientId: String, refresh: String?, now: Date) -> TokenReply {

@@ -15,7 +15,9 @@ struct ContentServerCommand: AsyncParsableCommand {
             /v1/contentpackages/{id}, /v1/mediafiles/{id} and /v1/slides/{id} (with or without a \
             trailing slash; Bearer token required), and each package as a zip behind a signed, \
             expiring `sas` link under /blobs/ (Range, If-Range, strong ETag). The same URL is the auth \
-            and the API base.
+            and the API base. Packages are built in the background at start-up and within a second of \
+            an install, never inside a request; a presentation whose package is still being built \
+            answers 503 with Retry-After: 1.
 
             With --config FILE, clients, credentials and users come from a JSON file (see the README). \
             Without it, one client holds every installed presentation and the credentials come from \
@@ -64,8 +66,21 @@ struct ContentServerCommand: AsyncParsableCommand {
     @Option(help: "A file whose bytes sign tokens and links (default: content-server/signing-secret in the data folder, created once).")
     var signingSecretFile: String?
 
-    @Option(help: "The http://host:port sas links start with (default: the Host each request came to).")
+    @Option(
+        help: ArgumentHelp(
+            "The base URL sas links start with, http(s)://name[:port] (default: this server's --host and port).",
+            discussion: "Links are never built from a request's Host header. The URL's host is one of the names the server answers to."
+        ))
     var publicURL: String?
+
+    @Option(
+        name: .customLong("allowed-host"),
+        help: ArgumentHelp(
+            "A name this server answers to besides 127.0.0.1, localhost, [::1] and the bound address (repeatable; '*.example.lan' for sub-domains).",
+            discussion:
+                "Requests whose Host header names anything else are refused with 421 (a defence against DNS rebinding), as in serve. With --host 0.0.0.0 the first name is also the one links use, unless --public-url is given."
+        ))
+    var allowedHosts: [String] = []
 
     @Flag(
         help:
@@ -131,6 +146,11 @@ struct ContentServerCommand: AsyncParsableCommand {
             accessTokenLifetime: tokenLifetime, linkLifetime: test.linkLifetime, publicBaseURL: publicURL,
             faults: test.faults)
         setup.mediaFilesOutsidePackages = mediaOutsidePackages
+        setup.allowedHosts = allowedHosts
+        setup.onPackageBuilt = { progress in
+            let outcome = progress.failed ? "FAILED (see the log)" : "built"
+            Terminal.say("Packages: \(progress.finished) of \(progress.total) done; presentation \(progress.presentationId) \(outcome)")
+        }
         let configuration = setup
         let server: ContentServer
         do {
@@ -143,6 +163,7 @@ struct ContentServerCommand: AsyncParsableCommand {
         try await server.runUntilSignalled { [host] port in
             Terminal.say("storybridge content-server listening on http://\(host):\(port)/ (auth and API base URL)")
             Terminal.say("Serving \(installed) installed presentation(s) from \(configuration.dataDirectory.root.path)")
+            Terminal.say("Packages are built in the background; until one is, its presentation answers 503 with Retry-After: 1.")
             if configuration.mediaFilesOutsidePackages {
                 Terminal.say("Media files are left out of the packages and served from /v1/mediafiles.")
             }
@@ -178,6 +199,27 @@ struct ContentServerTestOptions: ParsableArguments {
     @Flag(help: "Refresh grants answer 400 invalid_grant.")
     var testRejectRefresh = false
 
+    @Option(name: .customLong("test-no-content-presentation"), help: "GET /v1/presentations/ID answers 204 No Content (repeatable).")
+    var testNoContentPresentations: [Int] = []
+
+    @Option(name: .customLong("test-no-content-package"), help: "GET /v1/contentpackages/ID answers 204 No Content (repeatable).")
+    var testNoContentPackages: [Int] = []
+
+    @Option(
+        name: .customLong("test-forbid-presentation"),
+        help: "GET /v1/presentations/ID and /v1/contentpackages/ID answer 403 (repeatable).")
+    var testForbiddenPresentations: [Int] = []
+
+    @Option(help: "The first N GET /v1/clients answer an empty list.")
+    var testEmptyClients = 0
+
+    @Option(
+        name: .customLong("test-republish"),
+        help:
+            "Once the start-up builds are done, publish presentation ID's package again: a new package revision under the same presentation revision (repeatable)."
+    )
+    var testRepublish: [Int] = []
+
     func validate() throws {
         if let testDropAfterBytes, testDropAfterBytes < 0 { throw ValidationError("--test-drop-after-bytes must be 0 or more") }
         if let testDropTimes, testDropTimes < 1 { throw ValidationError("--test-drop-times must be 1 or more") }
@@ -188,6 +230,9 @@ struct ContentServerTestOptions: ParsableArguments {
         }
         guard testRetryAfter >= 0 else { throw ValidationError("--test-retry-after must be 0 or more") }
         guard testLinkLifetime > 0 else { throw ValidationError("--test-link-lifetime must be positive") }
+        guard testEmptyClients >= 0 else { throw ValidationError("--test-empty-clients must be 0 or more") }
+        let ids = testNoContentPresentations + testNoContentPackages + testForbiddenPresentations + testRepublish
+        if let bad = ids.first(where: { $0 <= 0 }) { throw ValidationError("presentation id \(bad) is not a positive integer") }
     }
 
     var linkLifetime: Int { testLinkLifetime }
@@ -195,7 +240,10 @@ struct ContentServerTestOptions: ParsableArguments {
     var faults: TestFaults {
         TestFaults(
             dropAfterBytes: testDropAfterBytes, dropTimes: testDropTimes, failFirst: testFailFirst, failStatus: testFailStatus,
-            retryAfter: testRetryAfter > 0 ? testRetryAfter : nil, failOn: testFailOn, rejectRefresh: testRejectRefresh)
+            retryAfter: testRetryAfter > 0 ? testRetryAfter : nil, failOn: testFailOn, rejectRefresh: testRejectRefresh,
+            noContentPresentations: Set(testNoContentPresentations), noContentPackages: Set(testNoContentPackages),
+            forbiddenPresentations: Set(testForbiddenPresentations), emptyClientLists: testEmptyClients,
+            republish: testRepublish)
     }
 
     /// What is switched on, for the start-up lines.
@@ -211,6 +259,12 @@ struct ContentServerTestOptions: ParsableArguments {
         }
         if testLinkLifetime != 3600 { parts.append("links expire after \(testLinkLifetime) s") }
         if testRejectRefresh { parts.append("refresh refused") }
+        func list(_ ids: [Int]) -> String { ids.map(String.init).joined(separator: ", ") }
+        if !testNoContentPresentations.isEmpty { parts.append("204 for presentation(s) \(list(testNoContentPresentations))") }
+        if !testNoContentPackages.isEmpty { parts.append("204 for the package(s) of \(list(testNoContentPackages))") }
+        if !testForbiddenPresentations.isEmpty { parts.append("403 for presentation(s) \(list(testForbiddenPresentations))") }
+        if testEmptyClients > 0 { parts.append("an empty client list for the first \(testEmptyClients) request(s)") }
+        if !testRepublish.isEmpty { parts.append("package(s) of \(list(testRepublish)) republished after start-up") }
         return parts.joined(separator: "; ")
     }
 }

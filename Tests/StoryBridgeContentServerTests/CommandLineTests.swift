@@ -92,6 +92,31 @@ struct ContentServerCommandLineTests {
         #expect(await server.stop())
     }
 
+    @Test("The client-test faults work through the command line: 204 for a presentation and a package, 403, an empty list once")
+    func forcedAnswersFromTheCommandLine() async throws {
+        let lab = try ContentLab()
+        for id in 1...3 { try lab.install(id: id) }
+        let server = try await ContentServerProcess.start(
+            lab,
+            [
+                "--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret,
+                "--test-no-content-presentation", "1", "--test-no-content-package", "2", "--test-forbid-presentation", "3",
+                "--test-empty-clients", "1",
+            ])
+        defer { server.process.terminate() }
+        #expect(server.banner.contains("204 for presentation(s) 1"), "\(server.banner)")
+        let client = ContentClient(baseURL: server.baseURL)
+        let token = try await client.serviceToken()
+        #expect(try await client.get("/v1/clients", token: token).array().isEmpty)
+        #expect(try await client.get("/v1/clients", token: token).array().count == 1)
+        #expect(try await client.get("/v1/presentations/1", token: token).status == 204)
+        #expect(try await client.get("/v1/contentpackages/1", token: token).status == 200)
+        #expect(try await client.get("/v1/presentations/2", token: token).status == 200)
+        #expect(try await client.get("/v1/contentpackages/2", token: token).status == 204)
+        #expect(try await client.get("/v1/presentations/3", token: token).status == 403)
+        #expect(await server.stop())
+    }
+
     @Test("--help lists the test options under their own title; missing credentials are refused")
     func helpAndValidation() async throws {
         // Read on a thread of its own until the child exits (not to end-of-file: a browser
@@ -111,7 +136,10 @@ struct ContentServerCommandLineTests {
         let (status, help) = try await run(["content-server", "--help"])
         #expect(status == 0)
         #expect(help.contains("TEST OPTIONS"))
-        for option in ["--test-drop-after-bytes", "--test-fail-first", "--test-link-lifetime", "--test-reject-refresh", "--config"] {
+        for option in [
+            "--test-drop-after-bytes", "--test-fail-first", "--test-link-lifetime", "--test-reject-refresh", "--config",
+            "--test-no-content-presentation", "--test-no-content-package", "--test-forbid-presentation", "--test-empty-clients",
+        ] {
             #expect(help.contains(option), "\(option)")
         }
         let (refused, message) = try await run(["content-server", "--port", "0"])

@@ -294,11 +294,12 @@ struct ContentRouteTests {
     func revisionBump() async throws {
         let lab = try ContentLab()
         try lab.install(id: 1, title: "first")
-        try await lab.withServer { client in
+        try await lab.withRunningServer { client, running in
             let token = try await client.serviceToken()
             let oldLink = try await client.packageLink(1, token: token)
             let oldZip = try await client.get(oldLink).body
             try lab.install(id: 1, title: "second edition")
+            try await running.waitForPackages()
             let stub = try #require(
                 (try await client.get("/v1/clients", token: token).array().first?["presentations"] as? [[String: Any]])?.first)
             #expect(stub["revision"] as? Int == 2)

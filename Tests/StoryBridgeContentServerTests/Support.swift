@@ -78,11 +78,19 @@ struct ContentLab {
     func withServer<T>(
         _ configuration: ContentServerConfiguration? = nil, _ body: (ContentClient) async throws -> T
     ) async throws -> T {
+        try await withRunningServer(configuration) { client, _ in try await body(client) }
+    }
+
+    /// Starts a server with `configuration`, runs `body` with a client and the running server, and
+    /// stops the server.
+    func withRunningServer<T>(
+        _ configuration: ContentServerConfiguration? = nil, _ body: (ContentClient, RunningContentServer) async throws -> T
+    ) async throws -> T {
         var logger = Logger(label: "test.content-server")
         logger.logLevel = .critical
         let running = try await ContentServer(configuration: configuration ?? self.configuration(), logger: logger).start()
         do {
-            let result = try await body(ContentClient(baseURL: running.baseURL))
+            let result = try await body(ContentClient(baseURL: running.baseURL), running)
             await running.stop()
             return result
         } catch {
@@ -199,7 +207,16 @@ func jwtClaims(_ token: String) throws -> [String: Any] {
     return object
 }
 
-/// The built package of `id` at `revision` in the data folder.
+/// The published package zip of presentation `id` built from presentation revision `revision`,
+/// found through the server's package registry in the data folder.
 func cachedPackage(_ lab: ContentLab, id: Int, revision: Int) throws -> Data {
-    try Data(contentsOf: lab.directory.root.appendingPathComponent("content-server/packages/\(id)-r\(revision).zip"))
+    let folder = lab.directory.root.appendingPathComponent("content-server/packages")
+    let registry = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("registry.json")))
+    guard let packages = (registry as? [String: Any])?["packages"] as? [String: [String: Any]],
+        let package = packages[String(id)], package["presentationRevision"] as? Int == revision,
+        let packageId = package["id"] as? Int, let packageRevision = package["revision"] as? Int
+    else {
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no package of presentation \(id) revision \(revision)"])
+    }
+    return try Data(contentsOf: folder.appendingPathComponent("\(packageId)-r\(packageRevision).zip"))
 }
