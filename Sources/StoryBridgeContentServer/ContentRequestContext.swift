@@ -10,10 +10,13 @@ public struct ContentRequestContext: RequestContext {
     /// The event loop of the request's connection (a deliberately cut blob response waits on it
     /// until its last bytes are on the socket).
     public let eventLoop: any EventLoop
+    /// The IP address of the client, for the limit on failed logins.
+    public let remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         claims = nil
         eventLoop = source.channel.eventLoop
+        remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 }

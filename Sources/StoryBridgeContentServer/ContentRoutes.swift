@@ -6,6 +6,8 @@ import StoryBridge
 /// the signed blob links under `/blobs/`.
 struct ContentRoutes: Sendable {
     let tokens: TokenService
+    /// Limits failed logins per user and per address.
+    let throttle: LoginThrottle
     let catalog: ContentCatalog
     let links: BlobLinks
     let blobs: BlobResponder
@@ -16,9 +18,19 @@ struct ContentRoutes: Sendable {
     let clock: any HostClock
 
     func register(on router: Router<ContentRequestContext>) {
-        router.post("connect/token") { request, _ -> Response in
+        router.post("connect/token") { request, context -> Response in
             let fields = try await TokenRequestForm.fields(of: request)
-            return JSONReply.response(try tokens.grant(fields, now: clock.now))
+            let now = clock.now
+            let keys = LoginThrottle.keys(address: context.remoteAddress, form: fields)
+            try throttle.check(keys, now: now)
+            do {
+                let reply = try tokens.grant(fields, now: now)
+                throttle.succeeded(keys)
+                return JSONReply.response(reply)
+            } catch let error as TokenEndpointError where error.countsAsFailedLogin {
+                throttle.failed(keys, now: now)
+                throw error
+            }
         }
 
         // Hummingbird matches `/v1/clients` and `/v1/clients/` to the same route.

@@ -43,7 +43,8 @@ public struct ContentServer: Sendable {
         hostNames = AllowedHostNames(
             boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
         routes = ContentRoutes(
-            tokens: tokens, catalog: catalog, links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
+            tokens: tokens, throttle: LoginThrottle(limits: configuration.loginLimits), catalog: catalog,
+            links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters,
             linkBase: LinkBase(
                 publicURL: publicURL, scheme: "http", host: try Self.linkHost(configuration, publicURL: publicURL),

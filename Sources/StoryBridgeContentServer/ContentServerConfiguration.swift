@@ -21,6 +21,9 @@ public struct ContentServerConfiguration: Sendable {
     /// How long after a refresh the refresh token it replaced is still accepted, in seconds (two
     /// requests refreshing at once both get the new token). 10 by default.
     public var refreshGracePeriod: TimeInterval = 10
+    /// How many failed logins a user name and a client address may have within a window before
+    /// token requests for them answer 429 with `Retry-After`.
+    public var loginLimits = LoginLimits()
     /// How long a `sas` link stays valid, in seconds.
     public var linkLifetime: Int
     /// How far past `exp` an access token is still accepted, in seconds.
