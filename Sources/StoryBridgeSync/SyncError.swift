@@ -13,6 +13,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreachable(host: String, reason: String)
     /// The server answered with a status this client does not expect for `path`.
     case unexpectedStatus(path: String, status: Int)
+    /// The API answered 403 to `path`: the application lacks the `content` scope, the client is
+    /// inactive, or the presentation is locked for this user.
+    case notAllowed(path: String)
     /// The server's reply could not be understood.
     case malformedReply(path: String, reason: String)
     /// A presentation id the catalog does not know.
@@ -40,7 +43,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The family of failure, which picks the CLI's exit status.
     public enum Kind: Sendable, Equatable {
-        case credentials, refreshRefused, unreachable, server, download, storage, interrupted
+        case credentials, refreshRefused, unreachable, notAllowed, server, download, storage, interrupted
     }
 
     public var kind: Kind {
@@ -48,6 +51,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongCredentials: return .credentials
         case .refreshRefused, .notLoggedIn: return .refreshRefused
         case .unreachable: return .unreachable
+        case .notAllowed: return .notAllowed
         case .unexpectedStatus, .malformedReply, .unknownPresentation, .noContentPackage: return .server
         case .sizeMismatch, .packageRefused, .mediaFileFailed, .downloadFailed, .idTakenByLocalPresentation: return .download
         case .insufficientSpace, .storage, .busy: return .storage
@@ -67,6 +71,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot reach \(host): \(reason)"
         case .unexpectedStatus(let path, let status):
             return "the server answered \(status) to \(path)"
+        case .notAllowed(let path):
+            return "not allowed: the application lacks access or the client is inactive (HTTP 403 to \(path))"
         case .malformedReply(let path, let reason):
             return "the server's reply to \(path) is not understood: \(reason)"
         case .unknownPresentation(let id):

@@ -31,9 +31,10 @@ public final class SyncService: Sendable {
         self.logger = logger
     }
 
-    /// Brings the catalog up to date (clients, changed presentations, vanished ones removed).
-    public func syncMetadata() async throws(SyncError) -> MetadataSyncReport {
-        try await MetadataSync(api: api, catalog: catalog, paths: paths).run()
+    /// Brings the catalog up to date (clients, every listed presentation object, presentations gone
+    /// from the service withdrawn or removed as `removals` says).
+    public func syncMetadata(removals: RemovalPolicy = RemovalPolicy()) async throws(SyncError) -> MetadataSyncReport {
+        try await MetadataSync(api: api, catalog: catalog, paths: paths, removals: removals).run()
     }
 
     /// Downloads and installs packages (`ids`, or every one that needs it).

@@ -24,7 +24,7 @@ struct PresentationSource {
     static func resolve(_ target: String?, library: LibraryOptions, id: Int, name: String? = nil) throws -> PresentationSource {
         guard let target else {
             let store = try library.openLibrary()
-            let all = try store.entries().map(\.presentation)
+            let all = try store.servedEntries().map(\.presentation)
             guard !all.isEmpty else {
                 // A synced library whose first downloads are still under way (a kiosk's first
                 // boot) is served empty: presentations appear as they are installed.
@@ -48,7 +48,7 @@ struct PresentationSource {
             guard try store.entry(id: installedId) != nil else {
                 throw ValidationError("no presentation with id \(installedId) is installed (see: storybridge list)")
             }
-            let all = try store.entries().map(\.presentation)
+            let all = try store.servedEntries().map(\.presentation)
             return PresentationSource(
                 presentations: all, defaultId: installedId, description: "presentation \(installedId) of the library",
                 library: store)

@@ -11,17 +11,27 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Bring the library up to date from the content service (after storybridge login).",
         discussion: """
-            Without options: fetch the client list, then only the presentations whose revision \
-            changed, and record them in the catalog; presentations gone from the service are removed \
-            with their files; presentations marked skip are left alone. With --content, also download \
-            the packages that are missing or out of date (all, or the ids given), two at a time by \
+            Without options: fetch the client list, then every listed presentation (four at a time: a \
+            package can be republished under an unchanged presentation revision), and record them in \
+            the catalog. A presentation that fails (403, a malformed reply) is marked failed with the \
+            reason and the run goes on. A presentation gone from the service is withdrawn: off the \
+            launcher of serve, its files kept; it is removed when it is still gone after \
+            --removal-grace, or at once with --prune. A run that would withdraw every synced \
+            presentation, or more than half of them, withdraws none without --prune (a transient \
+            empty list must not wipe a kiosk). Presentations marked skip are left alone. With \
+            --content, also download the packages that are missing or out of date (all, or the ids \
+            given with the presentations they open, recursively), two at a time by \
             default: each streams to a partial file in DATA-DIR/downloads that an interrupted run \
             (Ctrl-C, a dropped connection, a crash, a reboot) resumes; its size must equal the declared \
-            one; it passes the same archive checks as storybridge install; it is unpacked beside the \
+            one, or else the archive must validate completely (central directory and every entry's \
+            CRC), which is accepted with a warning kept in the status; it passes the same archive \
+            checks as storybridge install; it is unpacked beside the \
             installed revision, which keeps being served until the new one is complete and valid. \
             A running `storybridge serve` of the library picks it up and reloads its viewers.
 
-            States (--status): not downloaded, update available, downloading, ready, failed (reason).
+            States (--status): not downloaded, not downloaded (no package), update available, \
+            downloading, ready, failed (reason), withdrawn. --status also says what the last run left \
+            undone.
 
             \(SyncExitStatus.helpText)
             """)
@@ -41,6 +51,15 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Packages downloaded at the same time.")
     var concurrency = 2
 
+    @Flag(help: "Withdraw and remove at once every presentation gone from the service (no grace period, no guard).")
+    var prune = false
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a presentation gone from the service stays on disk (withdrawn) before it is removed: 90s, 30m, 24h, 7d.",
+            valueName: "duration"))
+    var removalGrace = RemovalGrace(seconds: 24 * 3600)
+
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
@@ -49,7 +68,7 @@ struct SyncCommand: AsyncParsableCommand {
                 "presentation ids go with --content: storybridge sync --content \(ids.map(String.init).joined(separator: " "))")
         }
         if json && !status { throw ValidationError("--json goes with --status") }
-        if status && content { throw ValidationError("--status only shows; run it without --content") }
+        if status && (content || prune) { throw ValidationError("--status only shows; run it without --content or --prune") }
         guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 16") }
     }
 
@@ -76,9 +95,10 @@ struct SyncCommand: AsyncParsableCommand {
         let wantsContent = content
         let onlyIds = ids.isEmpty ? nil : ids
         let parallel = concurrency
+        let removals = RemovalPolicy(grace: removalGrace.seconds, prune: prune)
         let sync = SyncRunService { () async -> SyncOutcome in
             do throws(SyncError) {
-                let metadata = try await service.syncMetadata()
+                let metadata = try await service.syncMetadata(removals: removals)
                 guard wantsContent else { return .success((metadata, nil)) }
                 let report = try await service.syncContent(ids: onlyIds, concurrency: parallel, events: { display.handle($0) })
                 return .success((metadata, report))
@@ -99,18 +119,26 @@ struct SyncCommand: AsyncParsableCommand {
         await service.shutdown()
         let result = sync.outcome ?? .failure(.interrupted)
         if sync.wasInterrupted { Terminal.warn(Self.describeKept(SyncPaths(library.directory).downloads)) }
+        let paths = SyncPaths(library.directory)
         switch result {
         case .failure(let error):
-            if sync.wasInterrupted { throw SyncExitStatus.fail("sync", .interrupted) }
-            throw SyncExitStatus.fail("sync", error)
+            let failure = sync.wasInterrupted ? SyncError.interrupted : error
+            try? SyncRunRecord(exitStatus: SyncExitStatus.code(for: failure), notes: [failure.description]).save(paths)
+            throw SyncExitStatus.fail("sync", failure)
         case .success(let (metadata, report)):
             Terminal.say(Self.describe(metadata))
-            guard let report else { return }
-            Terminal.say(Self.describe(report))
-            if let first = report.failed.first {
-                for failure in report.failed.dropFirst() { Terminal.warn("storybridge sync: \(failure.error)") }
-                throw SyncExitStatus.fail("sync", first.error)
+            for line in Self.notes(metadata) { Terminal.warn("storybridge sync: \(line)") }
+            var notes = Self.notes(metadata)
+            var exitStatus: Int32 = metadata.isPartial ? SyncExitStatus.partial : 0
+            if let report {
+                Terminal.say(Self.describe(report))
+                for line in Self.remarks(report) { Terminal.say(line) }
+                for failure in report.failed { Terminal.warn("storybridge sync: \(failure.error)") }
+                notes += report.failed.map(\.error.description)
+                if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
             }
+            try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths)
+            if exitStatus != 0 { throw ExitCode(exitStatus) }
         }
     }
 
@@ -121,9 +149,36 @@ struct SyncCommand: AsyncParsableCommand {
         parts.append("\(report.added.count) new")
         parts.append("\(report.updated.count) changed")
         parts.append("\(report.unchanged) unchanged")
+        if !report.restored.isEmpty { parts.append("\(report.restored.count) offered again") }
+        parts.append("\(report.withdrawn.count) withdrawn")
         parts.append("\(report.removed.count) removed")
+        if !report.failed.isEmpty { parts.append("\(report.failed.count) failed") }
         if !report.skipped.isEmpty { parts.append("\(report.skipped.count) skipped") }
         return "catalog: " + parts.joined(separator: ", ")
+    }
+
+    /// What a metadata sync left undone, one line each (printed, and kept for --status).
+    static func notes(_ report: MetadataSyncReport) -> [String] {
+        var lines = report.failed.map { "presentation \($0.id) failed: \($0.reason)" }
+        if let heldBack = report.heldBack { lines.append(heldBack) }
+        return lines
+    }
+
+    /// What a content sync did besides installing: skip marks, dependencies, missing packages, warnings.
+    static func remarks(_ report: ContentSyncReport) -> [String] {
+        var lines = report.markedSkip.map { "presentation \($0) is marked skip on the service: not downloaded" }
+        if !report.dependencies.isEmpty {
+            lines.append(
+                "also brought, opened by the presentations asked for: \(report.dependencies.map(String.init).joined(separator: ", "))")
+        }
+        if !report.missingDependencies.isEmpty {
+            lines.append(
+                "opened by the presentations asked for but not offered by the service: "
+                    + report.missingDependencies.map(String.init).joined(separator: ", "))
+        }
+        lines += report.withoutPackage.map { "presentation \($0) has no package on the service: not downloaded (no package)" }
+        lines += report.warnings.map { "presentation \($0.id) installed with a warning: \($0.warning)" }
+        return lines
     }
 
     /// What an interrupted run leaves for the next one: the partial downloads and their size.
@@ -169,8 +224,15 @@ struct SyncCommand: AsyncParsableCommand {
                     ).bytesOnDisk
                 )
             })
+        let lastRun = SyncRunRecord.load(SyncPaths(library.directory))
         if json {
             let value: JSONValue = [
+                "lastRun": lastRun.map { run in
+                    [
+                        "finishedAt": .string(ISO8601DateFormatter().string(from: run.finishedAt)),
+                        "exitStatus": .int(Int(run.exitStatus)), "notes": .array(run.notes.map(JSONValue.string)),
+                    ]
+                } ?? .null,
                 "loggedIn": .bool(session != nil),
                 "api": session.map { .string($0.apiURL.absoluteString) } ?? .null,
                 "clients": .array(clients.map { ["id": .int($0.id), "name": .string($0.name)] }),
@@ -185,6 +247,8 @@ struct SyncCommand: AsyncParsableCommand {
                             "installedPackageRevision": row.installedRevision.map(JSONValue.int) ?? .null,
                             "sizeBytes": row.packageSize.map { JSONValue.int(Int($0)) } ?? .null,
                             "partialBytes": .int(Int(onDisk[row.id] ?? 0)), "skip": .bool(row.skip),
+                            "warning": row.warning.map(JSONValue.string) ?? .null,
+                            "withdrawnAt": row.withdrawnAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
                         ]
                     }),
             ]
@@ -195,6 +259,12 @@ struct SyncCommand: AsyncParsableCommand {
             Terminal.say("logged in to \(session.apiURL.absoluteString) as \(session.who)")
         } else {
             Terminal.say("not logged in (storybridge login)")
+        }
+        if let lastRun {
+            let when = ISO8601DateFormatter().string(from: lastRun.finishedAt)
+            let outcome = lastRun.exitStatus == 0 ? "complete" : lastRun.exitStatus == SyncExitStatus.partial ? "partial" : "failed"
+            Terminal.say("last sync \(when): \(outcome) (exit status \(lastRun.exitStatus))")
+            for note in lastRun.notes { Terminal.say("  - \(note)") }
         }
         guard !rows.isEmpty else {
             Terminal.say("nothing synced yet (storybridge sync)")

@@ -11,6 +11,8 @@ enum SyncExitStatus {
     static let server: Int32 = 76  // EX_PROTOCOL: the server answered something unexpected
     static let wrongCredentials: Int32 = 77  // EX_NOPERM: credentials refused
     static let loginAgain: Int32 = 78  // EX_CONFIG: refresh refused or not logged in
+    static let notAllowed: Int32 = 79  // the API answered 403: no access for the application, or the client is inactive
+    static let partial: Int32 = 80  // the run went on past failures of single presentations, or held back removals
     static let interrupted: Int32 = 130
 
     static func code(for error: SyncError) -> Int32 {
@@ -19,6 +21,7 @@ enum SyncExitStatus {
         case .credentials: return wrongCredentials
         case .refreshRefused: return loginAgain
         case .unreachable: return unreachable
+        case .notAllowed: return notAllowed
         case .server: return server
         case .download: return downloadFailed
         case .storage: return storage
@@ -36,6 +39,9 @@ enum SyncExitStatus {
         Exit statuses: 0 done; 65 a package failed to download or verify (others may have succeeded); \
         69 the server could not be reached; 74 local storage failed; 75 another sync is running; \
         76 the server answered something unexpected; 77 wrong credentials; 78 the session was refused \
-        or is missing (log in again); 130 interrupted (partial downloads are kept and resumed).
+        or is missing (log in again); 79 not allowed (HTTP 403: the application lacks access or the \
+        client is inactive); 80 partial: the run finished, but some presentations failed or removals \
+        were held back (sync --status says which and why); 130 interrupted (partial downloads are kept \
+        and resumed).
         """
 }

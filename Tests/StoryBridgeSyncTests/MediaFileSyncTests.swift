@@ -21,8 +21,8 @@ struct MediaFileSyncTests {
         return try Data(contentsOf: entry.presentation.root.appendingPathComponent("mediafiles/film.mp4"))
     }
 
-    func serverPackageSize(_ lab: SyncLab, id: Int = 5, revision: Int = 1) -> Int64 {
-        let zip = lab.serverDirectory.root.appendingPathComponent("content-server/packages-without-media/\(id)-r\(revision).zip")
+    func serverPackageSize(_ lab: SyncLab, id: Int = 5) async throws -> Int64 {
+        let zip = try await lab.serverPackage(id: id, mediaOutsidePackages: true)
         return ((try? FileManager.default.attributesOfItem(atPath: zip.path))?[.size] as? NSNumber)?.int64Value ?? -1
     }
 
@@ -35,7 +35,7 @@ struct MediaFileSyncTests {
         try await lab.loginAsService()
         let result = try await lab.cli(["sync", "--content"])
         #expect(result.status == 0, "\(result.errors)")
-        let packageSize = serverPackageSize(lab)
+        let packageSize = try await serverPackageSize(lab)
         #expect(packageSize > 0 && packageSize < 10_000, "the package still carries the film (\(packageSize) bytes)")
         #expect(try installedFilm(lab) == film("five"))
         #expect(try lab.installedTitle(5) == "five")

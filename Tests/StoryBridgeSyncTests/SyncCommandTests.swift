@@ -7,7 +7,7 @@ import Testing
 @Suite("storybridge login and sync against a content server", .serialized)
 struct SyncCommandTests {
     @Test(
-        "full sync, a second sync that downloads nothing, a revision bump that downloads only that package, a vanished presentation removed"
+        "full sync, a second sync that downloads nothing, a revision bump that downloads only that package, a vanished presentation withdrawn, then removed after the grace"
     )
     func syncLifecycle() async throws {
         let lab = try SyncLab()
@@ -55,7 +55,13 @@ struct SyncCommandTests {
         try lab.serverLibrary.remove(id: 3)
         let vanished = try await lab.cli(["sync"])
         #expect(vanished.status == 0, "\(vanished.errors)")
-        #expect(vanished.output.contains("1 removed"))
+        #expect(vanished.output.contains("1 withdrawn, 0 removed"))
+        #expect(try await lab.catalog()[3]?.state == .withdrawn)
+        #expect(FileManager.default.fileExists(atPath: gone.appendingPathComponent("index.html").path))
+        #expect(try lab.clientLibrary().servedEntries().map(\.presentation.id) == [4])
+        let afterGrace = try await lab.cli(["sync", "--removal-grace", "0"])
+        #expect(afterGrace.status == 0, "\(afterGrace.errors)")
+        #expect(afterGrace.output.contains("0 withdrawn, 1 removed"))
         #expect(try lab.clientLibrary().entry(id: 3) == nil)
         #expect(!FileManager.default.fileExists(atPath: gone.path))
         #expect(try await lab.catalog()[3] == nil)

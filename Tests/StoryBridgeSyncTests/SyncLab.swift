@@ -55,20 +55,29 @@ final class SyncLab: @unchecked Sendable {
 
     /// Starts (or restarts, on the same port, so the stored session still points at it) the
     /// content server with these faults and lifetimes.
+    /// `presentations`, when given, is the client's list with its flags (skip...) instead of the
+    /// whole library; `refreshGrace` is how long a rotated refresh token is still accepted.
     func startServer(
-        faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600, mediaOutsidePackages: Bool = false
+        faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600, mediaOutsidePackages: Bool = false,
+        presentations: [ContentServerAccounts.PresentationEntry]? = nil, refreshGrace: TimeInterval = 10
     ) async throws {
         let port = server?.port ?? 0
         await server?.stop()
-        let accounts = ContentServerAccounts.wholeLibrary(
+        var accounts = ContentServerAccounts.wholeLibrary(
             clientId: 7, clientName: "Kiosks",
             services: [.init(clientId: Self.serviceId, clientSecret: Self.serviceSecret)],
             apps: [.init(clientId: Self.appId, clientSecret: Self.appSecret)],
             users: [.init(username: Self.username, password: Self.password, fullname: "Anna Petrova")])
+        if let presentations {
+            accounts = ContentServerAccounts(
+                clients: [.init(id: 7, name: "Kiosks", presentations: presentations)], services: accounts.services,
+                apps: accounts.apps, users: accounts.users)
+        }
         var configuration = ContentServerConfiguration(
             host: "127.0.0.1", port: port, dataDirectory: serverDirectory, accounts: accounts, signingSecret: secret,
             accessTokenLifetime: tokenLifetime, linkLifetime: linkLifetime, faults: faults)
         configuration.mediaFilesOutsidePackages = mediaOutsidePackages
+        configuration.refreshGracePeriod = refreshGrace
         var logger = Logger(label: "test.content-server")
         logger.logLevel = .critical
         server = try await ContentServer(configuration: configuration, logger: logger).start()
@@ -185,9 +194,15 @@ final class SyncLab: @unchecked Sendable {
         return html.firstMatch(of: /<title>([^<]*)<\/title>/).map { String($0.1) }
     }
 
-    /// The server's built package of `id` at `revision` (built on the first request that needs it).
-    func serverPackage(id: Int, revision: Int) -> URL {
-        serverDirectory.root.appendingPathComponent("content-server/packages/\(id)-r\(revision).zip")
+    /// The server's built package file of the package the client's catalog last saw offered for
+    /// presentation `id` (its package id and revision, as `/v1/presentations/{id}` sent them).
+    func serverPackage(id: Int, mediaOutsidePackages: Bool = false) async throws -> URL {
+        let row = try await catalog()[id]
+        guard let packageId = row?.packageId, let revision = row?.packageRevision else {
+            throw LabFailure("the client's catalog has no package for presentation \(id)")
+        }
+        let folder = mediaOutsidePackages ? "packages-without-media" : "packages"
+        return serverDirectory.root.appendingPathComponent("content-server/\(folder)/\(packageId)-r\(revision).zip")
     }
 }
 

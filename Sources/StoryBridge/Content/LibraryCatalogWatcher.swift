@@ -74,7 +74,8 @@ public struct LibraryCatalogWatcher: Sendable {
     func stamps() throws -> [Int: Stamp] {
         try store.database.pool.read { db in
             var stamps: [Int: Stamp] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, revision, folder FROM presentation") {
+            let sql = "SELECT id, revision, folder FROM presentation WHERE \(LibraryStore.servedCondition)"
+            for row in try Row.fetchAll(db, sql: sql) {
                 stamps[row["id"]] = Stamp(revision: row["revision"], folder: row["folder"])
             }
             return stamps

@@ -80,6 +80,18 @@ public final class LibraryStore: Sendable {
         }
     }
 
+    /// The presentations `serve` offers: every installed one but the synced presentations the
+    /// service withdrew (state `withdrawn` in the sync catalog; their files stay until removed).
+    public func servedEntries() throws -> [Entry] {
+        try database.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation WHERE \(Self.servedCondition) ORDER BY sortOrder, id")
+            return try rows.map { try self.entry(from: $0, db: db) }
+        }
+    }
+
+    /// The SQL condition on `presentation` rows that `serve` offers (see ``servedEntries()``).
+    public static let servedCondition = "id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
+
     /// One installed presentation.
     public func entry(id: Int) throws -> Entry? {
         try database.pool.read { db in

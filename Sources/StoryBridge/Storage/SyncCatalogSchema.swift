@@ -59,4 +59,21 @@ enum SyncCatalogSchema {
             table.primaryKey(["presentationId", "id"])
         }
     }
+
+    /// Migration `v9-sync-guards`: what guarded removals, per-presentation failures, tolerated
+    /// sizes and package identity need.
+    static func addGuards(_ db: Database) throws {
+        try db.alter(table: "syncPresentation") { table in
+            // When the presentation was first seen gone from the service (state `withdrawn`); it is
+            // removed once it has stayed gone for the removal grace period.
+            table.add(column: "withdrawnAt", .datetime)
+            // Which part of a sync failed (`metadata` or `content`), so the next successful fetch
+            // clears a metadata failure but not a failed download of an unchanged package.
+            table.add(column: "failedDuring", .text)
+            // A warning kept with an installed package (its size differed from the declared one).
+            table.add(column: "warning", .text)
+            // The package object (`sourcesFolder.id`) installed, tracked with its revision.
+            table.add(column: "installedPackageId", .integer)
+        }
+    }
 }

@@ -6,7 +6,7 @@ import NIOHTTP1
 
 /// The content API's five GET routes, with a bearer token from ``AccessTokenProvider``: one
 /// renewal and retry on a 401, back-off with jitter on 5xx, 429 (honouring `Retry-After`) and
-/// dropped connections.
+/// dropped connections; 204 No Content is "no object" and 403 is ``SyncError/notAllowed(path:)``.
 public struct ContentAPIClient: Sendable {
     public let http: HTTPClient
     public let apiURL: URL
@@ -24,32 +24,45 @@ public struct ContentAPIClient: Sendable {
     }
 
     /// `/v1/clients/`: the clients the token sees, each with its presentations' ids and revisions.
+    /// A 204 (the service's "no object") is an empty list.
     public func clients() async throws(SyncError) -> [RemoteClient] {
-        try await get("/v1/clients/")
+        try await get("/v1/clients/") ?? []
     }
 
-    /// `/v1/presentations/{id}`.
-    public func presentation(id: Int) async throws(SyncError) -> RemotePresentation {
-        try await get("/v1/presentations/\(id)")
+    /// `/v1/presentations/{id}`; nil when the service has no such presentation (204 or 404: it was
+    /// deleted or deactivated after the client list was read).
+    public func presentation(id: Int) async throws(SyncError) -> RemotePresentation? {
+        try await get("/v1/presentations/\(id)", absentOn: [404])
     }
 
-    /// `/v1/contentpackages/{presentationId}`: the package with a fresh download link.
-    public func contentPackage(presentationId: Int) async throws(SyncError) -> RemoteContentPackage {
+    /// `/v1/contentpackages/{presentationId}`: the package with a fresh download link; nil when
+    /// the presentation has no package (204).
+    public func contentPackage(presentationId: Int) async throws(SyncError) -> RemoteContentPackage? {
         try await get("/v1/contentpackages/\(presentationId)")
     }
 
-    /// `/v1/mediafiles/{id}`, with a fresh download link.
-    public func mediaFile(id: Int) async throws(SyncError) -> RemoteMediaFile {
+    /// `/v1/mediafiles/{id}`, with a fresh download link; nil when there is no such file (204).
+    public func mediaFile(id: Int) async throws(SyncError) -> RemoteMediaFile? {
         try await get("/v1/mediafiles/\(id)")
     }
 
-    /// `/v1/slides/{id}`.
-    public func slide(id: Int) async throws(SyncError) -> RemoteSlide {
+    /// `/v1/slides/{id}`; nil when there is no such slide (204).
+    public func slide(id: Int) async throws(SyncError) -> RemoteSlide? {
         try await get("/v1/slides/\(id)")
     }
 
-    func get<Value: Decodable>(_ path: String) async throws(SyncError) -> Value {
-        let body = try await fetch(path)
+    /// The API's root without a trailing `/v1` (or slash): the Android app is configured with
+    /// `https://api.storyclm.com/v1/`, the routes already start with `/v1`.
+    public static func root(of apiURL: URL) -> String {
+        var text = apiURL.absoluteString.trimmingTrailingSlashes()
+        if text.lowercased().hasSuffix("/v1") { text.removeLast(3) }
+        return text.trimmingTrailingSlashes()
+    }
+
+    /// Decodes the reply to `path`; nil for 204 No Content, which both official SDKs read as "no
+    /// object" (the backend's answer for a null result), and for the statuses in `absentOn`.
+    func get<Value: Decodable>(_ path: String, absentOn: Set<Int> = []) async throws(SyncError) -> Value? {
+        guard let body = try await fetch(path, absentOn: absentOn) else { return nil }
         do {
             return try ContentDate.decoder().decode(Value.self, from: Data(body.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {
@@ -64,11 +77,11 @@ public struct ContentAPIClient: Sendable {
         }
     }
 
-    private func fetch(_ path: String) async throws(SyncError) -> ByteBuffer {
+    private func fetch(_ path: String, absentOn: Set<Int>) async throws(SyncError) -> ByteBuffer? {
         var token = try await tokens.token()
         var renewedAfter401 = false
         var attempt = 0
-        let url = apiURL.absoluteString.trimmingTrailingSlashes() + path
+        let url = Self.root(of: apiURL) + path
         while true {
             attempt += 1
             var request = HTTPClientRequest(url: url)
@@ -91,6 +104,10 @@ public struct ContentAPIClient: Sendable {
                 continue
             }
             switch status {
+            case 204:
+                return nil
+            case _ where absentOn.contains(status):
+                return nil
             case 200..<300:
                 return body
             case 401 where !renewedAfter401:
@@ -99,6 +116,8 @@ public struct ContentAPIClient: Sendable {
                 attempt -= 1
             case 401:
                 throw .refreshRefused(oauthError: "the API refused a freshly renewed token")
+            case 403:
+                throw .notAllowed(path: path)
             case _ where RetryPolicy.isRetryable(status: status) && attempt < retry.maxAttempts:
                 try await pause(retry.delay(afterAttempt: attempt, retryAfter: retryAfter), path: path, why: "HTTP \(status)")
             default:

@@ -14,7 +14,8 @@ public actor AccessTokenProvider {
     public private(set) var renewals = 0
 
     /// - Parameters:
-    ///   - renewBefore: seconds before expiry at which the token is renewed ahead of need.
+    ///   - renewBefore: seconds before expiry at which the token is renewed ahead of need; a token
+    ///     living less than four times that is renewed at three quarters of its life.
     public init(
         session: SyncSession, store: SessionStore?, auth: AuthClient, renewBefore: TimeInterval = 60,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -29,9 +30,9 @@ public actor AccessTokenProvider {
     /// The current session (after any renewal).
     public var current: SyncSession { session }
 
-    /// A token valid for at least `renewBefore` seconds, renewed first when needed.
+    /// A token valid for at least its renewal margin, renewed first when needed.
     public func token() async throws(SyncError) -> String {
-        if session.expiresAt.timeIntervalSince(now()) > renewBefore { return session.accessToken }
+        if session.expiresAt.timeIntervalSince(now()) > session.renewalMargin(preferred: renewBefore) { return session.accessToken }
         return try await renew(replacing: session.accessToken)
     }
 

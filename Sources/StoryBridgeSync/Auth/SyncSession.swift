@@ -21,6 +21,8 @@ public struct SyncSession: Codable, Sendable, Hashable {
     public var accessToken: String
     public var refreshToken: String?
     public var expiresAt: Date
+    /// When the access token was received (nil in sessions stored before this was kept).
+    public var issuedAt: Date?
     public var subject: String?
     public var fullName: String?
 
@@ -39,6 +41,7 @@ public struct SyncSession: Codable, Sendable, Hashable {
         refreshToken = reply.refreshToken
         let claims = AccessTokenClaims(jwt: reply.accessToken)
         expiresAt = reply.expiresIn.map { now.addingTimeInterval(TimeInterval($0)) } ?? claims.expires ?? now.addingTimeInterval(3600)
+        issuedAt = now
         subject = claims.subject
         fullName = claims.fullName
     }
@@ -52,6 +55,14 @@ public struct SyncSession: Codable, Sendable, Hashable {
         if next.subject == nil { next.subject = subject }
         if next.fullName == nil { next.fullName = fullName }
         return next
+    }
+
+    /// How long before expiry the token is renewed ahead of need: `preferred`, but at most a
+    /// quarter of the token's lifetime, so a short-lived token is used for most of its life instead
+    /// of being renewed before every request.
+    func renewalMargin(preferred: TimeInterval) -> TimeInterval {
+        guard let issuedAt else { return preferred }
+        return min(preferred, max(0, expiresAt.timeIntervalSince(issuedAt)) / 4)
     }
 
     /// The grant that renews this session.

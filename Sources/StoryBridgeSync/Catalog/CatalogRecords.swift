@@ -44,10 +44,31 @@ public struct SyncedPresentation: Codable, Sendable, Hashable, FetchableRecord, 
     public var state: PresentationState
     public var lastError: String?
     public var updatedAt: Date
+    /// When the presentation was first seen gone from the service (state `withdrawn`).
+    public var withdrawnAt: Date?
+    /// Which part of a sync failed: ``FailureStage``'s raw value.
+    public var failedDuring: String?
+    /// A warning kept with the installed package (its size differed from the declared one).
+    public var warning: String?
+    /// The package object (`sourcesFolder.id`) installed.
+    public var installedPackageId: Int?
+
+    /// The part of a sync a failure happened in.
+    public enum FailureStage: String, Sendable {
+        /// Fetching the presentation object: cleared by the next successful fetch.
+        case metadata
+        /// Downloading or installing the package: kept until the package changes or installs.
+        case content
+    }
 
     /// The state with its reason, as `sync --status` prints it.
     public var stateLabel: String {
         if state == .failed, let lastError { return "failed (\(lastError))" }
+        if state == .notDownloaded, fetchedRevision != nil, packageRevision == nil { return "not downloaded (no package)" }
+        if state == .withdrawn, let withdrawnAt {
+            return "withdrawn (gone from the service since \(ISO8601DateFormatter().string(from: withdrawnAt)))"
+        }
+        if let warning { return "\(state.label) (warning: \(warning))" }
         return state.label
     }
 }
@@ -67,4 +88,22 @@ public struct SyncedSlide: Codable, Sendable, Hashable, FetchableRecord, Persist
     public var presentationId: Int
     public var id: Int
     public var revision: Int
+}
+
+extension SyncedPresentation {
+    /// The state that follows from what is installed and what the service offers: the package
+    /// object (`sourcesFolder.id`) and its revision are both compared.
+    var settledState: PresentationState {
+        guard let installedRevision else { return .notDownloaded }
+        guard let packageRevision else { return .ready }
+        if let installedPackageId, let packageId, installedPackageId != packageId { return .updateAvailable }
+        return installedRevision != packageRevision ? .updateAvailable : .ready
+    }
+
+    /// Whether the offered package differs from the installed one (or nothing is installed).
+    var needsPackage: Bool {
+        guard let packageRevision else { return false }
+        if let installedPackageId, let packageId, installedPackageId != packageId { return true }
+        return installedRevision != packageRevision
+    }
 }

@@ -11,6 +11,9 @@ public enum PresentationState: String, Codable, Sendable, CaseIterable {
     /// The last download or install failed; `lastError` says why. An installed older revision,
     /// if any, is still served.
     case failed
+    /// Gone from the service (no longer listed, or answered 204/404): off the launcher, still on
+    /// disk, removed once it stays gone for the removal grace period (or by `sync --prune`).
+    case withdrawn
 
     /// As `sync --status` prints it.
     public var label: String {
@@ -20,13 +23,7 @@ public enum PresentationState: String, Codable, Sendable, CaseIterable {
         case .downloading: return "downloading"
         case .ready: return "ready"
         case .failed: return "failed"
+        case .withdrawn: return "withdrawn"
         }
-    }
-
-    /// The state that follows from what is installed and what the service offers.
-    static func derived(installed: Int?, offered: Int?) -> PresentationState {
-        guard let installed else { return .notDownloaded }
-        guard let offered else { return .ready }
-        return installed < offered ? .updateAvailable : .ready
     }
 }

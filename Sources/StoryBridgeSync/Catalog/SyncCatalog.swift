@@ -42,12 +42,29 @@ public struct SyncCatalog: Sendable {
         }
     }
 
-    /// Sets a presentation's state and last error.
+    /// Sets a presentation's state and last error (a failure of a download or install).
     func setState(_ id: Int, _ state: PresentationState, error: String? = nil) async throws(SyncError) {
+        let stage = error == nil ? nil : SyncedPresentation.FailureStage.content.rawValue
         try await write { db in
             try db.execute(
-                sql: "UPDATE syncPresentation SET state = ?, lastError = ?, updatedAt = ? WHERE id = ?",
-                arguments: [state.rawValue, error, Date(), id])
+                sql: "UPDATE syncPresentation SET state = ?, lastError = ?, failedDuring = ?, updatedAt = ? WHERE id = ?",
+                arguments: [state.rawValue, error, stage, Date(), id])
+        }
+    }
+
+    /// Records that the service has no package for a presentation (204 on its content package).
+    func recordNoPackage(_ id: Int) async throws(SyncError) {
+        try await write { db in
+            guard var row = try SyncedPresentation.fetchOne(db, key: id) else { return }
+            row.packageId = nil
+            row.packageRevision = nil
+            row.packageBlobId = nil
+            row.packageSize = nil
+            row.state = row.settledState
+            row.lastError = nil
+            row.failedDuring = nil
+            row.updatedAt = Date()
+            try row.update(db)
         }
     }
 
@@ -56,7 +73,7 @@ public struct SyncCatalog: Sendable {
         try await write { db in
             let stale = try SyncedPresentation.fetchAll(db, sql: "SELECT * FROM syncPresentation WHERE state = 'downloading'")
             for var row in stale {
-                row.state = PresentationState.derived(installed: row.installedRevision, offered: row.packageRevision)
+                row.state = row.settledState
                 try row.update(db)
             }
         }

@@ -13,6 +13,8 @@ public struct SyncPaths: Sendable, Hashable {
     public var sessionFolder: URL { directory.root }
     /// Partial downloads and their validators: `<presId>-r<revision>.zip.part` + `.json`.
     public var downloads: URL { directory.root.appendingPathComponent("downloads") }
+    /// What the last run left undone (``SyncRunRecord``).
+    public var lastRunFile: URL { directory.root.appendingPathComponent("sync-last-run.json") }
     /// Held (flock) by a running sync.
     public var lockFile: URL { directory.root.appendingPathComponent("sync.lock") }
 

@@ -17,6 +17,16 @@ public struct ContentSyncReport: Sendable {
     public var bytesResumed: Int64 = 0
     /// Fresh download links asked for after a refused one.
     public var linkRenewals = 0
+    /// Presentations asked for by id that the service marks skip (not downloaded).
+    public var markedSkip: [Int] = []
+    /// Presentations brought because one asked for opens them (its `presentations` field).
+    public var dependencies: [Int] = []
+    /// Dependencies the service does not offer.
+    public var missingDependencies: [Int] = []
+    /// Presentations the service has no package for (204 on the content package).
+    public var withoutPackage: [Int] = []
+    /// Packages installed with a warning (a size other than the declared one).
+    public var warnings: [(id: Int, warning: String)] = []
 }
 
 /// Downloads content packages and installs them into the library: bounded concurrency, each
@@ -59,9 +69,19 @@ public struct ContentSync: Sendable {
         var report = ContentSyncReport()
         if let ids {
             let byId = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
-            for id in ids {
-                guard let row = byId[id] else { throw .unknownPresentation(id) }
-                if Self.needsDownload(row, installed: installedFromSync) { targets.append(row) } else { report.upToDate += 1 }
+            for id in ids where byId[id] == nil { throw .unknownPresentation(id) }
+            let closure = DependencyClosure(roots: ids, rows: byId)
+            report.dependencies = closure.added
+            report.missingDependencies = closure.missing
+            for id in ids + closure.added {
+                guard let row = byId[id] else { continue }
+                if row.skip {
+                    report.markedSkip.append(id)
+                } else if Self.needsDownload(row, installed: installedFromSync) {
+                    targets.append(row)
+                } else {
+                    report.upToDate += 1
+                }
             }
         } else {
             for row in rows where !row.skip {
@@ -85,6 +105,8 @@ public struct ContentSync: Sendable {
             }
         }
         for outcome in outcomes {
+            if outcome.noPackage { report.withoutPackage.append(outcome.id) }
+            if let warning = outcome.warning { report.warnings.append((outcome.id, warning)) }
             if let error = outcome.error { report.failed.append((outcome.id, error)) }
             if let revision = outcome.revision { report.installed.append((outcome.id, revision)) }
             if let download = outcome.download {
@@ -96,9 +118,11 @@ public struct ContentSync: Sendable {
         return report
     }
 
+    /// Whether a presentation's package is to be fetched: one is offered, the presentation is not
+    /// withdrawn, and the installed package (id and revision) is not the offered one.
     static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>) -> Bool {
-        guard let offered = row.packageRevision else { return false }
-        return row.installedRevision != offered || !installed.contains(row.id)
+        guard row.packageRevision != nil, row.state != .withdrawn else { return false }
+        return row.needsPackage || !installed.contains(row.id)
     }
 
     struct PackageOutcome: Sendable {
@@ -106,6 +130,8 @@ public struct ContentSync: Sendable {
         var revision: Int?
         var error: SyncError?
         var download: ResumableDownloader.Outcome?
+        var noPackage = false
+        var warning: String?
     }
 
     private func installPackage(
@@ -114,7 +140,10 @@ public struct ContentSync: Sendable {
         let id = row.id
         do throws(SyncError) {
             try await catalog.setState(id, .downloading)
-            let package = try await api.contentPackage(presentationId: id)
+            guard let package = try await api.contentPackage(presentationId: id) else {
+                try await catalog.recordNoPackage(id)
+                return PackageOutcome(id: id, revision: nil, error: nil, download: nil, noPackage: true)
+            }
             guard let sas = package.sas, !sas.isEmpty else { throw .noContentPackage(id) }
             try await refusesLocalCollision(id)
             let partial = PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision)
@@ -125,7 +154,7 @@ public struct ContentSync: Sendable {
                 presentationId: id, blobId: package.blobId, revision: package.revision, expectedSize: package.fileSize,
                 link: sas,
                 freshLink: { () async throws(SyncError) -> String in
-                    guard let fresh = try await api.contentPackage(presentationId: id).sas else { throw .noContentPackage(id) }
+                    guard let fresh = try await api.contentPackage(presentationId: id)?.sas else { throw .noContentPackage(id) }
                     return fresh
                 })
             let download = try await downloader.download(blob, into: partial) { done in
@@ -145,7 +174,7 @@ public struct ContentSync: Sendable {
                 throw .packageRefused(presentationId: id, error)
             }
             let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
-            try await install(row: row, package: package, partial: partial, media: media)
+            try await install(row: row, package: package, partial: partial, media: media, warning: nil)
             partial.discard()
             for file in media.values { unlink(file.path) }
             PartialDownload.discardAll(presentationId: id, in: paths.downloads)
@@ -154,14 +183,15 @@ public struct ContentSync: Sendable {
         } catch .interrupted {
             // The run is being cancelled; the state is put back by a task that is not.
             let catalog = self.catalog
-            let settled = PresentationState.derived(installed: row.installedRevision, offered: row.packageRevision)
+            let settled = row.settledState
             await Task { try? await catalog.setState(id, settled) }.value
             throw .interrupted
         }
     }
 
     private func install(
-        row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL]
+        row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
+        warning: String?
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -185,10 +215,14 @@ public struct ContentSync: Sendable {
                         try db.execute(
                             sql: """
                                 UPDATE syncPresentation SET installedRevision = ?, installedPresentationRevision = ?,
-                                  packageRevision = ?, packageSize = ?, state = 'ready', lastError = NULL, updatedAt = ?
+                                  installedPackageId = ?, packageId = ?, packageRevision = ?, packageSize = ?, state = 'ready',
+                                  lastError = NULL, failedDuring = NULL, warning = ?, updatedAt = ?
                                 WHERE id = ?
                                 """,
-                            arguments: [packageRevision, presentationRevision, packageRevision, package.fileSize, Date(), id])
+                            arguments: [
+                                packageRevision, presentationRevision, package.id, package.id, packageRevision, package.fileSize,
+                                warning, Date(), id,
+                            ])
                     })
                 return .success(())
             } catch let error as PackageError {
@@ -224,7 +258,9 @@ public struct ContentSync: Sendable {
         let stubs = try await catalog.mediaFiles(presentationId: presentationId)
         var files: [String: URL] = [:]
         for stub in stubs {
-            let media = try await api.mediaFile(id: stub.id)
+            guard let media = try await api.mediaFile(id: stub.id) else {
+                throw .mediaFileFailed(presentationId: presentationId, mediaFileId: stub.id, reason: "the service has no such file (204)")
+            }
             let name = media.fileName
             guard !name.isEmpty, !name.contains("/"), name != "..", name != "." else {
                 throw .mediaFileFailed(presentationId: presentationId, mediaFileId: stub.id, reason: "unsafe file name '\(name)'")
@@ -243,7 +279,7 @@ public struct ContentSync: Sendable {
                 presentationId: presentationId, blobId: media.blobId, revision: media.revision, expectedSize: media.fileSize,
                 link: sas,
                 freshLink: { () async throws(SyncError) -> String in
-                    guard let fresh = try await api.mediaFile(id: mediaId).sas else {
+                    guard let fresh = try await api.mediaFile(id: mediaId)?.sas else {
                         throw .mediaFileFailed(presentationId: presentationId, mediaFileId: mediaId, reason: "no download link")
                     }
                     return fresh
