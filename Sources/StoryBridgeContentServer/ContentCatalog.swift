@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StoryBridge
 
 /// What the content routes answer, read from the library's catalog on every request (so an
@@ -7,6 +8,8 @@ struct ContentCatalog: Sendable {
     let library: LibraryStore
     let accounts: ContentServerAccounts
     let packages: PackagePublisher
+    /// Where failures are told with their details (paths, underlying errors), which answers leave out.
+    let logger: Logger
 
     /// A presentation that a client holds, with its flags.
     struct Placed: Sendable {
@@ -20,7 +23,8 @@ struct ContentCatalog: Sendable {
         do {
             return Dictionary(try library.entries().map { ($0.presentation.id, $0) }, uniquingKeysWith: { first, _ in first })
         } catch {
-            throw ContentAPIError.unavailable("the library cannot be read: \(error)", retryAfter: 1)
+            logger.error("cannot read the library catalog: \(error)")
+            throw ContentAPIError.unavailable("the library cannot be read now (the server's log says why)", retryAfter: 1)
         }
     }
 
@@ -128,6 +132,10 @@ struct ContentCatalog: Sendable {
             for media in placed.presentation.mediaFiles
             where StableIdentifier.make("media", presentationId: placed.presentation.id, name: media.fileName) == id {
                 let (file, size) = Self.mediaFile(media, of: placed.presentation)
+                guard FileManager.default.fileExists(atPath: file.path) else {
+                    logger.error("media file \(id) of presentation \(placed.presentation.id) is missing: \(file.path)")
+                    throw ContentAPIError.notFound("media file \(id) is missing from the server's library")
+                }
                 return (placed, media, file, size)
             }
         }

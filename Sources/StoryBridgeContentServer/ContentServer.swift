@@ -38,7 +38,7 @@ public struct ContentServer: Sendable {
         publisher = PackagePublisher(
             folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages, logger: logger,
             onProgress: configuration.onPackageBuilt ?? { _ in })
-        let catalog = ContentCatalog(library: library, accounts: configuration.accounts, packages: publisher)
+        let catalog = ContentCatalog(library: library, accounts: configuration.accounts, packages: publisher, logger: logger)
         let publicURL = try configuration.publicBaseURL.map { text throws(ContentServerSetupError) in try PublicURL(text) }
         hostNames = AllowedHostNames(
             boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
