@@ -1,40 +1,58 @@
 import Crypto
 import Foundation
 
-/// The claims of an access token the server issues (a JWT signed with HS256).
+/// The claims of a token the server issues (a JWT signed with HS256), shaped as the StoryCLM auth
+/// service's: `iss`, `aud`, `nbf`, `exp`, `client_id` (the OAuth client id), `scope` (an array);
+/// for a user also `sub` (a stable GUID), `name` (the user name), `fullname`, `auth_time`, `idp`.
+/// `typ` and, on refresh tokens, `sid` and `gen` are this server's own.
 public struct AccessTokenClaims: Sendable, Hashable, Codable {
-    /// The user name for the password grant, the service's client id for client credentials.
-    public var sub: String
-    /// The user's full name (the service's client id for client credentials).
-    public var fullname: String
-    public var exp: Int64
+    /// The issuer: the server's base URL.
+    public var iss: String
+    /// The audiences: `{iss}/resources` and the API scopes.
+    public var aud: [String]
+    public var nbf: Int64
     public var iat: Int64
-    /// `client_<first client id>_<n>`, the shape StoryCLM SDKs parse.
+    public var exp: Int64
+    /// The OAuth client id the token was issued to (the service's or the app's).
     public var client_id: String
-    public var scope: String
+    public var scope: [String]
+    /// The user's id, a GUID stable across restarts; absent on service tokens.
+    public var sub: String?
+    /// The user name; absent on service tokens.
+    public var name: String?
+    /// The user's full name; absent on service tokens.
+    public var fullname: String?
+    /// When the user logged in with a password (Unix seconds); absent on service tokens.
+    public var auth_time: Int64?
+    /// `local` for users; absent on service tokens.
+    public var idp: String?
     /// `access` or `refresh`: a refresh token is never accepted as an access token, nor the reverse.
     public var typ: String
-    /// The app or service client id the token was issued to.
-    public var azp: String
     /// Refresh tokens only: the login (family) the token belongs to.
     public var sid: String?
     /// Refresh tokens only: the token's generation within its family (0 at login, +1 per refresh).
     public var gen: Int?
 
     public init(
-        sub: String, fullname: String, exp: Int64, iat: Int64, client_id: String, scope: String, typ: String, azp: String,
+        iss: String, aud: [String], nbf: Int64, iat: Int64, exp: Int64, client_id: String, scope: [String], typ: String,
+        sub: String? = nil, name: String? = nil, fullname: String? = nil, auth_time: Int64? = nil, idp: String? = nil,
         sid: String? = nil, gen: Int? = nil
     ) {
-        self.sid = sid
-        self.gen = gen
-        self.sub = sub
-        self.fullname = fullname
-        self.exp = exp
+        self.iss = iss
+        self.aud = aud
+        self.nbf = nbf
         self.iat = iat
+        self.exp = exp
         self.client_id = client_id
         self.scope = scope
         self.typ = typ
-        self.azp = azp
+        self.sub = sub
+        self.name = name
+        self.fullname = fullname
+        self.auth_time = auth_time
+        self.idp = idp
+        self.sid = sid
+        self.gen = gen
     }
 }
 
@@ -43,6 +61,7 @@ public enum TokenVerificationError: Error, Sendable, Equatable {
     case malformed
     case badSignature
     case expired
+    case notYetValid
     case wrongKind
 }
 
@@ -86,6 +105,7 @@ public struct JSONWebToken: Sendable {
         else { throw .malformed }
         guard claims.typ == kind else { throw .wrongKind }
         guard TimeInterval(claims.exp) + allowedClockSkew > now.timeIntervalSince1970 else { throw .expired }
+        guard TimeInterval(claims.nbf) - allowedClockSkew <= now.timeIntervalSince1970 else { throw .notYetValid }
         return claims
     }
 }

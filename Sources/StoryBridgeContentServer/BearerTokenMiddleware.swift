@@ -35,6 +35,7 @@ struct BearerTokenMiddleware: RouterMiddleware {
         case .malformed: return "the token is not a JWT this server issued"
         case .badSignature: return "the token's signature is not valid"
         case .expired: return "the token has expired"
+        case .notYetValid: return "the token is not valid yet (nbf)"
         case .wrongKind: return "a refresh token cannot be used as an access token"
         }
     }

@@ -28,31 +28,60 @@ struct ContentCatalog: Sendable {
         }
     }
 
-    /// `GET /v1/clients`.
-    func clients() throws -> [WireClient] {
+    /// The clients a token with `claims` may see (every client without claims).
+    private func granted(_ claims: AccessTokenClaims?) -> Set<Int>? {
+        claims.flatMap { accounts.grantedClients(to: $0) }
+    }
+
+    /// `GET /v1/clients`: the clients the token is granted.
+    func clients(for claims: AccessTokenClaims?) throws -> [WireClient] {
         let entries = try installed()
-        return accounts.clients(installed: Set(entries.keys)).map { client in
-            let held = client.presentations.compactMap { flags in entries[flags.id].map { (flags, $0) } }
-            let dates = held.map(\.1.installedAt)
-            let created = ContentDate.string(dates.min() ?? Date(timeIntervalSince1970: 0))
-            let updated = ContentDate.string(dates.max() ?? Date(timeIntervalSince1970: 0))
-            return WireClient(
-                id: client.id, name: client.name, lockoutEnabled: false, shortDescription: nil, longDescription: nil,
-                thumbImgId: nil, imgId: nil, url: nil, email: nil, created: created, updated: updated,
-                presentations: held.map { flags, entry in
-                    WirePresentationStub(
-                        id: flags.id, revision: entry.presentation.revision, skip: flags.skip, debug: flags.debug,
-                        lockout: flags.lockout)
-                },
-                users: [], groups: [], tables: [])
+        let granted = granted(claims)
+        return accounts.clients(installed: Set(entries.keys)).filter { granted?.contains($0.id) ?? true }.map { client in
+            wireClient(client, entries: entries)
         }
     }
 
-    /// The presentation `id` if a client holds it and it is installed.
-    func placed(_ id: Int) throws -> Placed {
+    /// `GET /v1/clients/{id}`: 404 when no such client is configured, 403 when the token is not
+    /// granted it.
+    func client(_ id: Int, for claims: AccessTokenClaims?) throws -> WireClient {
         let entries = try installed()
-        guard let entry = entries[id], let (client, flags) = accounts.placement(of: id, installed: Set(entries.keys)) else {
+        guard let client = accounts.clients(installed: Set(entries.keys)).first(where: { $0.id == id }) else {
+            throw ContentAPIError.notFound("no client \(id)")
+        }
+        guard granted(claims)?.contains(id) ?? true else {
+            throw ContentAPIError.forbidden("the token is not granted client \(id)")
+        }
+        return wireClient(client, entries: entries)
+    }
+
+    private func wireClient(_ client: ContentServerAccounts.Client, entries: [Int: LibraryStore.Entry]) -> WireClient {
+        let held = client.presentations.compactMap { flags in entries[flags.id].map { (flags, $0) } }
+        let dates = held.map(\.1.installedAt)
+        let created = ContentDate.string(dates.min() ?? Date(timeIntervalSince1970: 0))
+        let updated = ContentDate.string(dates.max() ?? Date(timeIntervalSince1970: 0))
+        return WireClient(
+            id: client.id, name: client.name, lockoutEnabled: false, shortDescription: nil, longDescription: nil,
+            thumbImgId: nil, imgId: nil, url: nil, email: nil, created: created, updated: updated,
+            presentations: held.map { flags, entry in
+                WirePresentationStub(
+                    id: flags.id, revision: entry.presentation.revision, skip: flags.skip, debug: flags.debug,
+                    lockout: flags.lockout)
+            },
+            users: accounts.users(of: client.id).map { WireClientUser(id: $0.guid, role: $0.role ?? 0) }, groups: [],
+            tables: [])
+    }
+
+    /// The presentation `id` if a client the token is granted holds it and it is installed: 404
+    /// when no client holds it, 403 when only clients the token is not granted do.
+    func placed(_ id: Int, for claims: AccessTokenClaims? = nil) throws -> Placed {
+        let entries = try installed()
+        let installedIds = Set(entries.keys)
+        guard let entry = entries[id], accounts.placement(of: id, installed: installedIds) != nil else {
             throw ContentAPIError.notFound("no presentation \(id)")
+        }
+        guard let (client, flags) = accounts.placement(of: id, installed: installedIds, granted: granted(claims)) else {
+            throw ContentAPIError.forbidden("presentation \(id) belongs to a client the token is not granted")
         }
         return Placed(entry: entry, client: client, flags: flags)
     }
@@ -123,12 +152,13 @@ struct ContentCatalog: Sendable {
                     id: StableIdentifier.make("slide", presentationId: presentation.id, name: slide.name),
                     revision: presentation.revision)
             },
-            presentations: [], users: [])
+            presentations: [],
+            users: accounts.users(of: placed.client.id).map { WirePresentationUser(revision: 0, id: $0.guid, role: $0.role ?? 0) })
     }
 
-    /// A media file of a served presentation, found by its id.
-    func media(id: Int) throws -> (Placed, MediaFile, file: URL, size: Int64) {
-        for placed in try servedPresentations() {
+    /// A media file of a served presentation (one of a client the token is granted), found by its id.
+    func media(id: Int, for claims: AccessTokenClaims? = nil) throws -> (Placed, MediaFile, file: URL, size: Int64) {
+        for placed in try servedPresentations(granted: granted(claims)) {
             for media in placed.presentation.mediaFiles
             where StableIdentifier.make("media", presentationId: placed.presentation.id, name: media.fileName) == id {
                 let (file, size) = Self.mediaFile(media, of: placed.presentation)
@@ -142,9 +172,9 @@ struct ContentCatalog: Sendable {
         throw ContentAPIError.notFound("no media file \(id)")
     }
 
-    /// `GET /v1/slides/{id}`.
-    func slide(id: Int) throws -> WireSlide {
-        for placed in try servedPresentations() {
+    /// `GET /v1/slides/{id}`, among the presentations of the clients the token is granted.
+    func slide(id: Int, for claims: AccessTokenClaims?) throws -> WireSlide {
+        for placed in try servedPresentations(granted: granted(claims)) {
             let presentation = placed.presentation
             for slide in presentation.slides
             where StableIdentifier.make("slide", presentationId: presentation.id, name: slide.name) == id {
@@ -159,10 +189,10 @@ struct ContentCatalog: Sendable {
         throw ContentAPIError.notFound("no slide \(id)")
     }
 
-    /// Every installed presentation some client holds.
-    func servedPresentations() throws -> [Placed] {
+    /// Every installed presentation some client holds (among the clients `granted`, all when `nil`).
+    func servedPresentations(granted: Set<Int>? = nil) throws -> [Placed] {
         let entries = try installed()
-        let served = accounts.clients(installed: Set(entries.keys))
+        let served = accounts.clients(installed: Set(entries.keys)).filter { granted?.contains($0.id) ?? true }
         var seen = Set<Int>()
         var result: [Placed] = []
         for client in served {

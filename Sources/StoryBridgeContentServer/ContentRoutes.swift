@@ -37,20 +37,23 @@ struct ContentRoutes: Sendable {
         let api = router.group("v1")
             .add(middleware: FailFirstMiddleware(counters: faults, scope: .content))
             .add(middleware: BearerTokenMiddleware(tokens: tokens, clock: clock))
-        api.get("clients") { _, _ -> Response in
+        api.get("clients") { _, context -> Response in
             if faults.takeEmptyClientList() { return JSONReply.response([WireClient]()) }
-            return JSONReply.response(try catalog.clients())
+            return JSONReply.response(try catalog.clients(for: context.claims))
+        }
+        api.get("clients/:id") { _, context -> Response in
+            JSONReply.response(try catalog.client(try Self.id(context), for: context.claims))
         }
         api.get("presentations/:id") { _, context -> Response in
             let id = try Self.id(context)
             if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: false)) { return forced }
-            let placed = try catalog.placed(id)
+            let placed = try catalog.placed(id, for: context.claims)
             return JSONReply.response(catalog.presentation(placed, package: try await catalog.package(of: placed)))
         }
         api.get("contentpackages/:id") { _, context -> Response in
             let id = try Self.id(context)
             if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: true)) { return forced }
-            let placed = try catalog.placed(id)
+            let placed = try catalog.placed(id, for: context.claims)
             let package = try await catalog.package(of: placed)
             var folder = catalog.sourcesFolder(placed, package: package)
             let path = "/blobs/packages/\(package.fileName)"
@@ -59,7 +62,7 @@ struct ContentRoutes: Sendable {
         }
         api.get("mediafiles/:id") { _, context -> Response in
             let id = try Self.id(context)
-            let (placed, media, _, size) = try catalog.media(id: id)
+            let (placed, media, _, size) = try catalog.media(id: id, for: context.claims)
             let revision = placed.presentation.revision
             let date = ContentDate.string(placed.entry.installedAt)
             let path = "/blobs/mediafiles/\(id)-r\(revision)"
@@ -71,7 +74,7 @@ struct ContentRoutes: Sendable {
                     isAvailableForSharing: false, sas: links.link(base: linkBase.base, path: path, now: clock.now)))
         }
         api.get("slides/:id") { _, context -> Response in
-            JSONReply.response(try catalog.slide(id: try Self.id(context)))
+            JSONReply.response(try catalog.slide(id: try Self.id(context), for: context.claims))
         }
 
         let blobGroup = router.group("blobs").add(middleware: FailFirstMiddleware(counters: faults, scope: .blobs))

@@ -29,26 +29,27 @@ public struct ContentServer: Sendable {
         var jwt = JSONWebToken(key: keys.tokens)
         jwt.allowedClockSkew = configuration.allowedClockSkew
         let counters = FaultCounters(configuration.faults)
+        let publicURL = try configuration.publicBaseURL.map { text throws(ContentServerSetupError) in try PublicURL(text) }
+        hostNames = AllowedHostNames(
+            boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
+        let linkBase = LinkBase(
+            publicURL: publicURL, scheme: "http", host: try Self.linkHost(configuration, publicURL: publicURL),
+            port: configuration.port)
         let tokens = TokenService(
             accounts: configuration.accounts, tokens: jwt, accessTokenLifetime: configuration.accessTokenLifetime,
             refreshTokenLifetime: configuration.refreshTokenLifetime, rejectRefresh: configuration.faults.rejectRefresh,
             rotation: RefreshTokenRotation(
                 file: configuration.stateFolder.appendingPathComponent("refresh-token-families.json"),
-                grace: configuration.refreshGracePeriod))
+                grace: configuration.refreshGracePeriod),
+            issuer: linkBase)
         publisher = PackagePublisher(
             folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages, logger: logger,
             onProgress: configuration.onPackageBuilt ?? { _ in })
         let catalog = ContentCatalog(library: library, accounts: configuration.accounts, packages: publisher, logger: logger)
-        let publicURL = try configuration.publicBaseURL.map { text throws(ContentServerSetupError) in try PublicURL(text) }
-        hostNames = AllowedHostNames(
-            boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
         routes = ContentRoutes(
             tokens: tokens, throttle: LoginThrottle(limits: configuration.loginLimits), catalog: catalog,
             links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
-            blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters,
-            linkBase: LinkBase(
-                publicURL: publicURL, scheme: "http", host: try Self.linkHost(configuration, publicURL: publicURL),
-                port: configuration.port),
+            blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters, linkBase: linkBase,
             clock: configuration.clock)
     }
 

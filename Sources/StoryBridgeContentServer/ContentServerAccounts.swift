@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Who may ask the content server for tokens, and which clients and presentations it shows.
@@ -70,10 +71,13 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
     public struct Credentials: Sendable, Hashable, Codable {
         public var clientId: String
         public var clientSecret: String
+        /// Services only: the StoryCLM clients a service token may see (`nil`: every client).
+        public var clients: [Int]?
 
-        public init(clientId: String, clientSecret: String) {
+        public init(clientId: String, clientSecret: String, clients: [Int]? = nil) {
             self.clientId = clientId
             self.clientSecret = clientSecret
+            self.clients = clients
         }
     }
 
@@ -82,12 +86,40 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
         public var username: String
         public var password: String
         public var fullname: String
+        /// The user's id (a GUID, the tokens' `sub`); when absent one is derived from the user
+        /// name, the same on every start.
+        public var id: String?
+        /// The StoryCLM clients the user's tokens may see (`nil`: every client).
+        public var clients: [Int]?
+        /// The user's role in those clients (`users[].role` on the wire); 0 when absent.
+        public var role: Int?
 
-        public init(username: String, password: String, fullname: String) {
+        public init(
+            username: String, password: String, fullname: String, id: String? = nil, clients: [Int]? = nil, role: Int? = nil
+        ) {
             self.username = username
             self.password = password
             self.fullname = fullname
+            self.id = id
+            self.clients = clients
+            self.role = role
         }
+
+        /// The user's GUID: ``id`` lower-cased, or one derived from the user name.
+        public var guid: String {
+            if let id { return id.lowercased() }
+            var bytes = Array(SHA256.hash(data: Data("storybridge user/\(username)".utf8)).prefix(16))
+            bytes[6] = (bytes[6] & 0x0F) | 0x40
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            let hex = bytes.map { String(format: "%02x", $0) }.joined()
+            let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+                String(hex[hex.index(hex.startIndex, offsetBy: range.lowerBound)..<hex.index(hex.startIndex, offsetBy: range.upperBound)])
+            }
+            return parts.joined(separator: "-")
+        }
+
+        /// Whether the user may see client `id`.
+        func isGranted(client id: Int) -> Bool { clients?.contains(id) ?? true }
     }
 
     public var clients: [Client]
@@ -178,6 +210,34 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
         if allCredentials.isEmpty {
             throw .invalidConfig(file, "no services or apps: nobody could get a token")
         }
+        let known = Set(clients.map(\.id))
+        for service in services {
+            if let unknown = service.clients?.first(where: { !known.contains($0) }) {
+                throw .invalidConfig(file, "services: '\(service.clientId)' is granted client \(unknown), which is not configured")
+            }
+        }
+        var guids = Set<String>()
+        for user in users {
+            if let unknown = user.clients?.first(where: { !known.contains($0) }) {
+                throw .invalidConfig(file, "users: '\(user.username)' is granted client \(unknown), which is not configured")
+            }
+            if let id = user.id, UUID(uuidString: id) == nil {
+                throw .invalidConfig(file, "users: the id of '\(user.username)' is not a GUID")
+            }
+            guard guids.insert(user.guid).inserted else { throw .invalidConfig(file, "users: id \(user.guid) appears twice") }
+        }
+    }
+
+    /// The clients a token with `claims` may see; `nil` for every client. A user token (`sub`) is
+    /// granted its user's clients, a service token its service's; a token whose user or service
+    /// is no longer configured sees none.
+    func grantedClients(to claims: AccessTokenClaims) -> Set<Int>? {
+        if let subject = claims.sub {
+            guard let user = users.first(where: { $0.guid == subject }) else { return [] }
+            return user.clients.map(Set.init)
+        }
+        guard let service = services.first(where: { $0.clientId == claims.client_id }) else { return [] }
+        return service.clients.map(Set.init)
     }
 
     private static func explain(_ error: DecodingError) -> String {
@@ -196,12 +256,20 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
         }
     }
 
-    /// The client entry for `presentationId`, first client first.
-    func placement(of presentationId: Int, installed: Set<Int>) -> (client: Client, entry: PresentationEntry)? {
-        for client in clients(installed: installed) {
+    /// The client entry for `presentationId`, first client first, among the clients `granted`
+    /// (every client when `nil`).
+    func placement(
+        of presentationId: Int, installed: Set<Int>, granted: Set<Int>? = nil
+    ) -> (client: Client, entry: PresentationEntry)? {
+        for client in clients(installed: installed) where granted?.contains(client.id) ?? true {
             if let entry = client.presentations.first(where: { $0.id == presentationId }) { return (client, entry) }
         }
         return nil
+    }
+
+    /// The users granted client `id`.
+    func users(of clientId: Int) -> [User] {
+        users.filter { $0.isGranted(client: clientId) }
     }
 
     /// The clients as served, given the installed presentation ids: listed presentations that are

@@ -25,8 +25,12 @@ public struct WireClient: Sendable, Hashable, Codable {
     public var email: String?
     public var created: String
     public var updated: String
+    /// The client's statistics tables; this server has none (`null`).
+    public var deviceLogTable: Int? = nil
+    public var baseStatisticsTable: Int? = nil
+    public var geolocationTable: Int? = nil
     public var presentations: [WirePresentationStub]
-    public var users: [WireEmpty]
+    public var users: [WireClientUser]
     public var groups: [WireEmpty]
     public var tables: [WireEmpty]
 
@@ -43,11 +47,27 @@ public struct WireClient: Sendable, Hashable, Codable {
         try container.encode(email, forKey: .email)
         try container.encode(created, forKey: .created)
         try container.encode(updated, forKey: .updated)
+        try container.encode(deviceLogTable, forKey: .deviceLogTable)
+        try container.encode(baseStatisticsTable, forKey: .baseStatisticsTable)
+        try container.encode(geolocationTable, forKey: .geolocationTable)
         try container.encode(presentations, forKey: .presentations)
         try container.encode(users, forKey: .users)
         try container.encode(groups, forKey: .groups)
         try container.encode(tables, forKey: .tables)
     }
+}
+
+/// A user of a client: `{"id": GUID, "role": 0}`.
+public struct WireClientUser: Sendable, Hashable, Codable {
+    public var id: String
+    public var role: Int
+}
+
+/// A user of a presentation: `{"revision": 0, "id": GUID, "role": 0}`.
+public struct WirePresentationUser: Sendable, Hashable, Codable {
+    public var revision: Int
+    public var id: String
+    public var role: Int
 }
 
 /// Stands for list items this server never has (users, groups, tables of a client).
@@ -105,7 +125,7 @@ public struct WirePresentation: Sendable, Hashable, Codable {
     public var mediaFiles: [WireMediaStub]
     public var slides: [WireSlideStub]
     public var presentations: [Int]
-    public var users: [WireEmpty]
+    public var users: [WirePresentationUser]
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Synchronization
 
 /// The answer of a successful `POST /connect/token`.
 public struct TokenReply: Sendable, Hashable, Codable {
@@ -8,15 +7,18 @@ public struct TokenReply: Sendable, Hashable, Codable {
     public var expires_in: Int
     public var token_type: String
     public var refresh_token: String?
+    /// The granted scopes, space-separated (OAuth 2); the token's `scope` claim has them as an array.
     public var scope: String?
 }
 
 /// Issues tokens for the three grants and checks access tokens.
 ///
-/// Refresh tokens (password grant only) are signed JWTs valid for a year that rotate (see
-/// ``RefreshTokenRotation``): a refresh answers a new access token and a new refresh token, and
-/// the one presented is refused from then on (after a short grace for a concurrent use). A user
-/// removed from the config can no longer refresh.
+/// Access tokens carry the claims of the StoryCLM auth service (see ``AccessTokenClaims``): a
+/// service token names its OAuth client only; a user token also the user's GUID (`sub`), user name
+/// (`name`) and full name. Refresh tokens (password grant only) are signed JWTs valid for a year
+/// that rotate (see ``RefreshTokenRotation``): a refresh answers a new access token and a new
+/// refresh token, and the one presented is refused from then on (after a short grace for a
+/// concurrent use). A user removed from the config can no longer refresh.
 public final class TokenService: Sendable {
     let accounts: ContentServerAccounts
     let tokens: JSONWebToken
@@ -24,14 +26,17 @@ public final class TokenService: Sendable {
     let refreshTokenLifetime: Int
     let rejectRefresh: Bool
     let rotation: RefreshTokenRotation
-    private let issued = Atomic<Int>(0)
+    /// The issuer (`iss`): the server's base URL, known once it listens.
+    let issuer: LinkBase
 
-    static let accessScope = "api"
-    static let refreshScope = "api offline_access"
+    /// The scopes of a service token, as the StoryCLM service grants them.
+    static let serviceScopes = ["content", "myo", "tables"]
+    /// The scopes of a user token (with `offline_access`: it comes with a refresh token).
+    static let userScopes = ["content", "myo", "tables", "offline_access"]
 
     init(
         accounts: ContentServerAccounts, tokens: JSONWebToken, accessTokenLifetime: Int, refreshTokenLifetime: Int,
-        rejectRefresh: Bool, rotation: RefreshTokenRotation
+        rejectRefresh: Bool, rotation: RefreshTokenRotation, issuer: LinkBase
     ) {
         self.rotation = rotation
         self.accounts = accounts
@@ -39,6 +44,7 @@ public final class TokenService: Sendable {
         self.accessTokenLifetime = accessTokenLifetime
         self.refreshTokenLifetime = refreshTokenLifetime
         self.rejectRefresh = rejectRefresh
+        self.issuer = issuer
     }
 
     /// Answers a token request given its decoded form fields.
@@ -49,7 +55,7 @@ public final class TokenService: Sendable {
         switch grantType {
         case "client_credentials":
             let service = try authenticate(form, among: accounts.services, grant: grantType)
-            return reply(subject: service.clientId, fullname: service.clientId, clientId: service.clientId, refresh: nil, now: now)
+            return reply(clientId: service.clientId, user: nil, loggedInAt: nil, refresh: nil, now: now)
         case "password":
             let app = try authenticate(form, among: accounts.apps, grant: grantType)
             let username = try required("username", in: form)
@@ -57,10 +63,11 @@ public final class TokenService: Sendable {
             guard let user = accounts.users.first(where: { $0.username == username }), user.password == password else {
                 throw .invalidGrant("wrong user name or password")
             }
+            let loggedInAt = Int64(now.timeIntervalSince1970)
             let refresh = rotation.start(now: now, expiresAt: refreshExpiry(now)) { family, generation in
-                refreshToken(user: user, clientId: app.clientId, family: family, generation: generation, now: now)
+                refreshToken(user: user, clientId: app.clientId, loggedInAt: loggedInAt, family: family, generation: generation, now: now)
             }
-            return reply(subject: user.username, fullname: user.fullname, clientId: app.clientId, refresh: refresh, now: now)
+            return reply(clientId: app.clientId, user: user, loggedInAt: loggedInAt, refresh: refresh, now: now)
         case "refresh_token":
             let app = try authenticate(form, among: accounts.apps, grant: grantType)
             let presented = try required("refresh_token", in: form)
@@ -71,18 +78,19 @@ public final class TokenService: Sendable {
             } catch {
                 throw .invalidGrant(error == .expired ? "the refresh token has expired" : "the refresh token is not valid")
             }
-            guard claims.azp == app.clientId else { throw .invalidGrant("the refresh token was issued to another client") }
-            guard let user = accounts.users.first(where: { $0.username == claims.sub }) else {
+            guard claims.client_id == app.clientId else { throw .invalidGrant("the refresh token was issued to another client") }
+            guard let user = accounts.users.first(where: { $0.guid == claims.sub }) else {
                 throw .invalidGrant("the user no longer exists")
             }
             guard let family = claims.sid, let generation = claims.gen else {
                 throw .invalidGrant("the refresh token is not valid (it names no login)")
             }
+            let loggedInAt = claims.auth_time ?? claims.iat
             let refresh = try rotation.rotate(family: family, generation: generation, now: now, expiresAt: refreshExpiry(now)) {
                 family, generation in
-                refreshToken(user: user, clientId: app.clientId, family: family, generation: generation, now: now)
+                refreshToken(user: user, clientId: app.clientId, loggedInAt: loggedInAt, family: family, generation: generation, now: now)
             }
-            return reply(subject: user.username, fullname: user.fullname, clientId: app.clientId, refresh: refresh, now: now)
+            return reply(clientId: app.clientId, user: user, loggedInAt: loggedInAt, refresh: refresh, now: now)
         default:
             throw .unsupportedGrantType("grant_type '\(grantType)' is not supported (client_credentials, password, refresh_token)")
         }
@@ -110,34 +118,44 @@ public final class TokenService: Sendable {
         return credentials
     }
 
-    private func storyClientId() -> String {
-        let first = accounts.clients.first?.id ?? 0
-        return "client_\(first)_\(issued.wrappingAdd(1, ordering: .relaxed).newValue)"
-    }
-
     private func refreshExpiry(_ now: Date) -> Double {
         Double(Int64(now.timeIntervalSince1970) + Int64(refreshTokenLifetime))
     }
 
-    private func refreshToken(
-        user: ContentServerAccounts.User, clientId: String, family: String, generation: Int, now: Date
-    ) -> String {
+    /// The claims every token of `clientId` (and `user`) carries, issued at `now` for `lifetime`.
+    private func claims(
+        clientId: String, user: ContentServerAccounts.User?, loggedInAt: Int64?, scopes: [String], typ: String, lifetime: Int,
+        now: Date
+    ) -> AccessTokenClaims {
         let issuedAt = Int64(now.timeIntervalSince1970)
-        return tokens.sign(
-            AccessTokenClaims(
-                sub: user.username, fullname: user.fullname, exp: issuedAt + Int64(refreshTokenLifetime), iat: issuedAt,
-                client_id: storyClientId(), scope: Self.refreshScope, typ: "refresh", azp: clientId, sid: family,
-                gen: generation))
+        let iss = issuer.base
+        return AccessTokenClaims(
+            iss: iss, aud: ["\(iss)/resources"] + scopes.filter { $0 != "offline_access" }, nbf: issuedAt, iat: issuedAt,
+            exp: issuedAt + Int64(lifetime), client_id: clientId, scope: scopes, typ: typ, sub: user?.guid, name: user?.username,
+            fullname: user?.fullname, auth_time: user == nil ? nil : loggedInAt, idp: user == nil ? nil : "local")
     }
 
-    private func reply(subject: String, fullname: String, clientId: String, refresh: String?, now: Date) -> TokenReply {
-        let issuedAt = Int64(now.timeIntervalSince1970)
-        let scope = refresh == nil ? Self.accessScope : Self.refreshScope
+    private func refreshToken(
+        user: ContentServerAccounts.User, clientId: String, loggedInAt: Int64, family: String, generation: Int, now: Date
+    ) -> String {
+        var refresh = claims(
+            clientId: clientId, user: user, loggedInAt: loggedInAt, scopes: Self.userScopes, typ: "refresh",
+            lifetime: refreshTokenLifetime, now: now)
+        refresh.sid = family
+        refresh.gen = generation
+        return tokens.sign(refresh)
+    }
+
+    private func reply(
+        clientId: String, user: ContentServerAccounts.User?, loggedInAt: Int64?, refresh: String?, now: Date
+    ) -> TokenReply {
+        let scopes = user == nil ? Self.serviceScopes : Self.userScopes
         let access = tokens.sign(
-            AccessTokenClaims(
-                sub: subject, fullname: fullname, exp: issuedAt + Int64(accessTokenLifetime), iat: issuedAt,
-                client_id: storyClientId(), scope: scope, typ: "access", azp: clientId))
+            claims(
+                clientId: clientId, user: user, loggedInAt: loggedInAt, scopes: scopes, typ: "access", lifetime: accessTokenLifetime,
+                now: now))
         return TokenReply(
-            access_token: access, expires_in: accessTokenLifetime, token_type: "Bearer", refresh_token: refresh, scope: scope)
+            access_token: access, expires_in: accessTokenLifetime, token_type: "Bearer", refresh_token: refresh,
+            scope: scopes.joined(separator: " "))
     }
 }

@@ -75,7 +75,7 @@ struct ContentRouteTests {
                     "id": "int", "name": "string", "lockoutEnabled": "bool", "shortDescription": "string?",
                     "longDescription": "string?", "thumbImgId": "string?", "imgId": "string?", "url": "string?", "email": "string?",
                     "created": "date", "updated": "date", "presentations": "array", "users": "array", "groups": "array",
-                    "tables": "array",
+                    "tables": "array", "deviceLogTable": "string?", "baseStatisticsTable": "string?", "geolocationTable": "string?",
                 ])
             #expect(first["id"] as? Int == 7)
             #expect(first["name"] as? String == "Kiosks")

@@ -72,11 +72,11 @@ struct PackagePublishingTests {
         let client = ContentClient(baseURL: running.baseURL)
         let token = try await client.serviceToken()
         var answeredWhileBuilding = false
-        var slowest = Duration.zero
+        var times: [Duration] = []
         for _ in 0..<20 {
             let started = ContinuousClock.now
             let reply = try await client.get("/v1/presentations/2", token: token)
-            slowest = max(slowest, ContinuousClock.now - started)
+            times.append(ContinuousClock.now - started)
             if reply.status == 200 { break }
             #expect(reply.status == 503)
             #expect(reply.header("retry-after") == "1")
@@ -85,7 +85,10 @@ struct PackagePublishingTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(answeredWhileBuilding, "the 60 MB package was built before the first request")
-        #expect(slowest < .milliseconds(500), "a request waited \(slowest)")
+        // Round trips through URLSession on a shared, loaded machine: generous bound, the figures
+        // are printed; the point is that no request lasts as long as the build (seconds).
+        print("503 round trips while building: \(times.map { $0.formatted(.units(allowed: [.milliseconds])) })")
+        #expect(times.allSatisfy { $0 < .seconds(1) }, "a request waited: \(times)")
         try await running.waitForPackages()
         #expect(try await client.get("/v1/presentations/2", token: token).status == 200)
         await running.stop()

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Content server: token endpoint")
 struct TokenEndpointTests {
-    @Test("client_credentials answers a Bearer JWT without a refresh token; sub and fullname name the service")
+    @Test("client_credentials answers a Bearer JWT without a refresh token; claims as the real service's: no sub, client_id, scope array")
     func clientCredentials() async throws {
         let lab = try ContentLab()
         try await lab.withServer { client in
@@ -18,16 +18,21 @@ struct TokenEndpointTests {
             #expect(body["token_type"] as? String == "Bearer")
             #expect(body["expires_in"] as? Int == 3600)
             #expect(body["refresh_token"] == nil)
-            #expect(body["scope"] as? String == "api")
+            #expect(body["scope"] as? String == "content myo tables")
             let claims = try jwtClaims(try #require(body["access_token"] as? String))
-            #expect(claims["sub"] as? String == ContentLab.serviceId)
-            #expect(claims["fullname"] as? String == ContentLab.serviceId)
-            let clientId = try #require(claims["client_id"] as? String)
-            #expect(clientId.hasPrefix("client_7_"))
+            #expect(claims["sub"] == nil)
+            #expect(claims["name"] == nil)
+            #expect(claims["client_id"] as? String == ContentLab.serviceId)
+            #expect(claims["scope"] as? [String] == ["content", "myo", "tables"])
+            #expect(claims["iss"] as? String == client.baseURL)
+            #expect(claims["aud"] as? [String] == ["\(client.baseURL)/resources", "content", "myo", "tables"])
+            #expect(claims["nbf"] as? Int == claims["iat"] as? Int)
         }
     }
 
-    @Test("password grant: JWT claims sub, fullname, iat, exp = iat + lifetime, client_id, scope; a refresh token")
+    @Test(
+        "password grant: claims sub (a stable GUID), name, fullname, iat, nbf, exp = iat + lifetime, client_id, scope array; a refresh token"
+    )
     func passwordGrant() async throws {
         let lab = try ContentLab()
         try await lab.withServer(lab.configuration(tokenLifetime: 120)) { client in
@@ -36,21 +41,29 @@ struct TokenEndpointTests {
             #expect(reply.status == 200)
             let body = try reply.object()
             #expect(body["expires_in"] as? Int == 120)
-            #expect(body["scope"] as? String == "api offline_access")
+            #expect(body["scope"] as? String == "content myo tables offline_access")
             #expect((body["refresh_token"] as? String)?.isEmpty == false)
             let token = try #require(body["access_token"] as? String)
             let header = try #require(Data(base64Encoded: String(token.split(separator: ".")[0]) + "="))
             #expect(String(decoding: header, as: UTF8.self).contains(#""alg":"HS256""#))
             let claims = try jwtClaims(token)
-            #expect(claims["sub"] as? String == ContentLab.username)
+            let subject = try #require(claims["sub"] as? String)
+            #expect(UUID(uuidString: subject) != nil, "sub \(subject) is a GUID")
+            #expect(subject == subject.lowercased())
+            #expect(claims["name"] as? String == ContentLab.username)
             #expect(claims["fullname"] as? String == ContentLab.fullname)
+            #expect(claims["idp"] as? String == "local")
             let issuedAt = try #require(claims["iat"] as? Int)
             // Issued between the request and now (a loaded machine may take seconds to answer).
             #expect(issuedAt >= before - 1 && issuedAt <= Int(Date().timeIntervalSince1970) + 1)
             #expect(claims["exp"] as? Int == issuedAt + 120)
-            #expect((claims["client_id"] as? String)?.hasPrefix("client_7_") == true)
-            #expect(claims["scope"] as? String == "api offline_access")
+            #expect(claims["nbf"] as? Int == issuedAt)
+            #expect(claims["client_id"] as? String == ContentLab.appId)
+            #expect(claims["scope"] as? [String] == ["content", "myo", "tables", "offline_access"])
             #expect(try await client.get("/v1/clients", token: token).status == 200)
+            // The same GUID on the next login.
+            let again = try jwtClaims(try #require(try await client.passwordGrant().object()["access_token"] as? String))
+            #expect(again["sub"] as? String == subject)
         }
     }
 
@@ -69,7 +82,7 @@ struct TokenEndpointTests {
             let rotated = try #require(body["refresh_token"] as? String)
             #expect(rotated != refreshToken)
             let access = try #require(body["access_token"] as? String)
-            #expect(try jwtClaims(access)["sub"] as? String == ContentLab.username)
+            #expect(try jwtClaims(access)["name"] as? String == ContentLab.username)
             #expect(try await client.get("/v1/clients/", token: access).status == 200)
 
             // A refresh token is not an access token, nor the reverse.
