@@ -32,6 +32,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case mediaFileFailed(presentationId: Int, mediaFileId: Int, reason: String)
     /// Not enough free disk space for the download and its unpacked copy.
     case insufficientSpace(needed: Int64, available: Int64)
+    /// The package was republished while it was being downloaded (a fresh link named another
+    /// revision, blob or size); the bytes of the old one were discarded.
+    case packageChanged(presentationId: Int)
     /// The download kept failing after every retry.
     case downloadFailed(presentationId: Int, reason: String)
     /// Local storage (files, database) failed.
@@ -53,7 +56,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable: return .unreachable
         case .notAllowed: return .notAllowed
         case .unexpectedStatus, .malformedReply, .unknownPresentation, .noContentPackage: return .server
-        case .sizeMismatch, .packageRefused, .mediaFileFailed, .downloadFailed, .idTakenByLocalPresentation: return .download
+        case .sizeMismatch, .packageRefused, .mediaFileFailed, .downloadFailed, .idTakenByLocalPresentation, .packageChanged:
+            return .download
         case .insufficientSpace, .storage, .busy: return .storage
         case .interrupted: return .interrupted
         }
@@ -90,6 +94,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "media file \(media) of presentation \(id) could not be fetched: \(reason)"
         case .insufficientSpace(let needed, let available):
             return "not enough free disk space: \(Self.megabytes(needed)) needed, \(Self.megabytes(available)) free"
+        case .packageChanged(let id):
+            return "the package of presentation \(id) was republished during its download; the old bytes were discarded"
         case .downloadFailed(let id, let reason):
             return "the package of presentation \(id) could not be downloaded: \(reason)"
         case .storage(let reason):

@@ -41,7 +41,7 @@ public final class SyncService: Sendable {
     public func syncContent(
         ids: [Int]?, concurrency: Int = 2, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> ContentSyncReport {
-        let downloader = ResumableDownloader(http: http, logger: logger)
+        let downloader = ResumableDownloader(logger: logger)
         let sync = ContentSync(
             api: api, catalog: catalog, library: library, paths: paths, downloader: downloader, concurrency: concurrency,
             logger: logger)

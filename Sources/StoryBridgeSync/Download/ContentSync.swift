@@ -134,7 +134,23 @@ public struct ContentSync: Sendable {
         var warning: String?
     }
 
+    /// Installs the package of `row`; when it was republished during the download (a renewed
+    /// link named another revision), starts over once with the new one.
     private func installPackage(
+        _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
+    ) async throws(SyncError) -> PackageOutcome {
+        var restarts = 0
+        while true {
+            do {
+                return try await installPackageOnce(row, events: events)
+            } catch .packageChanged(let id) where restarts < 2 {
+                restarts += 1
+                logger.notice("package republished during its download; starting over", metadata: ["presentation": "\(id)"])
+            }
+        }
+    }
+
+    private func installPackageOnce(
         _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> PackageOutcome {
         let id = row.id
@@ -153,33 +169,41 @@ public struct ContentSync: Sendable {
             let blob = ResumableDownloader.Blob(
                 presentationId: id, blobId: package.blobId, revision: package.revision, expectedSize: package.fileSize,
                 link: sas,
-                freshLink: { () async throws(SyncError) -> String in
-                    guard let fresh = try await api.contentPackage(presentationId: id)?.sas else { throw .noContentPackage(id) }
-                    return fresh
+                freshLink: { () async throws(SyncError) -> ResumableDownloader.RenewedLink in
+                    guard let fresh = try await api.contentPackage(presentationId: id), let link = fresh.sas else {
+                        throw .noContentPackage(id)
+                    }
+                    return .init(link: link, revision: fresh.revision, blobId: fresh.blobId, size: fresh.fileSize)
                 })
             let download = try await downloader.download(blob, into: partial) { done in
                 events(.progress(presentationId: id, bytesOnDisk: done))
             }
             let received = partial.bytesOnDisk
-            guard received == package.fileSize else {
+            guard received == download.size else {
                 partial.discard()
-                throw .sizeMismatch(presentationId: id, expected: package.fileSize, received: received)
+                throw .sizeMismatch(presentationId: id, expected: download.size, received: received)
             }
+            // A size other than the declared one is accepted only when the archive validates
+            // completely: its central directory here, every entry's CRC while it is unpacked.
+            let warning =
+                received == package.fileSize
+                ? nil : "the package is \(received) bytes, the service declared \(package.fileSize); the archive validated completely"
             events(.installing(presentationId: id))
             let files: [String]
             switch Result(catching: { () throws(PackageError) in try PackageExtractor(limits: limits).filePaths(zip: partial.partFile) }) {
             case .success(let paths): files = paths
             case .failure(let error):
                 partial.discard()
+                if warning != nil { throw .sizeMismatch(presentationId: id, expected: package.fileSize, received: received) }
                 throw .packageRefused(presentationId: id, error)
             }
             let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
-            try await install(row: row, package: package, partial: partial, media: media, warning: nil)
+            try await install(row: row, package: package, partial: partial, media: media, warning: warning)
             partial.discard()
             for file in media.values { unlink(file.path) }
             PartialDownload.discardAll(presentationId: id, in: paths.downloads)
             events(.installed(presentationId: id, revision: package.revision))
-            return PackageOutcome(id: id, revision: package.revision, error: nil, download: download)
+            return PackageOutcome(id: id, revision: package.revision, error: nil, download: download, warning: warning)
         } catch .interrupted {
             // The run is being cancelled; the state is put back by a task that is not.
             let catalog = self.catalog
@@ -278,14 +302,14 @@ public struct ContentSync: Sendable {
             let blob = ResumableDownloader.Blob(
                 presentationId: presentationId, blobId: media.blobId, revision: media.revision, expectedSize: media.fileSize,
                 link: sas,
-                freshLink: { () async throws(SyncError) -> String in
-                    guard let fresh = try await api.mediaFile(id: mediaId)?.sas else {
+                freshLink: { () async throws(SyncError) -> ResumableDownloader.RenewedLink in
+                    guard let fresh = try await api.mediaFile(id: mediaId), let link = fresh.sas else {
                         throw .mediaFileFailed(presentationId: presentationId, mediaFileId: mediaId, reason: "no download link")
                     }
-                    return fresh
+                    return .init(link: link, revision: fresh.revision, blobId: fresh.blobId, size: fresh.fileSize)
                 })
-            _ = try await downloader.download(blob, into: partial) { _ in }
-            guard partial.bytesOnDisk == media.fileSize else {
+            let download = try await downloader.download(blob, into: partial) { _ in }
+            guard partial.bytesOnDisk == media.fileSize, download.size == media.fileSize else {
                 partial.discard()
                 throw .mediaFileFailed(
                     presentationId: presentationId, mediaFileId: stub.id, reason: "size differs from the declared \(media.fileSize) bytes")

@@ -11,6 +11,8 @@ public struct PartialDownload: Sendable {
         public var revision: Int
         public var expectedSize: Int64
         public var etag: String?
+        /// The blob's size as the server sent it (`Content-Length`, `Content-Range`), when known.
+        public var actualSize: Int64?
     }
 
     public let partFile: URL

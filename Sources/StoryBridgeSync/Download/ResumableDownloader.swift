@@ -1,25 +1,37 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
 
 /// Streams a blob from its time-limited link (no Authorization header) into a ``PartialDownload``,
-/// chunk by chunk as it arrives (memory stays flat), and resumes with `Range` + `If-Range` after
-/// any interruption. A link refused with 403 (expired) is replaced by asking for a fresh one; a
-/// body longer or shorter than the declared size is refused.
+/// chunk by chunk as it arrives (memory stays flat), over ``BlobHTTP`` so every byte received
+/// before a drop is on disk, and resumes with `Range` + `If-Range` after any interruption. Every
+/// request carries `x-ms-version` (Azure Blob Storage needs it for an open-ended range and ignores
+/// `If-Range` without one). A link refused with 401/403 (expired) is replaced by asking for a
+/// fresh one; when the fresh one names another package revision, blob or size, the download stops
+/// with ``SyncError/packageChanged(presentationId:)`` and its bytes are discarded, so a package
+/// republished mid-download is never spliced from two blobs.
+///
+/// The blob's own length (`Content-Length`, `Content-Range`) is what the download completes to;
+/// when it differs from the declared size, ``Outcome/size`` says so and the caller decides.
 public struct ResumableDownloader: Sendable {
-    public let http: HTTPClient
     /// Transient failures in a row (no byte received in between) before giving up.
     public var retry: RetryPolicy
     /// Fresh links asked for in a row before giving up.
     public var linkRenewalLimit = 3
+    /// Redirects followed for one request.
+    public var redirectLimit = 5
     /// Bytes between two `fsync`s of the part file, so a reboot loses little.
     public var syncEvery: Int64 = 16 << 20
+    public var connectTimeout: TimeAmount = .seconds(10)
+    /// A connection that delivers nothing for this long is closed and the download resumed.
+    public var readTimeout: TimeAmount = .seconds(30)
     public var logger: Logger
 
-    public init(http: HTTPClient, retry: RetryPolicy = RetryPolicy(maxAttempts: 8), logger: Logger) {
-        self.http = http
+    /// The Azure Blob Storage API version sent as `x-ms-version`.
+    public static let azureStorageVersion = "2020-04-08"
+
+    public init(retry: RetryPolicy = RetryPolicy(maxAttempts: 8), logger: Logger) {
         self.retry = retry
         self.logger = logger
     }
@@ -32,6 +44,23 @@ public struct ResumableDownloader: Sendable {
         public var transferred: Int64
         /// Fresh links asked for.
         public var linkRenewals: Int
+        /// The blob's size as the server sent it (may differ from the declared size).
+        public var size: Int64
+    }
+
+    /// A fresh link and what the API says it points at.
+    public struct RenewedLink: Sendable, Hashable {
+        public var link: String
+        public var revision: Int
+        public var blobId: String?
+        public var size: Int64
+
+        public init(link: String, revision: Int, blobId: String?, size: Int64) {
+            self.link = link
+            self.revision = revision
+            self.blobId = blobId
+            self.size = size
+        }
     }
 
     /// What to fetch.
@@ -39,14 +68,15 @@ public struct ResumableDownloader: Sendable {
         public var presentationId: Int
         public var blobId: String?
         public var revision: Int
+        /// The size the API declared.
         public var expectedSize: Int64
         public var link: String
         /// Asks the API for a new link when the current one is refused.
-        public var freshLink: @Sendable () async throws(SyncError) -> String
+        public var freshLink: @Sendable () async throws(SyncError) -> RenewedLink
 
         public init(
             presentationId: Int, blobId: String?, revision: Int, expectedSize: Int64, link: String,
-            freshLink: @escaping @Sendable () async throws(SyncError) -> String
+            freshLink: @escaping @Sendable () async throws(SyncError) -> RenewedLink
         ) {
             self.presentationId = presentationId
             self.blobId = blobId
@@ -57,90 +87,88 @@ public struct ResumableDownloader: Sendable {
         }
     }
 
-    /// Downloads `blob` into `partial` until the part file holds exactly `expectedSize` bytes.
-    /// `progress` gets the bytes on disk after each chunk.
+    /// How one request ended.
+    enum Step {
+        /// The body is complete.
+        case complete
+        /// The connection closed before the end of the body (`reason` for the log).
+        case cut(String)
+        /// The server did not send the range asked for: start again from the first byte.
+        case restartFromZero
+        case redirect(String)
+        case linkRefused(Int)
+        case retryLater(status: Int, retryAfter: String?)
+    }
+
+    /// Downloads `blob` into `partial` until the part file holds the whole blob. `progress` gets
+    /// the bytes on disk after each chunk.
     public func download(
         _ blob: Blob, into partial: PartialDownload, progress: @escaping @Sendable (Int64) -> Void
     ) async throws(SyncError) -> Outcome {
-        let wanted = PartialDownload.Validator(
-            blobId: blob.blobId, revision: blob.revision, expectedSize: blob.expectedSize, etag: nil)
-        var validator = partial.loadValidator()
-        if let stored = validator,
-            stored.blobId != wanted.blobId || stored.revision != wanted.revision || stored.expectedSize != wanted.expectedSize
-        {
-            partial.discard()
-            validator = nil
-        }
-        do {
-            try FileManager.default.createDirectory(
-                at: partial.partFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            throw .storage("cannot create \(partial.partFile.deletingLastPathComponent().path)")
-        }
-        var offset = validator?.etag == nil ? 0 : partial.bytesOnDisk
-        if offset > blob.expectedSize { offset = 0 }
-        if validator == nil {
-            validator = wanted
-            try partial.saveValidator(wanted)
-        }
-        // O_APPEND: every write lands at the end, which ftruncate keeps equal to `offset`.
-        let descriptor = open(partial.partFile.path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw .storage("cannot open \(partial.partFile.path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard ftruncate(descriptor, off_t(offset)) == 0 else { throw .storage("cannot truncate \(partial.partFile.path)") }
-        var outcome = Outcome(resumedFrom: offset, transferred: 0, linkRenewals: 0)
-        progress(offset)
+        let file = try PartFile(blob, partial, syncEvery: syncEvery)
+        var outcome = Outcome(resumedFrom: file.offset, transferred: 0, linkRenewals: 0, size: file.size)
+        progress(file.offset)
         var link = blob.link
         var failures = 0
         var linkRenewalsInARow = 0
+        var redirects = 0
         while true {
-            if offset == blob.expectedSize, validator?.etag != nil { return outcome }
-            if Task.isCancelled { throw .interrupted }
-            var request = HTTPClientRequest(url: link)
-            if offset > 0, let etag = validator?.etag {
-                request.headers.add(name: "Range", value: "bytes=\(offset)-")
-                request.headers.add(name: "If-Range", value: etag)
+            if file.isCompleteAndValidated {
+                outcome.size = file.offset
+                return outcome
             }
-            let response: HTTPClientResponse
+            if Task.isCancelled { throw .interrupted }
+            guard let target = BlobHTTP.Target(link) else {
+                throw .downloadFailed(presentationId: blob.presentationId, reason: "the download link is not an http(s) URL")
+            }
+            var headers = HTTPHeaders()
+            headers.add(name: "x-ms-version", value: Self.azureStorageVersion)
+            if let range = file.rangeHeaders {
+                headers.add(name: "Range", value: range.range)
+                headers.add(name: "If-Range", value: range.ifRange)
+            }
+            var receivedThisTime: Int64 = 0
+            let step: Step
             do {
-                response = try await http.execute(request, deadline: .distantFuture)
+                step = try await BlobHTTP.get(target, headers: headers, connectTimeout: connectTimeout, readTimeout: readTimeout) {
+                    parts in
+                    try await receive(&parts, blob: blob, file: file, received: &receivedThisTime, outcome: &outcome, progress: progress)
+                }
+            } catch let error as SyncError {
+                throw error
             } catch {
                 if Task.isCancelled { throw .interrupted }
-                failures += 1
+                file.sync()
+                failures = receivedThisTime > 0 ? 1 : failures + 1
                 try await backOff(failures, blob: blob, why: NetworkFailure.reason(error), retryAfter: nil)
                 continue
             }
-            let status = Int(response.status.code)
-            switch status {
-            case 200:
-                if let length = response.headers.first(name: "Content-Length").flatMap(Int64.init), length != blob.expectedSize {
-                    throw .sizeMismatch(presentationId: blob.presentationId, expected: blob.expectedSize, received: length)
+            if case .linkRefused = step {} else { linkRenewalsInARow = 0 }
+            if case .redirect = step {} else { redirects = 0 }
+            switch step {
+            case .complete:
+                try file.finishBody()
+                if file.offset == file.size {
+                    outcome.size = file.offset
+                    return outcome
                 }
-                offset = 0
-                guard ftruncate(descriptor, 0) == 0 else { throw .storage("cannot truncate \(partial.partFile.path)") }
-                validator?.etag = Self.strongETag(response.headers)
-                try partial.saveValidator(validator ?? wanted)
-            case 206:
-                guard let range = Self.contentRange(response.headers), range.start == offset else {
-                    // Not the part asked for: start again from the first byte.
-                    offset = 0
-                    guard ftruncate(descriptor, 0) == 0 else { throw .storage("cannot truncate \(partial.partFile.path)") }
-                    validator?.etag = nil
-                    try partial.saveValidator(validator ?? wanted)
-                    continue
-                }
-                if let total = range.total, total != blob.expectedSize {
-                    throw .sizeMismatch(presentationId: blob.presentationId, expected: blob.expectedSize, received: total)
-                }
-            case 416:
-                offset = 0
-                guard ftruncate(descriptor, 0) == 0 else { throw .storage("cannot truncate \(partial.partFile.path)") }
-                validator?.etag = nil
-                try partial.saveValidator(validator ?? wanted)
+                failures = receivedThisTime > 0 ? 1 : failures + 1
+                try await backOff(failures, blob: blob, why: "the body ended early", retryAfter: nil)
+            case .cut(let reason):
+                file.sync()
+                failures = receivedThisTime > 0 ? 1 : failures + 1
+                try await backOff(failures, blob: blob, why: reason, retryAfter: nil)
+            case .restartFromZero:
+                try file.restart()
                 failures += 1
-                try await backOff(failures, blob: blob, why: "the server refused the range", retryAfter: nil)
-                continue
-            case 401, 403:
+                try await backOff(failures, blob: blob, why: "the server did not send the range asked for", retryAfter: nil)
+            case .redirect(let location):
+                redirects += 1
+                guard redirects <= redirectLimit else {
+                    throw .downloadFailed(presentationId: blob.presentationId, reason: "more than \(redirectLimit) redirects")
+                }
+                link = URL(string: location, relativeTo: URL(string: link))?.absoluteString ?? location
+            case .linkRefused(let status):
                 linkRenewalsInARow += 1
                 guard linkRenewalsInARow <= linkRenewalLimit else {
                     throw .downloadFailed(
@@ -148,56 +176,66 @@ public struct ResumableDownloader: Sendable {
                 }
                 logger.info(
                     "download link refused (HTTP \(status)); asking for a fresh one", metadata: ["presentation": "\(blob.presentationId)"])
-                link = try await blob.freshLink()
+                let renewed = try await blob.freshLink()
                 outcome.linkRenewals += 1
-                continue
-            case 404, 410:
-                throw .downloadFailed(presentationId: blob.presentationId, reason: "the server has no such blob (HTTP \(status))")
-            case _ where RetryPolicy.isRetryable(status: status):
-                failures += 1
-                try await backOff(failures, blob: blob, why: "HTTP \(status)", retryAfter: response.headers.first(name: "Retry-After"))
-                continue
-            default:
-                throw .downloadFailed(presentationId: blob.presentationId, reason: "the server answered HTTP \(status)")
-            }
-            linkRenewalsInARow = 0
-            // Stream the body to disk.
-            var sinceSync: Int64 = 0
-            var receivedThisTime: Int64 = 0
-            do {
-                for try await chunk in response.body {
-                    let count = Int64(chunk.readableBytes)
-                    if offset + count > blob.expectedSize {
-                        throw SyncError.sizeMismatch(
-                            presentationId: blob.presentationId, expected: blob.expectedSize, received: offset + count)
-                    }
-                    let failure = chunk.withUnsafeReadableBytes { PosixIO.writeAll(descriptor, $0) }
-                    if let failure { throw SyncError.storage("cannot write \(partial.partFile.path): \(failure)") }
-                    offset += count
-                    receivedThisTime += count
-                    outcome.transferred += count
-                    sinceSync += count
-                    if sinceSync >= syncEvery {
-                        fsync(descriptor)
-                        sinceSync = 0
-                    }
-                    progress(offset)
+                guard renewed.revision == blob.revision, renewed.blobId == blob.blobId, renewed.size == blob.expectedSize else {
+                    // Republished while we were downloading: these bytes belong to the old blob.
+                    partial.discard()
+                    throw .packageChanged(presentationId: blob.presentationId)
                 }
-            } catch let error as SyncError {
-                throw error
-            } catch {
-                if Task.isCancelled { throw .interrupted }
-                fsync(descriptor)
-                failures = receivedThisTime > 0 ? 1 : failures + 1
-                try await backOff(failures, blob: blob, why: NetworkFailure.reason(error), retryAfter: nil)
-                continue
+                link = renewed.link
+            case .retryLater(let status, let retryAfter):
+                failures += 1
+                try await backOff(failures, blob: blob, why: "HTTP \(status)", retryAfter: retryAfter)
             }
-            fsync(descriptor)
-            if offset == blob.expectedSize { return outcome }
-            // A body that ended early without an error: resume from where it stopped.
-            failures = receivedThisTime > 0 ? 1 : failures + 1
-            try await backOff(failures, blob: blob, why: "the body ended early", retryAfter: nil)
         }
+    }
+
+    /// Reads one response: its head decides what happens; a 200 or 206 body goes to the part file
+    /// part by part.
+    private func receive(
+        _ parts: inout BlobHTTP.Parts, blob: Blob, file: PartFile, received: inout Int64, outcome: inout Outcome,
+        progress: @Sendable (Int64) -> Void
+    ) async throws -> Step {
+        guard case .head(let head)? = try await parts.next() else { return .cut("the server closed the connection before answering") }
+        let status = Int(head.status.code)
+        switch status {
+        case 200:
+            try file.startWhole(length: head.headers.first(name: "Content-Length").flatMap(Int64.init), etag: Self.strongETag(head.headers))
+        case 206:
+            guard let range = Self.contentRange(head.headers), range.start == file.offset,
+                range.total == nil || file.knownSize == nil || range.total == file.knownSize
+            else { return .restartFromZero }
+            if let total = range.total { try file.learn(size: total) }
+        case 301, 302, 303, 307, 308:
+            guard let location = head.headers.first(name: "Location") else {
+                throw SyncError.downloadFailed(presentationId: blob.presentationId, reason: "a redirect without a Location")
+            }
+            return .redirect(location)
+        case 416:
+            return .restartFromZero
+        case 401, 403:
+            return .linkRefused(status)
+        case 404, 410:
+            throw SyncError.downloadFailed(presentationId: blob.presentationId, reason: "the server has no such blob (HTTP \(status))")
+        case _ where RetryPolicy.isRetryable(status: status):
+            return .retryLater(status: status, retryAfter: head.headers.first(name: "Retry-After"))
+        default:
+            throw SyncError.downloadFailed(presentationId: blob.presentationId, reason: "the server answered HTTP \(status)")
+        }
+        while let part = try await parts.next() {
+            switch part {
+            case .head: continue
+            case .body(let chunk):
+                try file.append(chunk)
+                received += Int64(chunk.readableBytes)
+                outcome.transferred += Int64(chunk.readableBytes)
+                progress(file.offset)
+            case .end:
+                return .complete
+            }
+        }
+        return .cut("the server closed the connection")
     }
 
     private func backOff(_ failures: Int, blob: Blob, why: String, retryAfter: String?) async throws(SyncError) {
