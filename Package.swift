@@ -126,6 +126,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
             ],
             swiftSettings: strictSettings
         ),
@@ -228,6 +229,7 @@ let package = Package(
                 "StoryBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),

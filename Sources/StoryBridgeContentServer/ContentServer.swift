@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import StoryBridge
 
@@ -13,6 +14,10 @@ public struct ContentServer: Sendable {
     let publisher: PackagePublisher
     /// The names a request's `Host` may give.
     let hostNames: AllowedHostNames
+    /// Plain HTTP, or HTTPS with the configured certificate.
+    let serverBuilder: HTTPServerBuilder
+    /// `https` with TLS, else `http`.
+    public let scheme: String
 
     /// Opens the library and the signing secret; fails with a clear error when either is unusable.
     public init(configuration: ContentServerConfiguration, logger: Logger = Logger(label: "storybridge.content-server")) throws {
@@ -32,8 +37,10 @@ public struct ContentServer: Sendable {
         let publicURL = try configuration.publicBaseURL.map { text throws(ContentServerSetupError) in try PublicURL(text) }
         hostNames = AllowedHostNames(
             boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
+        serverBuilder = try TLSSetup.serverBuilder(configuration.tls)
+        scheme = configuration.tls == nil ? "http" : "https"
         let linkBase = LinkBase(
-            publicURL: publicURL, scheme: "http", host: try Self.linkHost(configuration, publicURL: publicURL),
+            publicURL: publicURL, scheme: scheme, host: try Self.linkHost(configuration, publicURL: publicURL),
             port: configuration.port)
         let tokens = TokenService(
             accounts: configuration.accounts, tokens: jwt, accessTokenLifetime: configuration.accessTokenLifetime,
@@ -79,6 +86,7 @@ public struct ContentServer: Sendable {
             logger: logger)
         return Application(
             router: router,
+            server: serverBuilder,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storybridge-content"),
             services: [publishing],
             onServerRunning: { [linkBase = routes.linkBase] channel in
@@ -106,7 +114,8 @@ public struct ContentServer: Sendable {
             throw CancellationError()
         }
         continuation.finish()
-        let running = RunningContentServer(host: configuration.host, port: port, task: task, faults: routes.faults, catalog: routes.catalog)
+        let running = RunningContentServer(
+            scheme: scheme, host: configuration.host, port: port, task: task, faults: routes.faults, catalog: routes.catalog)
         if waitingForPackages { try await running.waitForPackages() }
         return running
     }
@@ -114,6 +123,8 @@ public struct ContentServer: Sendable {
 
 /// A content server started with ``ContentServer/start()``.
 public struct RunningContentServer: Sendable {
+    /// `https` when serving TLS, else `http`.
+    public let scheme: String
     public let host: String
     /// The bound port.
     public let port: Int
@@ -145,7 +156,7 @@ public struct RunningContentServer: Sendable {
     }
 
     /// `http://127.0.0.1:53121`: both the auth and the API base URL.
-    public var baseURL: String { "http://\(host):\(port)" }
+    public var baseURL: String { "\(scheme)://\(host):\(port)" }
 
     /// Stops the server and waits until it has shut down.
     public func stop() async {

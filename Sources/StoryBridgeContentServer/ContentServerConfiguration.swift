@@ -33,6 +33,9 @@ public struct ContentServerConfiguration: Sendable {
     /// every interface) and its port. Never taken from a request. Its host is one of the names
     /// the server answers to.
     public var publicBaseURL: String?
+    /// Serve HTTPS with this certificate chain and private key (PEM files); links then use
+    /// `https`. Plain HTTP when `nil`.
+    public var tls: TLSFiles?
     /// Names the server answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host``
     /// (`*.example.lan` for sub-domains); a request whose `Host` names anything else gets 421.
     public var allowedHosts: [String] = []
@@ -78,4 +81,15 @@ public struct ContentServerConfiguration: Sendable {
 
     /// The server's own folder inside the data folder (signing secret, built packages).
     public var stateFolder: URL { dataDirectory.root.appendingPathComponent("content-server") }
+}
+
+/// The PEM files of an HTTPS server: its certificate chain (leaf first) and its private key.
+public struct TLSFiles: Sendable, Hashable {
+    public var certificateChain: URL
+    public var privateKey: URL
+
+    public init(certificateChain: URL, privateKey: URL) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
 }

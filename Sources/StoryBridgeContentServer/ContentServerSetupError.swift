@@ -6,6 +6,8 @@ public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringCon
     case library(String)
     /// An option or configuration value that cannot work (the reason names it).
     case invalidOption(String)
+    /// The TLS certificate chain or private key cannot be used.
+    case tls(String)
 
     public var description: String {
         switch self {
@@ -14,6 +16,7 @@ public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringCon
         case .signingSecret(let reason): return "cannot set up the signing secret: \(reason)"
         case .library(let reason): return "cannot open the library: \(reason)"
         case .invalidOption(let reason): return reason
+        case .tls(let reason): return "cannot set up HTTPS: \(reason)"
         }
     }
 }

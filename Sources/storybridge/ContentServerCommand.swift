@@ -73,6 +73,12 @@ struct ContentServerCommand: AsyncParsableCommand {
         ))
     var publicURL: String?
 
+    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); links then use https.")
+    var tlsCert: String?
+
+    @Option(help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
     @Option(
         name: .customLong("allowed-host"),
         help: ArgumentHelp(
@@ -105,6 +111,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             throw ValidationError("--config already names the credentials; drop --client-id/--client-secret/--app-id/--app-secret/--user")
         }
         if (clientId == nil) != (clientSecret == nil) { throw ValidationError("--client-id and --client-secret go together") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if (appId == nil) != (appSecret == nil) { throw ValidationError("--app-id and --app-secret go together") }
         if !users.isEmpty, appId == nil { throw ValidationError("--user needs --app-id and --app-secret (the password grant)") }
         if config == nil, clientId == nil, appId == nil {
@@ -147,6 +154,9 @@ struct ContentServerCommand: AsyncParsableCommand {
             faults: test.faults)
         setup.mediaFilesOutsidePackages = mediaOutsidePackages
         setup.allowedHosts = allowedHosts
+        if let tlsCert, let tlsKey {
+            setup.tls = TLSFiles(certificateChain: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey))
+        }
         setup.onPackageBuilt = { progress in
             let outcome = progress.failed ? "FAILED (see the log)" : "built"
             Terminal.say("Packages: \(progress.finished) of \(progress.total) done; presentation \(progress.presentationId) \(outcome)")
@@ -160,8 +170,8 @@ struct ContentServerCommand: AsyncParsableCommand {
         }
         let installed = (try? server.library.entries().count) ?? 0
         let faults = test.summary
-        try await server.runUntilSignalled { [host] port in
-            Terminal.say("storybridge content-server listening on http://\(host):\(port)/ (auth and API base URL)")
+        try await server.runUntilSignalled { [host, scheme = server.scheme] port in
+            Terminal.say("storybridge content-server listening on \(scheme)://\(host):\(port)/ (auth and API base URL)")
             Terminal.say("Serving \(installed) installed presentation(s) from \(configuration.dataDirectory.root.path)")
             Terminal.say("Packages are built in the background; until one is, its presentation answers 503 with Retry-After: 1.")
             if configuration.mediaFilesOutsidePackages {

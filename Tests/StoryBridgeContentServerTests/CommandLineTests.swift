@@ -117,6 +117,36 @@ struct ContentServerCommandLineTests {
         #expect(await server.stop())
     }
 
+    @Test("--tls-cert/--tls-key: the server says https and its links are https; one without the other is refused")
+    func tlsFromTheCommandLine() async throws {
+        let lab = try ContentLab()
+        try lab.install(id: 1)
+        let files = try TLSTests.selfSignedCertificate(in: lab.folder)
+        let server = try await ContentServerProcess.start(
+            lab,
+            [
+                "--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret, "--tls-cert",
+                files.certificateChain.path, "--tls-key", files.privateKey.path,
+            ])
+        defer { server.process.terminate() }
+        #expect(server.baseURL.hasPrefix("https://127.0.0.1:"), "\(server.banner)")
+        #expect(await server.stop())
+        let process = ChildProcess()
+        process.executableURL = try storybridgeExecutable()
+        process.arguments = [
+            "content-server", "--port", "0", "--data-dir", lab.directory.root.path, "--client-id", "a", "--client-secret", "b",
+            "--tls-cert", files.certificateChain.path,
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let (_, err) = await readUntilExit(process, output: output, errors: errors)
+        #expect(process.terminationStatus != 0)
+        #expect(String(decoding: err, as: UTF8.self).contains("--tls-cert and --tls-key go together"))
+    }
+
     @Test("--help lists the test options under their own title; missing credentials are refused")
     func helpAndValidation() async throws {
         // Read on a thread of its own until the child exits (not to end-of-file: a browser
@@ -166,7 +196,7 @@ struct ContentServerProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let text = await readUntil("Ctrl-C", from: output)
-        guard let match = text.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)\//) else {
+        guard let match = text.firstMatch(of: /listening on (https?:\/\/127\.0\.0\.1:\d+)\//) else {
             process.terminate()
             await waitForExit(process)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "content-server did not start: \(text)"])
