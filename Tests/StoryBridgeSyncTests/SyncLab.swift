@@ -149,10 +149,10 @@ final class SyncLab: @unchecked Sendable {
         }
     }
 
-    /// Logs the CLI in as the service account.
-    func loginAsService() async throws {
+    /// Logs the CLI in as the service account (the API at `api`, the content server by default).
+    func loginAsService(api: String? = nil) async throws {
         let result = try await cli([
-            "login", "--auth", baseURL, "--api", baseURL, "--client-id", Self.serviceId, "--client-secret", Self.serviceSecret,
+            "login", "--auth", baseURL, "--api", api ?? baseURL, "--client-id", Self.serviceId, "--client-secret", Self.serviceSecret,
         ])
         guard result.status == 0 else { throw LabFailure("login failed: \(result.errors)") }
     }

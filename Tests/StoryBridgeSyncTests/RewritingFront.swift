@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A front for the content API on 127.0.0.1 (plain sockets, a thread of its own) that passes each
+/// GET on to the content server and rewrites the JSON of the replies a test picks: the API field
+/// values the development server cannot be told to send (a `fileSize` other than the blob's, a
+/// `presentations` list of decks a deck opens). Blob links in the replies still point at the
+/// content server itself.
+final class RewritingFront: Sendable {
+    /// Changes the JSON object of a reply to `path`; returns nil to leave it as it is.
+    typealias Rewrite = @Sendable (_ path: String, _ object: [String: Any]) -> [String: Any]?
+
+    let port: Int
+    private let upstream: String
+    private let rewrite: Rewrite
+    private let listener: Int32
+    private let http = HTTPClient(eventLoopGroupProvider: .singleton)
+
+    init(upstream: String, rewrite: @escaping Rewrite) throws {
+        self.upstream = upstream
+        self.rewrite = rewrite
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw LabFailure("cannot listen on 127.0.0.1")
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops accepting connections and closes the client it forwards with.
+    func stop() async {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        try? await http.shutdown()
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            Thread { [self] in
+                serve(connection)
+                close(connection)
+            }.start()
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        var bytes = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !bytes.contains(Data("\r\n\r\n".utf8)) {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n")
+        let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            guard ["authorization", "accept"].contains(name.lowercased()) else { continue }
+            headers.add(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let request = try? HTTPClient.Request(url: upstream + target, method: .GET, headers: headers)
+        guard let request, let response = try? http.execute(request: request).wait() else { return }
+        var body = response.body.map { Data($0.readableBytesView) } ?? Data()
+        let path = target.split(separator: "?").first.map(String.init) ?? target
+        if response.status.code == 200, let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
+            let changed = rewrite(path, object), let data = try? JSONSerialization.data(withJSONObject: changed)
+        {
+            body = data
+        }
+        var head = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n"
+        for (name, value) in response.headers where !["content-length", "connection", "transfer-encoding"].contains(name.lowercased()) {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        let reply = Data(head.utf8) + body
+        reply.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+}
