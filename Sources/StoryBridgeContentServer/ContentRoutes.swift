@@ -120,9 +120,22 @@ struct ContentRoutes: Sendable {
     }
 
     private func verifyLink(_ request: Request) throws {
-        let query = request.uri.queryParameters
-        try links.verify(
-            path: request.uri.path, expiry: query["exp"].map(String.init), signature: query["sig"].map(String.init), now: clock.now)
+        try links.verify(path: request.uri.path, query: Self.queryFields(request.uri.query), now: clock.now)
+    }
+
+    /// The query's fields, each value percent-decoded (a `+` stays a `+`, as in a SAS signature);
+    /// a field given twice, or not valid percent-encoding, is left out.
+    static func queryFields(_ query: String?) -> [String: String] {
+        var fields: [String: String] = [:]
+        var repeated = Set<String>()
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = parts[0].removingPercentEncoding, let value = (parts.count > 1 ? parts[1] : "").removingPercentEncoding
+            else { continue }
+            if fields.updateValue(value, forKey: name) != nil { repeated.insert(name) }
+        }
+        for name in repeated { fields[name] = nil }
+        return fields
     }
 
     /// The response of a test fault forced on a presentation (`--test-no-content-…`,

@@ -55,7 +55,7 @@ public struct ContentServer: Sendable {
         let catalog = ContentCatalog(library: library, accounts: configuration.accounts, packages: publisher, logger: logger)
         routes = ContentRoutes(
             tokens: tokens, throttle: LoginThrottle(limits: configuration.loginLimits), catalog: catalog,
-            links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime),
+            links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime, style: configuration.blobLinks),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters, linkBase: linkBase,
             clock: configuration.clock)
     }

@@ -24,6 +24,9 @@ public struct ContentServerConfiguration: Sendable {
     /// How many failed logins a user name and a client address may have within a window before
     /// token requests for them answer 429 with `Retry-After`.
     public var loginLimits = LoginLimits()
+    /// The form of the `sas` links: this server's short form, or Azure Blob Storage's SAS form
+    /// (`--blob-links azure`) as the real service hands out.
+    public var blobLinks = BlobLinkStyle.storybridge
     /// How long a `sas` link stays valid, in seconds.
     public var linkLifetime: Int
     /// How far past `exp` an access token is still accepted, in seconds.

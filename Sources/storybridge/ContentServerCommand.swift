@@ -73,6 +73,12 @@ struct ContentServerCommand: AsyncParsableCommand {
         ))
     var publicURL: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The form of the sas links: storybridge (?exp=…&sig=hex) or azure (?sv=…&sr=b&sig=…&st=…&se=…&sp=r, as the real service's).",
+            valueName: "storybridge|azure"))
+    var blobLinks = BlobLinkStyle.storybridge
+
     @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); links then use https.")
     var tlsCert: String?
 
@@ -154,6 +160,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             faults: test.faults)
         setup.mediaFilesOutsidePackages = mediaOutsidePackages
         setup.allowedHosts = allowedHosts
+        setup.blobLinks = blobLinks
         if let tlsCert, let tlsKey {
             setup.tls = TLSFiles(certificateChain: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey))
         }
@@ -280,3 +287,5 @@ struct ContentServerTestOptions: ParsableArguments {
 }
 
 extension FaultScope: ExpressibleByArgument {}
+
+extension BlobLinkStyle: ExpressibleByArgument {}

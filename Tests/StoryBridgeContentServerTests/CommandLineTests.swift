@@ -92,7 +92,7 @@ struct ContentServerCommandLineTests {
         #expect(await server.stop())
     }
 
-    @Test("The client-test faults work through the command line: 204 for a presentation and a package, 403, an empty list once")
+    @Test("Client-test faults and --blob-links azure by flag: 204 for a presentation and a package, 403, an empty list once")
     func forcedAnswersFromTheCommandLine() async throws {
         let lab = try ContentLab()
         for id in 1...3 { try lab.install(id: id) }
@@ -101,7 +101,7 @@ struct ContentServerCommandLineTests {
             [
                 "--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret,
                 "--test-no-content-presentation", "1", "--test-no-content-package", "2", "--test-forbid-presentation", "3",
-                "--test-empty-clients", "1",
+                "--test-empty-clients", "1", "--blob-links", "azure",
             ])
         defer { server.process.terminate() }
         #expect(server.banner.contains("204 for presentation(s) 1"), "\(server.banner)")
@@ -110,7 +110,7 @@ struct ContentServerCommandLineTests {
         #expect(try await client.get("/v1/clients", token: token).array().isEmpty)
         #expect(try await client.get("/v1/clients", token: token).array().count == 1)
         #expect(try await client.get("/v1/presentations/1", token: token).status == 204)
-        #expect(try await client.get("/v1/contentpackages/1", token: token).status == 200)
+        #expect(try await client.packageLink(1, token: token).contains("?sv=2016-05-31&sr=b&sig="))
         #expect(try await client.get("/v1/presentations/2", token: token).status == 200)
         #expect(try await client.get("/v1/contentpackages/2", token: token).status == 204)
         #expect(try await client.get("/v1/presentations/3", token: token).status == 403)
