@@ -117,6 +117,32 @@ struct ContentServerCommandLineTests {
         #expect(await server.stop())
     }
 
+    @Test("--test-republish ID: after the start-up build, the package gets revision 2 under presentation revision 1")
+    func republishFromTheCommandLine() async throws {
+        let lab = try ContentLab()
+        try lab.install(id: 1)
+        let server = try await ContentServerProcess.start(
+            lab, ["--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret, "--test-republish", "1"])
+        defer { server.process.terminate() }
+        #expect(server.banner.contains("package(s) of 1 republished after start-up"), "\(server.banner)")
+        let client = ContentClient(baseURL: server.baseURL)
+        let token = try await client.serviceToken()
+        var folder: [String: Any] = [:]
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let reply = try await client.get("/v1/presentations/1", token: token)
+            if reply.status == 200 {
+                folder = try #require(try reply.object()["sourcesFolder"] as? [String: Any])
+                #expect(try reply.object()["revision"] as? Int == 1)
+                if folder["revision"] as? Int == 2 { break }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(folder["revision"] as? Int == 2, "\(folder)")
+        #expect(try await client.packageLink(1, token: token).contains("/blobs/packages/1-r2.zip?"))
+        #expect(await server.stop())
+    }
+
     @Test("--tls-cert/--tls-key: the server says https and its links are https; one without the other is refused")
     func tlsFromTheCommandLine() async throws {
         let lab = try ContentLab()
