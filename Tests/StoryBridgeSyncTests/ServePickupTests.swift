@@ -82,6 +82,40 @@ struct ServePickupTests {
         }
     }
 
+    @Test("a deck withdrawn by sync (gone from the service) leaves a running serve's list and is no longer served; its files stay")
+    func withdrawnLeavesServe() async throws {
+        let lab = try SyncLab()
+        for id in 4...6 { try lab.publish(id: id, title: "deck \(id)") }
+        try await lab.startServer()
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+
+        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
+            let match = try #require(
+                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
+            let baseURL = String(match.1)
+            let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+            #expect(try await fetch("\(baseURL)/p/6/index.html").0 == 200)
+
+            try lab.serverLibrary.remove(id: 6)
+            let sync = try await lab.cli(["sync"])
+            #expect(sync.status == 0, "\(sync.errors)")
+            #expect(sync.output.contains("1 withdrawn"))
+            let remaining: JSONValue = [["name": "Deck 4", "presId": 4], ["name": "Deck 5", "presId": 5]]
+            var listed = try await viewer.request("getPresentations").data
+            let until = ContinuousClock.now + .seconds(15)
+            while listed != remaining, ContinuousClock.now < until {
+                try await Task.sleep(for: .milliseconds(100))
+                listed = try await viewer.request("getPresentations").data
+            }
+            #expect(listed == remaining)
+            #expect(try await fetch("\(baseURL)/p/6/index.html").0 == 404)
+            #expect(try lab.clientLibrary().entry(id: 6) != nil)
+            await viewer.close()
+        }
+    }
+
     @Test("serve of an empty library that is not logged in for sync is refused with a hint")
     func emptyWithoutSyncRefused() async throws {
         let lab = try SyncLab()
