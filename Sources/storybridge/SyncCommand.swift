@@ -39,7 +39,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Also download the packages that are missing or out of date.")
     var content = false
 
-    @Argument(help: "With --content: only these presentation ids.")
+    @Argument(help: "With --content: only these presentation ids (and the presentations they open).")
     var ids: [Int] = []
 
     @Flag(help: "Show each synced presentation's state, revisions, size and last error (no network).")

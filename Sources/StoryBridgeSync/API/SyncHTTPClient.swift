@@ -1,8 +1,9 @@
 import AsyncHTTPClient
 import NIOCore
 
-/// The HTTP client sync uses: bounded connect and read timeouts (a stalled download is noticed
-/// and resumed), no overall deadline (a large package may take long), redirects followed.
+/// The HTTP client of the content API and the token endpoint: bounded connect and read timeouts,
+/// redirects followed. Blobs are fetched by ``BlobHTTP`` instead, which keeps every byte of a
+/// dropped response.
 public enum SyncHTTPClient {
     public static func make(connectTimeout: TimeAmount = .seconds(10), readTimeout: TimeAmount = .seconds(30)) -> HTTPClient {
         var configuration = HTTPClient.Configuration()

@@ -43,7 +43,8 @@ struct RemovalPlan: Sendable {
             return now.timeIntervalSince(since) >= policy.grace
         }
         guard !newlyGone.isEmpty else { return }
-        if newlyGone.count == active || newlyGone.count * 2 > active {
+        // Every synced presentation, or more than half of them.
+        if newlyGone.count * 2 > active {
             let ids = newlyGone.map(String.init).joined(separator: ", ")
             heldBack =
                 "the service no longer offers \(newlyGone.count) of the \(active) synced presentations (\(ids)); "
