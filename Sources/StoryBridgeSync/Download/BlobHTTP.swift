@@ -52,12 +52,13 @@ enum BlobHTTP {
 
     /// Connects to `target`, sends a GET with `headers`, and runs `body` over the response parts;
     /// the connection is closed when `body` returns or throws. A connection idle for `readTimeout`
-    /// is closed (the parts then end without `.end`).
+    /// is closed (the parts then end without `.end`). An `https` target is verified against the
+    /// system's trust roots, or `trusting`'s.
     static func get<Value>(
         _ target: Target, headers: HTTPHeaders, connectTimeout: TimeAmount, readTimeout: TimeAmount,
-        _ body: (inout Parts) async throws -> Value
+        trusting customTLS: NIOSSLContext? = nil, _ body: (inout Parts) async throws -> Value
     ) async throws -> Value {
-        let tlsContext = target.tls ? try sharedTLSContext.get() : nil
+        let tlsContext = target.tls ? try customTLS ?? sharedTLSContext.get() : nil
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(connectTimeout)
             .connect(host: target.host, port: target.port) { channel in

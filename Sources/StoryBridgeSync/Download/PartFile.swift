@@ -106,8 +106,10 @@ final class PartFile {
     /// Writes a body part at the end of the file.
     func append(_ chunk: ByteBuffer) throws(SyncError) {
         let count = Int64(chunk.readableBytes)
-        if let known = validator.actualSize, offset + count > known {
-            throw .sizeMismatch(presentationId: presentationId, expected: known, received: offset + count)
+        // The blob's own length bounds it; a body sent without one is bounded by twice the declared size.
+        let bound = validator.actualSize ?? (2 * declaredSize + (1 << 20))
+        if offset + count > bound {
+            throw .sizeMismatch(presentationId: presentationId, expected: validator.actualSize ?? declaredSize, received: offset + count)
         }
         let failure = chunk.withUnsafeReadableBytes { PosixIO.writeAll(descriptor, $0) }
         if let failure { throw .storage("cannot write \(partial.partFile.path): \(failure)") }
