@@ -60,7 +60,7 @@ struct LoginLimitTests {
     @Test("Limits are configurable; a success clears the user's count")
     func configurable() async throws {
         let lab = try ContentLab()
-        var configuration = lab.configuration()
+        var configuration = lab.configuration(clock: ManualHostClock(start: Date()))
         configuration.loginLimits = LoginLimits(perUser: 2, perAddress: 100, window: 60)
         try await lab.withServer(configuration) { client in
             #expect(try await client.token(Self.password(ContentLab.username, "wrong")).status == 400)
