@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import StoryBridge
 
-/// The routes: `/connect/token`, the five `/v1/…` content routes behind the bearer middleware, and
-/// the signed blob links under `/blobs/`.
+/// The routes: `/connect/token` (with the limit on failed logins), the six `/v1/…` content routes
+/// behind the bearer middleware, and the signed blob links under `/blobs/`.
 struct ContentRoutes: Sendable {
     let tokens: TokenService
     /// Limits failed logins per user and per address.

@@ -11,7 +11,7 @@ struct ContentServerCommand: AsyncParsableCommand {
         discussion: """
             A development stand-in for the StoryCLM auth and content services, for kiosks, CI and \
             `storybridge sync`. It serves POST /connect/token (client_credentials, password, \
-            refresh_token grants; HS256 JWTs), GET /v1/clients, /v1/presentations/{id}, \
+            refresh_token grants; HS256 JWTs), GET /v1/clients, /v1/clients/{id}, /v1/presentations/{id}, \
             /v1/contentpackages/{id}, /v1/mediafiles/{id} and /v1/slides/{id} (with or without a \
             trailing slash; Bearer token required), and each package as a zip behind a signed, \
             expiring `sas` link under /blobs/ (Range, If-Range, strong ETag). The same URL is the auth \
@@ -24,6 +24,11 @@ struct ContentServerCommand: AsyncParsableCommand {
             --client-id/--client-secret (the client_credentials grant) and --app-id/--app-secret with \
             --user (the password grant). Presentations installed later (storybridge install --data-dir \
             the same folder) show at once, with their new revision.
+
+            Only requests that name this server in Host are answered (else 421; add names with \
+            --allowed-host); sas links come from --public-url or the server's own name, never from a \
+            request. Failed logins are limited (429 with Retry-After). --tls-cert/--tls-key serve HTTPS. \
+            Refresh tokens rotate. See docs/CONTENT-API.md for what the server imitates and what not.
             """)
 
     @Option(help: "Address to bind.")
