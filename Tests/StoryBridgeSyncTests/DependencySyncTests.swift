@@ -12,12 +12,14 @@ struct DependencySyncTests {
         try await lab.startServer()
         // 1 opens 2; 2 opens 3 and 1 (a cycle); 3 opens 99, which the service does not offer; 4 is unrelated.
         let opens: [Int: [Int]] = [1: [2], 2: [3, 1], 3: [99]]
-        let front = try RewritingFront(upstream: lab.baseURL) { path, object in
-            guard path.hasPrefix("/v1/presentations/"), let id = object["id"] as? Int, let ids = opens[id] else { return nil }
-            var object = object
-            object["presentations"] = ids
-            return object
-        }
+        let front = try RewritingFront(
+            upstream: lab.baseURL,
+            rewrite: { path, object in
+                guard path.hasPrefix("/v1/presentations/"), let id = object["id"] as? Int, let ids = opens[id] else { return nil }
+                var object = object
+                object["presentations"] = ids
+                return object
+            })
         try await lab.loginAsService(api: front.baseURL)
         let run = try await lab.cli(["sync", "--content", "1"])
         #expect(run.status == 0, "\(run.errors)")

@@ -17,21 +17,23 @@ struct PackageIntegrityTests {
 
     /// A front that declares the package of presentation `id` `delta` bytes larger than it is.
     static func misdeclaring(_ lab: SyncLab, id: Int, delta: Int) throws -> RewritingFront {
-        try RewritingFront(upstream: lab.baseURL) { path, object in
-            var object = object
-            if path == "/v1/contentpackages/\(id)", let size = object["fileSize"] as? Int {
-                object["fileSize"] = size + delta
-                return object
-            }
-            if path == "/v1/presentations/\(id)", var folder = object["sourcesFolder"] as? [String: Any],
-                let size = folder["fileSize"] as? Int
-            {
-                folder["fileSize"] = size + delta
-                object["sourcesFolder"] = folder
-                return object
-            }
-            return nil
-        }
+        try RewritingFront(
+            upstream: lab.baseURL,
+            rewrite: { path, object in
+                var object = object
+                if path == "/v1/contentpackages/\(id)", let size = object["fileSize"] as? Int {
+                    object["fileSize"] = size + delta
+                    return object
+                }
+                if path == "/v1/presentations/\(id)", var folder = object["sourcesFolder"] as? [String: Any],
+                    let size = folder["fileSize"] as? Int
+                {
+                    folder["fileSize"] = size + delta
+                    object["sourcesFolder"] = folder
+                    return object
+                }
+                return nil
+            })
     }
 
     @Test("a blob longer than the declared fileSize whose archive validates completely is installed, with a warning in the status")

@@ -17,15 +17,20 @@ final class RewritingFront: Sendable {
     /// Changes the JSON object of a reply to `path`; returns nil to leave it as it is.
     typealias Rewrite = @Sendable (_ path: String, _ object: [String: Any]) -> [String: Any]?
 
+    /// A status to answer (with an empty JSON error) instead of passing a request on; nil passes it on.
+    typealias Refusal = @Sendable (_ path: String) -> Int?
+
     let port: Int
     private let upstream: String
     private let rewrite: Rewrite
+    private let refusal: Refusal
     private let listener: Int32
     private let http = HTTPClient(eventLoopGroupProvider: .singleton)
 
-    init(upstream: String, rewrite: @escaping Rewrite) throws {
+    init(upstream: String, refusing refusal: @escaping Refusal = { _ in nil }, rewrite: @escaping Rewrite = { _, _ in nil }) throws {
         self.upstream = upstream
         self.rewrite = rewrite
+        self.refusal = refusal
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -82,10 +87,18 @@ final class RewritingFront: Sendable {
             guard ["authorization", "accept"].contains(name.lowercased()) else { continue }
             headers.add(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
+        let path = target.split(separator: "?").first.map(String.init) ?? target
+        if let status = refusal(path) {
+            let body = #"{"error": "refused by the test front"}"#
+            send(
+                connection,
+                "HTTP/1.1 \(status) Refused\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            )
+            return
+        }
         let request = try? HTTPClient.Request(url: upstream + target, method: .GET, headers: headers)
         guard let request, let response = try? http.execute(request: request).wait() else { return }
         var body = response.body.map { Data($0.readableBytesView) } ?? Data()
-        let path = target.split(separator: "?").first.map(String.init) ?? target
         if response.status.code == 200, let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
             let changed = rewrite(path, object), let data = try? JSONSerialization.data(withJSONObject: changed)
         {
@@ -96,11 +109,18 @@ final class RewritingFront: Sendable {
             head += "\(name): \(value)\r\n"
         }
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        let reply = Data(head.utf8) + body
+        send(connection, Data(head.utf8) + body)
+    }
+
+    private func send(_ connection: Int32, _ text: String) {
+        send(connection, Data(text.utf8))
+    }
+
+    private func send(_ connection: Int32, _ reply: Data) {
         reply.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                let written = Glibc.send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 guard written > 0 else { return }
                 offset += written
             }

@@ -81,6 +81,21 @@ struct ServiceRepliesTests {
         await lab.stopServer()
     }
 
+    @Test("403 on the client list (no content scope, inactive client) stops the run with 'not allowed' and exit status 79")
+    func forbiddenClientList() async throws {
+        let lab = try SyncLab()
+        try lab.publish(id: 1)
+        try await lab.startServer()
+        let front = try RewritingFront(upstream: lab.baseURL, refusing: { $0 == "/v1/clients/" ? 403 : nil })
+        try await lab.loginAsService(api: front.baseURL)
+        let run = try await lab.cli(["sync"])
+        #expect(run.status == 79, "\(run.output) \(run.errors)")
+        #expect(run.errors.contains("not allowed: the application lacks access or the client is inactive (HTTP 403 to /v1/clients/)"))
+        #expect(try await lab.cli(["sync", "--status"]).output.contains("failed (exit status 79)"))
+        await front.stop()
+        await lab.stopServer()
+    }
+
     @Test("--api ending in /v1/ (as the Android app is configured) reaches /v1/clients/, not /v1/v1/clients/")
     func apiAddressWithVersion() async throws {
         let lab = try SyncLab()
