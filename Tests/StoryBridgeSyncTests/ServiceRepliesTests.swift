@@ -49,6 +49,24 @@ struct ServiceRepliesTests {
         await lab.stopServer()
     }
 
+    @Test("404 on a presentation (deleted between the list and the fetch) is handled like a vanished one: withdrawn")
+    func missingPresentationWithdrawn() async throws {
+        let lab = try SyncLab()
+        for id in 1...3 { try lab.publish(id: id) }
+        try await lab.startServer()
+        let front = try RewritingFront(upstream: lab.baseURL, refusing: { $0 == "/v1/presentations/3" ? 404 : nil })
+        try await lab.loginAsService(api: lab.baseURL)
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        try await lab.loginAsService(api: front.baseURL)
+        let run = try await lab.cli(["sync"])
+        #expect(run.status == 0, "\(run.output) \(run.errors)")
+        #expect(run.output.contains("1 withdrawn"))
+        #expect(try await lab.catalog()[3]?.state == .withdrawn)
+        #expect(try lab.clientLibrary().servedEntries().map(\.presentation.id) == [1, 2])
+        await front.stop()
+        await lab.stopServer()
+    }
+
     @Test("204 on a content package is 'not downloaded (no package)', not a failure")
     func packageWithNoContent() async throws {
         let lab = try SyncLab()
