@@ -32,6 +32,8 @@ public final class StoryBridgeHost: Sendable {
     /// Where the host reads time: analytics dates and durations, upload back-off, polling. Give a
     /// manual clock (`ManualHostClock` in StoryBridgeTesting) to move time in tests.
     public let clock: any HostClock
+    /// Each presentation's Story context (`window._story`), shared by the app side and content.
+    public let storyContext: StoryContextService
 
     /// Creates a host with the built-in modules registered. `clock` is where it reads time
     /// (``SystemHostClock`` unless a test or an embedder gives another).
@@ -41,7 +43,7 @@ public final class StoryBridgeHost: Sendable {
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
         deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10),
         clock: any HostClock = SystemHostClock(), lifetime: ViewerLifetime = ViewerLifetime(),
-        logger: Logger = Logger(label: "storybridge")
+        storyContext: StoryContextDefinition = StoryContextDefinition(), logger: Logger = Logger(label: "storybridge")
     ) {
         self.clock = clock
         self.lifetime = lifetime
@@ -77,6 +79,10 @@ public final class StoryBridgeHost: Sendable {
         self.deepLink = deepLink
         Self.register(DeepLinkingModule(), on: bridge, logger: logger)
         if !commands.isEmpty { Self.register(ConfiguredCommandsModule(commands), on: bridge, logger: logger) }
+        self.storyContext = StoryContextService(
+            store: StoryContextStore(database: database, clock: clock), library: library, identity: identity, base: storyContext,
+            viewers: viewers, logger: logger)
+        Self.register(StoryContextModule(service: self.storyContext), on: bridge, logger: logger)
     }
 
     /// Logs the start and end of each episode of failing writes, once each.

@@ -317,6 +317,9 @@ public final class StoryBridgeDatabase: Sendable {
             try db.create(index: "session_unfinished", on: "session", columns: ["presentationId", "userId", "state", "created"])
             try db.drop(index: "session_by_presentation")
         }
+        migrator.registerMigration("v9-story-context") { db in
+            try StoryContextSchema.create(db)
+        }
         return migrator
     }
 }
