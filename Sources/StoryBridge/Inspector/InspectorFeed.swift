@@ -13,6 +13,9 @@ public final class InspectorFeed: Sendable {
         case event(viewerId: String, HostEvent)
         case connection(viewerId: String, connected: Bool, presentationId: Int, slide: String)
         case reload(presentationId: Int, files: [String])
+        /// Something wrong with a slide that the host noticed while serving it (for example, the
+        /// client script could not be placed in it); `message` says what and what to do.
+        case warning(presentationId: Int, slide: String, message: String)
     }
 
     /// An entry with its place in the feed, as the ring keeps it: a number and one reference.
@@ -32,7 +35,7 @@ public final class InspectorFeed: Sendable {
         case other(Dated)
     }
 
-    /// A host event, connection or reload, with when it was recorded.
+    /// A host event, connection, reload or warning, with when it was recorded.
     private final class Dated: Sendable {
         let entry: Entry
         let date: Date
@@ -207,6 +210,11 @@ public final class InspectorFeed: Sendable {
             members["type"] = "reload"
             members["presentation"] = .int(presentationId)
             members["files"] = .array(files.map(JSONValue.string))
+        case .warning(let presentationId, let slide, let message):
+            members["type"] = "warning"
+            members["presentation"] = .int(presentationId)
+            members["slide"] = .string(slide)
+            members["message"] = .string(message)
         }
         return .object(members)
     }

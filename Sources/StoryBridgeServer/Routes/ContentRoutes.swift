@@ -57,9 +57,13 @@ struct ContentRoutes: Sendable {
         let presentation = try presentation(context)
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
         let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
-        let html = String(decoding: try Data(contentsOf: file.file), as: UTF8.self)
+        let html = try Data(contentsOf: file.file)
         let tag = ClientScriptInjector.tag(
             presentationId: presentation.id, slide: file.relative, token: token.value, pageAnswers: PageAnswers.allowed(by: host.bridge))
-        return .html(ClientScriptInjector.inject(tag, into: html))
+        let injection = ClientScriptInjector.inject(tag, into: html)
+        if let problem = injection.problem {
+            ClientScriptInjector.report(problem, presentationId: presentation.id, slide: file.relative, host: host)
+        }
+        return .html(injection.body)
     }
 }
