@@ -48,6 +48,7 @@ public final class StoryBridgeHost: Sendable {
         self.clock = clock
         self.lifetime = lifetime
         self.library = library
+        library.namesMissingPresentations(from: database)
         self.policy = policy
         self.identity = identity
         self.logger = logger

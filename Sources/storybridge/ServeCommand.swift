@@ -37,7 +37,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a module may take before the host answers a 504 Failure (default 10).")
     var deadline: Double?
 
-    @Option(help: "How a mode-0 close answers \"save the session?\": ask (the viewer, in the browser), save, discard, cancel.")
+    @Option(
+        help: """
+            How a mode-0 close (also the viewer's close button) answers "save the session?": ask (the viewer, in the \
+            browser, for presentations the content service marks needConfirmation; others close and save), save, \
+            discard, cancel (for every presentation, without asking).
+            """)
     var closeAnswer: ViewerPolicy.CloseDecision = .ask
 
     @Option(help: "Whether an unfinished session of the same presentation is continued: ask (the viewer), restore, new.")

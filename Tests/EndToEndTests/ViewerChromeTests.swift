@@ -178,11 +178,33 @@ struct ViewerChromeTests {
         }
     }
 
-    @Test("the close button asks to save; the viewer lands on the closed page")
+    /// The demo with the content service's `needConfirmation` set, as a synced library holds it.
+    func withConfirmingDemo(_ body: (TestHost, BrowserPage) async throws -> Void) async throws {
+        let host = try await TestHost.start(presentationFolders: [demoFolder]) { host in
+            var demo = try #require(host.library.presentation(id: 1))
+            demo.flags.needsConfirmation = true
+            host.library.add(demo)
+        }
+        let page = try await SharedBrowser.shared.get().newPage()
+        do { try await body(host, page) } catch {
+            await page.close()
+            await host.stop()
+            throw error
+        }
+        await page.close()
+        await host.stop()
+    }
+
+    @Test("on a needConfirmation deck the close button asks to save; cancel stays, save lands on the closed page")
     func closeWithDialog() async throws {
-        try await withTwo { host, page in
+        try await withConfirmingDemo { host, page in
             try await page.navigate(to: host.slideURL(slide: "summary.html"))
             try await page.waitForSlide("summary.html")
+            try await page.clickChrome("close")
+            try await page.waitForChrome("root.querySelector('[data-overlay=confirm-close]')")
+            try await page.clickChrome("cancel")
+            try await page.waitForChrome("!root.querySelector('[data-overlay=confirm-close]')")
+            #expect(try await page.evaluate("window.__storybridge.slide") == "summary.html")
             try await page.clickChrome("close")
             try await page.waitForChrome("root.querySelector('[data-overlay=confirm-close]')")
             try await page.clickChrome("save")
@@ -190,6 +212,17 @@ struct ViewerChromeTests {
             #expect(try await page.evaluate("document.getElementById('closed').getAttribute('data-outcome')") == "saved")
             try await page.click("#reopen")
             try await page.waitForSlide("index.html")
+        }
+    }
+
+    @Test("on a deck without needConfirmation the close button closes at once and saves, as the apps' close does")
+    func closeWithoutDialog() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "summary.html"))
+            try await page.waitForSlide("summary.html")
+            try await page.clickChrome("close")
+            try await page.waitFor("document.getElementById('closed') && document.readyState === 'complete'")
+            #expect(try await page.evaluate("document.getElementById('closed').getAttribute('data-outcome')") == "saved")
         }
     }
 

@@ -5,18 +5,23 @@ import Logging
 /// Keeps a running host in step with the library's catalog when it serves the library: a
 /// presentation installed or updated by another process (`storybridge sync --content`,
 /// `storybridge install`) is read in and its viewers reloaded; one removed leaves the host's
-/// library. Polls the `presentation` table's (id, revision, folder) every ``interval`` of the host's
-/// clock, which is cheap, needs no cross-process notification, and sees every writer.
+/// library. Polls the `presentation` table's (id, revision, folder), with the platform flags the
+/// sync catalog holds for it, every ``interval`` of the host's clock, which is cheap, needs no
+/// cross-process notification, and sees every writer. A sync that only changes flags (the service
+/// blocked a deck, hid it, or asks for confirmation now) reaches the host the same way: a deck
+/// blocked while shown reloads its viewers onto the blocked page.
 public struct LibraryCatalogWatcher: Sendable {
     /// The library's catalog.
     public let store: LibraryStore
     /// How long to wait between looks at the catalog.
     public let interval: Duration
 
-    /// One row's identity: a new folder means a new install (a revision swap or a reinstall).
+    /// One row's identity: a new folder means a new install (a revision swap or a reinstall); new
+    /// flags, a change of what the content service allows.
     struct Stamp: Hashable, Sendable {
         let revision: Int
         let folder: String
+        let flags: PresentationFlags
     }
 
     /// Follows `store`'s catalog, looking every `interval`.
@@ -74,8 +79,13 @@ public struct LibraryCatalogWatcher: Sendable {
     func stamps() throws -> [Int: Stamp] {
         try store.database.pool.read { db in
             var stamps: [Int: Stamp] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, revision, folder FROM presentation") {
-                stamps[row["id"]] = Stamp(revision: row["revision"], folder: row["folder"])
+            let sql = """
+                SELECT presentation.id, presentation.revision, presentation.folder, \(SyncCatalogFacts.flagColumns)
+                FROM presentation LEFT JOIN syncPresentation ON syncPresentation.id = presentation.id
+                """
+            for row in try Row.fetchAll(db, sql: sql) {
+                stamps[row["id"]] = Stamp(
+                    revision: row["revision"], folder: row["folder"], flags: SyncCatalogFacts.flags(from: row))
             }
             return stamps
         }

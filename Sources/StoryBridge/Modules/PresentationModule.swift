@@ -54,8 +54,9 @@ public struct PresentationModule: BridgeModule {
         if slide.isEmpty { slide = Presentation.startSlide }
         let data = try request.member("data") ?? .emptyObject
         guard let target = context.library.presentation(id: id) else {
-            throw BridgeError.notFound("Presentation \(id) not found")
+            throw BridgeError.notFound(context.library.missing(id: id).message)
         }
+        guard !target.flags.isLockedOut else { throw BridgeError.blocked(target.lockoutMessage) }
         guard target.hasSlide(slide) else {
             throw BridgeError.notFound("Slide '\(slide)' not found in presentation \(id)")
         }
