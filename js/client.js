@@ -424,6 +424,87 @@
     }
   };
 
+  // ---- the Story context: window._story, window.nativeStory, webkit.messageHandlers ----
+  // (docs/PROTOCOL.md §9) The host writes the presentation's context into the slide as
+  // window._story, right after this script and before any content script. Content's context.js
+  // reports each changed leaf through window.nativeStory.setStoryProp(objectName, keyPath, type,
+  // value) / deleteStoryProp(objectName, keyPath) (the Android app's names) or
+  // webkit.messageHandlers.setStoryProp / deleteStoryProp.postMessage(JSON text of {objectName,
+  // keyPath, type, value}) (the iOS app's). Both are provided; context.js calls both for one
+  // change, so a report equal to the one the other channel made just before, in the same task,
+  // is that same change and is dropped. The changes of one task go to the host as one
+  // storybridge.storyChanges request. The host answers every page of the presentation (this one
+  // too) with a storyChange event: window._story is replaced and window._onStoryChange() called.
+  // The client never defines _onStoryChange itself: context.js defines it, once.
+  (function () {
+    var queued = [];
+    function report(channel, change) {
+      var text = JSON.stringify(change);
+      var last = queued[queued.length - 1];
+      if (last && !last.paired && last.channel !== channel && last.text === text) { last.paired = true; return; }
+      queued.push({ channel: channel, text: text, change: change });
+      if (queued.length === 1) { window.queueMicrotask(sendChanges); }
+    }
+    function sendChanges() {
+      var changes = [];
+      for (var i = 0; i < queued.length; i++) { changes.push(queued[i].change); }
+      queued = [];
+      hostRequest('storybridge.storyChanges', { changes: changes }, function (answer) {
+        var refused = (answer && answer.Data && answer.Data.refused) || [];
+        for (var j = 0; j < refused.length; j++) {
+          console.warn('storybridge: Story context change refused: ' + refused[j].reason, changes[refused[j].index]);
+        }
+        if (answer && answer.Status !== 'Success') { console.warn('storybridge: Story context: ' + answer.ErrorMessage); }
+      });
+    }
+    function setChange(objectName, keyPath, type, value) {
+      return {
+        op: 'set', objectName: String(objectName), keyPath: String(keyPath), type: String(type),
+        value: value === undefined ? null : value
+      };
+    }
+    function deleteChange(objectName, keyPath) {
+      return { op: 'delete', objectName: String(objectName), keyPath: keyPath === undefined ? '' : String(keyPath) };
+    }
+    function fromMessage(body) {
+      if (typeof body !== 'string') { return body || {}; }
+      try { return JSON.parse(body) || {}; } catch (e) { console.warn('storybridge: unreadable Story context message', body); return null; }
+    }
+    if (!window.nativeStory) {
+      window.nativeStory = {
+        setStoryProp: function (objectName, keyPath, type, value) {
+          report('android', setChange(objectName, keyPath, type, value));
+        },
+        deleteStoryProp: function (objectName, keyPath) { report('android', deleteChange(objectName, keyPath)); }
+      };
+    }
+    var webkit = window.webkit = window.webkit || {};
+    var handlers = webkit.messageHandlers = webkit.messageHandlers || {};
+    if (!handlers.setStoryProp) {
+      handlers.setStoryProp = {
+        postMessage: function (body) {
+          var m = fromMessage(body);
+          if (m) { report('ios', setChange(m.objectName, m.keyPath, m.type, m.value)); }
+        }
+      };
+    }
+    if (!handlers.deleteStoryProp) {
+      handlers.deleteStoryProp = {
+        postMessage: function (body) {
+          var m = fromMessage(body);
+          if (m) { report('ios', deleteChange(m.objectName, m.keyPath)); }
+        }
+      };
+    }
+    window.__storybridge.on('storyChange', function (data) {
+      if (!data || String(data.presentation) !== String(config.presentation) || !data.story) { return; }
+      window._story = data.story;
+      if (typeof window._onStoryChange === 'function') {
+        try { window._onStoryChange(); } catch (e) { console.error('storybridge: _onStoryChange failed', e); }
+      }
+    });
+  })();
+
   var chrome = deferredChrome();
   window.__storybridge.chrome = chrome;
 

@@ -62,11 +62,14 @@ struct ContentRoutes: Sendable {
     /// A root slide with the client script injected ahead of every content script.
     private func slide(_ request: Request, context: HostRequestContext) async throws -> Response {
         let presentation = try presentation(context)
+        // Read while the slide's file is read (StoryContextScript: window._story before content runs).
+        async let storyTag = StoryContextScript.tag(for: presentation, host: host)
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
         let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
         let html = try Data(contentsOf: file.file)
         let tag = ClientScriptInjector.tag(
             presentationId: presentation.id, slide: file.relative, token: token.value, pageAnswers: PageAnswers.allowed(by: host.bridge))
+            + (await storyTag)
         let injection = ClientScriptInjector.inject(tag, into: html)
         if let problem = injection.problem {
             ClientScriptInjector.report(problem, presentationId: presentation.id, slide: file.relative, host: host)
