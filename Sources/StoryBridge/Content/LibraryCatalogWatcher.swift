@@ -81,7 +81,7 @@ public struct LibraryCatalogWatcher: Sendable {
             var stamps: [Int: Stamp] = [:]
             let sql = """
                 SELECT presentation.id, presentation.revision, presentation.folder, \(SyncCatalogFacts.flagColumns)
-                FROM presentation LEFT JOIN syncPresentation ON syncPresentation.id = presentation.id
+                FROM presentation \(SyncCatalogFacts.joinOnSyncedRow)
                 """
             for row in try Row.fetchAll(db, sql: sql) {
                 stamps[row["id"]] = Stamp(

@@ -115,7 +115,7 @@ public final class LibraryStore: Sendable {
             id: id, name: row["name"], shortDescription: row["shortDescription"], longDescription: row["longDescription"],
             revision: row["revision"], order: row["sortOrder"],
             root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media,
-            flags: try SyncCatalogFacts.flags(presentationId: id, db: db))
+            flags: try SyncCatalogFacts.flags(presentationId: id, source: row["source"], db: db))
         return Entry(
             presentation: presentation, sizeBytes: row["sizeBytes"], fileCount: row["fileCount"], source: row["source"],
             installedAt: row["installedAt"])
