@@ -128,6 +128,9 @@
         var files = entry.files || [];
         return { kind: 'reload', name: 'reload', status: '', code: '', ms: '',
                  extra: files.length + (files.length === 1 ? ' file' : ' files') + (files.length ? ': ' + files.slice(0, 3).join(', ') + (files.length > 3 ? ', …' : '') : '') };
+      case 'warning':
+        return { kind: 'warning', name: entry.slide || '', status: '', code: '', ms: '',
+                 extra: entry.message || null };
       default:
         return { kind: String(entry.type || '?'), name: '', status: '', code: '', ms: '' };
     }
@@ -166,6 +169,9 @@
         block('response Data', entry.status ? entry.response : '(not answered)'));
     } else if (entry.type === 'event') {
       append(box, el('div', 'meta mono', 'seq ' + orDash(entry.seq)), block('event data', entry.data));
+    } else if (entry.type === 'warning') {
+      append(box, el('div', 'meta mono', 'presentation ' + orDash(entry.presentation) + '   slide ' + orDash(entry.slide) +
+        '   seq ' + orDash(entry.seq)), el('div', 'warning-message', entry.message || ''));
     } else if (entry.type === 'reload') {
       var list = el('ul', 'files mono');
       (entry.files || []).forEach(function (f) { list.appendChild(el('li', null, f)); });
