@@ -124,6 +124,7 @@
       window.location.reload();
     },
     confirmClose: function (data) { chrome.confirmClose(data.prompt); },
+    unavailable: function (data) { chrome.showUnavailable(data || {}); },
     confirmRestore: function (data) { chrome.confirmRestore(data.prompt, data.session || {}); },
     openMedia: function (data) { chrome.openMedia(data, function () { answerPrompt(data.prompt, 'close'); }); },
     openMediaLibrary: function (data) {
@@ -537,6 +538,7 @@
       },
       isShown: later('isShown'),
       confirmClose: later('confirmClose'),
+      showUnavailable: later('showUnavailable'),
       confirmRestore: later('confirmRestore'),
       openMedia: later('openMedia'),
       openLibrary: later('openLibrary'),
@@ -718,6 +720,22 @@
         ['cancel', 'Cancel', choose('cancel')]]);
     }
 
+    // An open the host could not do: the deck is not installed, or the content service blocked it.
+    function showUnavailable(data) {
+      var view = overlay(data.title || 'Presentation not available');
+      view.layer.setAttribute('data-overlay', 'unavailable');
+      view.layer.setAttribute('data-presentation', String(data.presentation));
+      var note = document.createElement('p');
+      note.textContent = data.message || '';
+      view.panel.appendChild(note);
+      if (data.command) {
+        var command = document.createElement('code');
+        command.textContent = data.command;
+        view.panel.appendChild(command);
+      }
+      actions(view.panel, [['close-unavailable', 'Close', view.close]]);
+    }
+
     function confirmRestore(prompt, session) {
       var view = overlay('Continue the unfinished session?');
       view.layer.setAttribute('data-overlay', 'confirm-restore');
@@ -765,6 +783,7 @@
         return !!b && !bar.hidden && !b.hidden;
       },
       confirmClose: confirmClose,
+      showUnavailable: showUnavailable,
       confirmRestore: confirmRestore,
       openMedia: openMedia,
       openLibrary: openLibrary,
