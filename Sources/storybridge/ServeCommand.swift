@@ -108,6 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
+        let storyContext: StoryContextDefinition
+        do {
+            storyContext = try configuration.storyContextDefinition()
+        } catch {
+            throw ValidationError(error.description)
+        }
         let source: PresentationSource
         do {
             source = try PresentationSource.resolve(target, library: library, id: id, name: name)
@@ -144,7 +150,8 @@ struct ServeCommand: AsyncParsableCommand {
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
             tables: configuration.tables, deepLink: link, commands: configuration.commands,
-            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime, logger: logger)
+            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime,
+            storyContext: storyContext, logger: logger)
         // Sessions a killed run left open are finished before the first page connects.
         await host.sweepIdle()
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"

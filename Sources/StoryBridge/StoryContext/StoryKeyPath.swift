@@ -39,7 +39,12 @@ public struct StoryAddress: Sendable, Hashable, CustomStringConvertible {
             throw .invalidKeyPath(text, reason: "it must start with an object's name")
         }
         objectName = object
-        keyPath = try StoryKeyPath(parts.count > 1 ? parts[1] : "")
+        do {
+            keyPath = try StoryKeyPath(parts.count > 1 ? parts[1] : "")
+        } catch {
+            guard case .invalidKeyPath(_, let reason) = error else { throw error }
+            throw .invalidKeyPath(text, reason: reason)
+        }
         if parts.count > 1, keyPath.components.isEmpty {
             throw .invalidKeyPath(text, reason: "nothing follows the dot")
         }
