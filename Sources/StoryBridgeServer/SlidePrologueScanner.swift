@@ -1,3 +1,5 @@
+import Foundation
+
 /// Finds where the host's client script goes in a slide by reading the start of the document as
 /// an HTML parser does: the place just before the first thing the parser would put into the
 /// document that is not the doctype, a comment, whitespace, the `<html>` or `<head>` start tag or a
@@ -144,13 +146,11 @@ enum SlidePrologueScanner {
             bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
         }
 
+        /// The first `byte` at or after `start` (`memchr`: a long comment is crossed at memory speed).
         func firstIndex(of byte: UInt8, from start: Int) -> Int? {
-            var cursor = start
-            while cursor < bytes.count {
-                if bytes[cursor] == byte { return cursor }
-                cursor += 1
-            }
-            return nil
+            guard start < bytes.count, let base = bytes.baseAddress else { return nil }
+            guard let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
         }
 
         /// Whether the ASCII `text` is at `offset`, exactly.
