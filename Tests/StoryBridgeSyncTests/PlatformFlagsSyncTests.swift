@@ -32,17 +32,31 @@ struct PlatformFlagsSyncTests {
     )
     func flagsAfterSync() async throws {
         let lab = try SyncLab()
-        for id in [4, 5, 6, 8] { try lab.publish(id: id, title: "deck \(id)") }
-        try await startServer(lab, [.init(id: 4), .init(id: 5, visibility: false), .init(id: 6, lockout: true), .init(id: 8)])
+        for id in [4, 5, 6, 8, 10] { try lab.publish(id: id, title: "deck \(id)") }
+        try await startServer(
+            lab,
+            [
+                .init(id: 4), .init(id: 5, visibility: false), .init(id: 6, lockout: true), .init(id: 8),
+                .init(id: 10, lockout: true, visibility: false),
+            ])
         try await lab.loginAsService()
         let sync = try await lab.cli(["sync", "--content", "4", "5", "6"])
         #expect(sync.status == 0, "\(sync.errors)")
+        // A deck installed by hand under an id the service also uses is not the service's package:
+        // its flags do not apply.
+        let handMade = lab.folder.appendingPathComponent("hand-10.zip")
+        let writer = try ZipWriter(path: handMade.path)
+        try writer.add("index.html", text: "<html><head><title>hand</title></head><body>hand 10</body></html>")
+        try writer.close()
+        let install = try await lab.cli(["install", handMade.path, "--id", "10", "--name", "Hand 10"])
+        #expect(install.status == 0, "\(install.errors)")
 
         let list = try await lab.cli(["list"])
         #expect(list.status == 0, "\(list.errors)")
         #expect(list.output.contains("Deck 4"))
         #expect(!list.output.contains("Deck 5"))
         #expect(list.output.contains("Deck 6  [blocked]"))
+        #expect(list.output.contains("Hand 10\n"))
         #expect(list.output.contains("1 hidden presentation not listed (storybridge list --all shows them)."))
         let all = try await lab.cli(["list", "--all"])
         #expect(all.output.contains("Deck 5  [hidden]"))
@@ -52,7 +66,7 @@ struct PlatformFlagsSyncTests {
         #expect(byId[4]?["visibility"] == true && byId[4]?["lockout"] == false && byId[4]?["needConfirmation"] == false)
         #expect(byId[5]?["visibility"] == false)
         #expect(byId[6]?["lockout"] == true)
-        #expect(try JSONValue.parse(try await lab.cli(["list", "--json"]).output).arrayValue?.count == 2)
+        #expect(try JSONValue.parse(try await lab.cli(["list", "--json"]).output).arrayValue?.count == 3)
 
         try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
             let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
@@ -71,6 +85,8 @@ struct PlatformFlagsSyncTests {
             #expect(blocked.status == 403)
             #expect(blocked.body.contains("“Deck 6” (presentation 6) is blocked by the content service"))
             #expect(try await fetch("\(baseURL)/p/6/mediafiles/film.mp4").status == 403)
+            #expect(launcher.body.contains("data-presentation=\"10\""))
+            #expect(try await fetch("\(baseURL)/p/10/index.html").body.contains("hand 10"))
             let notDownloaded = try await fetch("\(baseURL)/p/8/index.html")
             #expect(notDownloaded.status == 404)
             #expect(notDownloaded.body.contains("“Deck 8” (presentation 8) is not in this host"))
