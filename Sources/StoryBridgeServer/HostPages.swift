@@ -29,7 +29,8 @@ enum HostPages {
             """
             <li><a href="\(ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))" \
             data-presentation="\(presentation.id)">\(escape(presentation.name))</a> \
-            <small>#\(presentation.id), \(presentation.slides.count) slides, revision \(presentation.revision)</small></li>
+            <small>#\(presentation.id), \(presentation.slides.count) slides, revision \(presentation.revision)\
+            \(presentation.flags.isLockedOut ? ", <strong class=\"blocked\">blocked by the content service</strong>" : "")</small></li>
             """
         }.joined(separator: "\n")
         guard !presentations.isEmpty else {

@@ -88,7 +88,8 @@ struct PlatformFlagsTests {
                 #expect(!blocked.html.contains("<h1>Two</h1>"), "\(path)")
             }
             let launcher = try await page(host.baseURL + "/")
-            #expect(launcher.html.contains("data-presentation=\"2\""), "a blocked deck stays listed (the page says why it does not open)")
+            #expect(launcher.html.contains("data-presentation=\"2\""), "a blocked deck stays listed, marked")
+            #expect(launcher.html.contains("<strong class=\"blocked\">blocked by the content service</strong>"))
 
             let viewer = try await host.connectViewer(presentationId: 1)
             let open = try await viewer.request("open", data: ["presId": 2])
