@@ -143,6 +143,37 @@ struct PlatformFlagsSyncTests {
         }
     }
 
+    @Test("a flag that changes nothing a viewer sees (needConfirmation) reaches serve without reloading the viewer")
+    func confirmationArrivesWithoutReload() async throws {
+        let lab = try SyncLab()
+        try lab.publish(id: 4, title: "deck 4")
+        try await startServer(lab, [.init(id: 4)])
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+
+        try await lab.withServe(["--port", "0", "--log-level", "info", "--no-watch"]) { serve in
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
+            let match = try #require(
+                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
+            let viewer = try await ViewerClient.connect(
+                baseURL: String(match.1), token: String(match.2), presentationId: 4, slide: "index.html")
+            // What a metadata sync writes when the service turns on needConfirmation and nothing else
+            // (the presentation object's revision moves, its package's does not).
+            try await lab.clientLibrary().database.pool.write { db in
+                try db.execute(sql: "UPDATE syncPresentation SET needConfirmation = 1 WHERE id = 4")
+            }
+            let log = await readUntil("asks on close", from: serve.errors, limit: .seconds(15))
+            #expect(log.contains("library: presentation 4 is listed, asks on close"), "\(log)")
+            let guid = viewer.makeGUID()
+            viewer.send(BridgeRequest(command: "closePresentation", data: ["mode": 0], guid: guid))
+            let ask = try #require(await viewer.nextEvent(named: "confirmClose", timeout: .seconds(10)))
+            viewer.send(BridgeRequest(command: "storybridge.promptAnswer", data: ["prompt": ask.data["prompt"]!, "value": "cancel"]))
+            #expect(await viewer.answer(to: guid)?.data == ["outcome": "cancelled"])
+            #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(2)) == nil, "nothing the viewer shows changed")
+            await viewer.close()
+        }
+    }
+
     func fetch(_ url: String) async throws -> (status: Int, body: String) {
         let http = SyncHTTPClient.make()
         defer { Task { try? await http.shutdown() } }

@@ -22,6 +22,12 @@ public struct LibraryCatalogWatcher: Sendable {
         let revision: Int
         let folder: String
         let flags: PresentationFlags
+
+        /// Whether `newer` differs from this stamp only in flags that change no slide a viewer
+        /// shows (`visibility`, `needConfirmation`): the same files, and not blocked or unblocked.
+        func changesOnlyWhatIsNotShown(_ newer: Stamp) -> Bool {
+            revision == newer.revision && folder == newer.folder && flags.isLockedOut == newer.flags.isLockedOut
+        }
     }
 
     /// Follows `store`'s catalog, looking every `interval`.
@@ -40,6 +46,14 @@ public struct LibraryCatalogWatcher: Sendable {
             for (id, stamp) in now.sorted(by: { $0.key < $1.key }) where known[id] != stamp {
                 do {
                     guard let entry = try store.entry(id: id) else { continue }
+                    if let before = known[id], before.changesOnlyWhatIsNotShown(stamp) {
+                        // Listed or asking on close now: nothing a viewer shows changed, so no reload.
+                        let listed = stamp.flags.isListed ? "listed" : "hidden"
+                        let close = stamp.flags.needsConfirmation ? "asks on close" : "closes without asking"
+                        host.logger.info("library: presentation \(id) is \(listed), \(close)")
+                        host.library.add(entry.presentation)
+                        continue
+                    }
                     host.logger.info(
                         "library: presentation \(id) \(known[id] == nil ? "added" : "updated") (revision \(stamp.revision))")
                     await host.presentationChanged(entry.presentation, files: [])
