@@ -54,6 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log line format on standard error: text or json (one object per line).")
     var logFormat: LogFormat = .text
 
+    @Option(
+        help: """
+            What the client does with the page's own console.log/info/warn/error/debug lines: forward (send each to the \
+            host, which logs it at the page's level and shows it in the inspector; 20 lines a second per page, bursts of \
+            50, the rest dropped and counted) or off.
+            """)
+    var pageConsole: PageConsoleForwarding = .forward
+
     @Flag(
         name: .customLong("watch"), inversion: .prefixedNo,
         help: "Live reload when serving a folder: an edited file reloads the viewers showing the presentation.")
@@ -151,7 +159,7 @@ struct ServeCommand: AsyncParsableCommand {
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
             tables: configuration.tables, deepLink: link, commands: configuration.commands,
             defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime,
-            storyContext: storyContext, logger: logger)
+            storyContext: storyContext, pageConsole: PageConsoleSettings(forwarding: pageConsole), logger: logger)
         // Sessions a killed run left open are finished before the first page connects.
         await host.sweepIdle()
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
@@ -227,3 +235,4 @@ extension LogFormat: ExpressibleByArgument {}
 
 extension ViewerPolicy.CloseDecision: ExpressibleByArgument {}
 extension ViewerPolicy.RestoreDecision: ExpressibleByArgument {}
+extension PageConsoleForwarding: ExpressibleByArgument {}

@@ -187,7 +187,8 @@ struct BridgeRouterTests {
         for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
         try bridge.register(DeepLinkingModule())
         #expect(Set(bridge.commands).isSubset(of: Set(host.bridge.commands)))
-        #expect(host.bridge.commands.count == 60)
+        #expect(host.bridge.commands.count == 61)
+        #expect(host.bridge.policy(for: ConsoleLogModule.command) == .readFromMemory)
         #expect(host.bridge.policy(for: PageAnswers.reportCommand) == .fromMemory)
         #expect(host.bridge.policy(for: StoryContextModule.command) == .ordered(.bridgeDefault))
         #expect(bridge.policy(for: "getCurrentSlideName") == .readFromMemory)

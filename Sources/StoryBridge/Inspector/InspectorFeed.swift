@@ -16,6 +16,9 @@ public final class InspectorFeed: Sendable {
         /// Something wrong with a slide that the host noticed while serving it (for example, the
         /// client script could not be placed in it); `message` says what and what to do.
         case warning(presentationId: Int, slide: String, message: String)
+        /// A line of a page's console (``PageConsole``), at the level the page used; or, with
+        /// `dropped` above zero, the count of the page's lines dropped by the rate limit.
+        case console(viewerId: String, presentationId: Int?, slide: String?, level: PageConsoleLevel, message: String, dropped: Int)
     }
 
     /// An entry with its place in the feed, as the ring keeps it: a number and one reference.
@@ -35,7 +38,7 @@ public final class InspectorFeed: Sendable {
         case other(Dated)
     }
 
-    /// A host event, connection, reload or warning, with when it was recorded.
+    /// A host event, connection, reload, warning or console line, with when it was recorded.
     private final class Dated: Sendable {
         let entry: Entry
         let date: Date
@@ -215,6 +218,14 @@ public final class InspectorFeed: Sendable {
             members["presentation"] = .int(presentationId)
             members["slide"] = .string(slide)
             members["message"] = .string(message)
+        case .console(let viewerId, let presentationId, let slide, let level, let message, let dropped):
+            members["type"] = "console"
+            members["viewer"] = .string(viewerId)
+            members["presentation"] = presentationId.map(JSONValue.int) ?? .null
+            members["slide"] = slide.map(JSONValue.string) ?? .null
+            members["level"] = .string(level.rawValue)
+            members["message"] = .string(message)
+            members["dropped"] = .int(dropped)
         }
         return .object(members)
     }

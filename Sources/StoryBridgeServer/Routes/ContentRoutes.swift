@@ -67,8 +67,11 @@ struct ContentRoutes: Sendable {
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
         let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
         let html = try Data(contentsOf: file.file)
-        let tag = ClientScriptInjector.tag(
-            presentationId: presentation.id, slide: file.relative, token: token.value, pageAnswers: PageAnswers.allowed(by: host.bridge))
+        let tag =
+            ClientScriptInjector.tag(
+                presentationId: presentation.id, slide: file.relative, token: token.value,
+                pageAnswers: PageAnswers.allowed(by: host.bridge),
+                pageConsole: host.pageConsole.settings.clientLimit)
             + (await storyTag)
         let injection = ClientScriptInjector.inject(tag, into: html)
         if let problem = injection.problem {
