@@ -81,4 +81,33 @@ struct StoryContextBrowserTests {
         await second.close()
         await host.stop()
     }
+
+    @Test("the inspector shows the live context of the open presentation, leaf by leaf with exact types")
+    func inspector() async throws {
+        try await withBrowser(folders: [storyContextFolder]) { host, page in
+            let inspector = try await SharedBrowser.shared.get().newPage()
+            do {
+                try await page.navigate(to: host.slideURL())
+                try await page.waitFor("window.__storybridge && window.__storybridge.state.connected")
+                try await inspector.navigate(to: host.inspectorURL)
+                try await inspector.waitFor("window.__inspector && window.__inspector.ready")
+                let row = { (path: String) in
+                    "(function(){var r=document.querySelector('#story-contexts tr[data-path=\"\(path)\"]');return r?r.textContent:null;})()"
+                }
+                let start = try await inspector.waitFor(row("form.rating.value"))
+                #expect(start.stringValue == "form.rating.valueinteger3writes")
+                #expect(try await inspector.waitFor(row("presentation.id")).stringValue == "presentation.idinteger1reads")
+                // A change from the page and one from the app side show up without a reload.
+                try await page.evaluate("story.form.rating.value = 4.5; true")
+                try await inspector.waitFor("(\(row("form.rating.value"))) === 'form.rating.valuefloat4.5writes'")
+                _ = try await host.runtime.storyContext.apply(
+                    [StoryChange(try StoryAddress("questProgress.stage"), .set("Done"))], by: .app, presentationId: 1)
+                try await inspector.waitFor("(\(row("questProgress.stage"))) === 'questProgress.stagestring\"Done\"reads'")
+            } catch {
+                await inspector.close()
+                throw error
+            }
+            await inspector.close()
+        }
+    }
 }
