@@ -35,6 +35,10 @@ struct StoryContextBrowserTests {
             #expect(rating == .double(4.5))
             let count = try await host.runtime.storyContext.value(at: StoryAddress("form.count"), presentationId: 1)
             #expect(count == .int(2))
+            // The library reported each change on both channels; the host heard each change once.
+            let reported = host.runtime.feed.recentEntries.filter { $0["command"] == "storybridge.storyChanges" }
+                .flatMap { $0["data"]?["changes"]?.arrayValue ?? [] }
+            #expect(reported.map { $0["keyPath"]?.stringValue ?? "" } == ["rating.value", "count"])
 
             // The proxy refuses a read-only object; calling nativeStory directly does not get past the host.
             #expect(
