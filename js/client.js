@@ -506,6 +506,100 @@
     });
   })();
 
+  // ---- the page's console, forwarded to the host (docs/PROTOCOL.md §3.9, consolelog) ----
+  // When the host asks for it (data-page-console="RATE BURST"), every console.log/info/warn/
+  // error/debug line of the page still does what it did, and is then sent to the host as a
+  // consolelog command without a GUID (fire-and-forget): the arguments joined with spaces, each
+  // that is not a string written as JSON (an Error as its stack), at most 4,096 characters. A
+  // token bucket (RATE lines a second, bursts of BURST: the host's own numbers) keeps a loop of
+  // console.log off the socket; lines over it are dropped here, counted, and the count goes with
+  // the next line sent, or alone a second after the last drop. Lines logged while the socket is
+  // not open wait (at most BURST of them) and follow the host's hello. A line logged while one is
+  // being forwarded is not forwarded, so nothing the forwarding itself logs can loop.
+  (function () {
+    var setting = script ? String(script.getAttribute('data-page-console') || '').split(' ') : [];
+    var rate = Number(setting[0]);
+    var burst = Number(setting[1]);
+    if (!(rate > 0) || !(burst >= 1) || typeof console !== 'object' || console === null) { return; }
+    var LINE_LIMIT = 4096;
+    var timing = window.performance && typeof window.performance.now === 'function' ? window.performance : Date;
+    var tokens = burst;
+    var refilled = timing.now();
+    var dropped = 0;
+    var reportTimer = null;
+    var waiting = [];
+    var forwarding = false;
+    var setTimer = window.setTimeout;
+
+    function take() {
+      var now = timing.now();
+      tokens = Math.min(burst, tokens + (now - refilled) / 1000 * rate);
+      refilled = now;
+      if (tokens < 1) { return false; }
+      tokens -= 1;
+      return true;
+    }
+    function text(value) {
+      if (typeof value === 'string') { return value; }
+      if (value instanceof Error) { return value.stack || String(value); }
+      try {
+        var json = JSON.stringify(value);
+        return json === undefined ? String(value) : json;
+      } catch (e) {
+        return String(value);
+      }
+    }
+    function send(data) {
+      if (dropped > 0) { data.dropped = dropped; dropped = 0; }
+      var frame = JSON.stringify({ Command: 'consolelog', Data: data });
+      if (waiting.length === 0 && socket && socket.readyState === 1) {
+        socket.send(frame);
+      } else if (waiting.length < burst) {
+        waiting.push(frame);
+      } else {
+        dropped += (data.dropped || 0) + (typeof data.message === 'string' ? 1 : 0);
+      }
+    }
+    function reportDropped() {
+      reportTimer = null;
+      if (dropped > 0 && !state.refused) { send({}); }
+    }
+    function forward(level, args) {
+      if (forwarding || state.refused) { return; }
+      forwarding = true;
+      try {
+        if (!take()) {
+          dropped += 1;
+          if (reportTimer === null) { reportTimer = setTimer.call(window, reportDropped, 1000); }
+          return;
+        }
+        var parts = [];
+        for (var i = 0; i < args.length; i++) { parts.push(text(args[i])); }
+        var message = parts.join(' ');
+        if (message.length > LINE_LIMIT) { message = message.slice(0, LINE_LIMIT) + '\u2026'; }
+        send({ level: level, message: message });
+      } catch (e) {
+        // Forwarding never breaks the page's own console call.
+      } finally {
+        forwarding = false;
+      }
+    }
+    window.__storybridge.on('hello', function () {
+      var frames = waiting;
+      waiting = [];
+      for (var i = 0; i < frames.length; i++) { socket.send(frames[i]); }
+    });
+    ['log', 'info', 'warn', 'error', 'debug'].forEach(function (level) {
+      var original = console[level];
+      if (typeof original !== 'function') { return; }
+      console[level] = function () {
+        var result = original.apply(this, arguments);
+        forward(level, arguments);
+        return result;
+      };
+    });
+  })();
+
   var chrome = deferredChrome();
   window.__storybridge.chrome = chrome;
 
