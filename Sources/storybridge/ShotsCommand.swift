@@ -8,7 +8,10 @@ struct ScreenshotOptions: ParsableArguments {
     @Option(help: "The browser viewport, WIDTHxHEIGHT in CSS pixels (one device pixel each).")
     var size: String = "1024x768"
 
-    @Option(help: "Seconds an animation may run before it is ended (finite ones jump to their end, endless ones stop at their start).")
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to keep ending animations that start as others end.",
+            discussion: "Finite animations jump to their end at once (the picture waiting would give), endless ones stop at their start."))
     var animationLimit: Double = 2
 
     @Option(help: "Seconds to wait for a slide's load event and the answers to the bridge calls it made at load.")
@@ -50,8 +53,10 @@ struct ShotsCommand: AsyncParsableCommand {
             DECK is an installed presentation's id (see: storybridge list), a presentation folder or a package \
             zip. The slides are taken in map order (from index.html along the slides' links), then the slides \
             no link reaches, by name. Each slide is taken once it has settled: its load event fired, the bridge \
-            calls it made at load were answered, its fonts loaded, and its animations finished (or were ended \
-            after --animation-limit). The viewer chrome is hidden. The output folder gets NAME.png per slide, \
+            calls it made at load were answered and its fonts loaded; then its animations are brought to rest: \
+            finite ones jump to their end (the picture waiting for them would give, without the wait), endless \
+            ones stop at their start, and ones started as others end are ended in turn for up to \
+            --animation-limit seconds. The viewer chrome is hidden. The output folder gets NAME.png per slide, \
             index.json (slides, titles, timings, anything that did not settle) and index.html to browse them.
 
             --timing first loads every slide without screenshots in the same browser and prints both times.

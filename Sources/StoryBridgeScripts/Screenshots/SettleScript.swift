@@ -6,9 +6,10 @@ import Foundation
 /// It watches the bridge socket (`/__storybridge/ws`): every request sent with a `GUID` is
 /// pending until a frame with that `GUID` comes back. `window.__storybridgeShots.settle(limit,
 /// timeout)` resolves once the load event has fired, the socket is open (or was refused, or the
-/// slide has no client), no request is pending, `document.fonts` is ready and the document's
-/// animations have finished; an animation still running after `limit` ms is ended (a finite one
-/// jumps to its end, an endless one is paused at its start), so two runs give the same pixels.
+/// slide has no client), no request is pending and `document.fonts` is ready; then the document's
+/// animations are brought to rest: a finite one jumps to its end (the picture waiting for it would
+/// give, without the wait), an endless one is paused at its start, and animations that start as
+/// others end are ended in turn for at most `limit` ms. So two runs give the same pixels.
 /// Past `timeout` ms it settles anyway and says what was still waiting. The viewer chrome is
 /// hidden: the screenshot is of the content.
 enum SettleScript {
@@ -48,29 +49,29 @@ enum SettleScript {
             var client = window.__storybridge;
             return !client || !client.state || client.state.connected || !!client.state.refused;
           }
+          // Finite animations jump to their end: the picture is the one waiting for them would give,
+          // without the wait. Endless ones stop at their start. Animations that others start as
+          // they end (animationend handlers) are ended in turn, for at most `limit` ms.
           function endAnimations(limit) {
             var started = performance.now();
+            var ended = 0;
+            var rounds = 0;
             return new Promise(function (resolve) {
-              function running() {
-                return document.getAnimations().filter(function (animation) {
-                  return animation.playState === 'running' || animation.playState === 'pending';
-                });
-              }
-              function finite(animation) {
-                var end = animation.effect ? animation.effect.getComputedTiming().endTime : Infinity;
-                return isFinite(end);
-              }
               function check() {
-                var left = running();
-                var waiting = left.filter(finite);
-                if (waiting.length === 0 || performance.now() - started >= limit) {
-                  for (var i = 0; i < left.length; i++) {
-                    if (finite(left[i])) { left[i].finish(); } else { left[i].pause(); left[i].currentTime = 0; }
-                  }
-                  resolve(left.length);
-                  return;
+                var running = document.getAnimations().filter(function (animation) {
+                  return animation.playState === 'running' || animation.pending;
+                });
+                if (running.length === 0 || (rounds > 0 && performance.now() - started > limit)) { resolve(ended); return; }
+                rounds += 1;
+                for (var i = 0; i < running.length; i++) {
+                  var animation = running[i];
+                  var end = animation.effect ? animation.effect.getComputedTiming().endTime : Infinity;
+                  try {
+                    if (isFinite(end)) { animation.finish(); } else { animation.pause(); animation.currentTime = 0; }
+                  } catch (e) { animation.cancel(); }
+                  ended += 1;
                 }
-                setTimeout(check, 10);
+                requestAnimationFrame(check);
               }
               check();
             });
@@ -86,11 +87,6 @@ enum SettleScript {
             return new Promise(function (resolve) {
               if (document.readyState === 'complete') { resolve(); return; }
               window.addEventListener('load', function () { resolve(); });
-            });
-          }
-          function nextFrames() {
-            return new Promise(function (resolve) {
-              requestAnimationFrame(function () { requestAnimationFrame(function () { resolve(); }); });
             });
           }
           window.__storybridgeShots = {
@@ -114,9 +110,7 @@ enum SettleScript {
                 var fonts = document.fonts ? document.fonts.ready : Promise.resolve();
                 return fonts.then(function () { return endAnimations(limit); }).then(function (ended) {
                   hideChrome();
-                  return nextFrames().then(function () {
-                    return { unanswered: unanswered, animationsEnded: ended };
-                  });
+                  return { unanswered: unanswered, animationsEnded: ended };
                 });
               });
             }

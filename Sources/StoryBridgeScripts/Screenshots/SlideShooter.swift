@@ -8,7 +8,7 @@ public struct SlideShooter: Sendable {
     /// How slides are rendered and how long they may take to settle.
     public struct Options: Sendable {
         public var size: ViewportSize
-        /// Animations still running this long after the slide's bridge calls were answered are ended.
+        /// How long to keep ending animations that start as others end (each is ended at once).
         public var animationLimit: Duration
         /// A slide whose load event or bridge answers take longer is taken anyway (the index says why).
         public var settleTimeout: Duration
