@@ -11,22 +11,22 @@ enum StoryContextScript {
     /// refused `story-context.json`, a storage failure) the page still gets the objects the host
     /// fills, and the reason is logged.
     static func tag(for presentation: Presentation, host: StoryBridgeHost) async -> String {
-        let story: JSONValue
+        let story: String
         do {
-            story = try await host.storyContext.story(presentationId: presentation.id)
+            story = try await host.storyContext.pageStoryText(for: presentation)
         } catch {
             host.logger.error(
                 "story context: the slide gets only the host's objects",
                 metadata: ["presentation": "\(presentation.id)", "error": "\(error)"])
-            story = StoryContext().story(filled: host.storyContext.hostObjects(for: presentation))
+            story = StoryContext().story(filled: host.storyContext.hostObjects(for: presentation)).jsonString()
         }
         return "<script data-storybridge-story=\"1\">window._story=\(scriptLiteral(story));</script>"
     }
 
-    /// `value` as JSON text that can stand inside a `<script>` element: no `</` (which would close
-    /// the element) and no `<!--`, and no line or paragraph separators.
-    static func scriptLiteral(_ value: JSONValue) -> String {
-        value.jsonString().replacingOccurrences(of: "</", with: "<\\/").replacingOccurrences(of: "<!--", with: "<\\!--")
+    /// JSON text that can stand inside a `<script>` element: no `</` (which would close the
+    /// element) and no `<!--`, and no line or paragraph separators.
+    static func scriptLiteral(_ json: String) -> String {
+        json.replacingOccurrences(of: "</", with: "<\\/").replacingOccurrences(of: "<!--", with: "<\\!--")
             .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
     }
 }

@@ -163,6 +163,35 @@ struct StoryContextTests {
         #expect(merged.objects == ["a": ["v": 1], "b": ["w": 2]])
     }
 
+    @Test("the slide's story text is kept until a change here, in another process, or in the definition file")
+    func pageStoryCache() async throws {
+        let folder = try TemporaryPresentation(
+            slides: ["index.html": TemporaryPresentation.slide()], extraFiles: [StoryContextDefinition.fileName: Self.definitionText])
+        let presentation = try folder.load(id: 2)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sb-story-\(UUID().uuidString).sqlite")
+        func service() throws -> StoryContextService {
+            StoryContextService(
+                store: StoryContextStore(database: try StoryBridgeDatabase(file: file)), library: PresentationLibrary([presentation]),
+                identity: HostIdentity(), viewers: nil, logger: quietLogger())
+        }
+        // Two services on one database file, as serve and storybridge context are.
+        let host = try service()
+        let other = try service()
+        func rating() async throws -> JSONValue? {
+            try JSONValue.parse(try await host.pageStoryText(for: presentation))["debugAppState"]?["presentation"]?["rating"]?["value"]
+        }
+        #expect(try await rating() == 3)
+        _ = try await host.apply([try Self.set("debugAppState.presentation.rating.value", .integer, 4)], by: .app, presentationId: 2)
+        #expect(try await rating() == 4)
+        _ = try await other.apply([try Self.set("debugAppState.presentation.rating.value", .integer, 5)], by: .app, presentationId: 2)
+        #expect(try await rating() == 5)
+        _ = try await other.store.reset(presentationId: 2, userId: HostIdentity().user.id)
+        #expect(try await rating() == 3)
+        let edited = Self.definitionText.replacingOccurrences(of: "\"value\": 3", with: "\"value\": 6")
+        try edited.write(to: folder.root.appendingPathComponent(StoryContextDefinition.fileName), atomically: true, encoding: .utf8)
+        #expect(try await rating() == 6)
+    }
+
     @Test("the page's _story: scheme, host objects and every declared object; a content change reaches every viewer of the presentation")
     func throughTheBridge() async throws {
         let folder = try TemporaryPresentation(

@@ -18,13 +18,31 @@ public final class StoryContextService: Sendable {
     /// Where pushes go; `nil` for a host without pages (the CLI).
     let viewers: ViewerRegistry?
     let logger: Logger
-    /// Each presentation's definition, with the file's modification date it was read at.
+    /// Each presentation's definition, with the stamp of the file it was read from.
     private let definitions = Mutex<[Int: CachedDefinition]>([:])
+    /// Each presentation's `window._story` as JSON text, with what it was read under.
+    private let pageStories = Mutex<[Int: CachedPageStory]>([:])
+    /// Changes applied by this process: a cached page story older than the last one is read again.
+    private let localChanges = Mutex<Int>(0)
 
     private struct CachedDefinition {
         let file: URL
-        let modified: Date?
+        let stamp: FileStamp?
         let definition: Result<StoryContextDefinition, StoryContextError>
+    }
+
+    /// What a page story depends on besides the stored objects of this process's changes.
+    private struct PageStoryKey: Hashable {
+        let definition: FileStamp?
+        let changes: FileStamp?
+        let localChanges: Int
+        let name: String
+        let revision: Int
+    }
+
+    private struct CachedPageStory {
+        let key: PageStoryKey
+        let text: String
     }
 
     public init(
@@ -48,11 +66,11 @@ public final class StoryContextService: Sendable {
     /// The definition of `presentation`: its `story-context.json` over the configured one. Read
     /// again when the file's modification date changes (live reload, a new install).
     public func definition(for presentation: Presentation) throws(StoryContextError) -> StoryContextDefinition {
-        let file = presentation.root.appendingPathComponent(StoryContextDefinition.fileName)
-        let modified = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date
+        let file = Self.definitionFile(of: presentation)
+        let stamp = FileStamp(path: file.path)
         let cached = definitions.withLock { $0[presentation.id] }
         let entry: CachedDefinition
-        if let cached, cached.file == file, cached.modified == modified {
+        if let cached, cached.file == file, cached.stamp == stamp {
             entry = cached
         } else {
             let read: Result<StoryContextDefinition, StoryContextError>
@@ -62,10 +80,29 @@ public final class StoryContextService: Sendable {
                 logger.error("story context: the presentation's definition is refused", metadata: ["error": "\(error)"])
                 read = .failure(error)
             }
-            entry = CachedDefinition(file: file, modified: modified, definition: read)
+            entry = CachedDefinition(file: file, stamp: stamp, definition: read)
             definitions.withLock { $0[presentation.id] = entry }
         }
         return try entry.definition.get()
+    }
+
+    private static func definitionFile(of presentation: Presentation) -> URL {
+        presentation.root.appendingPathComponent(StoryContextDefinition.fileName)
+    }
+
+    /// `window._story` for a slide of `presentation`, as JSON text. Kept from one slide load to
+    /// the next until the context changes (here or in another process, ``StoryContextStore``),
+    /// the presentation's definition file changes, or the presentation is re-read: two `stat`
+    /// calls instead of a database read and a JSON rendering per slide.
+    public func pageStoryText(for presentation: Presentation) async throws -> String {
+        let key = PageStoryKey(
+            definition: FileStamp(path: Self.definitionFile(of: presentation).path), changes: store.changeStamp,
+            localChanges: localChanges.withLock { $0 }, name: presentation.name, revision: presentation.revision)
+        if let cached = pageStories.withLock({ $0[presentation.id] }), cached.key == key { return cached.text }
+        // Read after the key: a change meanwhile makes the next key differ, so it is read again.
+        let text = try await story(presentationId: presentation.id).jsonString()
+        pageStories.withLock { $0[presentation.id] = CachedPageStory(key: key, text: text) }
+        return text
     }
 
     /// The objects the host fills for `presentation`.
@@ -102,6 +139,7 @@ public final class StoryContextService: Sendable {
         let presentation = try presentation(id)
         let outcome = try await store.apply(
             changes, by: writer, presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
+        if outcome.changed { localChanges.withLock { $0 += 1 } }
         for (change, refusal) in zip(changes, outcome.refusals) {
             guard let refusal else { continue }
             logger.warning(

@@ -13,6 +13,14 @@ public struct StoryContextStore: Sendable {
         self.clock = clock
     }
 
+    /// A file next to the database that is replaced after every change of a context, by this
+    /// process or another (`storybridge context set` while `serve` runs): its ``FileStamp`` tells
+    /// a host that what it read before may be out of date, without reading the database.
+    var changeStampPath: String { database.file.path + "-storycontext" }
+
+    /// The stamp of the last change, `nil` before the first.
+    var changeStamp: FileStamp? { FileStamp(path: changeStampPath) }
+
     /// The context of `presentationId` for `userId`: `definition`'s starting values with the
     /// stored objects over them. Stored objects the scheme no longer declares are left out.
     public func context(presentationId: Int, userId: String, definition: StoryContextDefinition) async throws -> StoryContext {
@@ -28,7 +36,7 @@ public struct StoryContextStore: Sendable {
         definition: StoryContextDefinition
     ) async throws -> StoryContextOutcome {
         let now = clock.now
-        return try await database.write { db in
+        let outcome = try await database.write { db in
             var context = try Self.read(db, presentationId: presentationId, userId: userId, definition: definition)
             var refusals: [StoryContextError?] = []
             var changed: Set<String> = []
@@ -48,17 +56,27 @@ public struct StoryContextStore: Sendable {
             }
             return StoryContextOutcome(context: context, refusals: refusals, changed: !changed.isEmpty)
         }
+        if outcome.changed { markChanged() }
+        return outcome
     }
 
     /// Forgets what changed in `presentationId`'s context for `userId`: it starts again from its
     /// starting values. Returns how many objects were reset.
     @discardableResult
     public func reset(presentationId: Int, userId: String) async throws -> Int {
-        try await database.write { db in
+        let count = try await database.write { db in
             try StoredStoryObject.filter(
                 StoredStoryObject.CodingKeys.presentationId == presentationId && StoredStoryObject.CodingKeys.userId == userId
             ).deleteAll(db)
         }
+        if count > 0 { markChanged() }
+        return count
+    }
+
+    /// Replaces the change stamp. When that fails (a read-only folder) a running host in another
+    /// process shows the change only from its next start; this process keeps its own count.
+    private func markChanged() {
+        try? FileStamp.touch(changeStampPath)
     }
 
     private static func read(
