@@ -124,6 +124,7 @@
       window.location.reload();
     },
     confirmClose: function (data) { chrome.confirmClose(data.prompt); },
+    unavailable: function (data) { chrome.showUnavailable(data || {}); },
     confirmRestore: function (data) { chrome.confirmRestore(data.prompt, data.session || {}); },
     openMedia: function (data) { chrome.openMedia(data, function () { answerPrompt(data.prompt, 'close'); }); },
     openMediaLibrary: function (data) {
@@ -424,6 +425,181 @@
     }
   };
 
+  // ---- the Story context: window._story, window.nativeStory, webkit.messageHandlers ----
+  // (docs/PROTOCOL.md §9) The host writes the presentation's context into the slide as
+  // window._story, right after this script and before any content script. Content's context.js
+  // reports each changed leaf through window.nativeStory.setStoryProp(objectName, keyPath, type,
+  // value) / deleteStoryProp(objectName, keyPath) (the Android app's names) or
+  // webkit.messageHandlers.setStoryProp / deleteStoryProp.postMessage(JSON text of {objectName,
+  // keyPath, type, value}) (the iOS app's). Both are provided; context.js calls both for one
+  // change, so a report equal to the one the other channel made just before, in the same task,
+  // is that same change and is dropped. The changes of one task go to the host as one
+  // storybridge.storyChanges request. The host answers every page of the presentation (this one
+  // too) with a storyChange event: window._story is replaced and window._onStoryChange() called.
+  // The client never defines _onStoryChange itself: context.js defines it, once.
+  (function () {
+    var queued = [];
+    function report(channel, change) {
+      var text = JSON.stringify(change);
+      var last = queued[queued.length - 1];
+      if (last && !last.paired && last.channel !== channel && last.text === text) { last.paired = true; return; }
+      queued.push({ channel: channel, text: text, change: change });
+      if (queued.length === 1) { window.queueMicrotask(sendChanges); }
+    }
+    function sendChanges() {
+      var changes = [];
+      for (var i = 0; i < queued.length; i++) { changes.push(queued[i].change); }
+      queued = [];
+      hostRequest('storybridge.storyChanges', { changes: changes }, function (answer) {
+        var refused = (answer && answer.Data && answer.Data.refused) || [];
+        for (var j = 0; j < refused.length; j++) {
+          console.warn('storybridge: Story context change refused: ' + refused[j].reason, changes[refused[j].index]);
+        }
+        if (answer && answer.Status !== 'Success') { console.warn('storybridge: Story context: ' + answer.ErrorMessage); }
+      });
+    }
+    function setChange(objectName, keyPath, type, value) {
+      return {
+        op: 'set', objectName: String(objectName), keyPath: String(keyPath), type: String(type),
+        value: value === undefined ? null : value
+      };
+    }
+    function deleteChange(objectName, keyPath) {
+      return { op: 'delete', objectName: String(objectName), keyPath: keyPath === undefined ? '' : String(keyPath) };
+    }
+    function fromMessage(body) {
+      if (typeof body !== 'string') { return body || {}; }
+      try { return JSON.parse(body) || {}; } catch (e) { console.warn('storybridge: unreadable Story context message', body); return null; }
+    }
+    if (!window.nativeStory) {
+      window.nativeStory = {
+        setStoryProp: function (objectName, keyPath, type, value) {
+          report('android', setChange(objectName, keyPath, type, value));
+        },
+        deleteStoryProp: function (objectName, keyPath) { report('android', deleteChange(objectName, keyPath)); }
+      };
+    }
+    var webkit = window.webkit = window.webkit || {};
+    var handlers = webkit.messageHandlers = webkit.messageHandlers || {};
+    if (!handlers.setStoryProp) {
+      handlers.setStoryProp = {
+        postMessage: function (body) {
+          var m = fromMessage(body);
+          if (m) { report('ios', setChange(m.objectName, m.keyPath, m.type, m.value)); }
+        }
+      };
+    }
+    if (!handlers.deleteStoryProp) {
+      handlers.deleteStoryProp = {
+        postMessage: function (body) {
+          var m = fromMessage(body);
+          if (m) { report('ios', deleteChange(m.objectName, m.keyPath)); }
+        }
+      };
+    }
+    window.__storybridge.on('storyChange', function (data) {
+      if (!data || String(data.presentation) !== String(config.presentation) || !data.story) { return; }
+      window._story = data.story;
+      if (typeof window._onStoryChange === 'function') {
+        try { window._onStoryChange(); } catch (e) { console.error('storybridge: _onStoryChange failed', e); }
+      }
+    });
+  })();
+
+  // ---- the page's console, forwarded to the host (docs/PROTOCOL.md §3.9, consolelog) ----
+  // When the host asks for it (data-page-console="RATE BURST"), every console.log/info/warn/
+  // error/debug line of the page still does what it did, and is then sent to the host as a
+  // consolelog command without a GUID (fire-and-forget): the arguments joined with spaces, each
+  // that is not a string written as JSON (an Error as its stack), at most 4,096 characters. A
+  // token bucket (RATE lines a second, bursts of BURST: the host's own numbers) keeps a loop of
+  // console.log off the socket; lines over it are dropped here, counted, and the count goes with
+  // the next line sent, or alone a second after the last drop. Lines logged while the socket is
+  // not open wait (at most BURST of them) and follow the host's hello. A line logged while one is
+  // being forwarded is not forwarded, so nothing the forwarding itself logs can loop.
+  (function () {
+    var setting = script ? String(script.getAttribute('data-page-console') || '').split(' ') : [];
+    var rate = Number(setting[0]);
+    var burst = Number(setting[1]);
+    if (!(rate > 0) || !(burst >= 1) || typeof console !== 'object' || console === null) { return; }
+    var LINE_LIMIT = 4096;
+    var timing = window.performance && typeof window.performance.now === 'function' ? window.performance : Date;
+    var tokens = burst;
+    var refilled = timing.now();
+    var dropped = 0;
+    var reportTimer = null;
+    var waiting = [];
+    var forwarding = false;
+    var setTimer = window.setTimeout;
+
+    function take() {
+      var now = timing.now();
+      tokens = Math.min(burst, tokens + (now - refilled) / 1000 * rate);
+      refilled = now;
+      if (tokens < 1) { return false; }
+      tokens -= 1;
+      return true;
+    }
+    function text(value) {
+      if (typeof value === 'string') { return value; }
+      if (value instanceof Error) { return value.stack || String(value); }
+      try {
+        var json = JSON.stringify(value);
+        return json === undefined ? String(value) : json;
+      } catch (e) {
+        return String(value);
+      }
+    }
+    function send(data) {
+      if (dropped > 0) { data.dropped = dropped; dropped = 0; }
+      var frame = JSON.stringify({ Command: 'consolelog', Data: data });
+      if (waiting.length === 0 && socket && socket.readyState === 1) {
+        socket.send(frame);
+      } else if (waiting.length < burst) {
+        waiting.push(frame);
+      } else {
+        dropped += (data.dropped || 0) + (typeof data.message === 'string' ? 1 : 0);
+      }
+    }
+    function reportDropped() {
+      reportTimer = null;
+      if (dropped > 0 && !state.refused) { send({}); }
+    }
+    function forward(level, args) {
+      if (forwarding || state.refused) { return; }
+      forwarding = true;
+      try {
+        if (!take()) {
+          dropped += 1;
+          if (reportTimer === null) { reportTimer = setTimer.call(window, reportDropped, 1000); }
+          return;
+        }
+        var parts = [];
+        for (var i = 0; i < args.length; i++) { parts.push(text(args[i])); }
+        var message = parts.join(' ');
+        if (message.length > LINE_LIMIT) { message = message.slice(0, LINE_LIMIT) + '\u2026'; }
+        send({ level: level, message: message });
+      } catch (e) {
+        // Forwarding never breaks the page's own console call.
+      } finally {
+        forwarding = false;
+      }
+    }
+    window.__storybridge.on('hello', function () {
+      var frames = waiting;
+      waiting = [];
+      for (var i = 0; i < frames.length; i++) { socket.send(frames[i]); }
+    });
+    ['log', 'info', 'warn', 'error', 'debug'].forEach(function (level) {
+      var original = console[level];
+      if (typeof original !== 'function') { return; }
+      console[level] = function () {
+        var result = original.apply(this, arguments);
+        forward(level, arguments);
+        return result;
+      };
+    });
+  })();
+
   var chrome = deferredChrome();
   window.__storybridge.chrome = chrome;
 
@@ -456,6 +632,7 @@
       },
       isShown: later('isShown'),
       confirmClose: later('confirmClose'),
+      showUnavailable: later('showUnavailable'),
       confirmRestore: later('confirmRestore'),
       openMedia: later('openMedia'),
       openLibrary: later('openLibrary'),
@@ -637,6 +814,22 @@
         ['cancel', 'Cancel', choose('cancel')]]);
     }
 
+    // An open the host could not do: the deck is not installed, or the content service blocked it.
+    function showUnavailable(data) {
+      var view = overlay(data.title || 'Presentation not available');
+      view.layer.setAttribute('data-overlay', 'unavailable');
+      view.layer.setAttribute('data-presentation', String(data.presentation));
+      var note = document.createElement('p');
+      note.textContent = data.message || '';
+      view.panel.appendChild(note);
+      if (data.command) {
+        var command = document.createElement('code');
+        command.textContent = data.command;
+        view.panel.appendChild(command);
+      }
+      actions(view.panel, [['close-unavailable', 'Close', view.close]]);
+    }
+
     function confirmRestore(prompt, session) {
       var view = overlay('Continue the unfinished session?');
       view.layer.setAttribute('data-overlay', 'confirm-restore');
@@ -684,6 +877,7 @@
         return !!b && !bar.hidden && !b.hidden;
       },
       confirmClose: confirmClose,
+      showUnavailable: showUnavailable,
       confirmRestore: confirmRestore,
       openMedia: openMedia,
       openLibrary: openLibrary,

@@ -128,6 +128,14 @@
         var files = entry.files || [];
         return { kind: 'reload', name: 'reload', status: '', code: '', ms: '',
                  extra: files.length + (files.length === 1 ? ' file' : ' files') + (files.length ? ': ' + files.slice(0, 3).join(', ') + (files.length > 3 ? ', …' : '') : '') };
+      case 'warning':
+        return { kind: 'warning', name: entry.slide || '', status: '', code: '', ms: '',
+                 extra: entry.message || null };
+      case 'console':
+        // A line of a page's console, at the level the page used; or the count of its lines
+        // dropped by the rate limit (dropped > 0, level warn).
+        return { kind: 'console', name: 'console.' + (entry.level || 'log'), status: '', code: '', ms: '',
+                 extra: entry.message || null };
       default:
         return { kind: String(entry.type || '?'), name: '', status: '', code: '', ms: '' };
     }
@@ -143,6 +151,10 @@
     if (entry.type === 'exchange' && entry.status && entry.status !== 'Success') { tr.classList.add('failure'); }
     if (entry.type === 'event') { tr.classList.add('event'); }
     if (entry.type === 'connection' && !entry.connected) { tr.classList.add('gone'); }
+    if (entry.type === 'console') {
+      tr.classList.add('level-' + String(entry.level || 'log'));
+      if (entry.dropped > 0) { tr.classList.add('dropped'); }
+    }
     var viewerCell = el('td', 'c-viewer mono', short(entry.viewer));
     if (entry.viewer) { viewerCell.title = String(entry.viewer); }
     var nameCell = el('td', 'c-name mono', d.name);
@@ -166,6 +178,13 @@
         block('response Data', entry.status ? entry.response : '(not answered)'));
     } else if (entry.type === 'event') {
       append(box, el('div', 'meta mono', 'seq ' + orDash(entry.seq)), block('event data', entry.data));
+    } else if (entry.type === 'console') {
+      append(box, el('div', 'meta mono', 'level ' + orDash(entry.level) + '   presentation ' + orDash(entry.presentation) +
+        '   slide ' + orDash(entry.slide) + (entry.dropped > 0 ? '   dropped ' + entry.dropped : '') + '   seq ' + orDash(entry.seq)),
+        el('div', 'console-message mono', entry.message || ''));
+    } else if (entry.type === 'warning') {
+      append(box, el('div', 'meta mono', 'presentation ' + orDash(entry.presentation) + '   slide ' + orDash(entry.slide) +
+        '   seq ' + orDash(entry.seq)), el('div', 'warning-message', entry.message || ''));
     } else if (entry.type === 'reload') {
       var list = el('ul', 'files mono');
       (entry.files || []).forEach(function (f) { list.appendChild(el('li', null, f)); });
@@ -289,7 +308,8 @@
       addRow(entry);
       updateCounts();
     }
-    if (entry.type === 'exchange' || entry.type === 'connection' || entry.type === 'reload') {
+    if (entry.type === 'exchange' || entry.type === 'connection' || entry.type === 'reload' ||
+        (entry.type === 'event' && entry.name === 'storyChange')) {
       clearTimeout(refreshTimer);
       refreshTimer = setTimeout(refreshSnapshot, DEBOUNCE_MS);
     }
@@ -390,6 +410,29 @@
     var sessions = Array.isArray(snapshot.sessions) ? snapshot.sessions : [];
     if (changed('sessions', sessions)) { renderSessions(sessions); }
     if (changed('upload', snapshot.upload)) { renderUpload(snapshot.upload || null); }
+    var contexts = Array.isArray(snapshot.storyContexts) ? snapshot.storyContexts : [];
+    if (changed('storyContexts', contexts)) { renderStoryContexts(contexts); }
+  }
+
+  // The Story context of each presentation a viewer shows: one row per leaf (key path, exact
+  // type, value as the host stores it), marked when content may change it.
+  function renderStoryContexts(contexts) {
+    var box = $('story-contexts');
+    box.textContent = '';
+    if (!contexts.length) { box.appendChild(el('p', 'empty', 'No presentation open.')); return; }
+    contexts.forEach(function (c) {
+      var card = el('div', 'story-context');
+      card.dataset.presentation = String(c.presentation);
+      append(card, el('div', 'meta mono', (c.name || '') + ' #' + c.presentation));
+      if (c.error) { append(card, el('p', 'error-line', c.error)); box.appendChild(card); return; }
+      var table = smallTable(['key path', 'type', 'value', 'content'], c.leaves, function (leaf) {
+        return [leaf.path, leaf.type, leaf.value, leaf.contentMutable ? 'writes' : 'reads'];
+      });
+      var rows = table.querySelectorAll('tbody tr');
+      for (var i = 0; i < rows.length && i < (c.leaves || []).length; i++) { rows[i].dataset.path = c.leaves[i].path; }
+      card.appendChild(table);
+      box.appendChild(card);
+    });
   }
 
   function chip(label, on) {

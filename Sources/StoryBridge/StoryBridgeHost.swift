@@ -32,6 +32,10 @@ public final class StoryBridgeHost: Sendable {
     /// Where the host reads time: analytics dates and durations, upload back-off, polling. Give a
     /// manual clock (`ManualHostClock` in StoryBridgeTesting) to move time in tests.
     public let clock: any HostClock
+    /// Each presentation's Story context (`window._story`), shared by the app side and content.
+    public let storyContext: StoryContextService
+    /// The console lines of pages (`consolelog`): logged, shown in the inspector, rate-limited.
+    public let pageConsole: PageConsole
 
     /// Creates a host with the built-in modules registered. `clock` is where it reads time
     /// (``SystemHostClock`` unless a test or an embedder gives another).
@@ -41,11 +45,13 @@ public final class StoryBridgeHost: Sendable {
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [],
         deepLink: DeepLink? = nil, commands: [ConfiguredCommand] = [], defaultDeadline: Duration = .seconds(10),
         clock: any HostClock = SystemHostClock(), lifetime: ViewerLifetime = ViewerLifetime(),
+        storyContext: StoryContextDefinition = StoryContextDefinition(), pageConsole: PageConsoleSettings = PageConsoleSettings(),
         logger: Logger = Logger(label: "storybridge")
     ) {
         self.clock = clock
         self.lifetime = lifetime
         self.library = library
+        library.namesMissingPresentations(from: database)
         self.policy = policy
         self.identity = identity
         self.logger = logger
@@ -61,7 +67,12 @@ public final class StoryBridgeHost: Sendable {
             store: analytics, identity: identity, policy: policy, viewers: viewers, clock: clock, logger: logger)
         let bridge = Bridge(defaultDeadline: defaultDeadline, clock: clock, logger: logger)
         self.bridge = bridge
-        bridge.observe { feed.record(.exchange($0)) }
+        // A console line is shown in the feed by the page console, as a line (or not at all, over
+        // the limit), instead of as the request that carried it; one refused with an answer shows.
+        bridge.observe { exchange in
+            if exchange.request.command == ConsoleLogModule.command, exchange.response?.status ?? .success == .success { return }
+            feed.record(.exchange(exchange))
+        }
         for module in Self.builtInModules() { Self.register(module, on: bridge, logger: logger) }
         Self.register(
             PageAnswersModule(report: { [weak bridge] in bridge?.report(viewerId: $0, request: $1, response: $2) }), on: bridge,
@@ -77,6 +88,12 @@ public final class StoryBridgeHost: Sendable {
         self.deepLink = deepLink
         Self.register(DeepLinkingModule(), on: bridge, logger: logger)
         if !commands.isEmpty { Self.register(ConfiguredCommandsModule(commands), on: bridge, logger: logger) }
+        self.storyContext = StoryContextService(
+            store: StoryContextStore(database: database, clock: clock), library: library, identity: identity, base: storyContext,
+            viewers: viewers, logger: logger)
+        Self.register(StoryContextModule(service: self.storyContext), on: bridge, logger: logger)
+        self.pageConsole = PageConsole(settings: pageConsole, clock: clock, feed: feed)
+        Self.register(ConsoleLogModule(console: self.pageConsole), on: bridge, logger: logger)
     }
 
     /// Logs the start and end of each episode of failing writes, once each.

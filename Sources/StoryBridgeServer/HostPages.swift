@@ -1,18 +1,36 @@
 import Foundation
 import StoryBridge
 
-/// The host's own HTML pages: the library (what `/` shows when several presentations are served)
-/// and the page a viewer lands on after closing a presentation.
+/// The host's own HTML pages: the library (what `/` shows when several presentations are served),
+/// the page a viewer lands on after closing a presentation, and the pages served instead of a
+/// presentation that is blocked or not installed.
 enum HostPages {
-    /// The library page; while it is empty (a kiosk whose first sync is still downloading) it
+    /// The library page, of the listed presentations (a hidden one, `visibility: false`, still
+    /// opens by link); while none is installed (a kiosk whose first sync is still downloading) it
     /// says so and reloads itself every ``emptyLibraryRefreshSeconds``, so the first presentation
     /// that arrives opens without anyone touching the screen.
-    static func library(_ presentations: [Presentation], heading: String = "Presentations") -> String {
+    static func library(_ library: PresentationLibrary, heading: String = "Presentations") -> String {
+        let all = library.all
+        let listed = all.filter(\.flags.isListed)
+        guard all.isEmpty || !listed.isEmpty else {
+            return page(
+                title: heading,
+                body: """
+                    <h1>\(escape(heading))</h1>
+                    <p id="all-hidden">The library holds \(all.count) presentation\(all.count == 1 ? "" : "s"), all \
+                    hidden by the content service (decks that other presentations open); they open by link.</p>
+                    """)
+        }
+        return self.library(listed, heading: heading)
+    }
+
+    private static func library(_ presentations: [Presentation], heading: String) -> String {
         let items = presentations.map { presentation in
             """
             <li><a href="\(ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))" \
             data-presentation="\(presentation.id)">\(escape(presentation.name))</a> \
-            <small>#\(presentation.id), \(presentation.slides.count) slides, revision \(presentation.revision)</small></li>
+            <small>#\(presentation.id), \(presentation.slides.count) slides, revision \(presentation.revision)\
+            \(presentation.flags.isLockedOut ? ", <strong class=\"blocked\">blocked by the content service</strong>" : "")</small></li>
             """
         }.joined(separator: "\n")
         guard !presentations.isEmpty else {
@@ -54,6 +72,33 @@ enum HostPages {
         return page(
             title: "Presentation closed",
             body: "<h1 id=\"closed\" data-outcome=\"\(escape(outcome))\">Presentation closed</h1><p>\(what)</p>\(reopen)\(others)")
+    }
+
+    /// Served instead of a presentation that is not installed: names it and says how to get it.
+    static func missing(_ missing: MissingPresentation) -> String {
+        page(
+            title: "Presentation not installed",
+            body: """
+                <h1 id="missing-presentation" data-presentation="\(missing.id)">Presentation not installed</h1>
+                <p>\(escape(missing.title.prefix(1).uppercased() + missing.title.dropFirst())) is not in this \
+                host's library\(missing.catalogName == nil ? "" : " (the content service lists it, but it has not been downloaded)"). \
+                Presentations open it when they depend on it; download it with:</p>
+                <pre><code>\(escape(missing.command))</code></pre>
+                <p>A running <code>storybridge serve</code> of the library picks it up without a restart; \
+                then reload this page. <a href="/">All presentations</a></p>
+                """)
+    }
+
+    /// Served instead of a presentation the content service has blocked (`lockout`).
+    static func blocked(_ presentation: Presentation) -> String {
+        page(
+            title: "Presentation blocked",
+            body: """
+                <h1 id="blocked-presentation" data-presentation="\(presentation.id)">Presentation blocked</h1>
+                <p>“\(escape(presentation.name))” (presentation \(presentation.id)) is blocked by the content \
+                service. Its slides are not shown until the service unblocks it and \
+                <code>storybridge sync</code> brings the change. <a href="/">All presentations</a></p>
+                """)
     }
 
     private static func page(title: String, body: String, refreshSeconds: Int? = nil) -> String {

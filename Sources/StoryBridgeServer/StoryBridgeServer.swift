@@ -100,6 +100,7 @@ public struct StoryBridgeServer: Sendable {
             host: host, token: token, metrics: metrics, refusals: refusals, uploadCollector: configuration.uploadCollector,
             echo: configuration.echoEndpoint
         ).add(to: router)
+        StoryContextRoutes(host: host, token: token, refusals: refusals).add(to: router)
 
         let sockets = WebSocketRoutes(
             host: host,

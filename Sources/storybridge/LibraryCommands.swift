@@ -74,31 +74,52 @@ struct InstallCommand: ParsableCommand {
 }
 
 struct ListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the installed presentations.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the installed presentations.",
+        discussion: """
+            Presentations the content service hides (visibility: false, usually decks that other \
+            presentations open) are left out, as on the launcher page; --all lists them too. A \
+            presentation the service blocked (lockout) is listed and marked: serve refuses its slides.
+            """)
 
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Flag(help: "Also list the presentations the content service hides (visibility: false).")
+    var all = false
+
     @OptionGroup var library: LibraryOptions
 
     func run() throws {
-        let entries = try library.openLibrary().entries()
+        let installed = try library.openLibrary().entries()
+        let entries = all ? installed : installed.filter(\.presentation.flags.isListed)
+        let hidden = installed.count - entries.count
         if json {
             Terminal.say(JSONValue.array(entries.map(Self.describe)).jsonString())
             return
         }
-        if entries.isEmpty {
+        if installed.isEmpty {
             Terminal.say("The library in \(library.directory.root.path) is empty. Install with: storybridge install deck.zip")
             return
         }
-        Terminal.say("  ID  REV  SLIDES  MEDIA       SIZE  NAME")
+        if !entries.isEmpty { Terminal.say("  ID  REV  SLIDES  MEDIA       SIZE  NAME") }
         for entry in entries {
             let p = entry.presentation
             Terminal.say(
                 String(
-                    format: "%4d  %3d  %6d  %5d  %7.1f MB  %@", p.id, p.revision, p.slides.count, p.mediaFiles.count,
-                    Double(entry.sizeBytes) / 1e6, p.name))
+                    format: "%4d  %3d  %6d  %5d  %7.1f MB  %@%@", p.id, p.revision, p.slides.count, p.mediaFiles.count,
+                    Double(entry.sizeBytes) / 1e6, p.name, Self.marks(p.flags)))
         }
+        if hidden > 0 {
+            Terminal.say("\(hidden) hidden presentation\(hidden == 1 ? "" : "s") not listed (storybridge list --all shows them).")
+        }
+    }
+
+    /// What the content service's flags change, after the name: `  [hidden, blocked]`.
+    static func marks(_ flags: PresentationFlags) -> String {
+        let marks = [(!flags.isListed, "hidden"), (flags.isLockedOut, "blocked"), (flags.needsConfirmation, "asks on close")]
+            .filter(\.0).map(\.1)
+        return marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]"
     }
 
     static func describe(_ entry: LibraryStore.Entry) -> JSONValue {
@@ -107,6 +128,8 @@ struct ListCommand: ParsableCommand {
             "presId": .int(p.id), "name": .string(p.name), "revision": .int(p.revision), "order": .int(p.order),
             "slides": .int(p.slides.count), "mediaFiles": .int(p.mediaFiles.count), "sizeBytes": .int(Int(entry.sizeBytes)),
             "files": .int(entry.fileCount), "source": .string(entry.source), "folder": .string(p.root.path),
+            "visibility": .bool(p.flags.isListed), "lockout": .bool(p.flags.isLockedOut),
+            "needConfirmation": .bool(p.flags.needsConfirmation),
         ]
     }
 }

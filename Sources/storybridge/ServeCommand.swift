@@ -37,7 +37,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a module may take before the host answers a 504 Failure (default 10).")
     var deadline: Double?
 
-    @Option(help: "How a mode-0 close answers \"save the session?\": ask (the viewer, in the browser), save, discard, cancel.")
+    @Option(
+        help: """
+            How a mode-0 close (also the viewer's close button) answers "save the session?": ask (the viewer, in the \
+            browser, for presentations the content service marks needConfirmation; others close and save), save, \
+            discard, cancel (for every presentation, without asking).
+            """)
     var closeAnswer: ViewerPolicy.CloseDecision = .ask
 
     @Option(help: "Whether an unfinished session of the same presentation is continued: ask (the viewer), restore, new.")
@@ -48,6 +53,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Log line format on standard error: text or json (one object per line).")
     var logFormat: LogFormat = .text
+
+    @Option(
+        help: """
+            What the client does with the page's own console.log/info/warn/error/debug lines: forward (send each to the \
+            host, which logs it at the page's level and shows it in the inspector; 20 lines a second per page, bursts of \
+            50, the rest dropped and counted) or off.
+            """)
+    var pageConsole: PageConsoleForwarding = .forward
 
     @Flag(
         name: .customLong("watch"), inversion: .prefixedNo,
@@ -103,6 +116,12 @@ struct ServeCommand: AsyncParsableCommand {
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
+        let storyContext: StoryContextDefinition
+        do {
+            storyContext = try configuration.storyContextDefinition()
+        } catch {
+            throw ValidationError(error.description)
+        }
         let source: PresentationSource
         do {
             source = try PresentationSource.resolve(target, library: library, id: id, name: name)
@@ -139,7 +158,8 @@ struct ServeCommand: AsyncParsableCommand {
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
             tables: configuration.tables, deepLink: link, commands: configuration.commands,
-            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime, logger: logger)
+            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime,
+            storyContext: storyContext, pageConsole: PageConsoleSettings(forwarding: pageConsole), logger: logger)
         // Sessions a killed run left open are finished before the first page connects.
         await host.sweepIdle()
         let bindHost = self.host ?? configuration.server.host ?? "127.0.0.1"
@@ -215,3 +235,4 @@ extension LogFormat: ExpressibleByArgument {}
 
 extension ViewerPolicy.CloseDecision: ExpressibleByArgument {}
 extension ViewerPolicy.RestoreDecision: ExpressibleByArgument {}
+extension PageConsoleForwarding: ExpressibleByArgument {}

@@ -178,11 +178,33 @@ struct ViewerChromeTests {
         }
     }
 
-    @Test("the close button asks to save; the viewer lands on the closed page")
+    /// The demo with the content service's `needConfirmation` set, as a synced library holds it.
+    func withConfirmingDemo(_ body: (TestHost, BrowserPage) async throws -> Void) async throws {
+        let host = try await TestHost.start(presentationFolders: [demoFolder]) { host in
+            var demo = try #require(host.library.presentation(id: 1))
+            demo.flags.needsConfirmation = true
+            host.library.add(demo)
+        }
+        let page = try await SharedBrowser.shared.get().newPage()
+        do { try await body(host, page) } catch {
+            await page.close()
+            await host.stop()
+            throw error
+        }
+        await page.close()
+        await host.stop()
+    }
+
+    @Test("on a needConfirmation deck the close button asks to save; cancel stays, save lands on the closed page")
     func closeWithDialog() async throws {
-        try await withTwo { host, page in
+        try await withConfirmingDemo { host, page in
             try await page.navigate(to: host.slideURL(slide: "summary.html"))
             try await page.waitForSlide("summary.html")
+            try await page.clickChrome("close")
+            try await page.waitForChrome("root.querySelector('[data-overlay=confirm-close]')")
+            try await page.clickChrome("cancel")
+            try await page.waitForChrome("!root.querySelector('[data-overlay=confirm-close]')")
+            #expect(try await page.evaluate("window.__storybridge.slide") == "summary.html")
             try await page.clickChrome("close")
             try await page.waitForChrome("root.querySelector('[data-overlay=confirm-close]')")
             try await page.clickChrome("save")
@@ -190,6 +212,57 @@ struct ViewerChromeTests {
             #expect(try await page.evaluate("document.getElementById('closed').getAttribute('data-outcome')") == "saved")
             try await page.click("#reopen")
             try await page.waitForSlide("index.html")
+        }
+    }
+
+    @Test("opening a deck that is not installed, or is blocked, shows why over the slide, which stays")
+    func openUnavailable() async throws {
+        let host = try await TestHost.start(
+            presentationFolders: [demoFolder, try secondPresentation()],
+            catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")]
+        ) { host in
+            var second = try #require(host.library.presentation(id: 2))
+            second.flags.isLockedOut = true
+            host.library.add(second)
+        }
+        let page = try await SharedBrowser.shared.get().newPage()
+        do {
+            try await page.navigate(to: host.slideURL(slide: "products.html"))
+            try await page.waitForSlide("products.html")
+            try await page.type("#open-target", "12")
+            try await page.click("#btn-open")
+            try await page.waitForChrome("root.querySelector('[data-overlay=unavailable][data-presentation=\"12\"]')")
+            let missing = try await page.inChrome("root.querySelector('[data-overlay=unavailable]').textContent")
+            #expect(missing.stringValue?.contains("Presentation not installed") == true)
+            #expect(missing.stringValue?.contains("Presentation 12 is not installed on this host") == true)
+            #expect(missing.stringValue?.contains("storybridge sync --content 12") == true)
+            try await page.clickChrome("close-unavailable")
+            try await page.waitForChrome("!root.querySelector('[data-overlay=unavailable]')")
+
+            try await page.evaluate("document.getElementById('open-target').value = ''")
+            try await page.type("#open-target", "2")
+            try await page.click("#btn-open")
+            try await page.waitForChrome("root.querySelector('[data-overlay=unavailable][data-presentation=\"2\"]')")
+            let blocked = try await page.inChrome("root.querySelector('[data-overlay=unavailable]').textContent")
+            #expect(blocked.stringValue?.contains("blocked by the content service") == true)
+            #expect(try await page.evaluate("window.__storybridge.slide") == "products.html")
+        } catch {
+            await page.close()
+            await host.stop()
+            throw error
+        }
+        await page.close()
+        await host.stop()
+    }
+
+    @Test("on a deck without needConfirmation the close button closes at once and saves, as the apps' close does")
+    func closeWithoutDialog() async throws {
+        try await withTwo { host, page in
+            try await page.navigate(to: host.slideURL(slide: "summary.html"))
+            try await page.waitForSlide("summary.html")
+            try await page.clickChrome("close")
+            try await page.waitFor("document.getElementById('closed') && document.readyState === 'complete'")
+            #expect(try await page.evaluate("document.getElementById('closed').getAttribute('data-outcome')") == "saved")
         }
     }
 

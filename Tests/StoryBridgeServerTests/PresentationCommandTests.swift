@@ -96,7 +96,7 @@ struct PresentationCommandTests {
             let viewer = try await host.connectViewer()
             let unknown = try await viewer.request("open", data: ["presId": 99, "slideName": ""])
             #expect(unknown.errorCode == 404)
-            #expect(unknown.errorMessage == "Presentation 99 not found")
+            #expect(unknown.errorMessage == "Presentation 99 is not installed on this host: get it with `storybridge sync --content 99`")
             #expect(try await viewer.request("open", data: ["presId": 2, "slideName": "nope.html"]).errorCode == 404)
             let bad = try await viewer.request("open", data: ["presId": "two"])
             #expect(bad.errorCode == 400)
@@ -184,9 +184,13 @@ struct PresentationCommandTests {
         }
     }
 
-    @Test("closePresentation 1 and 2 close at once; 0 asks the viewer and cancel keeps it open")
+    @Test("closePresentation 1 and 2 close at once; 0 asks the viewer of a needConfirmation deck and cancel keeps it open")
     func close() async throws {
         try await withTwo { host in
+            // The content service's flag that makes a mode-0 close ask (PlatformFlagsTests has the rest).
+            var demo = try #require(host.runtime.library.presentation(id: 1))
+            demo.flags.needsConfirmation = true
+            host.runtime.library.add(demo)
             let viewer = try await host.connectViewer()
             viewer.send(BridgeRequest(command: "closePresentation", data: ["mode": 2]))
             let closed = try #require(await viewer.nextEvent(named: "closed"))

@@ -187,8 +187,10 @@ struct BridgeRouterTests {
         for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
         try bridge.register(DeepLinkingModule())
         #expect(Set(bridge.commands).isSubset(of: Set(host.bridge.commands)))
-        #expect(host.bridge.commands.count == 59)
+        #expect(host.bridge.commands.count == 61)
+        #expect(host.bridge.policy(for: ConsoleLogModule.command) == .readFromMemory)
         #expect(host.bridge.policy(for: PageAnswers.reportCommand) == .fromMemory)
+        #expect(host.bridge.policy(for: StoryContextModule.command) == .ordered(.bridgeDefault))
         #expect(bridge.policy(for: "getCurrentSlideName") == .readFromMemory)
         #expect(bridge.policy(for: "setDeepLinkingOutboundScheme") == .fromMemory)
         #expect(bridge.policy(for: "setCustomEvent") == .ordered(.bridgeDefault))

@@ -13,7 +13,8 @@ import Foundation
 ///              "viewerIdleTime": "30m", "sessionTimeout": "30m"},
 ///   "bridge": {"deadlineSeconds": 10},
 ///   "http": {"allowedHosts": ["api.example.com", "*.example.org"], "timeoutSeconds": 15},
-///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"}
+///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"},
+///   "storyContext": "story-context.json"
 /// }
 /// ```
 public struct HostConfiguration: Sendable, Hashable, Codable {
@@ -61,6 +62,9 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     public var tables: [TableDefinition]
     /// Commands answered without Swift: fixed replies, templates, webhooks.
     public var commands: [ConfiguredCommand]
+    /// A Story context definition file (``StoryContextDefinition``) every presentation starts
+    /// from; a presentation's own `story-context.json` wins object by object.
+    public var storyContext: String?
 
     public init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
@@ -84,6 +88,18 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         http = try container.decodeIfPresent(HTTPModuleSettings.self, forKey: .http) ?? HTTPModuleSettings()
         tables = try container.decodeIfPresent([TableDefinition].self, forKey: .tables) ?? []
         commands = try container.decodeIfPresent([ConfiguredCommand].self, forKey: .commands) ?? []
+        storyContext = try container.decodeIfPresent(String.self, forKey: .storyContext)
+    }
+
+    /// The Story context definition of ``storyContext``; empty when none is configured, an error
+    /// when the file is missing or not valid.
+    public func storyContextDefinition() throws(StoryContextError) -> StoryContextDefinition {
+        guard let storyContext else { return StoryContextDefinition() }
+        let file = URL(fileURLWithPath: storyContext)
+        guard let definition = try StoryContextDefinition.read(from: file) else {
+            throw .invalidDefinition(source: file.path, reason: "no such file (config key storyContext)")
+        }
+        return definition
     }
 
     /// Reads a config file, with an error that names the file and the bad key.

@@ -5,18 +5,29 @@ import Logging
 /// Keeps a running host in step with the library's catalog when it serves the library: a
 /// presentation installed or updated by another process (`storybridge sync --content`,
 /// `storybridge install`) is read in and its viewers reloaded; one removed leaves the host's
-/// library. Polls the `presentation` table's (id, revision, folder) every ``interval`` of the host's
-/// clock, which is cheap, needs no cross-process notification, and sees every writer.
+/// library. Polls the `presentation` table's (id, revision, folder), with the platform flags the
+/// sync catalog holds for it, every ``interval`` of the host's clock, which is cheap, needs no
+/// cross-process notification, and sees every writer. A sync that only changes flags (the service
+/// blocked a deck, hid it, or asks for confirmation now) reaches the host the same way: a deck
+/// blocked while shown reloads its viewers onto the blocked page.
 public struct LibraryCatalogWatcher: Sendable {
     /// The library's catalog.
     public let store: LibraryStore
     /// How long to wait between looks at the catalog.
     public let interval: Duration
 
-    /// One row's identity: a new folder means a new install (a revision swap or a reinstall).
+    /// One row's identity: a new folder means a new install (a revision swap or a reinstall); new
+    /// flags, a change of what the content service allows.
     struct Stamp: Hashable, Sendable {
         let revision: Int
         let folder: String
+        let flags: PresentationFlags
+
+        /// Whether `newer` differs from this stamp only in flags that change no slide a viewer
+        /// shows (`visibility`, `needConfirmation`): the same files, and not blocked or unblocked.
+        func changesOnlyWhatIsNotShown(_ newer: Stamp) -> Bool {
+            revision == newer.revision && folder == newer.folder && flags.isLockedOut == newer.flags.isLockedOut
+        }
     }
 
     /// Follows `store`'s catalog, looking every `interval`.
@@ -35,6 +46,14 @@ public struct LibraryCatalogWatcher: Sendable {
             for (id, stamp) in now.sorted(by: { $0.key < $1.key }) where known[id] != stamp {
                 do {
                     guard let entry = try store.entry(id: id) else { continue }
+                    if let before = known[id], before.changesOnlyWhatIsNotShown(stamp) {
+                        // Listed or asking on close now: nothing a viewer shows changed, so no reload.
+                        let listed = stamp.flags.isListed ? "listed" : "hidden"
+                        let close = stamp.flags.needsConfirmation ? "asks on close" : "closes without asking"
+                        host.logger.info("library: presentation \(id) is \(listed), \(close)")
+                        host.library.add(entry.presentation)
+                        continue
+                    }
                     host.logger.info(
                         "library: presentation \(id) \(known[id] == nil ? "added" : "updated") (revision \(stamp.revision))")
                     await host.presentationChanged(entry.presentation, files: [])
@@ -74,9 +93,14 @@ public struct LibraryCatalogWatcher: Sendable {
     func stamps() throws -> [Int: Stamp] {
         try store.database.pool.read { db in
             var stamps: [Int: Stamp] = [:]
-            let sql = "SELECT id, revision, folder FROM presentation WHERE \(LibraryStore.servedCondition)"
+            let sql = """
+                SELECT presentation.id, presentation.revision, presentation.folder, \(SyncCatalogFacts.flagColumns)
+                FROM presentation \(SyncCatalogFacts.joinOnSyncedRow)
+                WHERE \(LibraryStore.servedCondition)
+                """
             for row in try Row.fetchAll(db, sql: sql) {
-                stamps[row["id"]] = Stamp(revision: row["revision"], folder: row["folder"])
+                stamps[row["id"]] = Stamp(
+                    revision: row["revision"], folder: row["folder"], flags: SyncCatalogFacts.flags(from: row))
             }
             return stamps
         }

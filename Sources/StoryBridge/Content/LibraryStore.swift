@@ -90,7 +90,7 @@ public final class LibraryStore: Sendable {
     }
 
     /// The SQL condition on `presentation` rows that `serve` offers (see ``servedEntries()``).
-    public static let servedCondition = "id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
+    public static let servedCondition = "presentation.id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
 
     /// One installed presentation.
     public func entry(id: Int) throws -> Entry? {
@@ -126,7 +126,8 @@ public final class LibraryStore: Sendable {
         let presentation = Presentation(
             id: id, name: row["name"], shortDescription: row["shortDescription"], longDescription: row["longDescription"],
             revision: row["revision"], order: row["sortOrder"],
-            root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media)
+            root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media,
+            flags: try SyncCatalogFacts.flags(presentationId: id, source: row["source"], db: db))
         return Entry(
             presentation: presentation, sizeBytes: row["sizeBytes"], fileCount: row["fileCount"], source: row["source"],
             installedAt: row["installedAt"])

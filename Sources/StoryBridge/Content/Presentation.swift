@@ -44,13 +44,15 @@ public struct Presentation: Sendable, Hashable {
     public var slides: [Slide]
     /// The files of `mediafiles/`.
     public var mediaFiles: [MediaFile]
+    /// The content service's flags: listed, blocked, confirmation on close.
+    public var flags: PresentationFlags
 
     /// The start slide's name.
     public static let startSlide = "index.html"
 
     public init(
         id: Int, name: String, shortDescription: String = "", longDescription: String = "", revision: Int = 1,
-        order: Int = 0, root: URL, slides: [Slide], mediaFiles: [MediaFile]
+        order: Int = 0, root: URL, slides: [Slide], mediaFiles: [MediaFile], flags: PresentationFlags = .defaults
     ) {
         self.id = id
         self.name = name
@@ -61,6 +63,7 @@ public struct Presentation: Sendable, Hashable {
         self.root = root
         self.slides = slides
         self.mediaFiles = mediaFiles
+        self.flags = flags
     }
 
     /// The slide named `name`, if the presentation has it.

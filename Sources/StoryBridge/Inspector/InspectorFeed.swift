@@ -13,6 +13,12 @@ public final class InspectorFeed: Sendable {
         case event(viewerId: String, HostEvent)
         case connection(viewerId: String, connected: Bool, presentationId: Int, slide: String)
         case reload(presentationId: Int, files: [String])
+        /// Something wrong with a slide that the host noticed while serving it (for example, the
+        /// client script could not be placed in it); `message` says what and what to do.
+        case warning(presentationId: Int, slide: String, message: String)
+        /// A line of a page's console (``PageConsole``), at the level the page used; or, with
+        /// `dropped` above zero, the count of the page's lines dropped by the rate limit.
+        case console(viewerId: String, presentationId: Int?, slide: String?, level: PageConsoleLevel, message: String, dropped: Int)
     }
 
     /// An entry with its place in the feed, as the ring keeps it: a number and one reference.
@@ -32,7 +38,7 @@ public final class InspectorFeed: Sendable {
         case other(Dated)
     }
 
-    /// A host event, connection or reload, with when it was recorded.
+    /// A host event, connection, reload, warning or console line, with when it was recorded.
     private final class Dated: Sendable {
         let entry: Entry
         let date: Date
@@ -207,6 +213,19 @@ public final class InspectorFeed: Sendable {
             members["type"] = "reload"
             members["presentation"] = .int(presentationId)
             members["files"] = .array(files.map(JSONValue.string))
+        case .warning(let presentationId, let slide, let message):
+            members["type"] = "warning"
+            members["presentation"] = .int(presentationId)
+            members["slide"] = .string(slide)
+            members["message"] = .string(message)
+        case .console(let viewerId, let presentationId, let slide, let level, let message, let dropped):
+            members["type"] = "console"
+            members["viewer"] = .string(viewerId)
+            members["presentation"] = presentationId.map(JSONValue.int) ?? .null
+            members["slide"] = slide.map(JSONValue.string) ?? .null
+            members["level"] = .string(level.rawValue)
+            members["message"] = .string(message)
+            members["dropped"] = .int(dropped)
         }
         return .object(members)
     }

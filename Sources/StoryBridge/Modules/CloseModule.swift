@@ -1,9 +1,12 @@
 import Foundation
 
-/// `closePresentation {mode}`: 0 asks the viewer "save the session?" (save / don't save / cancel),
-/// 1 closes and saves, 2 closes without saving. An invalid mode counts as 0. When the viewer has
-/// to be asked, the module waits for the answer without a deadline and without holding up the
-/// page's other requests.
+/// `closePresentation {mode}`: 1 closes and saves, 2 closes without saving, and 0 (what the
+/// viewer chrome's close sends; an invalid mode counts as 0) closes the way the apps' own close
+/// button does: a presentation whose content service flag `needConfirmation` is set asks the
+/// viewer "save the session?" (save / don't save / cancel) first, any other closes and saves. A
+/// `--close-answer` other than `ask` answers mode 0 for every presentation without asking. When
+/// the viewer has to be asked, the module waits for the answer without a deadline and without
+/// holding up the page's other requests.
 public struct CloseModule: BridgeModule {
     public let name = "Close"
 
@@ -28,7 +31,7 @@ public struct CloseModule: BridgeModule {
         switch mode {
         case 1: outcome = .saved
         case 2: outcome = .discarded
-        default: outcome = try await ask(context)
+        default: outcome = try await closeAsTheAppsDo(presentation, context)
         }
         if outcome != .cancelled {
             do {
@@ -51,13 +54,17 @@ public struct CloseModule: BridgeModule {
         return ["outcome": .string(outcome.rawValue)]
     }
 
-    private func ask(_ context: BridgeContext) async throws -> Outcome {
+    /// Mode 0: the host's policy when it is set, else the presentation's `needConfirmation`.
+    private func closeAsTheAppsDo(_ presentation: Presentation, _ context: BridgeContext) async throws -> Outcome {
         switch context.policy.closeDecision {
         case .save: return .saved
         case .discard: return .discarded
         case .cancel: return .cancelled
-        case .ask: break
+        case .ask: return presentation.flags.needsConfirmation ? try await ask(context) : .saved
         }
+    }
+
+    private func ask(_ context: BridgeContext) async throws -> Outcome {
         let prompt = "close-\(UUID().uuidString)"
         await context.send(HostEvent(name: "confirmClose", data: ["prompt": .string(prompt)]))
         guard let answer = await context.viewer.prompts.answer(to: prompt)?.stringValue else {

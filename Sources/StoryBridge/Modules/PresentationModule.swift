@@ -53,8 +53,16 @@ public struct PresentationModule: BridgeModule {
         var slide = try request.optionalString("slideName")?.trimmingSpaces() ?? ""
         if slide.isEmpty { slide = Presentation.startSlide }
         let data = try request.member("data") ?? .emptyObject
+        // A deck that cannot be opened: the viewer's chrome says why (the slide stays), and
+        // content's callback gets the same message.
         guard let target = context.library.presentation(id: id) else {
-            throw BridgeError.notFound("Presentation \(id) not found")
+            let missing = context.library.missing(id: id)
+            await context.send(.unavailable(missing))
+            throw BridgeError.notFound(missing.message)
+        }
+        guard !target.flags.isLockedOut else {
+            await context.send(.unavailable(blocked: target))
+            throw BridgeError.blocked(target.lockoutMessage)
         }
         guard target.hasSlide(slide) else {
             throw BridgeError.notFound("Slide '\(slide)' not found in presentation \(id)")

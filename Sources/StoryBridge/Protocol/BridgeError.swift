@@ -11,6 +11,8 @@ public enum BridgeError: Error, Sendable, Hashable {
     case notFound(String)
     /// The request is understood but refused in the current state (400).
     case refused(String)
+    /// The content service does not allow it: a presentation it blocked (`lockout`) (403).
+    case blocked(String)
     /// The module did not answer within its deadline (504).
     case deadlineExceeded(command: String, module: String, seconds: Double)
     /// The module failed with an error that is not a `BridgeError` (500).
@@ -26,6 +28,7 @@ public enum BridgeError: Error, Sendable, Hashable {
     public var errorCode: Int {
         switch self {
         case .unknownCommand, .invalidData, .refused: return 400
+        case .blocked: return 403
         case .notFound: return 404
         case .deadlineExceeded: return 504
         case .moduleFailed: return 500
@@ -44,7 +47,7 @@ public enum BridgeError: Error, Sendable, Hashable {
             return "Invalid Data: '\(field)' \(reason)"
         case .notFound(let what):
             return what
-        case .refused(let why):
+        case .refused(let why), .blocked(let why):
             return why
         case .deadlineExceeded(let command, let module, let seconds):
             return "Module '\(module)' did not answer '\(command)' within \(Self.format(seconds)) s"
@@ -63,11 +66,11 @@ public enum BridgeError: Error, Sendable, Hashable {
 
     /// Whether the failure points at a defect in the content or a module (an unknown command, bad
     /// `Data`, a module that threw or hung), so the host logs it as a warning. Not-found, refused and
-    /// custom answers are ordinary outcomes content handles.
+    /// custom answers are ordinary outcomes content handles (as are blocked presentations).
     public var isDefect: Bool {
         switch self {
         case .unknownCommand, .invalidData, .deadlineExceeded, .moduleFailed: return true
-        case .notFound, .refused, .storage, .custom: return false
+        case .notFound, .refused, .blocked, .storage, .custom: return false
         }
     }
 

@@ -320,6 +320,9 @@ public final class StoryBridgeDatabase: Sendable {
         migrator.registerMigration("v9-sync-guards") { db in
             try SyncCatalogSchema.addGuards(db)
         }
+        migrator.registerMigration("v10-story-context") { db in
+            try StoryContextSchema.create(db)
+        }
         return migrator
     }
 }

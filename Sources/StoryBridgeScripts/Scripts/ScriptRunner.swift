@@ -159,6 +159,19 @@ public final class ScriptRunner: Sendable {
                 description: expect.mismatch(last, label: "text of \(selector)") ?? "no element matches \(selector)")
         case .waitForCommand(let command, let timeout):
             try await environment.waitForCommand(command, timeout: timeout)
+        case .setContext(let change):
+            let steps = StoryContextSteps(baseURL: environment.baseURL, token: environment.token)
+            let presentation = change.presentationId ?? test.presentationId
+            if let value = change.value {
+                try await steps.set(
+                    presentation: presentation, keyPath: change.keyPath, value: value, type: change.type, refused: change.refused)
+            } else {
+                try await steps.delete(presentation: presentation, keyPath: change.keyPath, refused: change.refused)
+            }
+        case .expectContext(let expected):
+            try await StoryContextSteps(baseURL: environment.baseURL, token: environment.token).expect(
+                presentation: expected.presentationId ?? test.presentationId, keyPath: expected.keyPath, expect: expected.expect,
+                type: expected.type, absent: expected.absent, timeout: expected.timeout)
         }
     }
 

@@ -20,6 +20,10 @@ public struct TestScript: Sendable {
         case waitFor(script: String, timeout: Double)
         case text(selector: String, expect: JSONExpectation, timeout: Double)
         case waitForCommand(command: String, timeout: Double)
+        /// Sets a Story context value through the host's endpoint, as the app side.
+        case setContext(StoryContextChange)
+        /// Waits until a Story context value meets the expectation.
+        case expectContext(StoryContextExpectation)
 
         /// A short label for reports.
         public var label: String {
@@ -36,6 +40,8 @@ public struct TestScript: Sendable {
             case .waitFor(let script, _): return "waitFor \(script.prefix(40))"
             case .text(let selector, _, _): return "text \(selector)"
             case .waitForCommand(let command, _): return "waitForCommand \(command)"
+            case .setContext(let change): return "\(change.value == nil ? "deleteContext" : "setContext") \(change.keyPath)"
+            case .expectContext(let expected): return "expectContext \(expected.keyPath)"
             }
         }
     }
@@ -55,6 +61,29 @@ public struct TestScript: Sendable {
         public var slideViews: [String]?
         public var mediaViews: [String]?
         public var customEvents: [String: String]?
+    }
+
+    /// A `setContext` (`value` set) or `deleteContext` (`value` nil) step.
+    public struct StoryContextChange: Sendable {
+        public var keyPath: String
+        public var value: JSONValue?
+        /// The Story type to read `value` as (`contextType`).
+        public var type: String?
+        /// When set, the step expects a refusal whose reason contains this.
+        public var refused: String?
+        public var presentationId: Int?
+    }
+
+    /// An `expectContext` step.
+    public struct StoryContextExpectation: Sendable {
+        public var keyPath: String
+        public var expect: JSONExpectation
+        /// The Story type the value must have (`contextType`: integer and float are told apart).
+        public var type: String?
+        /// The key must not be there (`absent: true`).
+        public var absent: Bool
+        public var presentationId: Int?
+        public var timeout: Double
     }
 
     /// One named test.
@@ -84,7 +113,7 @@ public struct TestScript: Sendable {
 
     static let stepKinds = [
         "send", "expectEvent", "load", "wait", "expectRecord", "browser", "click", "type", "eval", "waitFor", "text",
-        "waitForCommand",
+        "waitForCommand", "setContext", "deleteContext", "expectContext",
     ]
 
     /// Reads a script file (`.json`, `.yaml` or `.yml`).
@@ -278,6 +307,19 @@ public struct TestScript: Sendable {
             return .waitFor(script: try string("waitFor"), timeout: timeout)
         case "text":
             return .text(selector: try string("text"), expect: expectation(step, prefix: "expect"), timeout: timeout)
+        case "setContext", "deleteContext":
+            let deleting = kind == "deleteContext"
+            guard deleting || step["value"] != nil else { throw FormatError(description: "\(place): 'setContext' needs a 'value'") }
+            return .setContext(
+                StoryContextChange(
+                    keyPath: try string(kind), value: deleting ? nil : step["value"], type: step["contextType"]?.stringValue,
+                    refused: step["refused"]?.stringValue, presentationId: step["presentationId"]?.intValue))
+        case "expectContext":
+            return .expectContext(
+                StoryContextExpectation(
+                    keyPath: try string("expectContext"), expect: expectation(step, prefix: "expect"),
+                    type: step["contextType"]?.stringValue, absent: step["absent"] == .bool(true),
+                    presentationId: step["presentationId"]?.intValue, timeout: timeout))
         default:
             return .waitForCommand(command: try string("waitForCommand"), timeout: timeout)
         }

@@ -15,7 +15,7 @@ struct PageConnectionRequest: Sendable, Equatable {
 }
 
 /// Decides whether a page that passed the host-name and token checks may connect to the bridge:
-/// its origin, its query parameters, its presentation and slide.
+/// its origin, its query parameters, its presentation (installed, not blocked) and slide.
 struct PageAdmission: Sendable {
     let library: PresentationLibrary
 
@@ -36,6 +36,7 @@ struct PageAdmission: Sendable {
         guard let presentation = library.presentation(id: presentationId) else {
             return .failure(.unknownPresentation(presentationId))
         }
+        guard !presentation.flags.isLockedOut else { return .failure(.blockedPresentation(presentationId)) }
         guard presentation.hasSlide(slide) else { return .failure(.unknownSlide(slide)) }
         return .success(
             PageConnectionRequest(

@@ -20,6 +20,8 @@ enum RequestRefusal: Error, Equatable, Sendable {
     case unknownPresentation(Int)
     /// The page names a slide its presentation does not have.
     case unknownSlide(String)
+    /// The page names a presentation the content service has blocked (`lockout`).
+    case blockedPresentation(Int)
     /// The host already serves its limit of bridge connections.
     case tooManyConnections(Int)
 
@@ -27,7 +29,7 @@ enum RequestRefusal: Error, Equatable, Sendable {
         switch self {
         case .foreignHost: return .misdirectedRequest
         case .missingHost, .missingParameter, .unknownSlide, .unknownPresentation: return .badRequest
-        case .badToken, .badOrigin: return .forbidden
+        case .badToken, .badOrigin, .blockedPresentation: return .forbidden
         case .tooManyConnections: return .serviceUnavailable
         }
     }
@@ -43,6 +45,7 @@ enum RequestRefusal: Error, Equatable, Sendable {
         case .missingParameter(let name): return "Refused: query parameter '\(name)' is missing or invalid"
         case .unknownPresentation(let id): return "Refused: presentation \(id) is not in the library"
         case .unknownSlide(let slide): return "Refused: '\(slide)' is not a slide of that presentation"
+        case .blockedPresentation(let id): return "Refused: presentation \(id) is blocked by the content service"
         case .tooManyConnections(let limit): return "Refused: the host already serves \(limit) connections"
         }
     }
@@ -53,7 +56,7 @@ enum RequestRefusal: Error, Equatable, Sendable {
         case .foreignHost, .missingHost: return "host"
         case .badToken: return "token"
         case .badOrigin: return "origin"
-        case .missingParameter, .unknownPresentation, .unknownSlide: return "request"
+        case .missingParameter, .unknownPresentation, .unknownSlide, .blockedPresentation: return "request"
         case .tooManyConnections: return "connection-limit"
         }
     }

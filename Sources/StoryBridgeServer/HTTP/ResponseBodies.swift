@@ -14,6 +14,14 @@ extension Response {
         body(page, type: "text/html; charset=utf-8", cache: "no-store")
     }
 
+    /// A slide as served (its bytes, the client script in them); never cached.
+    static func html(_ page: ByteBuffer) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: page))
+    }
+
     /// A JSON document; never cached.
     static func json(_ value: JSONValue) -> Response {
         body(value.jsonString(), type: "application/json", cache: "no-store")

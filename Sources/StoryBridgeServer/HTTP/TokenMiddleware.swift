@@ -25,12 +25,13 @@ struct TokenMiddleware: RouterMiddleware {
     }
 }
 
-/// Answers 405 to any method but GET and HEAD: the host serves content, it takes none.
+/// Answers 405 to any method but GET and HEAD: the host serves content, it takes none. The one
+/// exception is the Story context endpoint (``StoryContextRoutes``), which needs the launch token.
 struct ReadOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
     @concurrent func handle(
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
+        guard request.method == .get || request.method == .head || request.uri.path == StoryContextRoutes.path else {
             throw HostHTTPError(.methodNotAllowed, "Only GET and HEAD are served")
         }
         return try await next(request, context)

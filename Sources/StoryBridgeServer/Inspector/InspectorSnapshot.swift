@@ -2,7 +2,8 @@ import Foundation
 import StoryBridge
 
 /// The inspector's view of the host at one moment (docs/INSPECTOR.md, "Snapshot"): viewers and
-/// their state, recent sessions with their records, and the upload queue.
+/// their state, recent sessions with their records, the upload queue, and the Story context of
+/// each presentation a viewer shows.
 enum InspectorSnapshot {
     /// Sessions shown, newest first.
     static let sessionLimit = 50
@@ -23,6 +24,8 @@ enum InspectorSnapshot {
             "viewers": .array(viewers),
             "sessions": .array(try await sessions(host, current: sessionViewers)),
             "upload": try await upload(host, collector: uploadCollector),
+            "storyContexts": await InspectorStoryContexts.build(
+                host: host, presentationIds: Set(viewers.compactMap { $0["presentation"]?["id"]?.intValue })),
         ]
     }
 

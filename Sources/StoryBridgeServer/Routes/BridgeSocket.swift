@@ -94,6 +94,7 @@ struct BridgeSocket: Sendable {
             // connection is taken down, as when it ran before the first frame was read.
             await gate.admit(nil)
             dispatcher.finish()
+            host.pageConsole.pageClosed(context)
             metrics.viewerDisconnected()
             host.feed.record(
                 .connection(viewerId: viewer.id, connected: false, presentationId: page.presentationId, slide: page.slide))

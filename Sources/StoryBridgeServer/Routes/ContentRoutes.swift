@@ -2,11 +2,13 @@ import Foundation
 import Hummingbird
 import StoryBridge
 
-/// The presentation side of the HTTP router: `/` (the deep link, the only presentation, or the
-/// library list), `/p/<id>` (its start slide), and the root slides `/p/<id>/<name>.html`, which are
-/// served with the client script injected. Every other file under `/p/` is left to the
+/// The presentation side of the HTTP router: `/` (the deep link, the only listed presentation, or
+/// the library list), `/p/<id>` (its start slide), and the root slides `/p/<id>/<name>.html`, which
+/// are served with the client script injected. Every other file under `/p/` is left to the
 /// `FileMiddleware` (see ``PresentationFiles``): these routes answer it "not found" with the
-/// message that is shown when the file does not exist either.
+/// message that is shown when the file does not exist either. A presentation that is not
+/// installed, or that the content service blocked, gets a page that says so
+/// (``PresentationUnavailable``) on every path under `/p/<id>`.
 struct ContentRoutes: Sendable {
     let host: StoryBridgeHost
     let token: LaunchToken
@@ -32,18 +34,23 @@ struct ContentRoutes: Sendable {
             // Launched by a deep link: open its presentation and slide, and tell the page so.
             return .redirect(to: ContentPaths.slideURL(presentationId: link.presentationId, slide: link.slide) + "?sbdeeplink=1")
         }
-        let all = host.library.all
-        if let id = defaultPresentationId ?? (all.count == 1 ? all.first?.id : nil) {
+        let listed = host.library.listed
+        if let id = defaultPresentationId ?? (listed.count == 1 ? listed.first?.id : nil) {
             return .redirect(to: ContentPaths.slideURL(presentationId: id, slide: Presentation.startSlide))
         }
-        return .html(HostPages.library(all))
+        return .html(HostPages.library(host.library))
     }
 
+    /// The presentation the path names, if it is installed and not blocked.
     private func presentation(_ context: HostRequestContext) throws -> Presentation {
         let idText = context.parameters.get("id") ?? ""
-        guard let id = Int(idText), let presentation = host.library.presentation(id: id) else {
-            throw HostHTTPError.notFound("No presentation '\(idText)' in the library")
+        guard let id = Int(idText), id > 0 else {
+            throw HostHTTPError.notFound("No presentation '\(idText)' in the library: presentation ids are positive integers")
         }
+        guard let presentation = host.library.presentation(id: id) else {
+            throw PresentationUnavailable.missing(host.library.missing(id: id))
+        }
+        guard !presentation.flags.isLockedOut else { throw PresentationUnavailable.blocked(presentation) }
         return presentation
     }
 
@@ -55,11 +62,21 @@ struct ContentRoutes: Sendable {
     /// A root slide with the client script injected ahead of every content script.
     private func slide(_ request: Request, context: HostRequestContext) async throws -> Response {
         let presentation = try presentation(context)
+        // Read while the slide's file is read (StoryContextScript: window._story before content runs).
+        async let storyTag = StoryContextScript.tag(for: presentation, host: host)
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
         let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
-        let html = String(decoding: try Data(contentsOf: file.file), as: UTF8.self)
-        let tag = ClientScriptInjector.tag(
-            presentationId: presentation.id, slide: file.relative, token: token.value, pageAnswers: PageAnswers.allowed(by: host.bridge))
-        return .html(ClientScriptInjector.inject(tag, into: html))
+        let html = try Data(contentsOf: file.file)
+        let tag =
+            ClientScriptInjector.tag(
+                presentationId: presentation.id, slide: file.relative, token: token.value,
+                pageAnswers: PageAnswers.allowed(by: host.bridge),
+                pageConsole: host.pageConsole.settings.clientLimit)
+            + (await storyTag)
+        let injection = ClientScriptInjector.inject(tag, into: html)
+        if let problem = injection.problem {
+            ClientScriptInjector.report(problem, presentationId: presentation.id, slide: file.relative, host: host)
+        }
+        return .html(injection.body)
     }
 }

@@ -5,7 +5,9 @@ import StoryBridge
 /// The files of the library's presentations, for Hummingbird's `FileMiddleware` mounted at `/p`:
 /// `/<id>/<path>` is `<path>` inside presentation `<id>`'s folder. The middleware brings ETags,
 /// `If-None-Match`, `Last-Modified`, `Range` and `If-Range`; this provider keeps every file inside
-/// its presentation folder (a symbolic link that leads out is refused with 403).
+/// its presentation folder (a symbolic link that leads out is refused with 403). A presentation
+/// that is not installed or is blocked (`lockout`) has no files here: the request goes on to
+/// ``ContentRoutes``, which answers with the page that says why.
 struct PresentationFiles: FileProvider {
     struct Attributes: FileMiddlewareFileAttributes, Sendable {
         let isFolder: Bool
@@ -24,7 +26,9 @@ struct PresentationFiles: FileProvider {
 
     func getFileIdentifier(_ path: String) -> FileID? {
         let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2, let id = Int(parts[0]), let presentation = library.presentation(id: id) else { return nil }
+        guard parts.count == 2, let id = Int(parts[0]), let presentation = library.presentation(id: id),
+            !presentation.flags.isLockedOut
+        else { return nil }
         return FileID(root: presentation.root, relative: String(parts[1]))
     }
 

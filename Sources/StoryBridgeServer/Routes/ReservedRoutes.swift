@@ -37,7 +37,7 @@ struct ReservedRoutes: Sendable {
             }
             return .body(text, type: "text/plain; version=0.0.4; charset=utf-8", cache: "no-store")
         }
-        reserved.get("library") { _, _ -> Response in .html(HostPages.library(host.library.all)) }
+        reserved.get("library") { _, _ -> Response in .html(HostPages.library(host.library)) }
         reserved.get("closed") { request, _ in closedPage(request) }
         reserved.get("info") { _, _ in info() }
         for path in ["ws", "inspector/ws"] + (echo ? ["echo"] : []) {
@@ -69,7 +69,7 @@ struct ReservedRoutes: Sendable {
         let outcome = query["outcome"].map(String.init) ?? "closed"
         return .html(
             HostPages.closed(
-                presentation: id.flatMap { host.library.presentation(id: $0) }, outcome: outcome, all: host.library.all))
+                presentation: id.flatMap { host.library.presentation(id: $0) }, outcome: outcome, all: host.library.listed))
     }
 
     private func info() -> Response {

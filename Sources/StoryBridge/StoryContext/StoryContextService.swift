@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The Story context API of a host (docs/PROTOCOL.md §9): each presentation's context for the
+/// host's user, its definition (the presentation's `story-context.json` over the configured one),
+/// the objects the host fills, changes from either side, and the `storyChange` pushes to every
+/// open page of the presentation after a change.
+public final class StoryContextService: Sendable {
+    /// The event that carries the new context to pages: `{presentation, story}`.
+    public static let changeEvent = "storyChange"
+
+    public let store: StoryContextStore
+    let library: PresentationLibrary
+    let identity: HostIdentity
+    /// The definition every presentation starts from (the config's `storyContext` file).
+    let base: StoryContextDefinition
+    /// Where pushes go; `nil` for a host without pages (the CLI).
+    let viewers: ViewerRegistry?
+    let logger: Logger
+    /// Each presentation's definition, with the stamp of the file it was read from.
+    private let definitions = Mutex<[Int: CachedDefinition]>([:])
+    /// Each presentation's `window._story` as JSON text, with what it was read under.
+    private let pageStories = Mutex<[Int: CachedPageStory]>([:])
+    /// Changes applied by this process: a cached page story older than the last one is read again.
+    private let localChanges = Mutex<Int>(0)
+
+    private struct CachedDefinition {
+        let file: URL
+        let stamp: FileStamp?
+        let definition: Result<StoryContextDefinition, StoryContextError>
+    }
+
+    /// What a page story depends on besides the stored objects of this process's changes.
+    private struct PageStoryKey: Hashable {
+        let definition: FileStamp?
+        let changes: FileStamp?
+        let localChanges: Int
+        let name: String
+        let revision: Int
+    }
+
+    private struct CachedPageStory {
+        let key: PageStoryKey
+        let text: String
+    }
+
+    public init(
+        store: StoryContextStore, library: PresentationLibrary, identity: HostIdentity,
+        base: StoryContextDefinition = StoryContextDefinition(), viewers: ViewerRegistry?, logger: Logger
+    ) {
+        self.store = store
+        self.library = library
+        self.identity = identity
+        self.base = base
+        self.viewers = viewers
+        self.logger = logger
+    }
+
+    /// The presentation with `id`; throws when the library has none.
+    public func presentation(_ id: Int) throws(StoryContextError) -> Presentation {
+        guard let presentation = library.presentation(id: id) else { throw .unknownPresentation(id) }
+        return presentation
+    }
+
+    /// The definition of `presentation`: its `story-context.json` over the configured one. Read
+    /// again when the file's modification date changes (live reload, a new install).
+    public func definition(for presentation: Presentation) throws(StoryContextError) -> StoryContextDefinition {
+        let file = Self.definitionFile(of: presentation)
+        let stamp = FileStamp(path: file.path)
+        let cached = definitions.withLock { $0[presentation.id] }
+        let entry: CachedDefinition
+        if let cached, cached.file == file, cached.stamp == stamp {
+            entry = cached
+        } else {
+            let read: Result<StoryContextDefinition, StoryContextError>
+            do throws(StoryContextError) {
+                read = .success(base.overlaid(by: try StoryContextDefinition.read(from: file) ?? StoryContextDefinition()))
+            } catch {
+                logger.error("story context: the presentation's definition is refused", metadata: ["error": "\(error)"])
+                read = .failure(error)
+            }
+            entry = CachedDefinition(file: file, stamp: stamp, definition: read)
+            definitions.withLock { $0[presentation.id] = entry }
+        }
+        return try entry.definition.get()
+    }
+
+    private static func definitionFile(of presentation: Presentation) -> URL {
+        presentation.root.appendingPathComponent(StoryContextDefinition.fileName)
+    }
+
+    /// `window._story` for a slide of `presentation`, as JSON text. Kept from one slide load to
+    /// the next until the context changes (here or in another process, ``StoryContextStore``),
+    /// the presentation's definition file changes, or the presentation is re-read: two `stat`
+    /// calls instead of a database read and a JSON rendering per slide.
+    public func pageStoryText(for presentation: Presentation) async throws -> String {
+        let key = PageStoryKey(
+            definition: FileStamp(path: Self.definitionFile(of: presentation).path), changes: store.changeStamp,
+            localChanges: localChanges.withLock { $0 }, name: presentation.name, revision: presentation.revision)
+        if let cached = pageStories.withLock({ $0[presentation.id] }), cached.key == key { return cached.text }
+        // Read after the key: a change meanwhile makes the next key differ, so it is read again.
+        let text = try await story(presentationId: presentation.id).jsonString()
+        pageStories.withLock { $0[presentation.id] = CachedPageStory(key: key, text: text) }
+        return text
+    }
+
+    /// The objects the host fills for `presentation`.
+    public func hostObjects(for presentation: Presentation) -> StoryHostObjects {
+        StoryHostObjects(identity: identity, presentation: presentation)
+    }
+
+    /// The current context of presentation `id`.
+    public func context(presentationId id: Int) async throws -> StoryContext {
+        let presentation = try presentation(id)
+        return try await store.context(
+            presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
+    }
+
+    /// The context of presentation `id` as the page sees it in `window._story`.
+    public func story(presentationId id: Int) async throws -> JSONValue {
+        let presentation = try presentation(id)
+        let context = try await store.context(
+            presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
+        return context.story(filled: hostObjects(for: presentation))
+    }
+
+    /// The value at `address` in presentation `id`'s context; `nil` when no key is there.
+    public func value(at address: StoryAddress, presentationId id: Int) async throws -> JSONValue? {
+        let presentation = try presentation(id)
+        let context = try await context(presentationId: id)
+        return context.value(at: address, filled: hostObjects(for: presentation))
+    }
+
+    /// Applies `changes` asked for by `writer` to presentation `id`'s context; when anything
+    /// changed, sends the new context to every page of the presentation. Each refusal is logged
+    /// with its reason.
+    public func apply(_ changes: [StoryChange], by writer: StoryWriter, presentationId id: Int) async throws -> StoryContextOutcome {
+        let presentation = try presentation(id)
+        let outcome = try await store.apply(
+            changes, by: writer, presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
+        if outcome.changed { localChanges.withLock { $0 += 1 } }
+        for (change, refusal) in zip(changes, outcome.refusals) {
+            guard let refusal else { continue }
+            logger.warning(
+                "story context: change refused",
+                metadata: [
+                    "presentation": "\(id)", "from": "\(writer.rawValue)", "address": "\(change.address)",
+                    "reason": "\(refusal)",
+                ])
+        }
+        if outcome.changed {
+            await publish(outcome.context.story(filled: hostObjects(for: presentation)), presentationId: id)
+        }
+        return outcome
+    }
+
+    /// The event that hands `story` to a page of presentation `id`.
+    public static func event(story: JSONValue, presentationId id: Int) -> HostEvent {
+        HostEvent(name: changeEvent, data: ["presentation": .int(id), "story": story])
+    }
+
+    /// Sends `story` to every viewer showing presentation `id` (a viewer between two slides gets
+    /// it when its next page connects).
+    func publish(_ story: JSONValue, presentationId id: Int) async {
+        guard let viewers else { return }
+        let event = Self.event(story: story, presentationId: id)
+        for viewer in await viewers.all where viewer.latestState.presentationId == id {
+            await viewer.send(event)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Logging
+import StoryBridge
+
+/// The inline script that hands a slide its Story context before any content script runs
+/// (docs/PROTOCOL.md §9): `window._story = {…}`, the presentation's current context as the
+/// host has it when it serves the slide. It goes right after the client's tag, so `context.js`
+/// (or any content script) finds `window._story` filled when it first reads it. Changes after
+/// that reach the page as `storyChange` events.
+enum StoryContextScript {
+    /// The `<script>` element for a slide of `presentation`. When the context cannot be read (a
+    /// refused `story-context.json`, a storage failure) the page still gets the objects the host
+    /// fills, and the reason is logged.
+    static func tag(for presentation: Presentation, host: StoryBridgeHost) async -> String {
+        let story: String
+        do {
+            story = try await host.storyContext.pageStoryText(for: presentation)
+        } catch {
+            host.logger.error(
+                "story context: the slide gets only the host's objects",
+                metadata: ["presentation": "\(presentation.id)", "error": "\(error)"])
+            story = StoryContext().story(filled: host.storyContext.hostObjects(for: presentation)).jsonString()
+        }
+        return "<script data-storybridge-story=\"1\">window._story=\(scriptLiteral(story));</script>"
+    }
+
+    /// JSON text that can stand inside a `<script>` element: no `</` (which would close the
+    /// element) and no `<!--`, and no line or paragraph separators.
+    static func scriptLiteral(_ json: String) -> String {
+        json.replacingOccurrences(of: "</", with: "<\\/").replacingOccurrences(of: "<!--", with: "<\\!--")
+            .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
+    }
+}

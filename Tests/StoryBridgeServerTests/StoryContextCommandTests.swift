@@ -1,0 +1,75 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import Testing
+
+let storyContextFixture = repositoryRoot.appendingPathComponent("Fixtures/presentations/story-context")
+
+/// The Story context fixture packed as a zip by the test.
+func storyContextZip(in folder: URL) throws -> URL {
+    let zip = folder.appendingPathComponent("story-context.zip")
+    let writer = try ZipWriter(path: zip.path)
+    let enumerator = FileManager.default.enumerator(at: storyContextFixture, includingPropertiesForKeys: [.isRegularFileKey])
+    while let file = enumerator?.nextObject() as? URL {
+        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
+        let relative = String(file.standardizedFileURL.path.dropFirst(storyContextFixture.standardizedFileURL.path.count + 1))
+        try writer.add(relative, data: try Data(contentsOf: file))
+    }
+    try writer.close()
+    return zip
+}
+
+@Suite("storybridge context")
+struct StoryContextCommandTests {
+    @Test("show, set, delete and reset on an installed presentation: exact types, the scheme's refusals, clear errors")
+    func showSetDelete() async throws {
+        try await withTemporaryFolder { folder in
+            let data = folder.appendingPathComponent("data").path
+            let install = try await runCLI(["install", try storyContextZip(in: folder).path, "--data-dir", data])
+            #expect(install.status == 0, "\(install.errors)")
+            func context(_ arguments: String...) async throws -> CLIResult {
+                try await runCLI(["context"] + arguments + ["--data-dir", data])
+            }
+
+            let whole = try await context("show", "1")
+            #expect(whole.status == 0)
+            let story = try JSONValue.parse(whole.output)
+            #expect(story["form"]?["rating"]?["value"] == 3)
+            #expect(story["scheme"]?["pageNotes"] == ["appMutable": false, "contentMutable": true])
+            #expect(story["presentation"]?["id"] == 1)
+
+            #expect(try await context("set", "1", "form.rating.value", "4.0").output == "form.rating.value = 4.0\n")
+            #expect(try await context("show", "1", "form.rating.value").output == "4.0\n")
+            #expect(try await context("set", "1", "form.count", "2").output == "form.count = 2\n")
+            #expect(try await context("set", "1", "form.name", "--type", "string", "hello").output == "form.name = \"hello\"\n")
+            #expect(try await context("set", "1", "form.ratio", "--type", "float", "3").output == "form.ratio = 3.0\n")
+            #expect(try await context("set", "1", "form.flag", "null").output == "form.flag = null\n")
+            #expect(try await context("show", "1", "form.flag").output == "null\n")
+            #expect(try await context("delete", "1", "form.flag").output == "form.flag = (deleted)\n")
+            let gone = try await context("show", "1", "form.flag")
+            #expect(gone.status == 1)
+            #expect(gone.errors.contains("no value at 'form.flag' in the Story context of presentation 1"))
+
+            let readOnly = try await context("set", "1", "pageNotes.text", "\"x\"")
+            #expect(readOnly.status == 65)
+            #expect(readOnly.errors.contains("refused: object 'pageNotes' is read-only to the app side (scheme: appMutable false)"))
+            let hostObject = try await context("set", "1", "user.id", "\"x\"")
+            #expect(hostObject.errors.contains("object 'user' is filled by the host"))
+            let notJSON = try await context("set", "1", "form.x", "hello")
+            #expect(notJSON.status == 64)
+            #expect(notJSON.errors.contains("Quote a string as JSON"))
+            let badPath = try await context("set", "1", "form..x", "1")
+            #expect(badPath.errors.contains("key path 'form..x' is not valid: a name between dots is empty"))
+            let unknown = try await context("show", "9")
+            #expect(unknown.status == 65)
+            #expect(unknown.errors.contains("no presentation 9 in the library"))
+
+            // Nothing refused was written; a reset forgets the changes.
+            let after = try JSONValue.parse(try await context("show", "1").output)
+            #expect(after["pageNotes"] == .emptyObject)
+            #expect(after["form"]?["count"] == 2)
+            #expect(try await context("reset", "1").output.contains("Reset 1 object"))
+            #expect(try await context("show", "1", "form.rating.value").output == "3\n")
+        }
+    }
+}

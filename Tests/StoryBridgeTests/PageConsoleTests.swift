@@ -1,0 +1,207 @@
+import Foundation
+import Logging
+import StoryBridgeTesting
+import Synchronization
+import Testing
+
+@testable import StoryBridge
+
+/// The log lines a test's host wrote: level, message and metadata of each.
+private final class LogRecorder: Sendable {
+    struct Line: Sendable {
+        let level: Logger.Level
+        let message: String
+        let metadata: [String: String]
+    }
+
+    private let lines = Mutex<[Line]>([])
+
+    var all: [Line] { lines.withLock { $0 } }
+
+    /// A logger at `trace` whose every line lands here, with the metadata the logger carries.
+    func logger() -> Logger {
+        Logger(label: "test") { _ in Handler(recorder: self) }
+    }
+
+    fileprivate func append(_ line: Line) { lines.withLock { $0.append(line) } }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var merged = metadata
+            if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+            recorder.append(
+                Line(level: event.level, message: "\(event.message)", metadata: merged.mapValues { "\($0)" }))
+        }
+    }
+}
+
+@Suite("Page console lines (consolelog)")
+struct PageConsoleTests {
+    /// A host on a manual clock whose log lines are recorded, and a viewer showing `index.html`.
+    private func host() async throws -> (StoryBridgeHost, Viewer, ManualHostClock, LogRecorder) {
+        let presentation = try TemporaryPresentation.threeSlides().load()
+        let clock = ManualHostClock()
+        let recorder = LogRecorder()
+        let host = StoryBridgeHost(
+            library: PresentationLibrary([presentation]), database: try temporaryDatabase(), clock: clock,
+            logger: recorder.logger())
+        let viewer = await host.viewers.viewer(id: "viewer-1")
+        await host.pageLoaded(viewer, presentationId: presentation.id, slide: "index.html", pageLoad: "load-1")
+        return (host, viewer, clock, recorder)
+    }
+
+    /// The console lines the host logged (their metadata names the page's level).
+    private func consoleLines(_ recorder: LogRecorder) -> [LogRecorder.Line] {
+        recorder.all.filter { $0.metadata["console"] != nil || $0.metadata["dropped"] != nil }
+    }
+
+    private func consoleEntries(_ host: StoryBridgeHost) -> [JSONValue] {
+        host.feed.recentEntries.filter { $0["type"] == "console" }
+    }
+
+    @Test("each page level maps to a log level: log and info → info, debug → debug, warn → warning, error → error")
+    func levelMapping() {
+        #expect(PageConsoleLevel.log.loggerLevel == .info)
+        #expect(PageConsoleLevel.info.loggerLevel == .info)
+        #expect(PageConsoleLevel.debug.loggerLevel == .debug)
+        #expect(PageConsoleLevel.warn.loggerLevel == .warning)
+        #expect(PageConsoleLevel.error.loggerLevel == .error)
+        #expect(PageConsoleLevel(name: " WARN ") == .warn)
+        #expect(PageConsoleLevel(name: "trace") == .log)
+        #expect(PageConsoleLevel(name: nil) == .log)
+    }
+
+    @Test("the Data forms: message, args, a bare string, an array, dropped alone")
+    func dataForms() throws {
+        #expect(try PageConsoleLine(data: ["level": "warn", "message": "low disk"]) == PageConsoleLine(level: .warn, message: "low disk"))
+        #expect(
+            try PageConsoleLine(data: ["level": "error", "args": ["failed:", 3, ["code": 7], .null, true]])
+                == PageConsoleLine(level: .error, message: #"failed: 3 {"code":7} null true"#))
+        #expect(try PageConsoleLine(data: "hello") == PageConsoleLine(level: .log, message: "hello"))
+        #expect(try PageConsoleLine(data: ["a", 1]) == PageConsoleLine(level: .log, message: "a 1"))
+        #expect(try PageConsoleLine(data: ["level": "shout", "message": "x"]) == PageConsoleLine(level: .log, message: "x"))
+        #expect(try PageConsoleLine(data: ["message": ["n": 1]]) == PageConsoleLine(level: .log, message: #"{"n":1}"#))
+        #expect(try PageConsoleLine(data: ["args": "one"]) == PageConsoleLine(level: .log, message: "one"))
+        #expect(
+            try PageConsoleLine(data: ["level": "info", "message": "m", "dropped": 12])
+                == PageConsoleLine(level: .info, message: "m", droppedByPage: 12))
+        #expect(try PageConsoleLine(data: ["dropped": 5]) == PageConsoleLine(level: .log, message: nil, droppedByPage: 5))
+        #expect(throws: BridgeError.invalidData(field: "message", reason: "is missing: a console line needs 'message' or 'args'")) {
+            try PageConsoleLine(data: ["level": "warn"])
+        }
+        #expect(throws: BridgeError.invalidData(field: "dropped", reason: "must be a whole number of zero or more, got -1")) {
+            try PageConsoleLine(data: ["message": "m", "dropped": -1])
+        }
+    }
+
+    @Test("a line is logged at the page's level with presentation, slide and viewer, and shown in the feed, not as a request")
+    func logsAtLevel() async throws {
+        let (host, viewer, _, recorder) = try await host()
+        let context = host.context(for: viewer)
+        let answer = await host.bridge.handle(
+            BridgeRequest(command: "consolelog", data: ["level": "warn", "message": "x"], guid: "G1"), context: context)
+        #expect(answer == .success(guid: "G1", data: ["logged": true]))
+        #expect(await host.bridge.handle(BridgeRequest(command: "consolelog", data: "plain"), context: context) == nil)
+        _ = await host.bridge.handle(BridgeRequest(command: "consolelog", data: ["level": "debug", "args": ["d", 1]]), context: context)
+        let lines = consoleLines(recorder)
+        #expect(lines.map(\.level) == [.warning, .info, .debug])
+        #expect(lines.map(\.message) == ["x", "plain", "d 1"])
+        #expect(lines.first?.metadata["presentation"] == "1")
+        #expect(lines.first?.metadata["slide"] == "index.html")
+        #expect(lines.first?.metadata["viewer"] == "viewer-1")
+        #expect(lines.map { $0.metadata["console"] } == ["warn", "log", "debug"])
+        let entries = consoleEntries(host)
+        #expect(entries.map { $0["level"] } == ["warn", "log", "debug"])
+        #expect(entries.first?["viewer"] == "viewer-1")
+        #expect(entries.first?["slide"] == "index.html")
+        #expect(entries.first?["presentation"] == 1)
+        #expect(entries.first?["dropped"] == 0)
+        #expect(host.feed.recentEntries.allSatisfy { $0["command"] != "consolelog" })
+        // A line the host cannot read is answered 400 and shows as the failed request it is.
+        let refused = await host.bridge.handle(BridgeRequest(command: "consolelog", data: ["level": "warn"], guid: "G2"), context: context)
+        #expect(refused?.errorCode == 400)
+        #expect(host.feed.recentEntries.filter { $0["command"] == "consolelog" }.count == 1)
+    }
+
+    @Test("a line with line breaks is one log line; the feed keeps the text as it is")
+    func lineBreaks() async throws {
+        let (host, viewer, _, recorder) = try await host()
+        host.pageConsole.receive(PageConsoleLine(level: .error, message: "Error: no\n  at a.js:1"), context: host.context(for: viewer))
+        #expect(consoleLines(recorder).first?.message == #"Error: no\n  at a.js:1"#)
+        #expect(consoleEntries(host).first?["message"] == "Error: no\n  at a.js:1")
+    }
+
+    @Test("past the burst, lines are dropped and counted; the count is told once, as a warning, when lines pass again")
+    func rateLimit() async throws {
+        let (host, viewer, clock, recorder) = try await host()
+        let context = host.context(for: viewer)
+        let limit = host.pageConsole.settings.limit
+        #expect(limit == ConsoleRateLimit(linesPerSecond: 20, burst: 50))
+        var passed = 0
+        for index in 0..<200 where host.pageConsole.receive(PageConsoleLine(level: .log, message: "line \(index)"), context: context) {
+            passed += 1
+        }
+        #expect(passed == 50)
+        #expect(consoleLines(recorder).count == 50)
+        // 100 ms later two tokens are back: the first line that passes brings the count first.
+        clock.advance(by: .milliseconds(100))
+        #expect(host.pageConsole.receive(PageConsoleLine(level: .info, message: "after"), context: context))
+        let lines = consoleLines(recorder)
+        #expect(lines.count == 52)
+        #expect(lines[50].level == .warning)
+        #expect(lines[50].message == "150 console lines from this page were dropped (rate limit)")
+        #expect(lines[50].metadata["dropped"] == "150")
+        #expect(lines[51].message == "after")
+        let summaries = consoleEntries(host).filter { $0["dropped"] != 0 }
+        #expect(summaries.count == 1)
+        #expect(summaries.first?["dropped"] == 150)
+        #expect(summaries.first?["level"] == "warn")
+        // The one token left passes one more line, with no second count.
+        #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: "again"), context: context))
+        #expect(!host.pageConsole.receive(PageConsoleLine(level: .log, message: "over"), context: context))
+        #expect(consoleLines(recorder).count == 53)
+        // A quiet second refills 20 lines, not more.
+        clock.advance(by: .seconds(1))
+        passed = 0
+        for _ in 0..<30 where host.pageConsole.receive(PageConsoleLine(level: .log, message: "burst"), context: context) { passed += 1 }
+        #expect(passed == 20)
+    }
+
+    @Test("each page has its own limit; a page that leaves has its dropped lines told and is forgotten")
+    func perPageAndDisconnect() async throws {
+        let (host, viewer, _, recorder) = try await host()
+        let other = await host.viewers.viewer(id: "viewer-2")
+        for _ in 0..<55 { host.pageConsole.receive(PageConsoleLine(level: .log, message: "chatty"), context: host.context(for: viewer)) }
+        #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: "quiet"), context: host.context(for: other)))
+        #expect(host.pageConsole.pageCount == 2)
+        host.pageConsole.pageClosed(host.context(for: viewer))
+        host.pageConsole.pageClosed(host.context(for: other))
+        #expect(host.pageConsole.pageCount == 0)
+        let summaries = consoleLines(recorder).filter { $0.metadata["dropped"] != nil }
+        #expect(summaries.map(\.message) == ["5 console lines from this page were dropped (rate limit)"])
+        #expect(summaries.first?.metadata["viewer"] == "viewer-1")
+    }
+
+    @Test("the lines a page dropped itself are added to the count; a report of them alone tells it when a token is there")
+    func pageReportedDrops() async throws {
+        let (host, viewer, clock, recorder) = try await host()
+        let context = host.context(for: viewer)
+        #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: "m", droppedByPage: 7), context: context))
+        for _ in 0..<60 { host.pageConsole.receive(PageConsoleLine(level: .log, message: "n"), context: context) }
+        // Over the limit, a report is kept until a token comes back.
+        #expect(!host.pageConsole.receive(PageConsoleLine(level: .log, message: nil, droppedByPage: 100), context: context))
+        clock.advance(by: .seconds(1))
+        #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: nil, droppedByPage: 1), context: context))
+        let counts = consoleLines(recorder).compactMap { $0.metadata["dropped"] }
+        #expect(counts == ["7", "112"])
+    }
+}
