@@ -52,8 +52,11 @@ public struct SyncMaintenance: Sendable {
     @discardableResult
     public func reset() async throws(SyncError) -> Int {
         let (count, folders) = try await catalog.write { db in
-            let folders = try String.fetchAll(db, sql: "SELECT folder FROM presentation WHERE source LIKE 'sync:%'")
+            var folders = try String.fetchAll(db, sql: "SELECT folder FROM presentation WHERE source LIKE 'sync:%'")
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM syncPresentation") ?? 0
+            for id in try Int.fetchAll(db, sql: "SELECT DISTINCT presentationId FROM keptRevision WHERE source LIKE 'sync:%'") {
+                folders += try KeptRevisions.forget(db, presentationId: id)
+            }
             try db.execute(sql: "DELETE FROM presentation WHERE source LIKE 'sync:%'")
             try db.execute(sql: "DELETE FROM syncPresentation")
             try db.execute(sql: "DELETE FROM syncClient")

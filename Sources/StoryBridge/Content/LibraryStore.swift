@@ -42,6 +42,17 @@ public final class LibraryStore: Sendable {
         /// Leave the replaced revision's folder on disk (a running `serve` may still be sending
         /// its files until it notices the swap); the next opening of the library sweeps it.
         public var keepsReplacedFolder = false
+        /// How many earlier revisions stay on disk for `storybridge rollback` (`--keep-revisions`);
+        /// the replaced revision is the newest of them. 0 removes it as before.
+        public var keptRevisions = 0
+        /// How the package came (recorded in the revision history): `local` for a zip on this
+        /// machine, `full` or `delta` for a download.
+        public var how: RevisionHistory.How = .local
+        /// Bytes received over the network for this revision (recorded in the revision history).
+        public var bytesTransferred: Int64 = 0
+        /// The content package revision installed, for a synced presentation (recorded in the
+        /// revision history; the sync catalog keeps its own copy).
+        public var packageRevision: Int?
 
         public init(id: Int? = nil, name: String? = nil) {
             self.id = id
@@ -153,9 +164,10 @@ public final class LibraryStore: Sendable {
             let scanned = try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
             try FileManager.default.moveItem(at: staging, to: final)
             let source = options.source ?? zip.standardizedFileURL.path
-            let replaced: String? = try database.writeSeparately { db in
+            let released: [String] = try database.writeSeparately { db in
                 let id = try options.id ?? (Int.fetchOne(db, sql: "SELECT MAX(id) FROM presentation") ?? 0) + 1
                 let old = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id])
+                if old != nil, options.keptRevisions > 0 { try KeptRevisions.keepServed(db, presentationId: id) }
                 let revision = options.revision ?? (old?["revision"] as Int? ?? 0) + 1
                 let defaultName = zip.deletingPathExtension().lastPathComponent
                 try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
@@ -184,10 +196,17 @@ public final class LibraryStore: Sendable {
                         arguments: [id, media.fileName, media.title])
                 }
                 try alongside?(db)
-                return old?["folder"]
+                // A new revision ends a rollback's pin (sync installs one only once the pin is lifted).
+                try db.execute(sql: "DELETE FROM revisionPin WHERE presentationId = ?", arguments: [id])
+                try RevisionHistory.record(
+                    db, presentationId: id, event: old == nil ? .install : .update, how: options.how, revision: revision,
+                    packageRevision: options.packageRevision, bytes: options.bytesTransferred)
+                var released = try KeptRevisions.prune(db, presentationId: id, keeping: options.keptRevisions)
+                if let replaced: String = old?["folder"], options.keptRevisions == 0 { released.append(replaced) }
+                return released
             }
-            if let replaced, !options.keepsReplacedFolder {
-                try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(replaced))
+            if !options.keepsReplacedFolder {
+                for folder in released { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(folder)) }
             }
             guard let entry = try entry(forFolder: folderName) else {
                 throw LibraryError.storage("the catalog lost the row it just wrote")
@@ -226,23 +245,31 @@ public final class LibraryStore: Sendable {
     }
 
     /// Removes an installed presentation: the catalog row first, then its folder.
+    /// Its kept revisions go with it, and the revision history records the removal.
     public func remove(id: Int) throws {
-        let folder: String? = try database.writeSeparately { db in
-            let folder = try String.fetchOne(db, sql: "SELECT folder FROM presentation WHERE id = ?", arguments: [id])
+        let folders: [String]? = try database.writeSeparately { db in
+            guard let folder = try String.fetchOne(db, sql: "SELECT folder FROM presentation WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
             try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
-            return folder
+            try RevisionHistory.record(
+                db, presentationId: id, event: .removal, how: .removal, revision: nil, packageRevision: nil, bytes: 0)
+            return [folder] + (try KeptRevisions.forget(db, presentationId: id))
         }
-        guard let folder else { throw LibraryError.notInstalled(id) }
-        try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(folder))
+        guard let folders else { throw LibraryError.notInstalled(id) }
+        for folder in folders { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(folder)) }
     }
 
-    /// Deletes staging leftovers and presentation folders that no catalog row points at.
+    /// Deletes staging leftovers and presentation folders that no catalog row or kept revision points at.
     private func sweep() throws {
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: directory.staging.path)) ?? [] {
             try? fileManager.removeItem(at: directory.staging.appendingPathComponent(name))
         }
-        let referenced = Set(try database.pool.read { db in try String.fetchAll(db, sql: "SELECT folder FROM presentation") })
+        let referenced = Set(
+            try database.pool.read { db in
+                try String.fetchAll(db, sql: "SELECT folder FROM presentation UNION SELECT folder FROM keptRevision")
+            })
         for name in (try? fileManager.contentsOfDirectory(atPath: directory.presentations.path)) ?? []
         where !referenced.contains(name) {
             try? fileManager.removeItem(at: directory.presentations.appendingPathComponent(name))

@@ -323,6 +323,9 @@ public final class StoryBridgeDatabase: Sendable {
         migrator.registerMigration("v10-story-context") { db in
             try StoryContextSchema.create(db)
         }
+        migrator.registerMigration("v11-revisions") { db in
+            try RevisionSchema.create(db)
+        }
         return migrator
     }
 }

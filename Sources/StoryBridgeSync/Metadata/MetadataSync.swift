@@ -109,14 +109,16 @@ public struct MetadataSync: Sendable {
         var stub: RemotePresentationStub
     }
 
-    /// Deletes the library row of a synced presentation (not one installed by hand); returns its folder.
+    /// Deletes the library row of a synced presentation (not one installed by hand) with its kept
+    /// revisions, recording the removal; returns their folders.
     static func removeLibraryRow(_ db: Database, id: Int) throws -> [String] {
         guard
             let folder = try String.fetchOne(
                 db, sql: "SELECT folder FROM presentation WHERE id = ? AND source LIKE 'sync:%'", arguments: [id])
         else { return [] }
         try db.execute(sql: "DELETE FROM presentation WHERE id = ?", arguments: [id])
-        return [folder]
+        try RevisionHistory.record(db, presentationId: id, event: .removal, how: .removal, revision: nil, packageRevision: nil, bytes: 0)
+        return [folder] + (try KeptRevisions.forget(db, presentationId: id))
     }
 }
 

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import StoryBridgeTesting
+import Testing
+
+@testable import StoryBridge
+
+@Suite("Kept revisions, rollback and history")
+struct RollbackTests {
+    /// Installs revisions 1...count of presentation 3, each with its own title, keeping `kept`.
+    private func installRevisions(_ count: Int, kept: Int, lab: PackageLab, store: LibraryStore) throws {
+        for revision in 1...count {
+            var options = LibraryStore.InstallOptions(id: 3, name: "Deck")
+            options.keptRevisions = kept
+            _ = try store.install(zip: try lab.validPackage("r\(revision).zip", title: "v\(revision)"), options: options)
+        }
+    }
+
+    private func servedTitle(_ store: LibraryStore) throws -> String? {
+        try store.entry(id: 3)?.presentation.slide(named: "index.html")?.metadata.title
+    }
+
+    @Test("the replaced revision stays on disk; rollback serves it again with its slides and pins it, without touching files")
+    func rollsBack() throws {
+        let lab = try PackageLab()
+        let store = try lab.store()
+        try installRevisions(2, kept: 1, lab: lab, store: store)
+        #expect(try servedTitle(store) == "v2")
+        let kept = try store.keptRevisions(id: 3)
+        #expect(kept.map(\.revision) == [1])
+        let keptFolder = try #require(kept.first?.folder)
+        #expect(FileManager.default.fileExists(atPath: lab.directory.presentations.appendingPathComponent(keptFolder).path))
+
+        let started = ContinuousClock.now
+        let outcome = try store.rollback(id: 3)
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .milliseconds(50), "rollback took \(elapsed)")
+        #expect(outcome.fromRevision == 2 && outcome.toRevision == 1)
+
+        let served = try #require(try store.entry(id: 3))
+        #expect(served.presentation.revision == 1)
+        #expect(served.presentation.root.lastPathComponent == keptFolder)
+        #expect(try servedTitle(store) == "v1")
+        #expect(served.presentation.slide(named: "b.html")?.metadata.swipePrevious == "index.html")
+        #expect(served.presentation.mediaFiles.map(\.fileName) == ["film.mp4", "guide.pdf"])
+        // The revision rolled back from is now the kept one, so nothing of it is lost.
+        #expect(try store.keptRevisions(id: 3).map(\.revision) == [2])
+        let pin = try #require(try store.pin(id: 3))
+        #expect(pin.revision == 1 && pin.rolledBackFromRevision == 2)
+        // A new opening of the library (a new process) sweeps nothing that is kept or served.
+        let reopened = try lab.store()
+        #expect(try reopened.entry(id: 3)?.presentation.revision == 1)
+        #expect(Set(lab.leftovers()) == Set([keptFolder] + (try reopened.keptRevisions(id: 3).map(\.folder))))
+    }
+
+    @Test("rollback without an earlier kept revision is refused and changes nothing")
+    func refusesWithoutKeptRevision() throws {
+        let lab = try PackageLab()
+        let store = try lab.store()
+        try installRevisions(2, kept: 0, lab: lab, store: store)
+        #expect(throws: RollbackError.noEarlierRevision(3)) { try store.rollback(id: 3) }
+        #expect(throws: RollbackError.notInstalled(9)) { try store.rollback(id: 9) }
+        #expect(try store.entry(id: 3)?.presentation.revision == 2)
+        #expect(try store.keptRevisions(id: 3).isEmpty)
+        #expect(try store.pin(id: 3) == nil)
+        #expect(lab.leftovers().count == 1)
+    }
+
+    @Test("keep-revisions N keeps the N newest replaced revisions and deletes older folders")
+    func prunes() throws {
+        let lab = try PackageLab()
+        let store = try lab.store()
+        try installRevisions(5, kept: 2, lab: lab, store: store)
+        let kept = try store.keptRevisions(id: 3)
+        #expect(kept.map(\.revision) == [4, 3])
+        let served = try #require(try store.entry(id: 3)).presentation.root.lastPathComponent
+        #expect(Set(lab.leftovers()) == Set(kept.map(\.folder) + [served]))
+        // Two rollbacks walk back through both kept revisions; a third has nowhere to go.
+        #expect(try store.rollback(id: 3).toRevision == 4)
+        #expect(try store.rollback(id: 3).toRevision == 3)
+        #expect(try servedTitle(store) == "v3")
+        #expect(throws: RollbackError.noEarlierRevision(3)) { try store.rollback(id: 3) }
+        // The pin remembers the revision first rolled back from.
+        #expect(try store.pin(id: 3)?.rolledBackFromRevision == 5)
+    }
+
+    @Test("unpin lifts the pin; unpin of an unpinned deck and rollback past the oldest kept revision are refused")
+    func unpins() throws {
+        let lab = try PackageLab()
+        let store = try lab.store()
+        try installRevisions(2, kept: 1, lab: lab, store: store)
+        try store.rollback(id: 3)
+        try store.unpin(id: 3)
+        #expect(try store.pin(id: 3) == nil)
+        #expect(throws: RollbackError.notPinned(3)) { try store.unpin(id: 3) }
+        // Revision 1 is served and the kept revision 2 is newer: there is nothing earlier to roll back to.
+        #expect(throws: RollbackError.noEarlierRevision(3)) { try store.rollback(id: 3) }
+        #expect(try store.pin(id: 3) == nil)
+        #expect(try store.entry(id: 3)?.presentation.revision == 1)
+    }
+
+    @Test("history records installs, updates, rollbacks and removals with revision, bytes and how")
+    func history() throws {
+        let lab = try PackageLab()
+        let store = try lab.store()
+        try installRevisions(2, kept: 1, lab: lab, store: store)
+        try store.rollback(id: 3)
+        var options = LibraryStore.InstallOptions(id: 3)
+        options.keptRevisions = 1
+        options.how = .delta
+        options.bytesTransferred = 4096
+        options.packageRevision = 7
+        _ = try store.install(zip: try lab.validPackage("r3.zip", title: "v3"), options: options)
+        #expect(try store.pin(id: 3) == nil)
+        try store.remove(id: 3)
+        let lines = try store.history(id: 3)
+        #expect(lines.map(\.event) == ["install", "update", "rollback", "update", "removal"])
+        #expect(lines.map(\.how) == ["local", "local", "rollback", "delta", "removal"])
+        #expect(lines.map(\.revision) == [1, 2, 1, 2, nil])
+        #expect(lines.map(\.bytes) == [0, 0, 0, 4096, 0])
+        #expect(lines[3].packageRevision == 7)
+        #expect(zip(lines, lines.dropFirst()).allSatisfy { $0.at <= $1.at })
+        // Removal takes the kept revisions with it.
+        #expect(lab.leftovers().isEmpty)
+        #expect(try store.keptRevisions(id: 3).isEmpty)
+    }
+}
