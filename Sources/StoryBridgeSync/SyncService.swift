@@ -37,11 +37,14 @@ public final class SyncService: Sendable {
         try await MetadataSync(api: api, catalog: catalog, paths: paths, removals: removals).run()
     }
 
-    /// Downloads and installs packages (`ids`, or every one that needs it).
+    /// Downloads and installs packages (`ids`, or every one that needs it), all of them together
+    /// no faster than `rateLimit` when one is given.
     public func syncContent(
-        ids: [Int]?, concurrency: Int = 2, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        ids: [Int]?, concurrency: Int = 2, rateLimit: TransferRate? = nil,
+        events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> ContentSyncReport {
-        let downloader = ResumableDownloader(logger: logger)
+        var downloader = ResumableDownloader(logger: logger)
+        downloader.rateLimiter = rateLimit.map(TransferRateLimiter.init(rate:))
         let sync = ContentSync(
             api: api, catalog: catalog, library: library, paths: paths, downloader: downloader, concurrency: concurrency,
             logger: logger)

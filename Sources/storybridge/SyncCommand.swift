@@ -51,6 +51,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Packages downloaded at the same time.")
     var concurrency = 2
 
+    @Option(help: TransferRate.help)
+    var limitRate: TransferRate?
+
     @Flag(help: "Withdraw and remove at once every presentation gone from the service (no grace period, no guard).")
     var prune = false
 
@@ -68,6 +71,7 @@ struct SyncCommand: AsyncParsableCommand {
                 "presentation ids go with --content: storybridge sync --content \(ids.map(String.init).joined(separator: " "))")
         }
         if json && !status { throw ValidationError("--json goes with --status") }
+        if limitRate != nil && !content { throw ValidationError("--limit-rate goes with --content (it limits package downloads)") }
         if status && (content || prune) { throw ValidationError("--status only shows; run it without --content or --prune") }
         guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 16") }
     }
@@ -95,12 +99,14 @@ struct SyncCommand: AsyncParsableCommand {
         let wantsContent = content
         let onlyIds = ids.isEmpty ? nil : ids
         let parallel = concurrency
+        let rateLimit = limitRate
         let removals = RemovalPolicy(grace: removalGrace.seconds, prune: prune)
         let sync = SyncRunService { () async -> SyncOutcome in
             do throws(SyncError) {
                 let metadata = try await service.syncMetadata(removals: removals)
                 guard wantsContent else { return .success((metadata, nil)) }
-                let report = try await service.syncContent(ids: onlyIds, concurrency: parallel, events: { display.handle($0) })
+                let report = try await service.syncContent(
+                    ids: onlyIds, concurrency: parallel, rateLimit: rateLimit, events: { display.handle($0) })
                 return .success((metadata, report))
             } catch {
                 return .failure(error)

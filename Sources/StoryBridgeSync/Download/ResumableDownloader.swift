@@ -26,6 +26,8 @@ public struct ResumableDownloader: Sendable {
     public var connectTimeout: TimeAmount = .seconds(10)
     /// A connection that delivers nothing for this long is closed and the download resumed.
     public var readTimeout: TimeAmount = .seconds(30)
+    /// The speed limit shared with the run's other downloads (`--limit-rate`); nil for none.
+    public var rateLimiter: TransferRateLimiter?
     public var logger: Logger
 
     /// The Azure Blob Storage API version sent as `x-ms-version`.
@@ -231,6 +233,7 @@ public struct ResumableDownloader: Sendable {
                 received += Int64(chunk.readableBytes)
                 outcome.transferred += Int64(chunk.readableBytes)
                 progress(file.offset)
+                try await rateLimiter?.pay(chunk.readableBytes)
             case .end:
                 return .complete
             }
