@@ -80,8 +80,15 @@ enum BlobHTTP {
         if !requestHeaders.contains(name: "User-Agent") { requestHeaders.add(name: "User-Agent", value: "storybridge-sync") }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: requestHeaders)
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(head))
-            try await outbound.write(.end(nil))
+            // The request goes out in one write: written as two, a server that answers a short
+            // body and closes between them failed the second write, and the body already
+            // received was dropped with it. A write that fails all the same is not the answer:
+            // what the server sent is read below, and its end says how the exchange ended.
+            do {
+                try await outbound.write(contentsOf: [.head(head), .end(nil)])
+            } catch {
+                outbound.finish()
+            }
             var parts = Parts(iterator: inbound.makeAsyncIterator())
             return try await body(&parts)
         }
