@@ -4,6 +4,7 @@ import Logging
 import ServiceLifecycle
 import StoryBridge
 import StoryBridgeServer
+import StoryBridgeSync
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -111,6 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Long runs")
     var lifetime: LifetimeOptions
 
+    @OptionGroup(title: "Sync while serving")
+    var sync: ServeSyncOptions
+
     func run() async throws {
         // A host that runs for weeks: freed memory goes back to two shared malloc arenas instead of
         // staying in one per thread (see AllocatorArenas).
@@ -139,6 +143,10 @@ struct ServeCommand: AsyncParsableCommand {
         let database = try library.openDatabase()
         let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
+        let syncStatus = ScheduledSyncStatus()
+        let syncService = try sync.resolve(
+            configuration.sync, servingLibrary: source.library != nil, directory: library.directory, status: syncStatus,
+            logger: logger)
         var link: DeepLink?
         if let deepLink {
             do {
@@ -199,6 +207,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let store = source.library {
             services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
         }
+        if let syncService { services.append(syncService) }
         try await serve(
             server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
             watching: liveFolder != nil)

@@ -14,7 +14,8 @@ import Foundation
 ///   "bridge": {"deadlineSeconds": 10},
 ///   "http": {"allowedHosts": ["api.example.com", "*.example.org"], "timeoutSeconds": 15},
 ///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"},
-///   "storyContext": "story-context.json"
+///   "storyContext": "story-context.json",
+///   "sync": {"every": "15m", "window": "01:00-05:00", "limitRate": "2M"}
 /// }
 /// ```
 public struct HostConfiguration: Sendable, Hashable, Codable {
@@ -65,6 +66,8 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     /// A Story context definition file (``StoryContextDefinition``) every presentation starts
     /// from; a presentation's own `story-context.json` wins object by object.
     public var storyContext: String?
+    /// Serve's built-in sync.
+    public var sync: SyncSettings = SyncSettings()
 
     public init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
@@ -89,6 +92,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         tables = try container.decodeIfPresent([TableDefinition].self, forKey: .tables) ?? []
         commands = try container.decodeIfPresent([ConfiguredCommand].self, forKey: .commands) ?? []
         storyContext = try container.decodeIfPresent(String.self, forKey: .storyContext)
+        sync = try container.decodeIfPresent(SyncSettings.self, forKey: .sync) ?? SyncSettings()
     }
 
     /// The Story context definition of ``storyContext``; empty when none is configured, an error

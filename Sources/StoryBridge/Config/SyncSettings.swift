@@ -1,0 +1,22 @@
+import Foundation
+
+/// The config file's `sync` section: serve's built-in sync (`serve --sync-every` and friends,
+/// which win over these).
+///
+/// ```json
+/// "sync": {"every": "15m", "window": "01:00-05:00", "limitRate": "2M"}
+/// ```
+public struct SyncSettings: Sendable, Hashable, Codable {
+    /// How often serve syncs the library (`none`, or absent, for never).
+    public var every: TimeLimit?
+    /// The hours when packages may download, `HH:MM-HH:MM` in local time.
+    public var window: String?
+    /// The download speed limit, as `--limit-rate` writes it (`2M`).
+    public var limitRate: String?
+
+    public init(every: TimeLimit? = nil, window: String? = nil, limitRate: String? = nil) {
+        self.every = every
+        self.window = window
+        self.limitRate = limitRate
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// What serve's built-in sync has done and will do next, for the health endpoint: shared between
+/// the sync service that writes it and the requests that read it.
+public final class ScheduledSyncStatus: Sendable {
+    /// One finished (or skipped) run.
+    public struct Run: Sendable, Hashable {
+        public var finishedAt: Date
+        /// Whether everything the run set out to do was done.
+        public var succeeded: Bool
+        /// A line for people: what it did, or why it failed.
+        public var summary: String
+
+        public init(finishedAt: Date, succeeded: Bool, summary: String) {
+            self.finishedAt = finishedAt
+            self.succeeded = succeeded
+            self.summary = summary
+        }
+    }
+
+    public struct Snapshot: Sendable, Hashable {
+        public var lastRun: Run?
+        /// The first failed run since the last success (nil while runs succeed).
+        public var failingSince: Date?
+        public var nextRunAt: Date?
+        public var running: Bool
+    }
+
+    private let state = Mutex(Snapshot(lastRun: nil, failingSince: nil, nextRunAt: nil, running: false))
+
+    public init() {}
+
+    public var snapshot: Snapshot { state.withLock { $0 } }
+
+    /// A run starts (the next one is not planned yet).
+    public func started() {
+        state.withLock {
+            $0.running = true
+            $0.nextRunAt = nil
+        }
+    }
+
+    /// A run ended with `run`.
+    public func finished(_ run: Run) {
+        state.withLock {
+            $0.running = false
+            $0.lastRun = run
+            $0.failingSince = run.succeeded ? nil : ($0.failingSince ?? run.finishedAt)
+        }
+    }
+
+    /// The next run is planned for `date`.
+    public func planned(_ date: Date) {
+        state.withLock { $0.nextRunAt = date }
+    }
+}

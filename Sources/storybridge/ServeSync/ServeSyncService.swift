@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StoryBridge
+import StoryBridgeSync
+
+/// `serve --sync-every`: runs `storybridge sync --content` inside serve's service group on a
+/// ``SyncSchedule``, downloads only inside the `--sync-window` (the catalog is synced at every run),
+/// at most `--limit-rate`. A run takes the data folder's sync lock like the command does, so one
+/// sync runs at a time across processes; a run that finds it taken is skipped and says so. What
+/// each run did is recorded for `sync --status` and published in ``status`` for the health
+/// endpoint. Serve's catalog watcher then serves the new revisions. A graceful shutdown cancels
+/// a run where it is (partial downloads are kept, as with Ctrl-C of `sync`).
+struct ServeSyncService: Service {
+    var schedule: SyncSchedule
+    var window: SyncWindow?
+    var rateLimit: TransferRate?
+    var directory: DataDirectory
+    var status: ScheduledSyncStatus
+    var logger: Logger
+
+    func run() async throws {
+        var random = SystemRandomNumberGenerator()
+        var delay = schedule.firstDelay(using: &random)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            status.planned(Date().addingTimeInterval(delay / .seconds(1)))
+            let wait = delay
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+            } catch {
+                return
+            }
+            guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
+            status.started()
+            // A shutdown cancels the run where it is: partial downloads stay for the next one.
+            let run = try await cancelWhenGracefulShutdown { await runOnce() }
+            status.finished(run)
+            logger.log(
+                level: run.succeeded ? .info : .warning, "scheduled sync: \(run.summary)",
+                metadata: ["next": "\(schedule.interval)"])
+            delay = schedule.nextDelay(using: &random)
+        }
+    }
+
+    /// One sync of the catalog, and of the packages when inside the window.
+    func runOnce(now: Date = Date()) async -> ScheduledSyncStatus.Run {
+        let paths = SyncPaths(directory)
+        let lock: SyncLock
+        do {
+            lock = try SyncLock(file: paths.lockFile)
+        } catch {
+            return .init(finishedAt: Date(), succeeded: true, summary: "skipped: \(error.description)")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let service: SyncService
+        do {
+            service = try SyncService(directory: directory, logger: logger)
+        } catch {
+            try? SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]).save(paths)
+            return .init(finishedAt: Date(), succeeded: false, summary: error.description)
+        }
+        let run = await sync(service, paths: paths, now: now)
+        await service.shutdown()
+        return run
+    }
+
+    private func sync(_ service: SyncService, paths: SyncPaths, now: Date) async -> ScheduledSyncStatus.Run {
+        do throws(SyncError) {
+            let metadata = try await service.syncMetadata()
+            var notes = SyncCommand.notes(metadata)
+            var exitStatus: Int32 = metadata.isPartial ? SyncExitStatus.partial : 0
+            var summary = SyncCommand.describe(metadata)
+            if let window, !window.contains(now) {
+                summary += "; downloads wait for the window \(window)"
+            } else {
+                let report = try await service.syncContent(ids: nil, rateLimit: rateLimit, events: { _ in })
+                summary += "; " + SyncCommand.describe(report)
+                notes += report.failed.map(\.error.description)
+                if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
+            }
+            try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths)
+            return .init(finishedAt: Date(), succeeded: exitStatus == 0, summary: summary)
+        } catch {
+            try? SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]).save(paths)
+            return .init(finishedAt: Date(), succeeded: false, summary: error.description)
+        }
+    }
+}
