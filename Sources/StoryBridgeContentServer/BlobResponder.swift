@@ -25,12 +25,13 @@ struct BlobResponder: Sendable {
         headers[.contentType] = blob.contentType
         headers[.eTag] = blob.etag
         headers[.lastModified] = HTTPDate.string(blob.lastModified)
-        headers[.acceptRanges] = "bytes"
+        let ignoresRanges = faults.faults.ignoreRanges
+        headers[.acceptRanges] = ignoresRanges ? "none" : "bytes"
         headers[.cacheControl] = "private, max-age=0"
         if let name = blob.downloadName { headers[.contentDisposition] = #"attachment; filename="\#(name)""# }
 
         var range = ByteRangeRequest(header: request.headers[.range], size: blob.size)
-        if range != .whole, let validator = request.headers[.ifRange], !ifRangeMatches(validator, blob: blob) {
+        if range != .whole, ignoresRanges || request.headers[.ifRange].map({ !ifRangeMatches($0, blob: blob) }) == true {
             range = .whole
         }
         let status: HTTPResponse.Status

@@ -32,6 +32,9 @@ public struct TestFaults: Sendable, Hashable {
     /// Presentations whose package is published again at start-up, once the first builds are
     /// done: a new package revision under the same presentation revision (`--test-republish`).
     public var republish: [Int] = []
+    /// Blob requests with `Range` get the whole blob with 200 and `Accept-Ranges: none` (a store
+    /// or proxy without range support; clients must fall back to whole downloads).
+    public var ignoreRanges = false
 
     public init(
         dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, failStatus: Int = 503, retryAfter: Int? = 1,

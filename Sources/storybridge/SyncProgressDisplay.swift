@@ -53,6 +53,18 @@ final class SyncProgressDisplay: Sendable {
                         "presentation \(id) \"\(name)\": \(onDisk > 0 ? "resuming at \(Self.megabytes(onDisk)) of" : "downloading") \(Self.megabytes(size))",
                         state: &state)
                 }
+            case .delta(let id, let name, let fetching, let size):
+                // The run's total counted the whole package; only `fetching` bytes will come.
+                state.totalBytes -= max(0, size - fetching)
+                state.packages[id] = Package(
+                    name: name, size: fetching, onDisk: 0, startedFrom: 0, started: .now, lastReportedQuarter: 0, phase: "downloading")
+                state.order.append(id)
+                write(
+                    "presentation \(id) \"\(name)\": delta update, fetching \(Self.megabytes(fetching)) of \(Self.megabytes(size))"
+                        + " (\(Self.megabytes(size - fetching)) saved)", state: &state)
+            case .deltaDeclined(let id, let reason):
+                if state.packages.removeValue(forKey: id) != nil { state.order.removeAll { $0 == id } }
+                write("presentation \(id): downloading the whole package: \(reason)", state: &state)
             case .progress(let id, let bytes):
                 state.packages[id]?.onDisk = bytes
                 if !terminal, let package = state.packages[id], package.size > 0 {

@@ -39,6 +39,10 @@ public final class LibraryStore: Sendable {
         /// Files to add to the unpacked package, by path inside it, when it does not hold them
         /// already (media files a synced package does not carry). They are moved, not copied.
         public var extraFiles: [String: URL] = [:]
+        /// Builds the new revision's folder instead of unpacking the zip: given the staging folder
+        /// to create, it returns the files and bytes it holds, and removes what it made on error
+        /// (a delta update assembles the folder from fetched entries and the installed files).
+        public var assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))?
         /// Leave the replaced revision's folder on disk (a running `serve` may still be sending
         /// its files until it notices the swap); the next opening of the library sweeps it.
         public var keepsReplacedFolder = false
@@ -157,7 +161,13 @@ public final class LibraryStore: Sendable {
         if let id = options.id, id <= 0 { throw LibraryError.invalidId(id) }
         let folderName = UUID().uuidString.lowercased()
         let staging = directory.staging.appendingPathComponent(folderName)
-        let unpacked = try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
+        let unpacked: (files: Int, bytes: Int64)
+        if let assemble = options.assemble {
+            unpacked = try assemble(staging)
+        } else {
+            let extracted = try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
+            unpacked = (extracted.files, extracted.bytes)
+        }
         let final = directory.presentations.appendingPathComponent(folderName)
         do {
             try Self.addExtraFiles(options.extraFiles, to: staging)

@@ -15,6 +15,11 @@ public struct ContentSyncReport: Sendable {
     public var bytesTransferred: Int64 = 0
     /// Bytes reused from interrupted downloads.
     public var bytesResumed: Int64 = 0
+    /// Packages updated as a delta of the installed revision, the range requests they took, and
+    /// the bytes they did not transfer (package sizes minus bytes fetched).
+    public var deltaUpdates = 0
+    public var deltaRequests = 0
+    public var bytesSaved: Int64 = 0
     /// Fresh download links asked for after a refused one.
     public var linkRenewals = 0
     /// Presentations asked for by id that the service marks skip (not downloaded).
@@ -43,6 +48,9 @@ public struct ContentSync: Sendable {
     public var concurrency: Int
     public var limits: PackageLimits
     public var logger: Logger
+    /// Update an installed package by fetching only its changed entries when the server allows
+    /// (see docs/SYNC.md, "Delta updates"); false always downloads whole packages.
+    public var deltaUpdates = true
 
     public init(
         api: ContentAPIClient, catalog: SyncCatalog, library: LibraryStore, paths: SyncPaths, downloader: ResumableDownloader,
@@ -61,6 +69,7 @@ public struct ContentSync: Sendable {
     /// Downloads the packages of `ids` (every presentation that needs one when nil).
     public func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
         try await catalog.settleInterruptedDownloads()
+        DeltaIndex.sweep(in: library.directory)
         let rows = try await catalog.presentations()
         let installedFromSync = try await catalog.read { db in
             Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'"))
@@ -109,6 +118,11 @@ public struct ContentSync: Sendable {
             if let warning = outcome.warning { report.warnings.append((outcome.id, warning)) }
             if let error = outcome.error { report.failed.append((outcome.id, error)) }
             if let revision = outcome.revision { report.installed.append((outcome.id, revision)) }
+            if outcome.transfer == .delta {
+                report.deltaUpdates += 1
+                report.deltaRequests += outcome.requests
+                report.bytesSaved += outcome.saved
+            }
             if let download = outcome.download {
                 report.bytesTransferred += download.transferred
                 report.bytesResumed += download.resumedFrom
@@ -132,6 +146,10 @@ public struct ContentSync: Sendable {
         var download: ResumableDownloader.Outcome?
         var noPackage = false
         var warning: String?
+        var transfer = PackageTransfer.full
+        /// Range requests of a delta update, and the bytes it did not transfer.
+        var requests = 0
+        var saved: Int64 = 0
     }
 
     /// Installs the package of `row`; when it was republished during the download (a renewed
@@ -163,6 +181,10 @@ public struct ContentSync: Sendable {
             guard let sas = package.sas, !sas.isEmpty else { throw .noContentPackage(id) }
             try await refusesLocalCollision(id)
             let partial = PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision)
+            // An interrupted full download of this revision is resumed rather than replaced by a delta.
+            if partial.bytesOnDisk == 0, let delta = try await deltaInstall(row, package: package, link: sas, events: events) {
+                return delta
+            }
             try checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
             events(.started(presentationId: id, name: row.name, size: package.fileSize, onDisk: partial.bytesOnDisk))
             let api = self.api
@@ -198,7 +220,9 @@ public struct ContentSync: Sendable {
                 throw .packageRefused(presentationId: id, error)
             }
             let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
-            try await install(row: row, package: package, partial: partial, media: media, warning: warning)
+            try await install(
+                row: row, package: package, partial: partial, media: media, warning: warning,
+                transferred: download.transferred)
             partial.discard()
             for file in media.values { unlink(file.path) }
             PartialDownload.discardAll(presentationId: id, in: paths.downloads)
@@ -213,9 +237,12 @@ public struct ContentSync: Sendable {
         }
     }
 
-    private func install(
+    /// Installs a package: the downloaded zip unpacked (its entry index kept), or the folder
+    /// `assemble` builds (a delta update).
+    func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
-        warning: String?
+        warning: String?, transferred: Int64, how: PackageTransfer = .full,
+        assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -226,6 +253,8 @@ public struct ContentSync: Sendable {
         options.limits = limits
         options.extraFiles = media
         options.keepsReplacedFolder = true
+        options.how = how == .delta ? .delta : .full
+        options.assemble = assemble ?? Self.unpackKeepingIndex(zip: partial.partFile, limits: limits, directory: library.directory)
         let presentationRevision = options.revision
         let library = self.library
         let zip = partial.partFile
@@ -278,7 +307,7 @@ public struct ContentSync: Sendable {
 
     /// Downloads the media files the presentation lists that its package does not carry under
     /// `mediafiles/`; returns package path → downloaded file.
-    private func fetchMissingMedia(presentationId: Int, packageFiles: Set<String>) async throws(SyncError) -> [String: URL] {
+    func fetchMissingMedia(presentationId: Int, packageFiles: Set<String>) async throws(SyncError) -> [String: URL] {
         let stubs = try await catalog.mediaFiles(presentationId: presentationId)
         var files: [String: URL] = [:]
         for stub in stubs {

@@ -5,6 +5,11 @@ public enum ContentSyncEvent: Sendable {
     case planned(packages: Int, totalBytes: Int64, onDiskBytes: Int64)
     /// A package starts (or resumes, from `onDisk` bytes).
     case started(presentationId: Int, name: String, size: Int64, onDisk: Int64)
+    /// A package is updated as a delta of the installed revision: `fetching` bytes of its
+    /// `packageSize` are requested (progress events then count the fetched bytes).
+    case delta(presentationId: Int, name: String, fetching: Int64, packageSize: Int64)
+    /// A delta update is not possible (`reason`); the whole package is downloaded.
+    case deltaDeclined(presentationId: Int, reason: String)
     /// Bytes of a package on disk so far.
     case progress(presentationId: Int, bytesOnDisk: Int64)
     /// The package is verified and being unpacked and installed.

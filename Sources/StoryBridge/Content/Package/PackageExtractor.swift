@@ -34,10 +34,14 @@ public struct PackageExtractor: Sendable {
         return try check(archive).entries.filter { !$0.isDirectory }.map(\.path)
     }
 
-    /// Unpacks `zip` into `destination`, which must not exist yet.
-    public func extract(zip: URL, to destination: URL, progress: Progress? = nil) throws(PackageError) -> Result {
+    /// Unpacks `zip` into `destination`, which must not exist yet. `requiresStartSlide` false
+    /// accepts a zip without `index.html`: part of a package (the changed entries of a delta
+    /// update, whose whole listing was checked before).
+    public func extract(
+        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true
+    ) throws(PackageError) -> Result {
         let archive = try ZipArchive(path: zip.path)
-        let summary = try check(archive)
+        let summary = try check(archive, requiresStartSlide: requiresStartSlide)
         do {
             try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         } catch {
@@ -57,7 +61,7 @@ public struct PackageExtractor: Sendable {
         var declaredBytes: Int64
     }
 
-    private func check(_ archive: ZipArchive) throws(PackageError) -> Summary {
+    private func check(_ archive: ZipArchive, requiresStartSlide: Bool = true) throws(PackageError) -> Summary {
         let declaredCount = try archive.entryCount()
         guard declaredCount <= limits.maxEntries else { throw .tooManyEntries(limit: limits.maxEntries) }
         var entries: [ZipEntry] = []
@@ -80,7 +84,7 @@ public struct PackageExtractor: Sendable {
             guard declared <= limits.maxUncompressedBytes else { throw .tooLarge(limitBytes: limits.maxUncompressedBytes) }
             entries.append(entry)
         }
-        guard seen[Presentation.startSlide] == false else { throw .missingIndex }
+        guard !requiresStartSlide || seen[Presentation.startSlide] == false else { throw .missingIndex }
         return Summary(entries: entries, declaredBytes: declared)
     }
 

@@ -1,0 +1,95 @@
+import Foundation
+import StoryBridge
+
+/// How a package reached the library, and what the delta path saved.
+public enum PackageTransfer: String, Sendable, Hashable {
+    /// The whole package was downloaded.
+    case full
+    /// Only the changed entries were fetched; unchanged files were linked from the installed revision.
+    case delta
+}
+
+extension ContentSync {
+    /// Builds a revision folder from a downloaded package like `storybridge install`, and keeps
+    /// its entry index (`package-index/<folder>.json`) for the next update's delta, written
+    /// before the swap so an installed revision always has one (or, after a crash, none).
+    static func unpackKeepingIndex(zip: URL, limits: PackageLimits, directory: DataDirectory)
+        -> @Sendable (URL) throws -> (files: Int, bytes: Int64)
+    {
+        { staging in
+            let unpacked = try PackageExtractor(limits: limits).extract(zip: zip, to: staging)
+            // A package the delta path cannot read (ZIP64...) simply gets no index.
+            if let listing = try? ZipDirectory.read(file: zip) {
+                try? DeltaIndex(directory: listing).save(forFolder: staging.lastPathComponent, in: directory)
+            }
+            return (unpacked.files, unpacked.bytes)
+        }
+    }
+
+    /// Installs `package` as a delta of the installed revision: its central directory read with
+    /// range requests, only changed and new entries fetched, unchanged files linked, then the
+    /// same install and swap as a full download. Returns nil, after logging why, when the full
+    /// download is the way (``DeltaFallback``); throws when the package is refused.
+    func deltaInstall(
+        _ row: SyncedPresentation, package: RemoteContentPackage, link: String,
+        events: @escaping @Sendable (ContentSyncEvent) -> Void
+    ) async throws(SyncError) -> PackageOutcome? {
+        let id = row.id
+        guard deltaUpdates, let installed = try? library.entry(id: id)?.presentation.root,
+            let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
+        else { return nil }
+        var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
+        fetch.connectTimeout = downloader.connectTimeout
+        fetch.readTimeout = downloader.readTimeout
+        defer { fetch.discard() }
+        let fetched: FetchedDelta
+        do {
+            fetched = try await fetch.run(
+                link: link, installed: index,
+                planned: { plan, size in
+                    events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
+                },
+                progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
+            for entry in fetched.plan.reused {
+                var status = stat()
+                let path = installed.appendingPathComponent(entry.name).path
+                guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == entry.uncompressedSize
+                else { throw DeltaFallback.installedFileDiffers(entry.name) }
+            }
+        } catch let fallback as DeltaFallback {
+            logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
+            events(.deltaDeclined(presentationId: id, reason: fallback.description))
+            return nil
+        } catch let refused as PackageError {
+            throw .packageRefused(presentationId: id, refused)
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw .interrupted }
+            let fallback = DeltaFallback.transport(String(describing: error))
+            logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
+            events(.deltaDeclined(presentationId: id, reason: fallback.description))
+            return nil
+        }
+        let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths))
+        events(.installing(presentationId: id))
+        let assembly = DeltaAssembly(delta: fetched, installed: installed, limits: limits)
+        let directory = library.directory
+        try await install(
+            row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
+            media: media, warning: nil, transferred: fetched.transferred, how: .delta,
+            assemble: { staging in
+                let counts = try assembly.assemble(into: staging)
+                try? DeltaIndex(directory: fetched.directory).save(forFolder: staging.lastPathComponent, in: directory)
+                return (counts.files, counts.bytes)
+            })
+        for file in media.values { unlink(file.path) }
+        PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        events(.installed(presentationId: id, revision: package.revision))
+        let download = ResumableDownloader.Outcome(
+            resumedFrom: 0, transferred: fetched.transferred, linkRenewals: 0, size: fetched.packageSize)
+        var outcome = PackageOutcome(id: id, revision: package.revision, error: nil, download: download)
+        outcome.transfer = .delta
+        outcome.requests = fetched.requests
+        outcome.saved = max(0, fetched.packageSize - fetched.transferred)
+        return outcome
+    }
+}

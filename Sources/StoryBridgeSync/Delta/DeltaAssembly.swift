@@ -1,0 +1,68 @@
+import Foundation
+import StoryBridge
+
+/// Builds a new revision folder from a fetched delta: the changed entries unpacked from the
+/// changes zip with the checks of a full install (sizes, ratios, CRC-32 of every entry), folders
+/// created, and every unchanged file hard-linked from the installed revision (copied where a
+/// link is not possible), after checking that the installed file still has its indexed size.
+struct DeltaAssembly: Sendable {
+    var delta: FetchedDelta
+    /// The installed revision's folder.
+    var installed: URL
+    var limits: PackageLimits
+
+    /// What the assembly did.
+    struct Counts: Sendable, Hashable {
+        var files = 0
+        var bytes: Int64 = 0
+        var linked = 0
+        var copied = 0
+    }
+
+    /// Creates `destination` (which must not exist) and fills it. On any error the folder is
+    /// removed, so nothing half-assembled is left.
+    func assemble(into destination: URL) throws -> Counts {
+        var counts = Counts()
+        if let changes = delta.changesZip {
+            let unpacked = try PackageExtractor(limits: limits).extract(zip: changes, to: destination, requiresStartSlide: false)
+            counts.files = unpacked.files
+            counts.bytes = unpacked.bytes
+        } else {
+            try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        }
+        do {
+            for folder in delta.plan.folders {
+                try FileManager.default.createDirectory(
+                    at: destination.appendingPathComponent(String(folder.name.dropLast())), withIntermediateDirectories: true)
+            }
+            for entry in delta.plan.reused {
+                let copied = try reuse(entry, into: destination)
+                counts.files += 1
+                counts.bytes += entry.uncompressedSize
+                if copied { counts.copied += 1 } else { counts.linked += 1 }
+            }
+            return counts
+        } catch {
+            try? FileManager.default.removeItem(at: destination)
+            throw error
+        }
+    }
+
+    /// Links (or copies) one unchanged file; returns whether it had to be copied.
+    private func reuse(_ entry: ZipDirectoryEntry, into destination: URL) throws -> Bool {
+        let source = installed.appendingPathComponent(entry.name)
+        var status = stat()
+        guard lstat(source.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == entry.uncompressedSize else {
+            throw DeltaFallback.installedFileDiffers(entry.name)
+        }
+        let target = destination.appendingPathComponent(entry.name)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if link(source.path, target.path) == 0 { return false }
+        let reason = errno
+        guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
+            throw DeltaFallback.installedFileDiffers("\(entry.name) (\(String(cString: strerror(reason))))")
+        }
+        try FileManager.default.copyItem(at: source, to: target)
+        return true
+    }
+}

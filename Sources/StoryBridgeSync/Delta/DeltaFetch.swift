@@ -1,0 +1,115 @@
+import Foundation
+import NIOCore
+import StoryBridge
+
+/// A new package read as a delta against the installed revision: its central directory, the
+/// plan, and the changed entries fetched into a small zip of their own, ready to be assembled.
+struct FetchedDelta: Sendable {
+    var directory: ZipDirectory
+    var plan: DeltaPlan
+    /// The changed entries' spans as fetched, with a central directory of their own (nil when
+    /// no entry changed).
+    var changesZip: URL?
+    /// The package's file paths, checked like `storybridge install` checks a zip's.
+    var filePaths: [String]
+    var requests: Int
+    var transferred: Int64
+    var packageSize: Int64
+}
+
+/// Reads a package's central directory over `Range` requests, checks the listing with the same
+/// archive checks as a full install, and fetches the changed entries.
+struct DeltaFetch: Sendable {
+    var limits: PackageLimits
+    /// Work files: `<prefix>.listing.zip` and `<prefix>.changes.zip` in `folder`.
+    var folder: URL
+    var prefix: String
+    var connectTimeout: TimeAmount = .seconds(10)
+    var readTimeout: TimeAmount = .seconds(30)
+    /// Central directories larger than this are not read remotely.
+    static let maxDirectoryBytes: Int64 = 64 << 20
+
+    var listingZip: URL { folder.appendingPathComponent(prefix + ".listing.zip") }
+    var changesZip: URL { folder.appendingPathComponent(prefix + ".changes.zip") }
+
+    /// Removes the work files.
+    func discard() {
+        unlink(listingZip.path)
+        unlink(changesZip.path)
+    }
+
+    /// Fetches the delta of the package at `link` against `installed`. Throws ``DeltaFallback``
+    /// when the full download is the way, `PackageError` when the archive is refused.
+    func run(
+        link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) -> Void, progress: (Int64) -> Void
+    ) async throws -> FetchedDelta {
+        var blob = try RangedBlob(link: link)
+        blob.connectTimeout = connectTimeout
+        blob.readTimeout = readTimeout
+        let (tail, tailStart) = try await blob.tail(ZipDirectory.maxTailSize)
+        let location = try ZipDirectory.locate(tail: tail, tailStart: tailStart)
+        guard location.entryCount <= limits.maxEntries else { throw PackageError.tooManyEntries(limit: limits.maxEntries) }
+        guard location.size <= Self.maxDirectoryBytes else { throw DeltaFallback.unreadableArchive("a central directory over 64 MB") }
+        var listing: Data
+        if location.offset >= tailStart {
+            let from = tail.startIndex + Int(location.offset - tailStart)
+            listing = tail.subdata(in: from..<(from + Int(location.size)))
+        } else {
+            var head = Data()
+            try await blob.fetch(location.offset..<tailStart) { head.append(contentsOf: $0.readableBytesView) }
+            listing = (head + tail).prefix(Int(location.size))
+            listing = Data(listing)
+        }
+        let directory = try ZipDirectory.parse(listing, location: location)
+        let packageSize = blob.length ?? 0
+        let plan = DeltaPlan(directory: directory, installed: installed)
+        guard plan.bytesToFetch * 2 <= packageSize else {
+            throw DeltaFallback.mostBytesChanged(changed: plan.bytesToFetch, total: packageSize)
+        }
+        // The whole listing goes through the checks of a full install (names, types, duplicates,
+        // entry count, declared sizes, index.html) before a byte of an entry is fetched.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try (listing + ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)).write(to: listingZip)
+        let filePaths = try PackageExtractor(limits: limits).filePaths(zip: listingZip)
+        unlink(listingZip.path)
+        planned(plan, packageSize)
+        var changes: URL?
+        if !plan.changed.isEmpty {
+            changes = try await fetchChanges(plan, blob: &blob, progress: progress)
+        }
+        return FetchedDelta(
+            directory: directory, plan: plan, changesZip: changes, filePaths: filePaths, requests: blob.requests,
+            transferred: blob.bytesReceived, packageSize: packageSize)
+    }
+
+    /// Writes each range's bytes to the changes zip as they arrive, then a central directory of
+    /// the changed entries pointing at their new places.
+    private func fetchChanges(_ plan: DeltaPlan, blob: inout RangedBlob, progress: (Int64) -> Void) async throws -> URL {
+        guard FileManager.default.createFile(atPath: changesZip.path, contents: nil) else {
+            throw DeltaFallback.transport("cannot create \(changesZip.path)")
+        }
+        let output = try FileHandle(forWritingTo: changesZip)
+        defer { try? output.close() }
+        var written: Int64 = 0
+        var placed: [(range: Range<Int64>, at: Int64)] = []
+        for range in plan.ranges {
+            placed.append((range, written))
+            try await blob.fetch(range) { chunk in
+                try chunk.withUnsafeReadableBytes { try output.write(contentsOf: $0) }
+                written += Int64(chunk.readableBytes)
+                progress(written)
+            }
+        }
+        var records = Data()
+        for entry in plan.changed {
+            guard let place = placed.first(where: { $0.range.contains(entry.localHeaderOffset) }) else {
+                throw DeltaFallback.unreadableArchive("an entry outside the fetched ranges")
+            }
+            records.append(entry.record(movedTo: place.at + entry.localHeaderOffset - place.range.lowerBound))
+        }
+        try output.write(contentsOf: records)
+        try output.write(contentsOf: ZipDirectory.endRecord(count: plan.changed.count, size: Int64(records.count), offset: written))
+        try output.synchronize()
+        return changesZip
+    }
+}

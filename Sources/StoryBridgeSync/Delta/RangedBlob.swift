@@ -1,0 +1,95 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Byte ranges of one blob, one `Range` request each (multi-range replies are not needed), every
+/// request after the first guarded by `If-Range` with the first reply's strong ETag and checked
+/// against its length, so a blob replaced between two requests is detected instead of spliced.
+struct RangedBlob {
+    let target: BlobHTTP.Target
+    var connectTimeout: TimeAmount = .seconds(10)
+    var readTimeout: TimeAmount = .seconds(30)
+    /// The blob's length and strong ETag, from the first reply.
+    private(set) var length: Int64?
+    private(set) var etag: String?
+    /// Requests sent and body bytes received.
+    private(set) var requests = 0
+    private(set) var bytesReceived: Int64 = 0
+
+    init(link: String) throws(DeltaFallback) {
+        guard let target = BlobHTTP.Target(link) else { throw .transport("the link is not an http(s) URL") }
+        self.target = target
+    }
+
+    /// The last `count` bytes (all of them for a shorter blob) and where they start.
+    mutating func tail(_ count: Int) async throws -> (bytes: Data, start: Int64) {
+        var data = Data()
+        let start = try await get(range: "bytes=-\(count)", expectedStart: nil) { data.append(contentsOf: $0.readableBytesView) }
+        return (data, start)
+    }
+
+    /// Bytes `range` of the blob, handed to `sink` as they arrive.
+    mutating func fetch(_ range: Range<Int64>, into sink: (ByteBuffer) throws -> Void) async throws {
+        _ = try await get(range: "bytes=\(range.lowerBound)-\(range.upperBound - 1)", expectedStart: range.lowerBound, sink: sink)
+    }
+
+    /// Sends one range request; returns where the reply's bytes start in the blob.
+    private mutating func get(range: String, expectedStart: Int64?, sink: (ByteBuffer) throws -> Void) async throws -> Int64 {
+        var headers = HTTPHeaders()
+        headers.add(name: "x-ms-version", value: ResumableDownloader.azureStorageVersion)
+        headers.add(name: "Range", value: range)
+        if let etag { headers.add(name: "If-Range", value: etag) }
+        requests += 1
+        let isFirst = length == nil
+        let knownLength = length
+        let knownETag = etag
+        let (start, total, tag, received): (Int64, Int64, String, Int64) = try await BlobHTTP.get(
+            target, headers: headers, connectTimeout: connectTimeout, readTimeout: readTimeout
+        ) { parts in
+            guard case .head(let head) = try await parts.next() else { throw DeltaFallback.transport("no response head") }
+            let status = Int(head.status.code)
+            if head.headers.first(name: "Accept-Ranges")?.lowercased() == "none" { throw DeltaFallback.rangesRefused }
+            let replyETag = ResumableDownloader.strongETag(head.headers)
+            switch status {
+            case 206: break
+            case 200:
+                if let knownETag, replyETag != knownETag { throw DeltaFallback.blobChanged }
+                throw DeltaFallback.rangesIgnored
+            case 400, 416, 501:
+                throw isFirst ? DeltaFallback.suffixRangeRefused(status: status) : DeltaFallback.unexpectedStatus(status)
+            default: throw DeltaFallback.unexpectedStatus(status)
+            }
+            // Without a strong validator a later request could not tell a replaced blob apart.
+            guard let replyETag else { throw DeltaFallback.unguarded }
+            guard let bounds = ResumableDownloader.contentRange(head.headers), let total = bounds.total,
+                bounds.end >= bounds.start, bounds.end < total
+            else { throw DeltaFallback.unexpectedStatus(status) }
+            if let knownLength, total != knownLength { throw DeltaFallback.blobChanged }
+            if let knownETag, replyETag != knownETag { throw DeltaFallback.blobChanged }
+            if let expectedStart, bounds.start != expectedStart { throw DeltaFallback.unexpectedStatus(status) }
+            let expected = bounds.end - bounds.start + 1
+            var received: Int64 = 0
+            while let part = try await parts.next() {
+                switch part {
+                case .head: continue
+                case .body(let chunk):
+                    received += Int64(chunk.readableBytes)
+                    guard received <= expected else { throw DeltaFallback.transport("the reply is longer than its range") }
+                    try sink(chunk)
+                case .end:
+                    guard received == expected else {
+                        throw DeltaFallback.transport("the reply ended after \(received) of \(expected) bytes")
+                    }
+                    return (bounds.start, total, replyETag, received)
+                }
+            }
+            throw DeltaFallback.transport("the server closed the connection after \(received) of \(expected) bytes")
+        }
+        bytesReceived += received
+        if isFirst {
+            length = total
+            etag = tag
+        }
+        return start
+    }
+}
