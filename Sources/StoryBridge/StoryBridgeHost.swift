@@ -64,7 +64,7 @@ public final class StoryBridgeHost: Sendable {
         self.viewers = viewers
         self.analytics = AnalyticsStore(database: database, limits: outboxLimits, clock: clock)
         self.sessions = SessionTracker(
-            store: analytics, identity: identity, policy: policy, viewers: viewers, clock: clock, logger: logger)
+            store: analytics, identity: identity, policy: policy, viewers: viewers, library: library, clock: clock, logger: logger)
         let bridge = Bridge(defaultDeadline: defaultDeadline, clock: clock, logger: logger)
         self.bridge = bridge
         // A console line is shown in the feed by the page console, as a line (or not at all, over

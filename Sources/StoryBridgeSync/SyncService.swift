@@ -40,14 +40,15 @@ public final class SyncService: Sendable {
     /// Downloads and installs packages (`ids`, or every one that needs it), all of them together
     /// no faster than `rateLimit` when one is given.
     public func syncContent(
-        ids: [Int]?, concurrency: Int = 2, rateLimit: TransferRate? = nil,
+        ids: [Int]?, concurrency: Int = 2, keepRevisions: Int = 1, rateLimit: TransferRate? = nil,
         events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> ContentSyncReport {
         var downloader = ResumableDownloader(logger: logger)
         downloader.rateLimiter = rateLimit.map(TransferRateLimiter.init(rate:))
-        let sync = ContentSync(
+        var sync = ContentSync(
             api: api, catalog: catalog, library: library, paths: paths, downloader: downloader, concurrency: concurrency,
             logger: logger)
+        sync.keepRevisions = keepRevisions
         return try await sync.run(ids: ids, events: events)
     }
 

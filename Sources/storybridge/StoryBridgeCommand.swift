@@ -18,7 +18,8 @@ struct StoryBridgeCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, InstallCommand.self, ListCommand.self, RemoveCommand.self, InspectCommand.self, SessionsCommand.self,
             UploadCommand.self, CollectorCommand.self, ContentServerCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self,
-            ResetCommand.self, TestCommand.self, DoctorCommand.self, ContextCommand.self, ShotsCommand.self, DiffCommand.self,
+            ResetCommand.self, RollbackCommand.self, UnpinCommand.self, TestCommand.self, DoctorCommand.self, ContextCommand.self,
+            ShotsCommand.self, DiffCommand.self,
         ]
     )
 

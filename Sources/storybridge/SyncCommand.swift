@@ -45,6 +45,16 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Show each synced presentation's state, revisions, size and last error (no network).")
     var status = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Print every install, update, rollback and removal (all presentations, or the id given) with time, revision, bytes and how (no network).",
+            discussion:
+                "how: full (whole package downloaded), delta (changed entries only), rollback, removal, local (storybridge install)."))
+    var history = false
+
+    @Option(help: "Earlier revisions of each presentation kept on disk for storybridge rollback.")
+    var keepRevisions = 1
+
     @Flag(help: "With --status: print JSON.")
     var json = false
 
@@ -66,6 +76,12 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
+        if history {
+            if content || status || prune { throw ValidationError("--history only shows; run it without --content, --status or --prune") }
+            if ids.count > 1 { throw ValidationError("--history takes one presentation id at most") }
+            return
+        }
+        guard keepRevisions >= 0 else { throw ValidationError("--keep-revisions must be 0 or more") }
         if !ids.isEmpty && !content {
             throw ValidationError(
                 "presentation ids go with --content: storybridge sync --content \(ids.map(String.init).joined(separator: " "))")
@@ -79,6 +95,10 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         if status {
             try await showStatus()
+            return
+        }
+        if history {
+            try showHistory(id: ids.first)
             return
         }
         let lock: SyncLock
@@ -99,6 +119,7 @@ struct SyncCommand: AsyncParsableCommand {
         let wantsContent = content
         let onlyIds = ids.isEmpty ? nil : ids
         let parallel = concurrency
+        let kept = keepRevisions
         let rateLimit = limitRate
         let removals = RemovalPolicy(grace: removalGrace.seconds, prune: prune)
         let sync = SyncRunService { () async -> SyncOutcome in
@@ -106,7 +127,7 @@ struct SyncCommand: AsyncParsableCommand {
                 let metadata = try await service.syncMetadata(removals: removals)
                 guard wantsContent else { return .success((metadata, nil)) }
                 let report = try await service.syncContent(
-                    ids: onlyIds, concurrency: parallel, rateLimit: rateLimit, events: { display.handle($0) })
+                    ids: onlyIds, concurrency: parallel, keepRevisions: kept, rateLimit: rateLimit, events: { display.handle($0) })
                 return .success((metadata, report))
             } catch {
                 return .failure(error)
@@ -173,6 +194,7 @@ struct SyncCommand: AsyncParsableCommand {
     /// What a content sync did besides installing: skip marks, dependencies, missing packages, warnings.
     static func remarks(_ report: ContentSyncReport) -> [String] {
         var lines = report.markedSkip.map { "presentation \($0) is marked skip on the service: not downloaded" }
+        lines += report.pinned.map { "presentation \($0) is pinned to a rolled-back revision: not updated (storybridge unpin \($0))" }
         if !report.dependencies.isEmpty {
             lines.append(
                 "also brought, opened by the presentations asked for: \(report.dependencies.map(String.init).joined(separator: ", "))")

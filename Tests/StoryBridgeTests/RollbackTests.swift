@@ -125,3 +125,24 @@ struct RollbackTests {
         #expect(try store.keptRevisions(id: 3).isEmpty)
     }
 }
+
+@Suite("Sessions record the revision shown")
+struct SessionRevisionTests {
+    @Test("a session records the revision of its presentation at its start; a later revision's session records that one")
+    func sessionCarriesRevision() async throws {
+        var presentation = try TemporaryPresentation.threeSlides().load(id: 4)
+        presentation.revision = 7
+        let (host, _) = await makeHost(presentation: presentation)
+        presentation.revision = 8
+        host.library.add(presentation)
+        let second = await host.viewers.viewer(id: "viewer-2")
+        await host.pageLoaded(second, presentationId: 4, slide: "index.html", pageLoad: "load-2")
+        let sessions = try await host.analytics.sessions(presentationId: 4)
+        #expect(sessions.map(\.presentationRevision).sorted { ($0 ?? 0) < ($1 ?? 0) } == [7, 8])
+        // Read back from SQLite through the column of migration v11-revisions.
+        let stored = try await host.analytics.database.read { db in
+            try Int.fetchAll(db, sql: "SELECT presentationRevision FROM session ORDER BY presentationRevision")
+        }
+        #expect(stored == [7, 8])
+    }
+}

@@ -60,7 +60,7 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     /// The columns; each property is its column.
     public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, duration, slidesCount
-        case state, complete, updated, endedBy
+        case state, complete, updated, endedBy, presentationRevision
     }
 
     public var id: String
@@ -81,12 +81,17 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     public var updated: Date
     /// How it ended, once finished (`close` or `timeout`); `nil` while it may go on.
     public var endedBy: SessionEnd?
+    /// The library revision of the presentation when the session started (migration
+    /// `v11-revisions`): which revision was on screen. Kept locally, not uploaded.
+    public var presentationRevision: Int?
 
     public init(
         id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int,
-        slidesCount: Int, state: SessionState, complete: Bool, updated: Date? = nil, endedBy: SessionEnd? = nil
+        slidesCount: Int, state: SessionState, complete: Bool, updated: Date? = nil, endedBy: SessionEnd? = nil,
+        presentationRevision: Int? = nil
     ) {
         self.endedBy = endedBy
+        self.presentationRevision = presentationRevision
         self.id = id
         self.presentationId = presentationId
         self.viewerId = viewerId

@@ -11,13 +11,16 @@ public final class SessionTracker: Sendable {
     let identity: HostIdentity
     let policy: ViewerPolicy
     let viewers: ViewerRegistry
+    /// Where a new session reads the revision of its presentation (``SessionRecord/presentationRevision``).
+    let library: PresentationLibrary
     let logger: Logger
 
     init(
-        store: AnalyticsStore, identity: HostIdentity, policy: ViewerPolicy, viewers: ViewerRegistry, clock: any HostClock,
-        logger: Logger
+        store: AnalyticsStore, identity: HostIdentity, policy: ViewerPolicy, viewers: ViewerRegistry, library: PresentationLibrary,
+        clock: any HostClock, logger: Logger
     ) {
         self.store = store
+        self.library = library
         self.clock = clock
         self.identity = identity
         self.policy = policy
@@ -81,7 +84,7 @@ public final class SessionTracker: Sendable {
         let session = SessionRecord(
             id: UUIDs.make(), presentationId: presentationId, viewerId: viewer.id, userId: identity.user.id,
             stamp: RecordStamp(at: now, identity: identity), address: identity.location.address, duration: 0, slidesCount: 0,
-            state: .inProgress, complete: false)
+            state: .inProgress, complete: false, presentationRevision: library.presentation(id: presentationId)?.revision)
         try await store.insert(session)
         await viewer.setSession(session.id)
         if let unfinished, policy.restoreDecision == .ask {

@@ -32,6 +32,8 @@ public struct ContentSyncReport: Sendable {
     public var withoutPackage: [Int] = []
     /// Packages installed with a warning (a size other than the declared one).
     public var warnings: [(id: Int, warning: String)] = []
+    /// Presentations left on a rolled-back revision because they are pinned (`storybridge rollback`).
+    public var pinned: [Int] = []
 }
 
 /// Downloads content packages and installs them into the library: bounded concurrency, each
@@ -51,6 +53,8 @@ public struct ContentSync: Sendable {
     /// Update an installed package by fetching only its changed entries when the server allows
     /// (see docs/SYNC.md, "Delta updates"); false always downloads whole packages.
     public var deltaUpdates = true
+    /// Earlier revisions kept on disk per presentation for `storybridge rollback` (`--keep-revisions`).
+    public var keepRevisions = 1
 
     public init(
         api: ContentAPIClient, catalog: SyncCatalog, library: LibraryStore, paths: SyncPaths, downloader: ResumableDownloader,
@@ -71,8 +75,8 @@ public struct ContentSync: Sendable {
         try await catalog.settleInterruptedDownloads()
         DeltaIndex.sweep(in: library.directory)
         let rows = try await catalog.presentations()
-        let installedFromSync = try await catalog.read { db in
-            Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'"))
+        let (installedFromSync, pins) = try await catalog.read { db in
+            (Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'")), try RevisionPin.all(db))
         }
         var targets: [SyncedPresentation] = []
         var report = ContentSyncReport()
@@ -86,6 +90,8 @@ public struct ContentSync: Sendable {
                 guard let row = byId[id] else { continue }
                 if row.skip {
                     report.markedSkip.append(id)
+                } else if Self.isHeldByPin(row, pins: pins) {
+                    report.pinned.append(id)
                 } else if Self.needsDownload(row, installed: installedFromSync) {
                     targets.append(row)
                 } else {
@@ -94,7 +100,13 @@ public struct ContentSync: Sendable {
             }
         } else {
             for row in rows where !row.skip {
-                if Self.needsDownload(row, installed: installedFromSync) { targets.append(row) } else { report.upToDate += 1 }
+                if Self.isHeldByPin(row, pins: pins) {
+                    report.pinned.append(row.id)
+                } else if Self.needsDownload(row, installed: installedFromSync) {
+                    targets.append(row)
+                } else {
+                    report.upToDate += 1
+                }
             }
         }
         let onDisk = targets.reduce(Int64(0)) { sum, row in
@@ -137,6 +149,13 @@ public struct ContentSync: Sendable {
     static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>) -> Bool {
         guard row.packageRevision != nil, row.state != .withdrawn else { return false }
         return row.needsPackage || !installed.contains(row.id)
+    }
+
+    /// Whether a rolled-back presentation stays on its pinned revision: the offered package is
+    /// not newer than the one it was rolled back from.
+    static func isHeldByPin(_ row: SyncedPresentation, pins: [Int: RevisionPin]) -> Bool {
+        guard let pin = pins[row.id] else { return false }
+        return !pin.isLifted(byOfferedPackageRevision: row.packageRevision)
     }
 
     struct PackageOutcome: Sendable {
@@ -253,8 +272,11 @@ public struct ContentSync: Sendable {
         options.limits = limits
         options.extraFiles = media
         options.keepsReplacedFolder = true
+        options.keptRevisions = keepRevisions
         options.how = how == .delta ? .delta : .full
         options.assemble = assemble ?? Self.unpackKeepingIndex(zip: partial.partFile, limits: limits, directory: library.directory)
+        options.bytesTransferred = transferred
+        options.packageRevision = package.revision
         let presentationRevision = options.revision
         let library = self.library
         let zip = partial.partFile
