@@ -226,6 +226,11 @@ struct SyncCommand: AsyncParsableCommand {
         var text = "content: \(report.installed.count) installed, \(report.upToDate) up to date, \(report.failed.count) failed"
         text += String(format: "; %.1f MB transferred", Double(report.bytesTransferred) / 1e6)
         if report.bytesResumed > 0 { text += String(format: ", %.1f MB resumed from earlier runs", Double(report.bytesResumed) / 1e6) }
+        if report.deltaUpdates > 0 {
+            text += String(
+                format: ", %d delta update%@ in %d range requests, %.1f MB saved", report.deltaUpdates, report.deltaUpdates == 1 ? "" : "s",
+                report.deltaRequests, Double(report.bytesSaved) / 1e6)
+        }
         if report.linkRenewals > 0 { text += ", \(report.linkRenewals) expired link\(report.linkRenewals == 1 ? "" : "s") renewed" }
         return text
     }
