@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoryBridge
+import StoryBridgeSync
 
 /// `storybridge rollback ID`: serve the previous kept revision of a presentation again, offline.
 struct RollbackCommand: ParsableCommand {
@@ -15,7 +16,9 @@ struct RollbackCommand: ParsableCommand {
 
             The presentation stays pinned to the revision it serves: sync does not install the \
             revision rolled back from again, only a newer one (which ends the pin), until \
-            storybridge unpin ID. Every rollback is recorded: storybridge sync --history ID.
+            storybridge unpin ID. Every rollback is recorded: storybridge sync --history ID. \
+            While a sync runs (its lock is held), rollback waits for nothing and exits 75: a \
+            revision being installed would otherwise replace the rolled-back one.
             """)
 
     @Argument(help: "The presentation id.")
@@ -25,6 +28,13 @@ struct RollbackCommand: ParsableCommand {
 
     func run() throws {
         let store = try library.openLibrary()
+        let lock: SyncLock
+        do {
+            lock = try SyncLock(file: SyncPaths(library.directory).lockFile)
+        } catch {
+            throw SyncExitStatus.fail("rollback", error)
+        }
+        defer { withExtendedLifetime(lock) {} }
         let started = ContinuousClock.now
         let outcome: RollbackOutcome
         do {

@@ -71,6 +71,14 @@ struct RollbackSyncTests {
     func unpinThenSync() async throws {
         let lab = try SyncLab()
         try await twoRevisions(lab, id: 5)
+        // While a sync holds the lock, rollback is refused (75) and changes nothing.
+        do {
+            let held = try SyncLock(file: SyncPaths(lab.clientDirectory).lockFile)
+            let busy = try await lab.cli(["rollback", "5"])
+            #expect(busy.status == 75, "\(busy.errors)")
+            #expect(try lab.installedTitle(5) == "v2")
+            withExtendedLifetime(held) {}
+        }
         #expect(try await lab.cli(["rollback", "5"]).status == 0)
         let again = try await lab.cli(["rollback", "5"])
         #expect(again.status == 65)
