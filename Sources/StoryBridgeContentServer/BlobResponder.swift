@@ -25,6 +25,7 @@ struct BlobResponder: Sendable {
         headers[.contentType] = blob.contentType
         headers[.eTag] = blob.etag
         headers[.lastModified] = HTTPDate.string(blob.lastModified)
+        if let delay = faults.faults.blobDelay { try await Task.sleep(for: delay) }
         let ignoresRanges = faults.faults.ignoreRanges
         headers[.acceptRanges] = ignoresRanges ? "none" : "bytes"
         headers[.cacheControl] = "private, max-age=0"

@@ -35,6 +35,9 @@ public struct TestFaults: Sendable, Hashable {
     /// Blob requests with `Range` get the whole blob with 200 and `Accept-Ranges: none` (a store
     /// or proxy without range support; clients must fall back to whole downloads).
     public var ignoreRanges = false
+    /// Blob requests wait this long before they are answered (a slow store), so a test can act
+    /// while a client waits for a blob.
+    public var blobDelay: Duration?
 
     public init(
         dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, failStatus: Int = 503, retryAfter: Int? = 1,

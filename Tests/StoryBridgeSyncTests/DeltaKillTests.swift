@@ -19,34 +19,61 @@ struct DeltaKillTests {
         return files
     }
 
-    @Test(
-        "SIGKILL at several moments of a delta sync: the served folder is always one whole revision, and the next sync completes by delta",
-        arguments: [150, 300, 450, 600, 800])
-    func killedDuringDelta(afterMilliseconds delay: Int) async throws {
+    /// A lab with presentation 3 installed at v1, v2 published and its metadata synced, and
+    /// the server answering blob requests after `blobDelay`.
+    static func labWithUpdate(blobDelay: Duration) async throws -> (lab: SyncLab, old: [String: Data]) {
         let lab = try SyncLab()
         try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
         try await lab.startServer()
         try await lab.loginAsService()
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
-        let old = try Self.files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root)
+        let old = try files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root)
         try DeltaSyncTests.publishDeck(lab, id: 3, version: "v2")
         #expect(try await lab.cli(["sync"]).status == 0)
+        var faults = TestFaults()
+        faults.blobDelay = blobDelay
+        try await lab.startServer(faults: faults)
+        return (lab, old)
+    }
 
-        let child = try lab.spawn(["sync", "--content"])
-        try await Task.sleep(for: .milliseconds(delay))
-        kill(child.process.processIdentifier, SIGKILL)
-        _ = await SyncLab.finish(child)
-        let new = try Self.files(in: try #require(try lab.serverLibrary.entry(id: 3)).presentation.root)
-        let served = try Self.files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root)
+    /// After a kill: the served folder is one whole revision; the next sync completes and leaves
+    /// no work file or staging folder.
+    static func expectRecovers(_ lab: SyncLab, old: [String: Data], expectOld: Bool) async throws {
+        let new = try files(in: try #require(try lab.serverLibrary.entry(id: 3)).presentation.root)
+        let served = try files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root)
         #expect(served == old || served == new, "the served folder mixes revisions")
-
+        if expectOld { #expect(served == old) }
         let next = try await lab.cli(["sync", "--content"])
         #expect(next.status == 0, "\(next.errors)")
-        #expect(try Self.files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root) == new)
+        #expect(try files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root) == new)
         if served == old { #expect(next.errors.contains("delta update"), "\(next.errors)") }
         #expect(lab.leftoverDownloads().isEmpty, "\(lab.leftoverDownloads())")
         let staging = (try? FileManager.default.contentsOfDirectory(atPath: lab.clientDirectory.staging.path)) ?? []
         #expect(staging.isEmpty, "\(staging)")
+    }
+
+    @Test("SIGKILL while the changed entries are being fetched (the changes zip exists): old revision served, next sync completes by delta")
+    func killedFetchingEntries() async throws {
+        let (lab, old) = try await Self.labWithUpdate(blobDelay: .milliseconds(500))
+        let child = try lab.spawn(["sync", "--content"])
+        try await SyncLab.waitUntil { lab.leftoverDownloads().contains { $0.hasSuffix(".delta.changes.zip") } }
+        kill(child.process.processIdentifier, SIGKILL)
+        _ = await SyncLab.finish(child)
+        #expect(lab.leftoverDownloads().contains { $0.hasSuffix(".delta.changes.zip") })
+        try await Self.expectRecovers(lab, old: old, expectOld: true)
+        await lab.stopServer()
+    }
+
+    @Test(
+        "SIGKILL at moments spread over a delta sync whose blob requests take 300 ms each: the served folder is always one whole revision",
+        arguments: [100, 250, 400, 550, 700, 850, 1000])
+    func killedAtMoments(afterMilliseconds delay: Int) async throws {
+        let (lab, old) = try await Self.labWithUpdate(blobDelay: .milliseconds(300))
+        let child = try lab.spawn(["sync", "--content"])
+        try await Task.sleep(for: .milliseconds(delay))
+        kill(child.process.processIdentifier, SIGKILL)
+        _ = await SyncLab.finish(child)
+        try await Self.expectRecovers(lab, old: old, expectOld: false)
         await lab.stopServer()
     }
 }
