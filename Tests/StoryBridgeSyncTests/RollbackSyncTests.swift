@@ -115,4 +115,23 @@ struct RollbackSyncTests {
         let folders = try FileManager.default.contentsOfDirectory(atPath: lab.clientDirectory.presentations.path)
         #expect(folders == [served])
     }
+
+    @Test("serve --sync-every --keep-revisions N keeps N earlier revisions; --keep-revisions alone is refused")
+    func serveKeepsRevisions() async throws {
+        let lab = try SyncLab()
+        try lab.publish(id: 8, title: "v1")
+        try await lab.startServer()
+        try await lab.loginAsService()
+        let alone = try await lab.cli(["serve", "--keep-revisions", "2"])
+        #expect(alone.status != 0 && alone.errors.contains("go with --sync-every"), "\(alone.errors)")
+        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch", "--sync-every", "1s", "--keep-revisions", "2"]) {
+            _ in
+            for title in ["v1", "v2", "v3", "v4"] {
+                if title != "v1" { try lab.publish(id: 8, title: title) }
+                try await SyncLab.waitUntil(seconds: 60) { (try? lab.installedTitle(8)) == title }
+            }
+        }
+        #expect(try lab.clientLibrary().keptRevisions(id: 8).count == 2)
+        #expect(try lab.clientLibrary().history(id: 8).map(\.event) == ["install", "update", "update", "update"])
+    }
 }

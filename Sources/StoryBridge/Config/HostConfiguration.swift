@@ -15,7 +15,7 @@ import Foundation
 ///   "http": {"allowedHosts": ["api.example.com", "*.example.org"], "timeoutSeconds": 15},
 ///   "upload": {"endpoint": "http://127.0.0.1:8090", "hub": "storybridge", "key": "k", "secret": "s"},
 ///   "storyContext": "story-context.json",
-///   "sync": {"every": "15m", "window": "01:00-05:00", "limitRate": "2M"}
+///   "sync": {"every": "15m", "window": "01:00-05:00", "limitRate": "2M", "keepRevisions": 1}
 /// }
 /// ```
 public struct HostConfiguration: Sendable, Hashable, Codable {

@@ -13,10 +13,13 @@ public struct SyncSettings: Sendable, Hashable, Codable {
     public var window: String?
     /// The download speed limit, as `--limit-rate` writes it (`2M`).
     public var limitRate: String?
+    /// Earlier revisions of each presentation kept on disk for `storybridge rollback` (default 1).
+    public var keepRevisions: Int?
 
-    public init(every: TimeLimit? = nil, window: String? = nil, limitRate: String? = nil) {
+    public init(every: TimeLimit? = nil, window: String? = nil, limitRate: String? = nil, keepRevisions: Int? = nil) {
         self.every = every
         self.window = window
         self.limitRate = limitRate
+        self.keepRevisions = keepRevisions
     }
 }

@@ -22,10 +22,17 @@ struct ServeSyncOptions: ParsableArguments {
     @Option(help: TransferRate.help)
     var limitRate: TransferRate?
 
+    @Option(
+        help:
+            "With --sync-every: earlier revisions of each presentation kept on disk for storybridge rollback (config sync.keepRevisions; default 1)."
+    )
+    var keepRevisions: Int?
+
     func validate() throws {
         if let syncWindow {
             do { _ = try SyncWindow(syncWindow) } catch { throw ValidationError("--sync-window: \(error.description)") }
         }
+        if let keepRevisions, keepRevisions < 0 { throw ValidationError("--keep-revisions must be 0 or more") }
         if let syncEvery, let every = syncEvery.duration, every < .seconds(1) {
             throw ValidationError("--sync-every must be at least 1s")
         }
@@ -36,8 +43,8 @@ struct ServeSyncOptions: ParsableArguments {
         _ settings: SyncSettings, servingLibrary: Bool, directory: DataDirectory, status: ScheduledSyncStatus, logger: Logger
     ) throws -> ServeSyncService? {
         guard let every = (syncEvery ?? settings.every)?.duration else {
-            if syncWindow != nil || limitRate != nil {
-                throw ValidationError("--sync-window and --limit-rate go with --sync-every (or the config's sync.every)")
+            if syncWindow != nil || limitRate != nil || keepRevisions != nil {
+                throw ValidationError("--sync-window, --limit-rate and --keep-revisions go with --sync-every (or the config's sync.every)")
             }
             return nil
         }
@@ -56,8 +63,10 @@ struct ServeSyncOptions: ParsableArguments {
             }
             rate = parsed
         }
+        let kept = keepRevisions ?? settings.keepRevisions ?? 1
+        guard kept >= 0 else { throw ValidationError("config sync.keepRevisions must be 0 or more") }
         return ServeSyncService(
-            schedule: SyncSchedule(interval: every), window: window, rateLimit: rate, directory: directory, status: status,
-            logger: logger)
+            schedule: SyncSchedule(interval: every), window: window, rateLimit: rate, keepRevisions: kept, directory: directory,
+            status: status, logger: logger)
     }
 }

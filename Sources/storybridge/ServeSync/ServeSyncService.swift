@@ -15,6 +15,8 @@ struct ServeSyncService: Service {
     var schedule: SyncSchedule
     var window: SyncWindow?
     var rateLimit: TransferRate?
+    /// Earlier revisions kept per presentation for `storybridge rollback`.
+    var keepRevisions = 1
     var directory: DataDirectory
     var status: ScheduledSyncStatus
     var logger: Logger
@@ -73,7 +75,7 @@ struct ServeSyncService: Service {
             if let window, !window.contains(now) {
                 summary += "; downloads wait for the window \(window)"
             } else {
-                let report = try await service.syncContent(ids: nil, rateLimit: rateLimit, events: { _ in })
+                let report = try await service.syncContent(ids: nil, keepRevisions: keepRevisions, rateLimit: rateLimit, events: { _ in })
                 summary += "; " + SyncCommand.describe(report)
                 notes += report.failed.map(\.error.description)
                 if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
