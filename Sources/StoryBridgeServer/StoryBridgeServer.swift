@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
     /// not upload.
     public var uploadCollector: String?
+    /// What `GET /__storybridge/health` reads; nil leaves the endpoint out.
+    public var health: HealthSources?
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
@@ -98,7 +100,7 @@ public struct StoryBridgeServer: Sendable {
         ContentRoutes(host: host, token: token, defaultPresentationId: configuration.defaultPresentationId).add(to: router)
         ReservedRoutes(
             host: host, token: token, metrics: metrics, refusals: refusals, uploadCollector: configuration.uploadCollector,
-            echo: configuration.echoEndpoint
+            echo: configuration.echoEndpoint, health: configuration.health
         ).add(to: router)
         StoryContextRoutes(host: host, token: token, refusals: refusals).add(to: router)
 

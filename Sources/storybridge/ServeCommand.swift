@@ -115,6 +115,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Sync while serving")
     var sync: ServeSyncOptions
 
+    @OptionGroup(title: "Health (GET /__storybridge/health)")
+    var health: HealthOptions
+
     func run() async throws {
         // A host that runs for weeks: freed memory goes back to two shared malloc arenas instead of
         // staying in one per thread (see AllocatorArenas).
@@ -187,6 +190,8 @@ struct ServeCommand: AsyncParsableCommand {
             echo: benchEcho)
         serverConfiguration.uploadCollector = uploadSettings?.endpoint
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
+        serverConfiguration.health = health.sources(
+            host: host, library: source.library, directory: library.directory, syncStatus: syncService == nil ? nil : syncStatus)
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         var services: [any Service] = [IdleSweepService(host: host)]
@@ -231,6 +236,7 @@ struct ServeCommand: AsyncParsableCommand {
                   Open http://\(displayHost):\(boundPort)/ in a browser.
                   Inspector: http://\(displayHost):\(boundPort)/__storybridge/inspector?token=\(token)
                   Metrics (Prometheus): http://\(displayHost):\(boundPort)/__storybridge/metrics
+                  Health: http://\(displayHost):\(boundPort)/__storybridge/health
                   \(watching ? "Live reload: on (edits to the folder reload its viewers; --no-watch turns it off)." : "Live reload: off.")
                   \(uploadSettings.map { "Uploading saved sessions to \($0.endpoint) every \($0.intervalSeconds) s." } ?? "Analytics are kept in \(library.directory.database.path) (no upload configured).")
                   Press Ctrl-C to stop.

@@ -14,6 +14,7 @@ struct ReservedRoutes: Sendable {
     let refusals: RefusalLog
     let uploadCollector: String?
     let echo: Bool
+    let health: HealthSources?
 
     func add(to router: Router<HostRequestContext>) {
         let reserved = router.group("__storybridge")
@@ -40,6 +41,15 @@ struct ReservedRoutes: Sendable {
         reserved.get("library") { _, _ -> Response in .html(HostPages.library(host.library)) }
         reserved.get("closed") { request, _ in closedPage(request) }
         reserved.get("info") { _, _ in info() }
+        if let health {
+            // No token: the answer names nothing but deck ids and revisions.
+            reserved.get("health") { _, _ -> Response in
+                let report = await HealthReport.build(host: host, sources: health)
+                var response = Response.json(report.document)
+                if !report.isHealthy { response.status = .serviceUnavailable }
+                return response
+            }
+        }
         for path in ["ws", "inspector/ws"] + (echo ? ["echo"] : []) {
             reserved.get(RouterPath(path)) { _, _ -> Response in throw HostHTTPError.upgradeRequired }
         }

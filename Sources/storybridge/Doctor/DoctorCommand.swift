@@ -13,7 +13,8 @@ struct DoctorCommand: AsyncParsableCommand {
             configured one, else 8080); and, when an upload collector is configured, whether it answers. \
             Each failed check prints the command that fixes it. Exit status: 0 when every required \
             check passes (Chromium and chromedriver are only needed for browser steps: a problem with \
-            them is a warning), 1 when a required check fails.
+            them is a warning), 1 when a required check fails. With --url, also asks that running \
+            serve for GET /__storybridge/health: unhealthy (503, with its reasons) or no answer fails.
             """)
 
     @Option(help: "The Chromium binary to check (default: $STORYBRIDGE_CHROMIUM, then chromium on PATH).")
@@ -21,6 +22,9 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @Option(help: "The port serve would listen on (default: the config's server.port, else 8080; 0: any free port).")
     var port: Int?
+
+    @Option(help: "A running serve to ask for its health (GET URL/__storybridge/health): http://127.0.0.1:8080.")
+    var url: String?
 
     @OptionGroup var identity: IdentityOptions
     @OptionGroup var upload: UploadOptions
@@ -38,6 +42,7 @@ struct DoctorCommand: AsyncParsableCommand {
         checks.append(
             await NetworkChecks.collector(
                 uploadSettings, configSource: identity.configFile.map { "'\($0)'" } ?? "--upload-endpoint"))
+        if let url { checks += await ServeHealthCheck.run(url: url) }
         Terminal.say("storybridge \(StoryBridgeVersion.current) doctor")
         for check in checks { Terminal.say(check.lines.joined(separator: "\n")) }
         let failedRequired = checks.filter(\.failedRequired).count
