@@ -22,6 +22,9 @@ import StoryBridge
 //                                             storybridge sync --content vs curl + unzip of the same
 //                                             packages from the content server on 127.0.0.1, and the
 //                                             peak RSS of syncing one large package (--big-mb 0: skip)
+//   storybridge-bench delta-sync [--rounds N] a ~300 MB package whose 200 KB slide changes: the
+//                                             delta update's bytes, range requests and time vs curl
+//                                             + unzip of those bytes; the bytes when ranges are ignored
 //   storybridge-bench browser [--quick] [--network-timeline]
 //                                             headless Chromium: in-page bridge calls vs the same page's
 //                                             round trip to the plain echo; slide to slide (first bridge
@@ -50,6 +53,7 @@ let usage = """
       json [--rounds N]          the host's JSON reader and writer vs Foundation's
       sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
                                  storybridge sync --content vs curl + unzip
+      delta-sync [--rounds N]    a changed slide of a ~300 MB package: delta update vs curl + unzip
       browser [--quick] [--network-timeline]
                                  headless Chromium: in-page calls and slide-to-slide time
                                  (--network-timeline: when each step of a slide load crossed
@@ -135,11 +139,15 @@ case "sync":
         exit(2)
     }
     try await benchmark.run()
+case "delta-sync":
+    var benchmark = DeltaSyncBenchmark()
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    try await benchmark.run()
 case "browser":
     var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
     benchmark.networkTimeline = arguments.contains("--network-timeline")
     try await benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, browser")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, browser")
     exit(2)
 }

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import StoryBridge
+import StoryBridgeContentServer
+import StoryBridgeTesting
+
+/// `storybridge-bench delta-sync`: a generated ~300 MB package (200 slides, images and videos of
+/// realistic sizes) on the real content server on 127.0.0.1, synced once; then one 200 KB slide
+/// changes and `storybridge sync --content` updates it (timed; bytes and range requests from its
+/// summary line), against `curl` fetching the same byte ranges (the 64 KB tail and the changed
+/// entry) plus `unzip` of that entry; then the same update from a server that ignores ranges
+/// (bytes against the package size).
+struct DeltaSyncBenchmark {
+    var slides = 200
+    var rounds = 3
+
+    static let presentationId = 1
+    static let changedSlide = 100
+
+    func run() async throws {
+        let storybridge = try SyncBenchmark.sibling("storybridge")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-bench-delta-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let serverDirectory = DataDirectory(folder.appendingPathComponent("server"))
+        let library = try LibraryStore(directory: serverDirectory)
+        print("generating a deck of \(slides) slides with images and videos...")
+        try publish(version: 0, into: library, scratch: folder)
+        var results: [(seconds: Double, bytes: Double, requests: Int, curl: Double, idle: Double)] = []
+        for ignoreRanges in [false, true] {
+            var faults = TestFaults()
+            faults.ignoreRanges = ignoreRanges
+            var logger = Logger(label: "bench.content-server")
+            logger.logLevel = .critical
+            let accounts = ContentServerAccounts.wholeLibrary(
+                services: [.init(clientId: SyncBenchmark.serviceId, clientSecret: SyncBenchmark.serviceSecret)], apps: [], users: [])
+            let server = try await ContentServer(
+                configuration: ContentServerConfiguration(
+                    host: "127.0.0.1", port: 0, dataDirectory: serverDirectory, accounts: accounts, faults: faults),
+                logger: logger
+            ).start()
+            defer { Task { await server.stop() } }
+            let base = server.baseURL
+            for round in 1...(ignoreRanges ? 1 : rounds) {
+                let dataDir = folder.appendingPathComponent("client-\(ignoreRanges)-\(round)")
+                try await SyncBenchmark.login(storybridge, base: base, dataDir: dataDir)
+                // Untimed: the first, full sync of the current revision.
+                try SyncBenchmark.check(
+                    await ChildRun.run(storybridge, ["sync", "--content", "--data-dir", dataDir.path]), "first sync")
+                let before = try Self.packageFile(serverDirectory)
+                let version = (ignoreRanges ? 100 : 0) + round
+                try publish(version: version, into: library, scratch: folder)
+                // Untimed: the server builds the new package (the timed sync must not wait for it).
+                let deadline = Date().addingTimeInterval(300)
+                while (try? Self.packageFile(serverDirectory)) == before || (try? Self.packageFile(serverDirectory)) == nil {
+                    guard Date() < deadline else { throw BenchmarkFailure("the server built no new package in 300 s") }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                try SyncBenchmark.check(await ChildRun.run(storybridge, ["sync", "--data-dir", dataDir.path]), "metadata sync")
+                let package = try Self.packageFile(serverDirectory)
+                let update = try await ChildRun.run(storybridge, ["sync", "--content", "--data-dir", dataDir.path])
+                try SyncBenchmark.check(update, "update sync")
+                let bytes = try Self.number(before: " MB transferred", in: update.output) * 1e6
+                let requests = Int((try? Self.number(before: " range requests", in: update.output)) ?? 0)
+                if ignoreRanges {
+                    let size = Double((try FileManager.default.attributesOfItem(atPath: package.path)[.size] as? NSNumber)?.int64Value ?? 0)
+                    print(
+                        String(
+                            format: "ranges ignored: %.2f MB transferred for a %.2f MB package (%.4fx; target <= 1.02x), %.2f s",
+                            bytes / 1e6, size / 1e6, bytes / size, update.seconds))
+                } else {
+                    let curl = try await curlAndUnzip(base: base, package: package, into: folder.appendingPathComponent("curl-\(round)"))
+                    // The same command with nothing to fetch: process start, login check, metadata, catalog.
+                    let idle = try await ChildRun.run(storybridge, ["sync", "--content", "--data-dir", dataDir.path])
+                    try SyncBenchmark.check(idle, "idle sync")
+                    results.append((update.seconds, bytes, requests, curl, idle.seconds))
+                    print(
+                        String(
+                            format:
+                                "  round %d: delta sync %.3f s, %.1f MB, %d range requests; curl + unzip of those bytes %.3f s; the same sync with nothing to fetch %.3f s",
+                            round, update.seconds, bytes / 1e6, requests, curl, idle.seconds))
+                }
+                try? FileManager.default.removeItem(at: dataDir)
+            }
+            await server.stop()
+        }
+        let best = results.min { $0.seconds < $1.seconds }!
+        let bestCurl = results.map(\.curl).min()!
+        let bestIdle = results.map(\.idle).min()!
+        print(
+            String(
+                format:
+                    "delta: %.1f MB in %d range requests (targets < 1 MB, <= 4); %.3f s vs curl + unzip %.3f s: %.2fx (target <= 1.1x); minus the nothing-to-fetch sync (%.3f s): %.3f s",
+                best.bytes / 1e6, best.requests, best.seconds, bestCurl, best.seconds / bestCurl, bestIdle, best.seconds - bestIdle))
+    }
+
+    /// Publishes the deck; slide ``changedSlide`` carries `version`, everything else is the same
+    /// in every version.
+    func publish(version: Int, into library: LibraryStore, scratch: URL) throws {
+        let zip = scratch.appendingPathComponent("deck-\(version).zip")
+        defer { try? FileManager.default.removeItem(at: zip) }
+        let writer = try ZipWriter(path: zip.path)
+        try writer.add("index.html", text: "<!DOCTYPE html><html><head><title>Delta bench</title></head><body>start</body></html>")
+        var noise = NoiseGenerator(seed: 7)
+        for slide in 1...slides {
+            // About 200 KB of markup per slide (base64 of noise: deflates to about three quarters).
+            var text = "<!DOCTYPE html><html><body><h1>Slide \(slide)</h1><p>"
+            var slideNoise = NoiseGenerator(seed: UInt64(slide) &+ (slide == Self.changedSlide ? UInt64(version) << 32 : 0))
+            text += slideNoise.data(150_000).base64EncodedString()
+            text += "</p></body></html>"
+            try writer.add(String(format: "slides/s%03d/index.html", slide), text: text)
+            try writer.add(String(format: "slides/s%03d/background.jpg", slide), data: noise.data(600_000), compress: false)
+        }
+        for video in 1...6 {
+            try writer.add("mediafiles/video-\(video).mp4", data: noise.data(28 << 20), compress: false)
+        }
+        try writer.close()
+        _ = try library.install(zip: zip, options: .init(id: Self.presentationId, name: "Delta bench"))
+    }
+
+    /// `curl` of the tail (`-r -65557`) and of the changed entry's span, then `unzip` of that entry.
+    func curlAndUnzip(base: String, package: URL, into folder: URL) async throws -> Double {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bytes = try Data(contentsOf: package, options: .alwaysMapped)
+        let name = Data(String(format: "slides/s%03d/index.html", Self.changedSlide).utf8)
+        guard let found = bytes.range(of: name) else { throw BenchmarkFailure("the changed slide is not in the package") }
+        let start = found.lowerBound - 30
+        let end = bytes.range(of: Data([0x50, 0x4B, 0x03, 0x04]), in: found.upperBound..<bytes.endIndex)?.lowerBound ?? bytes.endIndex
+        let tokenReply = try await ChildRun.run(
+            "/usr/bin/curl",
+            [
+                "-sSf", "-d",
+                "grant_type=client_credentials&client_id=\(SyncBenchmark.serviceId)&client_secret=\(SyncBenchmark.serviceSecret)",
+                "\(base)/connect/token",
+            ])
+        let token = try SyncBenchmark.field("access_token", of: tokenReply)
+        let reply = try await ChildRun.run(
+            "/usr/bin/curl", ["-sSf", "-H", "Authorization: Bearer \(token)", "\(base)/v1/contentpackages/\(Self.presentationId)"])
+        let link = try SyncBenchmark.field("sas", of: reply)
+        let script = """
+            curl -sSf -r -65557 -o '\(folder.path)/tail' '\(link)' && curl -sSf -r \(start)-\(end - 1) -o '\(folder.path)/entry' '\(link)' \
+            && unzip -q -o '\(package.path)' '\(String(decoding: name, as: UTF8.self))' -d '\(folder.path)/out'
+            """
+        let run = try await ChildRun.run("/bin/sh", ["-c", script])
+        try SyncBenchmark.check(run, "curl + unzip")
+        return run.seconds
+    }
+
+    static func packageFile(_ server: DataDirectory) throws -> URL {
+        let folder = server.root.appendingPathComponent("content-server/packages")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("\(presentationId)-r") }
+        guard let newest = names.max(by: { revision($0) < revision($1) }) else { throw BenchmarkFailure("no package built") }
+        return folder.appendingPathComponent(newest)
+    }
+
+    private static func revision(_ name: String) -> Int {
+        Int(name.split(separator: "-r").last?.split(separator: ".").first ?? "") ?? 0
+    }
+
+    /// The number just before `suffix` in `text` (`12.3 MB transferred`).
+    static func number(before suffix: String, in text: String) throws -> Double {
+        guard let range = text.range(of: suffix) else { throw BenchmarkFailure("no '\(suffix)' in: \(text)") }
+        let head = text[..<range.lowerBound]
+        let digits = head.reversed().prefix { $0.isNumber || $0 == "." }
+        guard let value = Double(String(digits.reversed())) else { throw BenchmarkFailure("no number before '\(suffix)'") }
+        return value
+    }
+}
