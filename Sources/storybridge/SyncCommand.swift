@@ -258,6 +258,12 @@ struct SyncCommand: AsyncParsableCommand {
                 )
             })
         let lastRun = SyncRunRecord.load(SyncPaths(library.directory))
+        let pins: [Int: RevisionPin]
+        do {
+            pins = try await store.database.read { db in try RevisionPin.all(db) }
+        } catch {
+            throw CommandFailure("cannot read the pins of rolled-back presentations", error, status: CommandFailure.storage)
+        }
         if json {
             let value: JSONValue = [
                 "lastRun": lastRun.map { run in
@@ -282,6 +288,7 @@ struct SyncCommand: AsyncParsableCommand {
                             "partialBytes": .int(Int(onDisk[row.id] ?? 0)), "skip": .bool(row.skip),
                             "warning": row.warning.map(JSONValue.string) ?? .null,
                             "withdrawnAt": row.withdrawnAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
+                            "pinnedAt": pins[row.id].map { .string(ISO8601DateFormatter().string(from: $0.pinnedAt)) } ?? .null,
                         ]
                     }),
             ]
@@ -307,6 +314,7 @@ struct SyncCommand: AsyncParsableCommand {
         Terminal.say("    ID  CLIENT          INSTALLED  REMOTE       SIZE  STATE / NAME")
         for row in rows {
             var state = row.skip ? "skipped (marked skip on the service)" : row.stateLabel
+            if pins[row.id] != nil { state += ", pinned by rollback (storybridge unpin \(row.id))" }
             if let partial = onDisk[row.id], partial > 0, row.state != .ready {
                 state += String(format: ", %.1f MB of a download kept", Double(partial) / 1e6)
             }

@@ -45,6 +45,10 @@ struct RollbackSyncTests {
         #expect(same.output.contains("presentation 4 is pinned to a rolled-back revision: not updated (storybridge unpin 4)"))
         #expect(try lab.installedTitle(4) == "v1")
         #expect(try lab.clientLibrary().pin(id: 4) != nil)
+        let status = try await lab.cli(["sync", "--status"])
+        #expect(status.output.contains("update available, pinned by rollback (storybridge unpin 4)"), "\(status.output)")
+        let statusJSON = try await lab.cli(["sync", "--status", "--json"])
+        #expect(statusJSON.output.contains("\"pinnedAt\""))
 
         // A newer revision lifts the pin and is installed.
         try lab.publish(id: 4, title: "v3")
