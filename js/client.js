@@ -506,16 +506,17 @@
     });
   })();
 
-  // ---- the page's console, forwarded to the host (docs/PROTOCOL.md §3.9, consolelog) ----
+  // ---- the page's console, forwarded to the host (docs/PROTOCOL.md §5.10, consolelog) ----
   // When the host asks for it (data-page-console="RATE BURST"), every console.log/info/warn/
   // error/debug line of the page still does what it did, and is then sent to the host as a
   // consolelog command without a GUID (fire-and-forget): the arguments joined with spaces, each
   // that is not a string written as JSON (an Error as its stack), at most 4,096 characters. A
   // token bucket (RATE lines a second, bursts of BURST: the host's own numbers) keeps a loop of
-  // console.log off the socket; lines over it are dropped here, counted, and the count goes with
-  // the next line sent, or alone a second after the last drop. Lines logged while the socket is
-  // not open wait (at most BURST of them) and follow the host's hello. A line logged while one is
-  // being forwarded is not forwarded, so nothing the forwarding itself logs can loop.
+  // console.log off the socket; lines over it are dropped here and counted, and the count is sent
+  // on its own ({dropped: N}) a second after the first drop, so a loop cut short gives one count.
+  // Lines logged while the socket is not open wait (at most BURST of them) and follow the host's
+  // hello. A line logged while one is being forwarded is not forwarded, so nothing the forwarding
+  // itself logs can loop.
   (function () {
     var setting = script ? String(script.getAttribute('data-page-console') || '').split(' ') : [];
     var rate = Number(setting[0]);
@@ -550,27 +551,31 @@
       }
     }
     function send(data) {
-      if (dropped > 0) { data.dropped = dropped; dropped = 0; }
       var frame = JSON.stringify({ Command: 'consolelog', Data: data });
       if (waiting.length === 0 && socket && socket.readyState === 1) {
         socket.send(frame);
       } else if (waiting.length < burst) {
         waiting.push(frame);
       } else {
-        dropped += (data.dropped || 0) + (typeof data.message === 'string' ? 1 : 0);
+        noteDropped((data.dropped || 0) + (typeof data.message === 'string' ? 1 : 0));
       }
+    }
+    function noteDropped(count) {
+      dropped += count;
+      if (reportTimer === null) { reportTimer = setTimer.call(window, reportDropped, 1000); }
     }
     function reportDropped() {
       reportTimer = null;
-      if (dropped > 0 && !state.refused) { send({}); }
+      var count = dropped;
+      dropped = 0;
+      if (count > 0 && !state.refused) { send({ dropped: count }); }
     }
     function forward(level, args) {
       if (forwarding || state.refused) { return; }
       forwarding = true;
       try {
         if (!take()) {
-          dropped += 1;
-          if (reportTimer === null) { reportTimer = setTimer.call(window, reportDropped, 1000); }
+          noteDropped(1);
           return;
         }
         var parts = [];

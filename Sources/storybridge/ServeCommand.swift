@@ -109,6 +109,14 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Analytics upload")
     var upload: UploadOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Record what the browsers do as a storybridge test script in this file (JSON, which is YAML too).",
+            discussion:
+                "Each tab becomes a test: its page loads and the bridge commands its pages sent, with the answers as expectations (ids and times matched by type). Replay with: storybridge test FILE."
+        ))
+    var record: String?
+
     @OptionGroup(title: "Long runs")
     var lifetime: LifetimeOptions
 
@@ -213,6 +221,8 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
         }
         if let syncService { services.append(syncService) }
+        let recording = try record.map { try ServeRecording.start(file: $0, target: target, source: source, host: host) }
+        defer { recording?.finish() }
         try await serve(
             server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
             watching: liveFolder != nil)

@@ -72,4 +72,32 @@ struct StoryContextCommandTests {
             #expect(try await context("show", "1", "form.rating.value").output == "3\n")
         }
     }
+
+    @Test("the config's storyContext file declares objects for every presentation; the package's file wins; a missing one is an error")
+    func configuredDefinition() async throws {
+        try await withTemporaryFolder { folder in
+            let data = folder.appendingPathComponent("data").path
+            #expect(try await runCLI(["install", try storyContextZip(in: folder).path, "--data-dir", data]).status == 0)
+            let definition = folder.appendingPathComponent("context.json")
+            try
+                #"{"scheme": {"extra": {"appMutable": true, "contentMutable": true}, "form": {"appMutable": false, "contentMutable": false}}, "extra": {"on": true}, "form": {"x": 1}}"#
+                .write(to: definition, atomically: true, encoding: .utf8)
+            let config = folder.appendingPathComponent("config.json")
+            try #"{"storyContext": "\#(definition.path)"}"#.write(to: config, atomically: true, encoding: .utf8)
+            let shown = try await runCLI(["context", "show", "1", "--data-dir", data, "--config", config.path])
+            let story = try JSONValue.parse(shown.output)
+            #expect(story["extra"] == ["on": true])
+            #expect(story["form"]?["rating"]?["value"] == 3)
+            #expect(story["scheme"]?["form"] == ["appMutable": true, "contentMutable": true])
+
+            let missing = folder.appendingPathComponent("missing.json")
+            try #"{"storyContext": "\#(folder.path)/nothing.json"}"#.write(to: missing, atomically: true, encoding: .utf8)
+            let refused = try await runCLI(["context", "show", "1", "--data-dir", data, "--config", missing.path])
+            #expect(refused.status == 65)
+            #expect(refused.errors.contains("nothing.json is not valid: no such file (config key storyContext)"))
+            let serve = try await runCLI(["serve", storyContextFixture.path, "--port", "0", "--config", missing.path])
+            #expect(serve.status == 64)
+            #expect(serve.errors.contains("no such file (config key storyContext)"))
+        }
+    }
 }

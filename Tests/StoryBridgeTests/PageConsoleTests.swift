@@ -169,11 +169,32 @@ struct PageConsoleTests {
         #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: "again"), context: context))
         #expect(!host.pageConsole.receive(PageConsoleLine(level: .log, message: "over"), context: context))
         #expect(consoleLines(recorder).count == 53)
-        // A quiet second refills 20 lines, not more.
+        // A quiet second refills 20 lines, not more; the first brings the count of the line dropped.
         clock.advance(by: .seconds(1))
         passed = 0
         for _ in 0..<30 where host.pageConsole.receive(PageConsoleLine(level: .log, message: "burst"), context: context) { passed += 1 }
         #expect(passed == 20)
+        #expect(consoleLines(recorder)[53].message == "1 console line from this page was dropped (rate limit)")
+    }
+
+    @Test("a page that keeps flooding gets at most one count a second")
+    func countsThrottled() async throws {
+        let (host, viewer, clock, recorder) = try await host()
+        let context = host.context(for: viewer)
+        func send(_ count: Int) {
+            for _ in 0..<count { host.pageConsole.receive(PageConsoleLine(level: .log, message: "f"), context: context) }
+        }
+        func counts() -> [String] { consoleLines(recorder).compactMap { $0.metadata["dropped"] } }
+        send(60)
+        clock.advance(by: .milliseconds(100))
+        send(6)  // two tokens: the first line brings the count of 10, four are dropped
+        #expect(counts() == ["10"])
+        clock.advance(by: .milliseconds(100))
+        send(1)  // passes, but the last count is 0.1 s old: the four wait
+        #expect(counts() == ["10"])
+        clock.advance(by: .seconds(1))
+        send(1)
+        #expect(counts() == ["10", "4"])
     }
 
     @Test("each page has its own limit; a page that leaves has its dropped lines told and is forgotten")
@@ -191,14 +212,16 @@ struct PageConsoleTests {
         #expect(summaries.first?.metadata["viewer"] == "viewer-1")
     }
 
-    @Test("the lines a page dropped itself are added to the count; a report of them alone tells it when a token is there")
+    @Test("the lines a page dropped itself are added to the count; a report of them alone takes no token")
     func pageReportedDrops() async throws {
         let (host, viewer, clock, recorder) = try await host()
         let context = host.context(for: viewer)
         #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: "m", droppedByPage: 7), context: context))
         for _ in 0..<60 { host.pageConsole.receive(PageConsoleLine(level: .log, message: "n"), context: context) }
-        // Over the limit, a report is kept until a token comes back.
-        #expect(!host.pageConsole.receive(PageConsoleLine(level: .log, message: nil, droppedByPage: 100), context: context))
+        // A report takes no token: over the limit it is still counted, and told once the last
+        // count is a second old.
+        #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: nil, droppedByPage: 100), context: context))
+        #expect(consoleLines(recorder).compactMap { $0.metadata["dropped"] } == ["7"])
         clock.advance(by: .seconds(1))
         #expect(host.pageConsole.receive(PageConsoleLine(level: .log, message: nil, droppedByPage: 1), context: context))
         let counts = consoleLines(recorder).compactMap { $0.metadata["dropped"] }

@@ -3,8 +3,9 @@ import Synchronization
 
 /// The console lines of pages (`consolelog` commands): each is logged at the level the page used
 /// and shown in the inspector, and each page is held to ``PageConsoleSettings/limit`` so a chatty
-/// deck cannot flood either. Lines over the limit are dropped and counted; the count is told once,
-/// as a warning, when the page's lines pass again or when the page disconnects.
+/// deck cannot flood either. Lines over the limit are dropped and counted; the count is told as
+/// one warning when the page's lines pass again (at most once a second per page, so a page that
+/// keeps flooding does not get a count before each line that passes) or when it disconnects.
 public final class PageConsole: Sendable {
     /// What the host does with console lines.
     public let settings: PageConsoleSettings
@@ -17,9 +18,15 @@ public final class PageConsole: Sendable {
     /// Characters of a line kept for the log and the inspector; longer lines are cut.
     public static let lineLimit = InspectorFeed.dataLimit
 
+    /// The shortest time between two counts of a page's dropped lines.
+    public static let countInterval: Duration = .seconds(1)
+
     private struct Page {
         var bucket: ConsoleTokenBucket
+        /// Lines dropped (here and by the page) and not yet told.
         var dropped = 0
+        /// When the page's last count was told.
+        var told: ContinuousClock.Instant?
     }
 
     /// A page console of a host, reading time from `clock` and showing lines in `feed`.
@@ -56,15 +63,21 @@ public final class PageConsole: Sendable {
     /// Pages whose lines are being counted now.
     public var pageCount: Int { pages.withLock { $0.count } }
 
-    /// Counts the page's own drops, then takes a token for the line (or the report of drops): when
-    /// there is one, the count to tell is handed back and restarts; when not, a line is dropped.
+    /// Counts the page's own drops, then takes a token for the line: when there is none, the line
+    /// is dropped; when there is one (or the frame only reports drops, which takes none: a page
+    /// whose lines used the whole limit can still report), the count to tell is handed back (and
+    /// restarts) unless the last was told less than ``countInterval`` ago.
     private static func admit(_ line: PageConsoleLine, to page: inout Page, at instant: ContinuousClock.Instant) -> (Bool, Int) {
         page.dropped += line.droppedByPage
-        guard page.bucket.take(at: instant) else {
-            if line.message != nil { page.dropped += 1 }
+        guard line.message == nil || page.bucket.take(at: instant) else {
+            page.dropped += 1
             return (false, 0)
         }
-        defer { page.dropped = 0 }
+        guard page.dropped > 0, page.told.map({ instant - $0 >= countInterval }) ?? true else { return (true, 0) }
+        defer {
+            page.dropped = 0
+            page.told = instant
+        }
         return (true, page.dropped)
     }
 

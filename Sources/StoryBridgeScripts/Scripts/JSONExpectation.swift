@@ -2,27 +2,36 @@ import Foundation
 import StoryBridge
 
 /// Checks a JSON value against what a script expects: exact value, subset, type, regex on a
-/// string, substring.
+/// string, substring, or a template (`like`) whose `"$type:NAME"` strings match any value of that
+/// type (what `serve --record` writes for ids and times).
 public struct JSONExpectation: Sendable, Hashable {
     public var exact: JSONValue?
+    /// The same shape and values as `like`, except that a string `"$type:NAME"` matches any value
+    /// of type NAME (`null|boolean|number|string|array|object`).
+    public var like: JSONValue?
     public var subset: JSONValue?
     public var type: String?
     public var matches: String?
     public var contains: String?
 
-    public init(exact: JSONValue? = nil, subset: JSONValue? = nil, type: String? = nil, matches: String? = nil, contains: String? = nil) {
+    public init(
+        exact: JSONValue? = nil, subset: JSONValue? = nil, type: String? = nil, matches: String? = nil, contains: String? = nil,
+        like: JSONValue? = nil
+    ) {
         self.exact = exact
+        self.like = like
         self.subset = subset
         self.type = type
         self.matches = matches
         self.contains = contains
     }
 
-    public var isEmpty: Bool { exact == nil && subset == nil && type == nil && matches == nil && contains == nil }
+    public var isEmpty: Bool { exact == nil && like == nil && subset == nil && type == nil && matches == nil && contains == nil }
 
     /// Why `value` does not meet the expectation, or `nil` when it does.
     public func mismatch(_ value: JSONValue, label: String) -> String? {
         if let exact, exact != value { return "\(label): expected \(exact.jsonString()), got \(value.jsonString())" }
+        if let like, let difference = Self.firstUnlike(like, value, path: label) { return difference }
         if let subset, let path = Self.firstDifference(subset, in: value, path: label) {
             return "\(path) (expected to contain \(subset.jsonString()), got \(value.jsonString()))"
         }
@@ -38,6 +47,39 @@ public struct JSONExpectation: Sendable, Hashable {
             }
         }
         return nil
+    }
+
+    /// What starts a type marker in a `like` template: `"$type:string"`.
+    public static let typeMarkerPrefix = "$type:"
+
+    /// The first place where `actual` does not have `template`'s shape: a member missing or extra,
+    /// an array of another length, a value of another type where a marker stands, or another value.
+    static func firstUnlike(_ template: JSONValue, _ actual: JSONValue, path: String) -> String? {
+        switch (template, actual) {
+        case (.string(let text), _) where text.hasPrefix(typeMarkerPrefix):
+            let type = String(text.dropFirst(typeMarkerPrefix.count))
+            return typeName(actual) == type ? nil : "\(path) is \(actual.jsonString()), expected any \(type)"
+        case (.object(let want), .object(let have)):
+            for (key, value) in want.sorted(by: { $0.key < $1.key }) {
+                guard let present = have[key] else { return "\(path).\(key) is missing (expected \(value.jsonString()))" }
+                if let difference = firstUnlike(value, present, path: "\(path).\(key)") { return difference }
+            }
+            if let extra = have.keys.sorted().first(where: { want[$0] == nil }) {
+                return "\(path).\(extra) is new: \(have[extra]!.jsonString())"
+            }
+            return nil
+        case (.array(let want), .array(let have)):
+            guard want.count == have.count else {
+                return "\(path) is \(actual.jsonString()), expected \(want.count) elements like \(template.jsonString())"
+            }
+            for (index, element) in want.enumerated() {
+                if let difference = firstUnlike(element, have[index], path: "\(path)[\(index)]") { return difference }
+            }
+            return nil
+        default:
+            if let l = template.doubleValue, let r = actual.doubleValue, l == r { return nil }
+            return template == actual ? nil : "\(path) is \(actual.jsonString()), expected \(template.jsonString())"
+        }
     }
 
     static func typeName(_ value: JSONValue) -> String {

@@ -55,7 +55,12 @@ public final class ScriptRunner: Sendable {
         var viewer: ViewerClient
         var page: BrowserPage?
         var lastSessionId: String?
-        init(viewer: ViewerClient) { self.viewer = viewer }
+        /// The slide the scripted viewer is on (the test's, then each `load`'s), named in failures.
+        var slide: String
+        init(viewer: ViewerClient, slide: String) {
+            self.viewer = viewer
+            self.slide = slide
+        }
     }
 
     private func run(_ test: TestScript.Test, script: TestScript, environment: Environment) async -> ScriptReport.TestResult {
@@ -65,14 +70,15 @@ public final class ScriptRunner: Sendable {
         let viewerId = "script-\(UUID().uuidString.prefix(8))"
         do {
             let session = Session(
-                viewer: try await environment.connect(presentationId: test.presentationId, slide: test.slide, viewerId: viewerId))
+                viewer: try await environment.connect(presentationId: test.presentationId, slide: test.slide, viewerId: viewerId),
+                slide: test.slide)
             _ = await session.viewer.nextEvent(named: "hello", timeout: .seconds(5))
             for (index, step) in test.steps.enumerated() {
                 do {
                     try await perform(step, session: session, environment: environment, test: test)
                     if let id = await environment.sessionId(of: viewerId) { session.lastSessionId = id }
                 } catch {
-                    result.failure = (index + 1, step.label, SystemProblem(error).description)
+                    result.failure = (index + 1, step.label, "on \(session.slide): " + SystemProblem(error).description)
                     break
                 }
             }
@@ -123,11 +129,18 @@ public final class ScriptRunner: Sendable {
                     "no '\(name)' event\(data.isEmpty ? "" : " matching \(data.subset?.jsonString() ?? "")") within \(timeout) s; events seen: \(seen.isEmpty ? "none" : seen.joined(separator: "; "))"
             )
         case .load(let slide, let presentationId):
+            session.slide = slide
             let id = session.viewer.viewerId
             await session.viewer.close()
             session.viewer = try await environment.connect(
                 presentationId: presentationId ?? test.presentationId, slide: slide, viewerId: id)
-            _ = await session.viewer.nextEvent(named: "hello", timeout: .seconds(5))
+            // A page the host refuses (a slide the presentation does not have) is closed at once.
+            if await session.viewer.nextEvent(named: "hello", timeout: .seconds(5)) == nil,
+                let refusal = session.viewer.connection.serverCloseFrame
+            {
+                throw StepFailure(
+                    description: "the host refused the page of \(slide): \(refusal.reason ?? "no reason given")")
+            }
         case .wait(let seconds):
             try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
         case .expectRecord(let expected):

@@ -232,15 +232,16 @@ public struct TestScript: Sendable {
     }
 
     /// Reads the expectation kept under `prefix` (`data`, `message`, `expect`): the plain key is an
-    /// exact value; `<prefix>Subset`, `<prefix>Type`, `<prefix>Matches` and `<prefix>Contains` are
-    /// the other forms.
+    /// exact value; `<prefix>Subset`, `<prefix>Type`, `<prefix>Matches`, `<prefix>Contains` and
+    /// `<prefix>Like` (a template with `"$type:NAME"` markers) are the other forms.
     static func expectation(_ members: [String: JSONValue], prefix: String) -> JSONExpectation {
         JSONExpectation(
             exact: members[prefix], subset: members[prefix + "Subset"], type: members[prefix + "Type"]?.stringValue,
-            matches: members[prefix + "Matches"]?.stringValue, contains: members[prefix + "Contains"]?.stringValue)
+            matches: members[prefix + "Matches"]?.stringValue, contains: members[prefix + "Contains"]?.stringValue,
+            like: members[prefix + "Like"])
     }
 
-    static let expectationSuffixes = ["", "Subset", "Type", "Matches", "Contains"]
+    static let expectationSuffixes = ["", "Subset", "Type", "Matches", "Contains", "Like"]
 
     static func parseStep(_ json: JSONValue, where place: String) throws -> Step {
         guard case .object(let step) = json else { throw FormatError(description: "\(place): a step must be an object") }
