@@ -95,7 +95,10 @@ struct ResumableDownloadTests {
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         let oldRoot = try #require(try lab.clientLibrary().entry(id: 5)).presentation.root
 
-        try lab.publish(id: 5, title: "five v2", payloadBytes: 100_000)
+        // A title of another length seeds another film, so the whole package changes and is
+        // downloaded whole (a delta update would reuse an unchanged film and never fetch the
+        // corrupted bytes; DeltaSyncTests corrupts a changed entry instead).
+        try lab.publish(id: 5, title: "five v2, all new", payloadBytes: 100_000)
         #expect(try await lab.cli(["sync"]).status == 0)  // builds revision 2's package on the server
         let served = try await lab.serverPackage(id: 5)
         let handle = try FileHandle(forUpdating: served)
