@@ -130,12 +130,23 @@ public final class StoryBridgeHost: Sendable {
         ]
     }
 
-    /// Replaces a presentation with a newly read version of it (live reload) and reloads the
-    /// connected viewers showing it; they keep their viewer id, state and session. A viewer whose
-    /// slide no longer exists is sent to the start slide instead.
-    public func presentationChanged(_ presentation: Presentation, files: [String]) async {
+    /// When the viewers of a changed presentation see the change.
+    public enum ReloadTiming: Sendable {
+        /// At once (live reload of a folder being edited): a reload event, or the start slide when
+        /// the viewer's slide no longer exists.
+        case now
+        /// At the viewer's next slide change, which loads the slide from the new version anyway: a
+        /// new revision installed under a running kiosk never interrupts the slide on screen.
+        case atNextSlide
+    }
+
+    /// Replaces a presentation with a newly read version of it and, with `reload` ``ReloadTiming/now``,
+    /// reloads the connected viewers showing it; they keep their viewer id, state and session. A
+    /// viewer whose slide no longer exists is sent to the start slide instead.
+    public func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
         library.add(presentation)
         feed.record(.reload(presentationId: presentation.id, files: files))
+        guard case .now = reload else { return }
         for viewer in await viewers.all {
             let state = await viewer.state
             guard state.presentationId == presentation.id, await viewer.isConnected else { continue }

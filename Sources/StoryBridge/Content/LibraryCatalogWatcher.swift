@@ -56,7 +56,10 @@ public struct LibraryCatalogWatcher: Sendable {
                     }
                     host.logger.info(
                         "library: presentation \(id) \(known[id] == nil ? "added" : "updated") (revision \(stamp.revision))")
-                    await host.presentationChanged(entry.presentation, files: [])
+                    // A new revision shows from the viewer's next slide on, never mid-slide; a lockout
+                    // (or its end) reloads at once.
+                    let lockoutChanged = known[id].map { $0.flags.isLockedOut != stamp.flags.isLockedOut } ?? false
+                    await host.presentationChanged(entry.presentation, files: [], reload: lockoutChanged ? .now : .atNextSlide)
                 } catch {
                     host.logger.warning("library: cannot read presentation \(id)", metadata: ["error": "\(error)"])
                     continue
