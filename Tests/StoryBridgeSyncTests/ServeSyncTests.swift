@@ -52,10 +52,17 @@ struct ServeSyncTests {
         try lab.publish(id: 3, payloadBytes: 200_000)
         try await lab.startServer()
         try await lab.loginAsService()
-        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch", "--sync-every", "2s"]) { _ in
-            try await SyncLab.waitUntil(seconds: 60) { (try? lab.installedTitle(3)) == "v1" }
-            try lab.publish(id: 3, title: "v2", payloadBytes: 200_000)
-            try await SyncLab.waitUntil(seconds: 60) { (try? lab.installedTitle(3)) == "v2" }
+        try await lab.withServe(["--port", "0", "--log-level", "info", "--no-watch", "--sync-every", "2s"]) { serve in
+            do {
+                try await SyncLab.waitUntil(seconds: 60) { (try? lab.installedTitle(3)) == "v1" }
+                try lab.publish(id: 3, title: "v2", payloadBytes: 200_000)
+                try await SyncLab.waitUntil(seconds: 60) { (try? lab.installedTitle(3)) == "v2" }
+            } catch {
+                serve.process.interrupt()
+                let log = String(decoding: serve.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                Issue.record("serve's log: \(log.suffix(3000)); installed: \(String(describing: try? lab.installedTitle(3)))")
+                throw error
+            }
         }
         let record = try #require(SyncRunRecord.load(SyncPaths(lab.clientDirectory)))
         #expect(record.exitStatus == 0, "\(record.notes)")
