@@ -35,13 +35,15 @@ struct DeltaSyncTests {
     }
 
     /// Runs metadata and content sync in this process; returns the content report and the events.
-    static func sync(_ lab: SyncLab) async throws -> (report: ContentSyncReport, events: [ContentSyncEvent]) {
+    static func sync(_ lab: SyncLab, rateLimit: TransferRate? = nil) async throws -> (
+        report: ContentSyncReport, events: [ContentSyncEvent]
+    ) {
         let service = try lab.service()
         let events = Mutex<[ContentSyncEvent]>([])
         let report: ContentSyncReport
         do {
             _ = try await service.syncMetadata()
-            report = try await service.syncContent(ids: nil) { event in events.withLock { $0.append(event) } }
+            report = try await service.syncContent(ids: nil, rateLimit: rateLimit) { event in events.withLock { $0.append(event) } }
         } catch {
             await service.shutdown()
             throw error
@@ -120,6 +122,25 @@ struct DeltaSyncTests {
         let third = try await Self.sync(lab)
         #expect(third.report.deltaUpdates == 1)
         try Self.expectSameFiles(lab, id: 3)
+        await lab.stopServer()
+    }
+
+    @Test("--limit-rate holds for range requests: ~70 KB of a delta at 64 KB/s take at least 0.7 s")
+    func rateLimited() async throws {
+        let lab = try SyncLab()
+        try Self.publishDeck(lab, id: 7, version: "v1")
+        try await lab.startServer()
+        try await lab.loginAsService()
+        _ = try await Self.sync(lab)
+        try Self.publishDeck(lab, id: 7, version: "v2")
+        let started = ContinuousClock.now
+        let second = try await Self.sync(lab, rateLimit: TransferRate(bytesPerSecond: 64 * 1024))
+        let elapsed = ContinuousClock.now - started
+        #expect(second.report.deltaUpdates == 1)
+        // The bucket lets a 16 KB burst through at once; the rest passes at the rate.
+        let floor = Double(second.report.bytesTransferred - 16 * 1024) / Double(64 * 1024)
+        #expect(elapsed >= .seconds(floor * 0.95), "\(second.report.bytesTransferred) bytes in \(elapsed)")
+        #expect(floor >= 0.7)
         await lab.stopServer()
     }
 

@@ -41,6 +41,7 @@ extension ContentSync {
         var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
         fetch.connectTimeout = downloader.connectTimeout
         fetch.readTimeout = downloader.readTimeout
+        fetch.rateLimiter = downloader.rateLimiter
         defer { fetch.discard() }
         let fetched: FetchedDelta
         do {

@@ -26,6 +26,7 @@ struct DeltaFetch: Sendable {
     var prefix: String
     var connectTimeout: TimeAmount = .seconds(10)
     var readTimeout: TimeAmount = .seconds(30)
+    var rateLimiter: TransferRateLimiter?
     /// Central directories larger than this are not read remotely.
     static let maxDirectoryBytes: Int64 = 64 << 20
 
@@ -46,6 +47,7 @@ struct DeltaFetch: Sendable {
         var blob = try RangedBlob(link: link)
         blob.connectTimeout = connectTimeout
         blob.readTimeout = readTimeout
+        blob.rateLimiter = rateLimiter
         let (tail, tailStart) = try await blob.tail(ZipDirectory.maxTailSize)
         let location = try ZipDirectory.locate(tail: tail, tailStart: tailStart)
         guard location.entryCount <= limits.maxEntries else { throw PackageError.tooManyEntries(limit: limits.maxEntries) }

@@ -9,6 +9,8 @@ struct RangedBlob {
     let target: BlobHTTP.Target
     var connectTimeout: TimeAmount = .seconds(10)
     var readTimeout: TimeAmount = .seconds(30)
+    /// The run's speed limit (`--limit-rate`), paid after each received chunk like full downloads.
+    var rateLimiter: TransferRateLimiter?
     /// The blob's length and strong ETag, from the first reply.
     private(set) var length: Int64?
     private(set) var etag: String?
@@ -43,6 +45,7 @@ struct RangedBlob {
         let isFirst = length == nil
         let knownLength = length
         let knownETag = etag
+        let limiter = rateLimiter
         let (start, total, tag, received): (Int64, Int64, String, Int64) = try await BlobHTTP.get(
             target, headers: headers, connectTimeout: connectTimeout, readTimeout: readTimeout
         ) { parts in
@@ -76,6 +79,7 @@ struct RangedBlob {
                     received += Int64(chunk.readableBytes)
                     guard received <= expected else { throw DeltaFallback.transport("the reply is longer than its range") }
                     try sink(chunk)
+                    try await limiter?.pay(chunk.readableBytes)
                 case .end:
                     guard received == expected else {
                         throw DeltaFallback.transport("the reply ended after \(received) of \(expected) bytes")
