@@ -207,6 +207,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let store = source.library {
             services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
         }
+        // `storybridge context set` by another process reaches open pages within a second.
+        services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
         let recording = try record.map { try ServeRecording.start(file: $0, target: target, source: source, host: host) }
         defer { recording?.finish() }
         try await serve(
