@@ -14,8 +14,8 @@ struct ContextCommand: AsyncParsableCommand {
             the objects the presentation's story-context.json (or the config's storyContext file) declares. \
             Key paths are the object's name and the keys below it, joined with dots: form.rating.value. \
             Changes are made as the app side: an object whose scheme says appMutable false is refused. \
-            They are written to the data folder's database; a running host shows them to a page at its \
-            next slide load (use the host's /__storybridge/context endpoint to reach open pages at once).
+            They are written to the data folder's database; a running serve of that folder notices them \
+            within about a second and sends the new state to the presentation's open pages.
             """,
         subcommands: [Show.self, Set.self, Delete.self, Reset.self], defaultSubcommand: Show.self)
 

@@ -221,6 +221,8 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
         }
         if let syncService { services.append(syncService) }
+        // `storybridge context set` by another process reaches open pages within a second.
+        services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
         let recording = try record.map { try ServeRecording.start(file: $0, target: target, source: source, host: host) }
         defer { recording?.finish() }
         try await serve(

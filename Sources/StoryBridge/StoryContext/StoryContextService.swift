@@ -24,6 +24,9 @@ public final class StoryContextService: Sendable {
     private let pageStories = Mutex<[Int: CachedPageStory]>([:])
     /// Changes applied by this process: a cached page story older than the last one is read again.
     private let localChanges = Mutex<Int>(0)
+    /// Each presentation's `window._story` as JSON text as its pages were last given it (a slide
+    /// load or a push): what a change by another process is told apart by.
+    private let shownStories = Mutex<[Int: String]>([:])
 
     private struct CachedDefinition {
         let file: URL
@@ -98,10 +101,14 @@ public final class StoryContextService: Sendable {
         let key = PageStoryKey(
             definition: FileStamp(path: Self.definitionFile(of: presentation).path), changes: store.changeStamp,
             localChanges: localChanges.withLock { $0 }, name: presentation.name, revision: presentation.revision)
-        if let cached = pageStories.withLock({ $0[presentation.id] }), cached.key == key { return cached.text }
+        if let cached = pageStories.withLock({ $0[presentation.id] }), cached.key == key {
+            shownStories.withLock { $0[presentation.id] = cached.text }
+            return cached.text
+        }
         // Read after the key: a change meanwhile makes the next key differ, so it is read again.
         let text = try await story(presentationId: presentation.id).jsonString()
         pageStories.withLock { $0[presentation.id] = CachedPageStory(key: key, text: text) }
+        shownStories.withLock { $0[presentation.id] = text }
         return text
     }
 
@@ -164,9 +171,36 @@ public final class StoryContextService: Sendable {
     /// it when its next page connects).
     func publish(_ story: JSONValue, presentationId id: Int) async {
         guard let viewers else { return }
+        shownStories.withLock { $0[id] = story.jsonString() }
         let event = Self.event(story: story, presentationId: id)
         for viewer in await viewers.all where viewer.latestState.presentationId == id {
             await viewer.send(event)
         }
+    }
+
+    /// Sends each presentation with an open page its current context when that differs from what
+    /// its pages were last given: how a change written by another process (`storybridge context
+    /// set` on the same data folder) reaches open pages. Reads the database once per presentation
+    /// shown. Returns `false`, sending nothing, when this process changed a context while it read
+    /// (what it read may be older than what that change sent): the caller tries again.
+    public func publishChangesFromElsewhere() async -> Bool {
+        guard let viewers else { return true }
+        let changesBefore = localChanges.withLock { $0 }
+        let shown = Set(await viewers.all.compactMap { $0.latestState.presentationId })
+        var current: [(id: Int, story: JSONValue)] = []
+        for id in shown.sorted() {
+            do {
+                current.append((id, try await story(presentationId: id)))
+            } catch {
+                logger.warning(
+                    "story context: cannot read the context to show a change", metadata: ["presentation": "\(id)", "error": "\(error)"])
+            }
+        }
+        guard localChanges.withLock({ $0 }) == changesBefore else { return false }
+        for (id, story) in current where shownStories.withLock({ $0[id] }) != story.jsonString() {
+            logger.info("story context: presentation \(id) changed by another process; sending it to its pages")
+            await publish(story, presentationId: id)
+        }
+        return true
     }
 }

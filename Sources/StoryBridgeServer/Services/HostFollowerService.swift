@@ -27,3 +27,5 @@ public struct HostFollowerService<Follower: HostFollower>: Service {
 public typealias PresentationWatcherService = HostFollowerService<PresentationWatcher>
 /// The library catalog followed as a service (installs, syncs and removals by other processes).
 public typealias LibraryCatalogWatcherService = HostFollowerService<LibraryCatalogWatcher>
+/// Story context changes by other processes pushed to open pages, as a service.
+public typealias StoryContextWatcherService = HostFollowerService<StoryContextWatcher>
