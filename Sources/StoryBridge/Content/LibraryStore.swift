@@ -159,6 +159,9 @@ public final class LibraryStore: Sendable {
         alongside: ((Database) throws -> Void)? = nil
     ) throws -> Entry {
         if let id = options.id, id <= 0 { throw LibraryError.invalidId(id) }
+        // Held until the row naming the new folder is written: a sweep in another process skips.
+        let installLock = try LibraryInstallLock.acquire(in: directory)
+        defer { installLock.release() }
         let folderName = UUID().uuidString.lowercased()
         let staging = directory.staging.appendingPathComponent(folderName)
         let unpacked: (files: Int, bytes: Int64)
@@ -272,6 +275,9 @@ public final class LibraryStore: Sendable {
 
     /// Deletes staging leftovers and presentation folders that no catalog row or kept revision points at.
     private func sweep() throws {
+        // An install in progress (here or in another process) owns folders no row names yet.
+        guard let sweepLock = try LibraryInstallLock.tryAcquire(in: directory) else { return }
+        defer { sweepLock.release() }
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: directory.staging.path)) ?? [] {
             try? fileManager.removeItem(at: directory.staging.appendingPathComponent(name))
