@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
     /// not upload.
     public var uploadCollector: String?
+    /// What the inspector's Record/Stop button drives; `nil` hides the button.
+    public var recording: (any RecordingControl)?
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
@@ -101,6 +103,7 @@ public struct StoryBridgeServer: Sendable {
             echo: configuration.echoEndpoint
         ).add(to: router)
         StoryContextRoutes(host: host, token: token, refusals: refusals).add(to: router)
+        RecordingRoutes(control: configuration.recording, host: host, token: token, refusals: refusals).add(to: router)
 
         let sockets = WebSocketRoutes(
             host: host,

@@ -185,6 +185,8 @@ struct ServeCommand: AsyncParsableCommand {
         var serverConfiguration = ServerConfiguration(
             host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections,
             echo: benchEcho)
+        let recording = ServeRecording.control(file: record, target: target, source: source)
+        serverConfiguration.recording = recording
         serverConfiguration.uploadCollector = uploadSettings?.endpoint
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
         let metrics = HostMetrics()
@@ -209,11 +211,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
-        let recording = try record.map { try ServeRecording.start(file: $0, target: target, source: source, host: host) }
-        defer { recording?.finish() }
-        try await serve(
-            server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
-            watching: liveFolder != nil)
+        if let record { try await ServeRecording.start(recording, file: record, host: host) }
+        do {
+            try await serve(
+                server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
+                watching: liveFolder != nil)
+        } catch {
+            await ServeRecording.finish(recording)
+            throw error
+        }
+        await ServeRecording.finish(recording)
     }
 
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.
