@@ -112,7 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Record what the browsers do as a storybridge test script in this file (JSON, which is YAML too).",
             discussion:
-                "Each tab becomes a test: its page loads and the bridge commands its pages sent, with the answers as expectations (ids and times matched by type). Replay with: storybridge test FILE."
+                "Each tab becomes a test: its page loads and the bridge commands its pages sent, with the answers as expectations (ids and times matched by type). Replay with: storybridge test FILE. The inspector's Record/Stop button records on demand: into FILE when given (a new recording replaces it), else into recording-YYYYMMDD-HHMMSS.json in the current folder."
         ))
     var record: String?
 

@@ -59,9 +59,11 @@ struct ClickThroughRecordingTests {
             try await page.click("#next")
             try await page.waitForSlide("second.html")
             try await page.waitFor("document.body.getAttribute('data-map') && document.body.getAttribute('data-app')")
-            // index: getMap, getAppInfo, go; load second.html; second: getMap, getAppInfo.
+            // index: getMap, getAppInfo, go; load second.html; second: getMap, getAppInfo; and
+            // storyclm.js's getNavigationData on each page: 8 steps. The recorder follows the feed
+            // on its own task, so the last answer can reach it after the page has it: wait for all 8.
             try await page.waitFor("true")
-            for _ in 0..<200 where recorder.counts.steps < 6 { try await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<300 where recorder.counts.steps < 8 { try await Task.sleep(for: .milliseconds(10)) }
         } catch {
             await page.close()
             await host.stop()
