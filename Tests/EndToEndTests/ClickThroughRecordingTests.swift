@@ -187,6 +187,56 @@ struct ClickThroughRecordingTests {
         #expect(result.steps == 8)
     }
 
+    @Test(
+        "the recording endpoint: no script before a recording (404), a wrong body (400), a file that cannot be written (500, not recording); a host that does not record hides the button"
+    )
+    func recordingEndpointRefusals() async throws {
+        let folder = try Self.deck().write()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let unwritable = folder.appendingPathComponent("no-such-folder/recording.json")
+        var configuration = ServerConfiguration(port: 0)
+        let control = ScriptRecordingControl(decks: [.init(path: folder.path, id: 1)], nextFile: { unwritable })
+        configuration.recording = control
+        let host = try await TestHost.start(presentationFolders: [folder], server: configuration)
+        let plain = try await TestHost.start(presentationFolders: [folder])
+        let page = try await SharedBrowser.shared.get().newPage()
+        do {
+            try await page.navigate(to: host.inspectorURL)
+            try await page.waitFor("!document.getElementById('recording').hidden")
+            let token = host.server.token
+            func status(_ call: String) async throws -> JSONValue {
+                try await page.evaluate("\(call).then(r => r.text().then(t => [r.status, t]))")
+            }
+            let url = "'/__storybridge/recording?token=\(token)'"
+            let script = try #require(try await status("fetch('/__storybridge/recording/script?token=\(token)')").arrayValue)
+            #expect(script.first == 404)
+            let wrong = try #require(try await status("fetch(\(url), {method: 'POST', body: '{\"recording\": 1}'})").arrayValue)
+            #expect(wrong.first == 400)
+            #expect(wrong.last?.stringValue?.contains("{\"recording\": true}") == true)
+            let failed = try #require(try await status("fetch(\(url), {method: 'POST', body: '{\"recording\": true}'})").arrayValue)
+            #expect(failed.first == 500)
+            #expect(failed.last?.stringValue?.contains("Cannot start recording") == true, "\(failed)")
+            #expect(await control.status().recording == false)
+            #expect(!FileManager.default.fileExists(atPath: unwritable.path))
+
+            try await page.navigate(to: plain.inspectorURL)
+            try await page.waitFor("document.getElementById('status').textContent === 'live'")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await page.evaluate("document.getElementById('recording').hidden") == true)
+            let none = try #require(
+                try await status("fetch('/__storybridge/recording?token=\(plain.server.token)')").arrayValue)
+            #expect(none.first == 404)
+        } catch {
+            await page.close()
+            await host.stop()
+            await plain.stop()
+            throw error
+        }
+        await page.close()
+        await host.stop()
+        await plain.stop()
+    }
+
     @Test("volatile members (ids, times, UUIDs, dates) are matched by type; the rest by value")
     func volatileTemplate() throws {
         let answer: JSONValue = [
