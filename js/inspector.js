@@ -573,6 +573,43 @@
     setField('lastError', orDash(u.lastError), u.lastError ? 'error' : '');
   }
 
+  // ---- recording (serve --record, the Record/Stop button) --------------------------------------
+
+  var RECORDING = '/__storybridge/recording?token=' + encodeURIComponent(token);
+  var recordButton = $('record');
+
+  function renderRecording(status) {
+    $('recording').hidden = false;
+    recordButton.textContent = status.recording ? 'Stop' : 'Record';
+    recordButton.setAttribute('aria-pressed', status.recording ? 'true' : 'false');
+    recordButton.classList.toggle('active', !!status.recording);
+    var text = '';
+    if (status.file) {
+      text = (status.recording ? 'recording ' : 'recorded ') + status.steps + ' steps of ' + status.viewers +
+        ' viewer(s) into ' + status.file + (status.recording ? '' : ' (replay: storybridge test ' + status.file + ')');
+    }
+    $('record-state').textContent = text;
+    var download = $('record-download');
+    download.hidden = !status.file || !!status.recording;
+    download.href = RECORDING.replace('/recording?', '/recording/script?');
+  }
+
+  function recording(body) {
+    var options = body ? { method: 'POST', body: JSON.stringify(body), cache: 'no-store' } : { cache: 'no-store' };
+    return fetch(RECORDING, options).then(function (response) {
+      if (response.status === 404) { $('recording').hidden = true; return null; }
+      return response.json().then(function (status) {
+        if (!response.ok) { throw new Error(status && status.error ? status.error : 'HTTP ' + response.status); }
+        renderRecording(status);
+        return status;
+      });
+    }).catch(function (error) { $('record-state').textContent = 'recording: ' + error.message; });
+  }
+
+  recordButton.addEventListener('click', function () {
+    recording({ recording: recordButton.getAttribute('aria-pressed') !== 'true' });
+  });
+
   // ---- wiring -------------------------------------------------------------------------------
 
   filterCommand.addEventListener('input', applyFilters);
@@ -585,5 +622,7 @@
   updateCounts();
   refreshSnapshot();
   setInterval(refreshSnapshot, POLL_MS);
+  recording(null);
+  setInterval(function () { if (recordButton.getAttribute('aria-pressed') === 'true') { recording(null); } }, POLL_MS);
   connect();
 }());

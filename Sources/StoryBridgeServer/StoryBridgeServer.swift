@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var uploadCollector: String?
     /// What `GET /__storybridge/health` reads; nil leaves the endpoint out.
     public var health: HealthSources?
+    /// What the inspector's Record/Stop button drives; `nil` hides the button.
+    public var recording: (any RecordingControl)?
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
@@ -103,6 +105,7 @@ public struct StoryBridgeServer: Sendable {
             echo: configuration.echoEndpoint, health: configuration.health
         ).add(to: router)
         StoryContextRoutes(host: host, token: token, refusals: refusals).add(to: router)
+        RecordingRoutes(control: configuration.recording, host: host, token: token, refusals: refusals).add(to: router)
 
         let sockets = WebSocketRoutes(
             host: host,

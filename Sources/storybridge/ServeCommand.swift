@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Record what the browsers do as a storybridge test script in this file (JSON, which is YAML too).",
             discussion:
-                "Each tab becomes a test: its page loads and the bridge commands its pages sent, with the answers as expectations (ids and times matched by type). Replay with: storybridge test FILE."
+                "Each tab becomes a test: its page loads and the bridge commands its pages sent, with the answers as expectations (ids and times matched by type). Replay with: storybridge test FILE. The inspector's Record/Stop button records on demand: into FILE when given (a new recording replaces it), else into recording-YYYYMMDD-HHMMSS.json in the current folder."
         ))
     var record: String?
 
@@ -196,6 +196,8 @@ struct ServeCommand: AsyncParsableCommand {
         var serverConfiguration = ServerConfiguration(
             host: bindHost, port: bindPort, defaultPresentationId: source.defaultId, maxConnections: maxConnections,
             echo: benchEcho)
+        let recording = ServeRecording.control(file: record, target: target, source: source)
+        serverConfiguration.recording = recording
         serverConfiguration.uploadCollector = uploadSettings?.endpoint
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
         serverConfiguration.health = health.sources(
@@ -223,11 +225,16 @@ struct ServeCommand: AsyncParsableCommand {
         if let syncService { services.append(syncService) }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
-        let recording = try record.map { try ServeRecording.start(file: $0, target: target, source: source, host: host) }
-        defer { recording?.finish() }
-        try await serve(
-            server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
-            watching: liveFolder != nil)
+        if let record { try await ServeRecording.start(recording, file: record, host: host) }
+        do {
+            try await serve(
+                server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
+                watching: liveFolder != nil)
+        } catch {
+            await ServeRecording.finish(recording)
+            throw error
+        }
+        await ServeRecording.finish(recording)
     }
 
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.

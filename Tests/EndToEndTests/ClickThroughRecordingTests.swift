@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridge
+import StoryBridgeServer
 import StoryBridgeTesting
 import Testing
 
@@ -58,9 +59,11 @@ struct ClickThroughRecordingTests {
             try await page.click("#next")
             try await page.waitForSlide("second.html")
             try await page.waitFor("document.body.getAttribute('data-map') && document.body.getAttribute('data-app')")
-            // index: getMap, getAppInfo, go; load second.html; second: getMap, getAppInfo.
+            // index: getMap, getAppInfo, go; load second.html; second: getMap, getAppInfo; and
+            // storyclm.js's getNavigationData on each page: 8 steps. The recorder follows the feed
+            // on its own task, so the last answer can reach it after the page has it: wait for all 8.
             try await page.waitFor("true")
-            for _ in 0..<200 where recorder.counts.steps < 6 { try await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<300 where recorder.counts.steps < 8 { try await Task.sleep(for: .milliseconds(10)) }
         } catch {
             await page.close()
             await host.stop()
@@ -120,6 +123,118 @@ struct ClickThroughRecordingTests {
         #expect(
             missingFailure.detail
                 == "on second.html: the host refused the page of second.html: Refused: 'second.html' is not a slide of that presentation")
+    }
+
+    @Test("the inspector's Record and Stop buttons record a click-through in another tab into a script that replays green")
+    func inspectorButton() async throws {
+        let folder = try Self.deck().write()
+        let file = folder.appendingPathComponent("from-inspector.json")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = ServerConfiguration(port: 0)
+        let control = ScriptRecordingControl(decks: [.init(path: folder.path, id: 1)], nextFile: { file })
+        configuration.recording = control
+        let host = try await TestHost.start(presentationFolders: [folder], server: configuration)
+        let browser = try await SharedBrowser.shared.get()
+        let inspector = try await browser.newPage()
+        let slide = try await browser.newPage()
+        do {
+            try await inspector.navigate(to: host.inspectorURL)
+            try await inspector.waitFor("!document.getElementById('recording').hidden")
+            #expect(try await inspector.text("#record") == "Record")
+            try await inspector.click("#record")
+            try await inspector.waitFor("document.getElementById('record').textContent === 'Stop'")
+            #expect(await control.status().recording)
+
+            try await slide.navigate(to: host.slideURL(slide: "index.html"))
+            try await slide.waitForSlide("index.html")
+            try await slide.waitFor("document.body.getAttribute('data-map') && document.body.getAttribute('data-app')")
+            try await slide.click("#next")
+            try await slide.waitForSlide("second.html")
+            try await slide.waitFor("document.body.getAttribute('data-map') && document.body.getAttribute('data-app')")
+            for _ in 0..<200 where await control.status().steps < 8 { try await Task.sleep(for: .milliseconds(10)) }
+
+            try await inspector.click("#record")
+            try await inspector.waitFor("document.getElementById('record').textContent === 'Record'")
+            let state = try #require(try await inspector.text("#record-state"))
+            #expect(state.hasPrefix("recorded 8 steps of 1 viewer(s) into \(file.path)"), "\(state)")
+            // The download link hands over the script as written, as an attachment; without the token, nothing.
+            #expect(try await inspector.evaluate("document.getElementById('record-download').hidden") == false)
+            let download = try await inspector.evaluate(
+                """
+                fetch(document.getElementById('record-download').href).then(r => r.text().then(t =>
+                  [r.status, r.headers.get('content-disposition'), t]))
+                """)
+            let parts = try #require(download.arrayValue)
+            #expect(parts.count == 3 && parts[0] == 200)
+            #expect(parts.count == 3 && parts[1].stringValue == "attachment; filename=\"from-inspector.json\"")
+            let written = try String(contentsOf: file, encoding: .utf8)
+            #expect(parts.count == 3 && parts[2].stringValue == written)
+            let refused = try await inspector.evaluate(
+                "fetch('/__storybridge/recording/script').then(r => r.status)")
+            #expect(refused == 403)
+        } catch {
+            await inspector.close()
+            await slide.close()
+            await host.stop()
+            throw error
+        }
+        await inspector.close()
+        await slide.close()
+        await host.stop()
+        #expect(await control.status().recording == false)
+        let result = try await replay(file)
+        #expect(result.failure == nil, "\(String(describing: result.failure))")
+        #expect(result.steps == 8)
+    }
+
+    @Test(
+        "the recording endpoint: no script before a recording (404), a wrong body (400), a file that cannot be written (500, not recording); a host that does not record hides the button"
+    )
+    func recordingEndpointRefusals() async throws {
+        let folder = try Self.deck().write()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let unwritable = folder.appendingPathComponent("no-such-folder/recording.json")
+        var configuration = ServerConfiguration(port: 0)
+        let control = ScriptRecordingControl(decks: [.init(path: folder.path, id: 1)], nextFile: { unwritable })
+        configuration.recording = control
+        let host = try await TestHost.start(presentationFolders: [folder], server: configuration)
+        let plain = try await TestHost.start(presentationFolders: [folder])
+        let page = try await SharedBrowser.shared.get().newPage()
+        do {
+            try await page.navigate(to: host.inspectorURL)
+            try await page.waitFor("!document.getElementById('recording').hidden")
+            let token = host.server.token
+            func status(_ call: String) async throws -> JSONValue {
+                try await page.evaluate("\(call).then(r => r.text().then(t => [r.status, t]))")
+            }
+            let url = "'/__storybridge/recording?token=\(token)'"
+            let script = try #require(try await status("fetch('/__storybridge/recording/script?token=\(token)')").arrayValue)
+            #expect(script.first == 404)
+            let wrong = try #require(try await status("fetch(\(url), {method: 'POST', body: '{\"recording\": 1}'})").arrayValue)
+            #expect(wrong.first == 400)
+            #expect(wrong.last?.stringValue?.contains("{\"recording\": true}") == true)
+            let failed = try #require(try await status("fetch(\(url), {method: 'POST', body: '{\"recording\": true}'})").arrayValue)
+            #expect(failed.first == 500)
+            #expect(failed.last?.stringValue?.contains("Cannot start recording") == true, "\(failed)")
+            #expect(await control.status().recording == false)
+            #expect(!FileManager.default.fileExists(atPath: unwritable.path))
+
+            try await page.navigate(to: plain.inspectorURL)
+            try await page.waitFor("document.getElementById('status').textContent === 'live'")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await page.evaluate("document.getElementById('recording').hidden") == true)
+            let none = try #require(
+                try await status("fetch('/__storybridge/recording?token=\(plain.server.token)')").arrayValue)
+            #expect(none.first == 404)
+        } catch {
+            await page.close()
+            await host.stop()
+            await plain.stop()
+            throw error
+        }
+        await page.close()
+        await host.stop()
+        await plain.stop()
     }
 
     @Test("volatile members (ids, times, UUIDs, dates) are matched by type; the rest by value")

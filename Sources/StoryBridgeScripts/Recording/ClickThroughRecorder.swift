@@ -50,7 +50,15 @@ public final class ClickThroughRecorder: Sendable {
     /// Follows `feed` from now on until the task is cancelled, rewriting the file after each step;
     /// `onFailure` hears of a file that cannot be written (once per failure run).
     public func follow(_ feed: InspectorFeed, onFailure: @Sendable (String) -> Void = { _ in }) async {
-        let (id, entries) = feed.subscribe()
+        await follow(feed.subscribe(), of: feed, onFailure: onFailure)
+    }
+
+    /// Follows a subscription already made to `feed` (so the caller knows it is subscribed).
+    public func follow(
+        _ subscription: (id: UUID, entries: AsyncStream<String>), of feed: InspectorFeed,
+        onFailure: @Sendable (String) -> Void = { _ in }
+    ) async {
+        let (id, entries) = subscription
         var live = false
         var failing = false
         for await text in entries {
