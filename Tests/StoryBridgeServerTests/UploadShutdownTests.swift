@@ -25,7 +25,7 @@ struct UploadShutdownTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Stop it in the middle of a batch: 25 records in, with 30 ms per record.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try received.messages().count < 25, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -63,7 +63,7 @@ struct UploadShutdownTests {
             "--upload-endpoint", "http://127.0.0.1:\(collector.port)", "--upload-hub", "hub1", "--upload-key", "key1",
             "--upload-secret", "s3cr3t", "--upload-batch-size", "10", "--upload-interval", "0.05",
         ])
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try received.messages().count < 15, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

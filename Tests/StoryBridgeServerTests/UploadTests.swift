@@ -261,7 +261,7 @@ struct UploadTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try received.messages().count < 40, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

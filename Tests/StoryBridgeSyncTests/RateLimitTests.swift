@@ -15,7 +15,7 @@ struct RateLimitTests {
         for bad in ["", "M", "fast", "-2M", "100", "2MB", "nanK"] { #expect(TransferRate(parsing: bad) == nil, "\(bad)") }
     }
 
-    @Test("a 2.5 MB blob from the loopback content server limited to 1 MiB/s takes its size over the rate, within 10 %")
+    @Test("a 2.5 MB blob from the loopback content server limited to 1 MiB/s takes at least its size over the rate")
     func downloadKeepsTheRate() async throws {
         let lab = try SyncLab()
         try lab.publish(id: 5, payloadBytes: 2_500_000)
@@ -40,7 +40,10 @@ struct RateLimitTests {
         #expect(outcome.transferred == package.fileSize)
         // The bucket lets its burst through at once; the rest passes at the rate.
         let expected = Double(package.fileSize - limiter.burst) / Double(limiter.rate.bytesPerSecond)
-        #expect(elapsed >= 0.9 * expected && elapsed <= 1.1 * expected, "took \(elapsed) s, expected \(expected) s")
+        // The limit is a floor: a download never beats the rate. How close it stays to the rate on
+        // a quiet machine (within 1 % over a minute) is measured by hand in docs/SYNC.md; the upper
+        // bound here only catches a limiter that waits far too long, not a busy test machine.
+        #expect(elapsed >= 0.9 * expected && elapsed <= 3 * expected, "took \(elapsed) s, expected \(expected) s")
     }
 
     @Test("two downloads at once share the limit: together they keep the one rate")
@@ -57,7 +60,7 @@ struct RateLimitTests {
         }
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         let expected = Double(Int64(2 * chunksEach * chunk) - limiter.burst) / Double(limiter.rate.bytesPerSecond)
-        #expect(elapsed >= 0.9 * expected && elapsed <= 1.1 * expected, "took \(elapsed) s, expected \(expected) s")
+        #expect(elapsed >= 0.9 * expected && elapsed <= 3 * expected, "took \(elapsed) s, expected \(expected) s")
     }
 
     @Test("storybridge sync --content --limit-rate installs at the rate; --limit-rate without --content is refused")
