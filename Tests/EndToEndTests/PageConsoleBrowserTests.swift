@@ -79,7 +79,9 @@ struct PageConsoleBrowserTests {
             #expect(lines + counted(entries) == 10_000)
             #expect(lines >= 50)
             #expect(lines <= 50 + Int((20 * seconds).rounded(.up)) + 1, "\(lines) lines in a loop of \(seconds) s")
-            #expect((1...2).contains(counts.count))
+            // At most one count a second from the client while the loop runs (one more for its
+            // last second) and the host's own on leaving: a flood gives a few lines, not thousands.
+            #expect(counts.count >= 1 && counts.count <= 2 + Int(seconds.rounded(.up)), "\(counts.count) count lines")
             #expect(counts.allSatisfy { $0["level"] == "warn" })
             #expect(
                 counts.allSatisfy {
