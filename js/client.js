@@ -244,7 +244,24 @@
   var retryDelay = 250;
   var state = { connected: false, sent: 0, received: 0 };
 
+  // The Story context state this page has (docs/PROTOCOL.md §9.5): the version and revision of
+  // the slide's window._story (the attributes of the host's script element after this one), then
+  // of each storyChange taken. Read when the socket first opens, after that element has run.
+  var storyState = { read: false, version: null, revision: -1 };
+  function storyStateNow() {
+    if (!storyState.read) {
+      storyState.read = true;
+      var tag = document.querySelector('script[data-storybridge-story]');
+      if (tag) {
+        storyState.version = tag.getAttribute('data-storybridge-story');
+        storyState.revision = Number(tag.getAttribute('data-storybridge-story-revision')) || 0;
+      }
+    }
+    return storyState;
+  }
+
   function endpoint() {
+    var story = storyStateNow();
     var scheme = window.location.protocol === 'https:' ? 'wss://' : 'ws://';
     return scheme + window.location.host + '/__storybridge/ws' +
       '?viewer=' + encodeURIComponent(viewerId) +
@@ -252,6 +269,7 @@
       '&slide=' + encodeURIComponent(config.slide) +
       '&load=' + encodeURIComponent(pageLoad) +
       (/[?&]sbdeeplink=1/.test(window.location.search) ? '&deeplink=1' : '') +
+      (story.version ? '&story=' + encodeURIComponent(story.version) : '') +
       '&token=' + encodeURIComponent(config.token);
   }
 
@@ -439,6 +457,8 @@
   // The client never defines _onStoryChange itself: context.js defines it, once.
   (function () {
     var queued = [];
+    // storybridge.storyChanges requests of this page not answered yet.
+    var sending = 0;
     function report(channel, change) {
       var text = JSON.stringify(change);
       var last = queued[queued.length - 1];
@@ -450,7 +470,10 @@
       var changes = [];
       for (var i = 0; i < queued.length; i++) { changes.push(queued[i].change); }
       queued = [];
+      sending += 1;
       hostRequest('storybridge.storyChanges', { changes: changes }, function (answer) {
+        sending -= 1;
+        if (sending === 0 && held) { var last = held; held = null; take(last); }
         var refused = (answer && answer.Data && answer.Data.refused) || [];
         for (var j = 0; j < refused.length; j++) {
           console.warn('storybridge: Story context change refused: ' + refused[j].reason, changes[refused[j].index]);
@@ -497,12 +520,31 @@
         }
       };
     }
-    window.__storybridge.on('storyChange', function (data) {
-      if (!data || String(data.presentation) !== String(config.presentation) || !data.story) { return; }
+    // A push is taken unless it is older than the state the page has (a smaller revision) or
+    // holds the same state (same version) without restore (the host giving back what a refused
+    // change altered). While this page's own changes are on their way, pushes are held and the
+    // newest is taken once every one is answered: the push after the first of two quick changes
+    // would otherwise show the page its state without the second for a moment.
+    var held = null;
+    function take(data) {
+      var story = storyStateNow();
+      var revision = typeof data.revision === 'number' ? data.revision : story.revision;
+      if (revision < story.revision) { return; }
+      story.revision = revision;
+      if (data.version && data.version === story.version && !data.restore) { return; }
+      story.version = data.version || null;
       window._story = data.story;
       if (typeof window._onStoryChange === 'function') {
         try { window._onStoryChange(); } catch (e) { console.error('storybridge: _onStoryChange failed', e); }
       }
+    }
+    window.__storybridge.on('storyChange', function (data) {
+      if (!data || String(data.presentation) !== String(config.presentation) || !data.story) { return; }
+      if (sending > 0) {
+        if (!held || !(data.revision < held.revision) || data.restore) { held = data; }
+        return;
+      }
+      take(data);
     });
   })();
 

@@ -68,14 +68,14 @@ public struct TestHost: Sendable {
         return TestHost(runtime: runtime, server: server, metrics: metrics, temporaryDataFolder: temporaryDataFolder)
     }
 
-    /// Connects a scripted viewer to `slide` of `presentationId`.
+    /// Connects a scripted viewer to `slide` of `presentationId` (see ``ViewerClient/connect(baseURL:token:presentationId:slide:viewerId:pageLoad:viaDeepLink:storyVersion:)``).
     public func connectViewer(
         presentationId: Int = 1, slide: String = "index.html", viewerId: String = UUID().uuidString,
-        pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false
+        pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false, storyVersion: String? = nil
     ) async throws -> ViewerClient {
         try await ViewerClient.connect(
             baseURL: baseURL, token: server.token, presentationId: presentationId, slide: slide, viewerId: viewerId,
-            pageLoad: pageLoad, viaDeepLink: viaDeepLink)
+            pageLoad: pageLoad, viaDeepLink: viaDeepLink, storyVersion: storyVersion)
     }
 
     /// The URL of a slide.

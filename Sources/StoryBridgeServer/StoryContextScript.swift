@@ -5,22 +5,29 @@ import StoryBridge
 /// (docs/PROTOCOL.md §9): `window._story = {…}`, the presentation's current context as the
 /// host has it when it serves the slide. It goes right after the client's tag, so `context.js`
 /// (or any content script) finds `window._story` filled when it first reads it. Changes after
-/// that reach the page as `storyChange` events.
+/// that reach the page as `storyChange` events. The element's attributes carry the state's version
+/// and revision (§9.5).
 enum StoryContextScript {
     /// The `<script>` element for a slide of `presentation`. When the context cannot be read (a
     /// refused `story-context.json`, a storage failure) the page still gets the objects the host
     /// fills, and the reason is logged.
     static func tag(for presentation: Presentation, host: StoryBridgeHost) async -> String {
-        let story: String
+        let story: StoryContextService.PageStory
         do {
-            story = try await host.storyContext.pageStoryText(for: presentation)
+            story = try await host.storyContext.pageStory(for: presentation)
         } catch {
             host.logger.error(
                 "story context: the slide gets only the host's objects",
                 metadata: ["presentation": "\(presentation.id)", "error": "\(error)"])
-            story = StoryContext().story(filled: host.storyContext.hostObjects(for: presentation)).jsonString()
+            let text = StoryContext().story(filled: host.storyContext.hostObjects(for: presentation)).jsonString()
+            story = .init(
+                text: text, revision: host.storyContext.currentRevision(presentationId: presentation.id),
+                version: StoryContextService.version(ofStoryText: text))
         }
-        return "<script data-storybridge-story=\"1\">window._story=\(scriptLiteral(story));</script>"
+        // The revision and version go back to the host when the page's socket opens (a page that
+        // missed a push meanwhile is sent the current state) and order the pushes that follow.
+        return "<script data-storybridge-story=\"\(story.version)\" data-storybridge-story-revision=\"\(story.revision)\">"
+            + "window._story=\(scriptLiteral(story.text));</script>"
     }
 
     /// JSON text that can stand inside a `<script>` element: no `</` (which would close the

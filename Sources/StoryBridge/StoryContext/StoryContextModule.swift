@@ -46,7 +46,7 @@ struct StoryContextModule: BridgeModule {
         }
         if !refused.isEmpty, !outcome.changed {
             let story = outcome.context.story(filled: service.hostObjects(for: presentation))
-            await context.send(StoryContextService.event(story: story, presentationId: presentation.id))
+            await context.send(service.restoreEvent(story: story, presentationId: presentation.id))
         }
         refused.sort { ($0["index"]?.intValue ?? 0) < ($1["index"]?.intValue ?? 0) }
         return ["applied": .int(items.count - refused.count), "refused": .array(refused)]

@@ -7,7 +7,8 @@ import Synchronization
 /// the objects the host fills, changes from either side, and the `storyChange` pushes to every
 /// open page of the presentation after a change.
 public final class StoryContextService: Sendable {
-    /// The event that carries the new context to pages: `{presentation, story}`.
+    /// The event that carries the new context to pages: `{presentation, story, revision, version}`
+    /// (and `restore: true` when a page gets the state back after a refused change).
     public static let changeEvent = "storyChange"
 
     public let store: StoryContextStore
@@ -27,6 +28,14 @@ public final class StoryContextService: Sendable {
     /// Each presentation's `window._story` as JSON text as its pages were last given it (a slide
     /// load or a push): what a change by another process is told apart by.
     private let shownStories = Mutex<[Int: String]>([:])
+    /// Each presentation's last push: the `revision` of every state a page is given (a slide or
+    /// a push), so a page tells an older state from a newer one. It grows by one a push from
+    /// ``revisionBase``.
+    private let revisions = Mutex<[Int: Int]>([:])
+    /// The revision before this process's first push: its start in microseconds since 1970, so
+    /// the pushes of a restarted host are newer to a page that stayed open than the old host's
+    /// (below 2^53, exact as a JavaScript number).
+    private let revisionBase = Int(Date().timeIntervalSince1970 * 1_000_000)
 
     private struct CachedDefinition {
         let file: URL
@@ -46,6 +55,21 @@ public final class StoryContextService: Sendable {
     private struct CachedPageStory {
         let key: PageStoryKey
         let text: String
+        let version: String
+    }
+
+    /// A state of a context as a slide gets it: its JSON text, the revision it was read under,
+    /// and its version (which names the content: equal texts, equal versions).
+    public struct PageStory: Sendable, Equatable {
+        public let text: String
+        public let revision: Int
+        public let version: String
+
+        package init(text: String, revision: Int, version: String) {
+            self.text = text
+            self.revision = revision
+            self.version = version
+        }
     }
 
     public init(
@@ -98,18 +122,58 @@ public final class StoryContextService: Sendable {
     /// the presentation's definition file changes, or the presentation is re-read: two `stat`
     /// calls instead of a database read and a JSON rendering per slide.
     public func pageStoryText(for presentation: Presentation) async throws -> String {
+        try await pageStory(for: presentation).text
+    }
+
+    /// ``pageStoryText(for:)`` with its revision and version. The revision is taken before the
+    /// text is read, so a push that follows carries a greater one.
+    public func pageStory(for presentation: Presentation) async throws -> PageStory {
+        let revision = currentRevision(presentationId: presentation.id)
         let key = PageStoryKey(
             definition: FileStamp(path: Self.definitionFile(of: presentation).path), changes: store.changeStamp,
             localChanges: localChanges.withLock { $0 }, name: presentation.name, revision: presentation.revision)
         if let cached = pageStories.withLock({ $0[presentation.id] }), cached.key == key {
             shownStories.withLock { $0[presentation.id] = cached.text }
-            return cached.text
+            return PageStory(text: cached.text, revision: revision, version: cached.version)
         }
         // Read after the key: a change meanwhile makes the next key differ, so it is read again.
         let text = try await story(presentationId: presentation.id).jsonString()
-        pageStories.withLock { $0[presentation.id] = CachedPageStory(key: key, text: text) }
+        let version = Self.version(ofStoryText: text)
+        pageStories.withLock { $0[presentation.id] = CachedPageStory(key: key, text: text, version: version) }
         shownStories.withLock { $0[presentation.id] = text }
-        return text
+        return PageStory(text: text, revision: revision, version: version)
+    }
+
+    /// The revision of presentation `id`'s last push (``revisionBase`` before its first).
+    public func currentRevision(presentationId id: Int) -> Int {
+        revisions.withLock { $0[id] ?? revisionBase }
+    }
+
+    /// The version of a context's JSON text: its FNV-1a 64-bit hash in hex. It only tells states
+    /// apart (a page compares it with the one it has); it is no digest against tampering.
+    public static func version(ofStoryText text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// What a page that was given `version` of presentation `id`'s context and has just connected
+    /// must be sent to be current: the event with the current state when it differs, `nil` when
+    /// the page is current or when a push went out while the state was read (that push reached
+    /// the page, whose viewer is on the presentation by then). For a viewer that arrives from
+    /// another presentation between its slide being served and its socket opening: no push
+    /// went to it meanwhile.
+    public func catchUp(pageVersion version: String, presentation: Presentation) async -> HostEvent? {
+        let before = currentRevision(presentationId: presentation.id)
+        guard let current = try? await pageStory(for: presentation), current.version != version,
+            currentRevision(presentationId: presentation.id) == before,
+            let story = try? JSONValue.parse(current.text)
+        else { return nil }
+        return Self.event(story: story, text: current.text, presentationId: presentation.id, revision: before)
     }
 
     /// The objects the host fills for `presentation`.
@@ -162,17 +226,39 @@ public final class StoryContextService: Sendable {
         return outcome
     }
 
-    /// The event that hands `story` to a page of presentation `id`.
-    public static func event(story: JSONValue, presentationId id: Int) -> HostEvent {
-        HostEvent(name: changeEvent, data: ["presentation": .int(id), "story": story])
+    /// The event that hands `story` (whose JSON text is `text`) to a page of presentation `id`,
+    /// as the state of push `revision`. `restore` asks the page to take it even when it has that
+    /// version already (it changed its own copy past the scheme).
+    static func event(
+        story: JSONValue, text: String, presentationId id: Int, revision: Int, restore: Bool = false
+    ) -> HostEvent {
+        var data: [String: JSONValue] = [
+            "presentation": .int(id), "story": story, "revision": .int(revision),
+            "version": .string(version(ofStoryText: text)),
+        ]
+        if restore { data["restore"] = .bool(true) }
+        return HostEvent(name: changeEvent, data: .object(data))
+    }
+
+    /// The event that gives the page that made a refused change the state again, at the
+    /// current revision.
+    func restoreEvent(story: JSONValue, presentationId id: Int) -> HostEvent {
+        Self.event(
+            story: story, text: story.jsonString(), presentationId: id, revision: currentRevision(presentationId: id),
+            restore: true)
     }
 
     /// Sends `story` to every viewer showing presentation `id` (a viewer between two slides gets
-    /// it when its next page connects).
+    /// it when its next page connects) as the presentation's next revision.
     func publish(_ story: JSONValue, presentationId id: Int) async {
         guard let viewers else { return }
-        shownStories.withLock { $0[id] = story.jsonString() }
-        let event = Self.event(story: story, presentationId: id)
+        let text = story.jsonString()
+        shownStories.withLock { $0[id] = text }
+        let revision = revisions.withLock { revisions in
+            revisions[id, default: revisionBase] += 1
+            return revisions[id]!
+        }
+        let event = Self.event(story: story, text: text, presentationId: id, revision: revision)
         for viewer in await viewers.all where viewer.latestState.presentationId == id {
             await viewer.send(event)
         }

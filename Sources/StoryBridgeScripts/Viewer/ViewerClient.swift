@@ -44,9 +44,12 @@ public final class ViewerClient: Sendable {
 
     /// Connects as viewer `viewerId` showing `slide` of presentation `presentationId`.
     /// `pageLoad` identifies the page load; reuse it to simulate a reconnect of the same page.
+    /// `storyVersion` is the version of the Story context the page was served (the
+    /// `data-storybridge-story` attribute of its slide), as a browser's client sends it.
     public static func connect(
         baseURL: String, token: String, presentationId: Int, slide: String,
-        viewerId: String = UUID().uuidString, pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false
+        viewerId: String = UUID().uuidString, pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false,
+        storyVersion: String? = nil
     ) async throws -> ViewerClient {
         let wsBase = baseURL.replacingOccurrences(of: "http://", with: "ws://")
         var components = URLComponents()
@@ -56,6 +59,7 @@ public final class ViewerClient: Sendable {
                 URLQueryItem(name: "slide", value: slide), URLQueryItem(name: "load", value: pageLoad),
                 URLQueryItem(name: "token", value: token),
             ] + (viaDeepLink ? [URLQueryItem(name: "deeplink", value: "1")] : [])
+            + (storyVersion.map { [URLQueryItem(name: "story", value: $0)] } ?? [])
         let url = wsBase + ContentPaths.reservedPrefix + "ws" + (components.string ?? "")
         let connection = try await WebSocketTextConnection.connect(url: url)
         let client = ViewerClient(viewerId: viewerId, connection: connection)

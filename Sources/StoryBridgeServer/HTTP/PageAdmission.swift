@@ -5,13 +5,16 @@ import StoryBridge
 import Synchronization
 
 /// What a page sends when it opens its WebSocket:
-/// `/__storybridge/ws?viewer=…&presentation=…&slide=…&load=…&token=…`.
+/// `/__storybridge/ws?viewer=…&presentation=…&slide=…&load=…&story=…&token=…`.
 struct PageConnectionRequest: Sendable, Equatable {
     var viewerId: String
     var presentationId: Int
     var slide: String
     var pageLoad: String
     var viaDeepLink: Bool
+    /// The version of the Story context the page was given (its slide or a push), when it has
+    /// one: the host sends the current state when it differs (docs/PROTOCOL.md §9.5).
+    var storyVersion: String? = nil
 }
 
 /// Decides whether a page that passed the host-name and token checks may connect to the bridge:
@@ -41,7 +44,7 @@ struct PageAdmission: Sendable {
         return .success(
             PageConnectionRequest(
                 viewerId: viewer, presentationId: presentationId, slide: slide, pageLoad: value("load") ?? UUID().uuidString,
-                viaDeepLink: value("deeplink") == "1"))
+                viaDeepLink: value("deeplink") == "1", storyVersion: value("story").flatMap { $0.count <= 64 ? $0 : nil }))
     }
 
     /// The first web origin in an `Origin` header that is not this host, if any. Browsers always send

@@ -48,6 +48,13 @@ struct BridgeSocket: Sendable {
                         ]
                     ).json)
                 await viewer.attach(connection: connection) { event in deliver(event.json) }
+                // A page whose slide was served before a Story context change that went out
+                // while its viewer was on another presentation has not seen it: sent now.
+                if let version = page.storyVersion, let presentation = host.library.presentation(id: page.presentationId),
+                    let current = await host.storyContext.catchUp(pageVersion: version, presentation: presentation)
+                {
+                    deliver(current.json)
+                }
                 context.logger.debug(
                     "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
                 metrics.viewerConnected()
