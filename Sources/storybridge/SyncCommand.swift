@@ -93,6 +93,9 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
+        if diffReport != nil && !content {
+            throw ValidationError("--diff-report goes with --content (it compares the decks a content sync updates)")
+        }
         if history {
             if content || status || prune { throw ValidationError("--history only shows; run it without --content, --status or --prune") }
             if ids.count > 1 { throw ValidationError("--history takes one presentation id at most") }
@@ -104,9 +107,6 @@ struct SyncCommand: AsyncParsableCommand {
                 "presentation ids go with --content: storybridge sync --content \(ids.map(String.init).joined(separator: " "))")
         }
         if json && !status { throw ValidationError("--json goes with --status") }
-        if diffReport != nil && !content {
-            throw ValidationError("--diff-report goes with --content (it compares the decks a content sync updates)")
-        }
         if limitRate != nil && !content { throw ValidationError("--limit-rate goes with --content (it limits package downloads)") }
         if status && (content || prune) { throw ValidationError("--status only shows; run it without --content or --prune") }
         guard (1...16).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 16") }

@@ -144,6 +144,11 @@ struct RevisionDiffSyncTests {
         #expect(notes.count == 1, "\(update.errors)")
         #expect(notes.first?.contains("no report for 2 updated decks") == true, "\(update.errors)")
         #expect(try lab.clientLibrary().entry(id: 5)?.presentation.revision == 2)
+
+        // Without --content there is nothing to compare: refused as a usage error.
+        let alone = try await lab.cli(["sync", "--diff-report", lab.folder.appendingPathComponent("r").path])
+        #expect(alone.status == 64)
+        #expect(alone.errors.contains("--diff-report goes with --content"), "\(alone.errors)")
     }
 }
 
