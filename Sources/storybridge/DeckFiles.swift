@@ -3,11 +3,8 @@ import Foundation
 import StoryBridge
 
 /// The files of one revision of a deck, as `shots` and `diff` take it: a revision of an installed
-/// deck that is on disk, a presentation folder, or a package zip (unpacked into a temporary folder
-/// for the run).
-///
-/// Only the installed revision of a deck is on disk today: keeping earlier revisions on update is
-/// issue #32 (`--keep-revisions`). Until then an older revision is given as its folder or zip.
+/// deck that is on disk (the served one or one kept by `--keep-revisions`), a presentation folder,
+/// or a package zip (unpacked into a temporary folder for the run).
 struct DeckFiles {
     var folder: URL
     var catalog: PresentationFolder.Catalog
@@ -40,22 +37,58 @@ struct DeckFiles {
         return try installed(id: deckId, revision: revision, library: library)
     }
 
-    /// The installed deck `id`, checked to be at `revision` when one is given.
+    /// The revision `revision` of the installed deck `id` (the served one when nil): the served
+    /// revision, else the most recently kept revision with that number. A revision that is not on
+    /// disk is refused with the revisions that are.
     static func installed(id: Int, revision: Int?, library: LibraryOptions) throws -> DeckFiles {
-        guard let entry = try library.openLibrary().entry(id: id) else {
+        let store = try library.openLibrary()
+        guard let entry = try store.entry(id: id) else {
             throw ValidationError("no presentation with id \(id) is installed (see: storybridge list)")
         }
-        let presentation = entry.presentation
-        if let revision, revision != presentation.revision {
+        guard let revision, revision != entry.presentation.revision else { return served(entry.presentation) }
+        let kept: [KeptRevision]
+        do {
+            kept = try store.keptRevisions(id: id)
+        } catch {
+            throw CommandFailure("cannot read the kept revisions of presentation \(id)", error, status: CommandFailure.storage)
+        }
+        guard let match = kept.first(where: { $0.revision == revision }) else {
+            let onDisk = ["\(entry.presentation.revision) (served)"] + kept.map { "\($0.revision) (kept)" }
             throw CommandFailure(
-                "revision \(revision) of presentation \(id) is not on disk (revision \(presentation.revision) is installed; "
-                    + "earlier revisions are not kept yet, issue #32): give that revision's folder or package zip instead",
+                "revision \(revision) of presentation \(id) is not on disk; on disk: \(onDisk.joined(separator: ", ")). "
+                    + "Sync keeps --keep-revisions earlier revisions (default 1); an older one can be given as its folder or package zip",
                 status: CommandFailure.badInput)
         }
-        var catalog = PresentationFolder.Catalog(id: id, name: presentation.name)
+        return try self.kept(match, in: store.directory)
+    }
+
+    /// The served revision of an installed deck.
+    static func served(_ presentation: Presentation) -> DeckFiles {
+        var catalog = PresentationFolder.Catalog(id: presentation.id, name: presentation.name)
+        catalog.shortDescription = presentation.shortDescription
+        catalog.longDescription = presentation.longDescription
         catalog.revision = presentation.revision
+        catalog.order = presentation.order
         return DeckFiles(
-            folder: presentation.root, catalog: catalog, label: "presentation \(id), revision \(presentation.revision)")
+            folder: presentation.root, catalog: catalog,
+            label: "presentation \(presentation.id), revision \(presentation.revision)")
+    }
+
+    /// A kept revision, served under the catalog facts it had; refused when its folder is gone.
+    static func kept(_ kept: KeptRevision, in directory: DataDirectory) throws(CommandFailure) -> DeckFiles {
+        let folder = directory.presentations.appendingPathComponent(kept.folder)
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(Presentation.startSlide).path) else {
+            throw CommandFailure(
+                "revision \(kept.revision) of presentation \(kept.presentationId) is recorded as kept but its folder '\(folder.path)' "
+                    + "has no index.html (removed by hand?)", status: CommandFailure.storage)
+        }
+        var catalog = PresentationFolder.Catalog(id: kept.presentationId, name: kept.name)
+        catalog.shortDescription = kept.shortDescription
+        catalog.longDescription = kept.longDescription
+        catalog.revision = kept.revision
+        catalog.order = kept.sortOrder
+        return DeckFiles(
+            folder: folder, catalog: catalog, label: "presentation \(kept.presentationId), revision \(kept.revision) (kept)")
     }
 
     /// A deck given as `ID`, a folder or a zip (`shots`).

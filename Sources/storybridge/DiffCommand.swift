@@ -15,8 +15,10 @@ struct DiffCommand: AsyncParsableCommand {
             pixels in red. Files that changed without a visible change of their own (scripts, styles, data) are \
             listed too. The report is one self-contained HTML file.
 
-            --from and --to each take a revision number of the installed deck ID (only the installed revision is \
-            on disk until earlier revisions are kept, issue #32), a presentation folder, or a package zip.
+            --from and --to each take a revision number of the installed deck ID (the served revision or one kept \
+            on disk: sync and serve --sync-every keep --keep-revisions earlier revisions, default 1), a \
+            presentation folder, or a package zip. A revision that is not on disk is refused with the list of \
+            those that are. storybridge sync --diff-report DIR makes this report for every deck a sync updates.
 
             Exit status: 0 no slide changed beyond the tolerance, 1 a slide was added, removed, renamed or \
             changed, another value when the comparison could not be made.

@@ -51,7 +51,7 @@ struct ShotsCommand: AsyncParsableCommand {
         abstract: "Screenshot every slide of a deck in headless Chromium: one PNG per slide and an index.",
         discussion: """
             DECK is an installed presentation's id (see: storybridge list), a presentation folder or a package \
-            zip. The slides are taken in map order (from index.html along the slides' links), then the slides \
+            zip; --revision takes an earlier revision of an installed deck that sync kept on disk. The slides are taken in map order (from index.html along the slides' links), then the slides \
             no link reaches, by name. Each slide is taken once it has settled: its load event fired, the bridge \
             calls it made at load were answered and its fonts loaded; then its animations are brought to rest: \
             finite ones jump to their end (the picture waiting for them would give, without the wait), endless \
@@ -65,7 +65,12 @@ struct ShotsCommand: AsyncParsableCommand {
     @Argument(help: "An installed presentation's id, a presentation folder, or a package zip.")
     var deck: String
 
-    @Option(help: "The revision expected of an installed deck (only the installed revision is on disk).")
+    @Option(
+        help: ArgumentHelp(
+            "The revision of an installed deck to take (default: the served one).",
+            discussion:
+                "The served revision or one kept on disk by sync's --keep-revisions; a revision not on disk is refused with those that are."
+        ))
     var revision: Int?
 
     @Option(help: "The output folder (default: shots-ID-rREVISION in the current folder).")

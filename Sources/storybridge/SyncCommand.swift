@@ -29,6 +29,15 @@ struct SyncCommand: AsyncParsableCommand {
             installed revision, which keeps being served until the new one is complete and valid. \
             A running `storybridge serve` of the library picks it up and reloads its viewers.
 
+            With --content --diff-report DIR, once the packages are installed, every deck the run updated \
+            (a full or delta install; first installs have nothing to compare) is screenshot in headless \
+            Chromium in the revision the update replaced, which --keep-revisions kept on disk, and in the new \
+            one, and compared as storybridge diff compares them (1024x768, no tolerance): DIR/ID-FROM-to-TO.html \
+            per deck and one line with the slides changed, added and removed and the report's path. A deck \
+            updated with --keep-revisions 0 gets a line saying its report cannot be made. The reports never \
+            change the exit status: a Chromium that cannot be started is said once and the run's status \
+            stands. (serve --sync-every makes no reports.)
+
             States (--status): not downloaded, not downloaded (no package), update available, \
             downloading, ready, failed (reason), withdrawn. --status also says what the last run left \
             undone.
@@ -55,6 +64,14 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "Earlier revisions of each presentation kept on disk for storybridge rollback.")
     var keepRevisions = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "With --content: write a visual diff report for every deck this run updates into this folder.",
+            discussion:
+                "ID-FROM-to-TO.html per updated deck, made as storybridge diff ID --from FROM --to TO makes it, between the revision the update replaced (kept on disk) and the new one; one summary line per deck. It needs --keep-revisions 1 or more and Chromium, and never changes the sync's exit status.",
+            valueName: "folder"))
+    var diffReport: String?
+
     @Flag(help: "With --status: print JSON.")
     var json = false
 
@@ -76,6 +93,9 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
+        if diffReport != nil && !content {
+            throw ValidationError("--diff-report goes with --content (it compares the decks a content sync updates)")
+        }
         if history {
             if content || status || prune { throw ValidationError("--history only shows; run it without --content, --status or --prune") }
             if ids.count > 1 { throw ValidationError("--history takes one presentation id at most") }
@@ -114,6 +134,9 @@ struct SyncCommand: AsyncParsableCommand {
             service = try SyncService(directory: library.directory, logger: Self.quietLogger())
         } catch {
             throw SyncExitStatus.fail("sync", error)
+        }
+        let diffReports = try diffReport.map { folder throws(CommandFailure) in
+            try SyncDiffReports(folder: URL(fileURLWithPath: folder), store: service.library, keepRevisions: keepRevisions)
         }
         let display = SyncProgressDisplay()
         let wantsContent = content
@@ -163,6 +186,7 @@ struct SyncCommand: AsyncParsableCommand {
                 for failure in report.failed { Terminal.warn("storybridge sync: \(failure.error)") }
                 notes += report.failed.map(\.error.description)
                 if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
+                await diffReports?.make(updated: report.installed.map(\.id))
             }
             try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths)
             if exitStatus != 0 { throw ExitCode(exitStatus) }

@@ -45,26 +45,10 @@ struct VisualDiffTests {
         // The page itself, opened in the browser: every picture decodes at its size.
         let file = before.appendingPathComponent("report.html")
         try report.html.write(to: file, atomically: true, encoding: .utf8)
-        let page = try await SharedBrowser.shared.get().newPage()
-        do {
-            try await page.navigate(to: file.absoluteString)
-            let shown = try await page.evaluate(
-                """
-                (function () {
-                  var images = Array.prototype.slice.call(document.querySelectorAll('section.changed img'));
-                  return { slides: Array.prototype.map.call(document.querySelectorAll('section.changed'), function (s) { return s.getAttribute('data-slide'); }),
-                           decoded: images.filter(function (i) { return i.complete && i.naturalWidth === 640 && i.naturalHeight === 480; }).length,
-                           captions: Array.prototype.map.call(document.querySelectorAll('section.changed figcaption'), function (c) { return c.textContent; }) };
-                })()
-                """)
-            #expect(shown["slides"] == .array([.string("slide4.html")]))
-            #expect(shown["decoded"] == .int(3))
-            #expect(shown["captions"] == .array([.string("before"), .string("after"), .string("changes in red")]))
-        } catch {
-            await page.close()
-            throw error
-        }
-        await page.close()
+        let shown = try await DiffReportPage.open(file, in: SharedBrowser.shared.get(), size: Self.size)
+        #expect(shown.changedSlides == ["slide4.html"])
+        #expect(shown.decodedImages == 3)
+        #expect(shown.captions == ["before", "after", "changes in red"])
     }
 
     @Test("identical revisions report nothing")
