@@ -3,8 +3,10 @@
 
 Every ```swift block of the article (Sources/StoryBridge/StoryBridge.docc/
 EmbeddingAndCustomModules.md) starts with a comment naming a file of this package
-(`// Sources/GreetingHost/main.swift`); the rest of the block must be a run of consecutive lines
-of that file, exactly. Together the blocks must show every non-blank line of Package.swift and of
+(`// Sources/GreetingHost/main.swift`), and the rest of the block must be a run of consecutive
+lines of that file, exactly; or it starts with the manifest's `// swift-tools-version` line (which
+must stay first, so the block can be copied as it is), and the whole block is a run of lines of
+Package.swift. Together the blocks must show every non-blank line of Package.swift and of
 every Swift file under Sources/. Exits 1 with what differs, so a change to one side fails CI
 until the other follows.
 """
@@ -22,15 +24,19 @@ problems = []
 blocks = re.findall(r"^```swift\n(.*?)^```$", article.read_text(), re.MULTILINE | re.DOTALL)
 for number, block in enumerate(blocks, 1):
     body = block.split("\n")[:-1]
-    header = re.fullmatch(r"// (\S+)", body[0]) if body else None
-    path = package / header.group(1) if header else None
+    if body and body[0].startswith("// swift-tools-version"):
+        name, excerpt = "Package.swift", body
+    else:
+        header = re.fullmatch(r"// (\S+)", body[0]) if body else None
+        name, excerpt = (header.group(1), body[1:]) if header else (None, [])
+    path = package / name if name else None
     if path not in lines:
         problems.append(f"block {number} does not start with '// <a file of {package.name}>': {body[:1]}")
         continue
-    excerpt, text = body[1:], lines[path]
+    text = lines[path]
     starts = [i for i in range(len(text) - len(excerpt) + 1) if text[i : i + len(excerpt)] == excerpt]
     if not excerpt or not starts:
-        problems.append(f"block {number} ({header.group(1)}) is not a run of lines of that file")
+        problems.append(f"block {number} ({name}) is not a run of lines of that file")
         continue
     covered[path].update(range(starts[0], starts[0] + len(excerpt)))
 
