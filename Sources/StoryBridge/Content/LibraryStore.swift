@@ -109,12 +109,13 @@ public final class LibraryStore: Sendable {
 
     /// One installed presentation.
     public func entry(id: Int) throws -> Entry? {
-        try database.pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id]) else {
-                return nil
-            }
-            return try self.entry(from: row, db: db)
-        }
+        try database.pool.read { db in try entry(id: id, db: db) }
+    }
+
+    /// One installed presentation, read in `db` (from async code, through ``StoryBridgeDatabase/read(_:)``).
+    func entry(id: Int, db: Database) throws -> Entry? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id]) else { return nil }
+        return try entry(from: row, db: db)
     }
 
     /// The in-memory library of everything installed.
