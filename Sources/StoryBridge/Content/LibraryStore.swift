@@ -89,10 +89,17 @@ public final class LibraryStore: Sendable {
 
     /// All installed presentations, by order then id.
     public func entries() throws -> [Entry] {
-        try database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation ORDER BY sortOrder, id")
-            return try rows.map { try self.entry(from: $0, db: db) }
-        }
+        try database.pool.read(entries(db:))
+    }
+
+    /// All installed presentations, by order then id, read on a reader's queue (for async code).
+    public func readEntries() async throws -> [Entry] {
+        try await database.read(entries(db:))
+    }
+
+    private func entries(db: Database) throws -> [Entry] {
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation ORDER BY sortOrder, id")
+        return try rows.map { try entry(from: $0, db: db) }
     }
 
     /// The presentations `serve` offers: every installed one but the synced presentations the
