@@ -217,9 +217,13 @@ let package = Package(
             dependencies: ["StoryBridge", "StoryBridgeServer", "StoryBridgeTesting"],
             swiftSettings: strictSettings
         ),
+        // Test-only: a pass-through SQLite VFS that counts the writes and syncs of one database's
+        // write-ahead log, for the durability test of StoryBridgeServerTests.
+        .target(name: "CWALSyncProbe", path: "Tests/CWALSyncProbe", linkerSettings: [.linkedLibrary("sqlite3")]),
         .testTarget(
             name: "StoryBridgeServerTests",
             dependencies: [
+                "CWALSyncProbe",
                 "StoryBridge",
                 "StoryBridgeServer",
                 "StoryBridgeTesting",

@@ -19,9 +19,9 @@ struct ContentCatalog: Sendable {
         var presentation: Presentation { entry.presentation }
     }
 
-    private func installed() throws -> [Int: LibraryStore.Entry] {
+    private func installed() async throws -> [Int: LibraryStore.Entry] {
         do {
-            return Dictionary(try library.entries().map { ($0.presentation.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return Dictionary(try await library.readEntries().map { ($0.presentation.id, $0) }, uniquingKeysWith: { first, _ in first })
         } catch {
             logger.error("cannot read the library catalog: \(error)")
             throw ContentAPIError.unavailable("the library cannot be read now (the server's log says why)", retryAfter: 1)
@@ -34,8 +34,8 @@ struct ContentCatalog: Sendable {
     }
 
     /// `GET /v1/clients`: the clients the token is granted.
-    func clients(for claims: AccessTokenClaims?) throws -> [WireClient] {
-        let entries = try installed()
+    func clients(for claims: AccessTokenClaims?) async throws -> [WireClient] {
+        let entries = try await installed()
         let granted = granted(claims)
         return accounts.clients(installed: Set(entries.keys)).filter { granted?.contains($0.id) ?? true }.map { client in
             wireClient(client, entries: entries)
@@ -44,8 +44,8 @@ struct ContentCatalog: Sendable {
 
     /// `GET /v1/clients/{id}`: 404 when no such client is configured, 403 when the token is not
     /// granted it.
-    func client(_ id: Int, for claims: AccessTokenClaims?) throws -> WireClient {
-        let entries = try installed()
+    func client(_ id: Int, for claims: AccessTokenClaims?) async throws -> WireClient {
+        let entries = try await installed()
         guard let client = accounts.clients(installed: Set(entries.keys)).first(where: { $0.id == id }) else {
             throw ContentAPIError.notFound("no client \(id)")
         }
@@ -74,8 +74,8 @@ struct ContentCatalog: Sendable {
 
     /// The presentation `id` if a client the token is granted holds it and it is installed: 404
     /// when no client holds it, 403 when only clients the token is not granted do.
-    func placed(_ id: Int, for claims: AccessTokenClaims? = nil) throws -> Placed {
-        let entries = try installed()
+    func placed(_ id: Int, for claims: AccessTokenClaims? = nil) async throws -> Placed {
+        let entries = try await installed()
         let installedIds = Set(entries.keys)
         guard let entry = entries[id], accounts.placement(of: id, installed: installedIds) != nil else {
             throw ContentAPIError.notFound("no presentation \(id)")
@@ -106,7 +106,7 @@ struct ContentCatalog: Sendable {
     /// still served and that revision is still the current one.
     func package(id packageId: Int, revision: Int) async throws -> (Placed, PublishedPackage) {
         guard let package = await packages.package(id: packageId) else { throw ContentAPIError.notFound("no such blob") }
-        let placed = try self.placed(package.presentationId)
+        let placed = try await self.placed(package.presentationId)
         guard package.revision == revision else {
             throw ContentAPIError.notFound(
                 "revision \(revision) of package \(packageId) is no longer served; ask for the content package again")
@@ -116,7 +116,7 @@ struct ContentCatalog: Sendable {
 
     /// Builds presentation `id`'s package again under the same presentation revision.
     func republish(_ id: Int) async throws -> PublishedPackage {
-        let placed = try self.placed(id)
+        let placed = try await self.placed(id)
         guard let package = await packages.republish(placed.presentation) else {
             throw ContentAPIError.serverFailure("the package of presentation \(id) cannot be built (the server's log says why)")
         }
@@ -157,8 +157,8 @@ struct ContentCatalog: Sendable {
     }
 
     /// A media file of a served presentation (one of a client the token is granted), found by its id.
-    func media(id: Int, for claims: AccessTokenClaims? = nil) throws -> (Placed, MediaFile, file: URL, size: Int64) {
-        for placed in try servedPresentations(granted: granted(claims)) {
+    func media(id: Int, for claims: AccessTokenClaims? = nil) async throws -> (Placed, MediaFile, file: URL, size: Int64) {
+        for placed in try await servedPresentations(granted: granted(claims)) {
             for media in placed.presentation.mediaFiles
             where StableIdentifier.make("media", presentationId: placed.presentation.id, name: media.fileName) == id {
                 let (file, size) = Self.mediaFile(media, of: placed.presentation)
@@ -173,8 +173,8 @@ struct ContentCatalog: Sendable {
     }
 
     /// `GET /v1/slides/{id}`, among the presentations of the clients the token is granted.
-    func slide(id: Int, for claims: AccessTokenClaims?) throws -> WireSlide {
-        for placed in try servedPresentations(granted: granted(claims)) {
+    func slide(id: Int, for claims: AccessTokenClaims?) async throws -> WireSlide {
+        for placed in try await servedPresentations(granted: granted(claims)) {
             let presentation = placed.presentation
             for slide in presentation.slides
             where StableIdentifier.make("slide", presentationId: presentation.id, name: slide.name) == id {
@@ -190,8 +190,8 @@ struct ContentCatalog: Sendable {
     }
 
     /// Every installed presentation some client holds (among the clients `granted`, all when `nil`).
-    func servedPresentations(granted: Set<Int>? = nil) throws -> [Placed] {
-        let entries = try installed()
+    func servedPresentations(granted: Set<Int>? = nil) async throws -> [Placed] {
+        let entries = try await installed()
         let served = accounts.clients(installed: Set(entries.keys)).filter { granted?.contains($0.id) ?? true }
         var seen = Set<Int>()
         var result: [Placed] = []

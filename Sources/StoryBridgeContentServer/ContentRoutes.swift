@@ -39,21 +39,21 @@ struct ContentRoutes: Sendable {
             .add(middleware: BearerTokenMiddleware(tokens: tokens, clock: clock))
         api.get("clients") { _, context -> Response in
             if faults.takeEmptyClientList() { return JSONReply.response([WireClient]()) }
-            return JSONReply.response(try catalog.clients(for: context.claims))
+            return JSONReply.response(try await catalog.clients(for: context.claims))
         }
         api.get("clients/:id") { _, context -> Response in
-            JSONReply.response(try catalog.client(try Self.id(context), for: context.claims))
+            JSONReply.response(try await catalog.client(try Self.id(context), for: context.claims))
         }
         api.get("presentations/:id") { _, context -> Response in
             let id = try Self.id(context)
             if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: false)) { return forced }
-            let placed = try catalog.placed(id, for: context.claims)
+            let placed = try await catalog.placed(id, for: context.claims)
             return JSONReply.response(catalog.presentation(placed, package: try await catalog.package(of: placed)))
         }
         api.get("contentpackages/:id") { _, context -> Response in
             let id = try Self.id(context)
             if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: true)) { return forced }
-            let placed = try catalog.placed(id, for: context.claims)
+            let placed = try await catalog.placed(id, for: context.claims)
             let package = try await catalog.package(of: placed)
             var folder = catalog.sourcesFolder(placed, package: package)
             let path = "/blobs/packages/\(package.fileName)"
@@ -62,7 +62,7 @@ struct ContentRoutes: Sendable {
         }
         api.get("mediafiles/:id") { _, context -> Response in
             let id = try Self.id(context)
-            let (placed, media, _, size) = try catalog.media(id: id, for: context.claims)
+            let (placed, media, _, size) = try await catalog.media(id: id, for: context.claims)
             let revision = placed.presentation.revision
             let date = ContentDate.string(placed.entry.installedAt)
             let path = "/blobs/mediafiles/\(id)-r\(revision)"
@@ -74,7 +74,7 @@ struct ContentRoutes: Sendable {
                     isAvailableForSharing: false, sas: links.link(base: linkBase.base, path: path, now: clock.now)))
         }
         api.get("slides/:id") { _, context -> Response in
-            JSONReply.response(try catalog.slide(id: try Self.id(context), for: context.claims))
+            JSONReply.response(try await catalog.slide(id: try Self.id(context), for: context.claims))
         }
 
         let blobGroup = router.group("blobs").add(middleware: FailFirstMiddleware(counters: faults, scope: .blobs))
@@ -108,7 +108,7 @@ struct ContentRoutes: Sendable {
         guard let (id, revision) = Self.idAndRevision(context.parameters.get("blob") ?? "") else {
             throw ContentAPIError.notFound("no such blob")
         }
-        let (placed, media, file, size) = try catalog.media(id: id)
+        let (placed, media, file, size) = try await catalog.media(id: id)
         guard placed.presentation.revision == revision else {
             throw ContentAPIError.notFound("revision \(revision) of media file \(id) is no longer served; ask for the media file again")
         }

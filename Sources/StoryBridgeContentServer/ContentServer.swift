@@ -136,7 +136,7 @@ public struct RunningContentServer: Sendable {
     /// (as the server does by itself within ``ContentServerConfiguration/packageScanInterval``
     /// of an install) and returns once no build is left.
     public func waitForPackages() async throws {
-        await catalog.packages.publishMissing(try catalog.servedPresentations().map(\.presentation))
+        await catalog.packages.publishMissing(try await catalog.servedPresentations().map(\.presentation))
         await catalog.packages.waitUntilIdle()
     }
 

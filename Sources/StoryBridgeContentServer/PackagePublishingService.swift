@@ -30,7 +30,7 @@ struct PackagePublishingService: Service {
 
     private func scan() async {
         do {
-            await catalog.packages.publishMissing(try catalog.servedPresentations().map(\.presentation))
+            await catalog.packages.publishMissing(try await catalog.servedPresentations().map(\.presentation))
         } catch {
             logger.error("cannot read the library to publish packages: \(error)")
         }

@@ -39,11 +39,12 @@ public final class CollectorStore: Sendable {
         try migrator.migrate(pool)
     }
 
-    /// Stores a record; returns `true` when it is new, `false` for a duplicate delivery.
+    /// Stores a record; returns `true` when it is new, `false` for a duplicate delivery. Written on
+    /// GRDB's writer queue, not the caller's thread.
     @discardableResult
-    public func store(hub: String, eventId: String, entityId: String, body: String, headers: [String: String]) throws -> Bool {
+    public func store(hub: String, eventId: String, entityId: String, body: String, headers: [String: String]) async throws -> Bool {
         let headerText = JSONValue.object(headers.mapValues(JSONValue.string)).jsonString()
-        return try pool.write { db in
+        return try await pool.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO message (hub, eventId, entityId, body, headers, receivedAt) VALUES (?, ?, ?, ?, ?, ?)

@@ -140,7 +140,7 @@ struct CollectorResponder: HTTPResponder {
         let buffer = try await request.body.collect(upTo: 4 << 20)
         let body = String(buffer: buffer)
         guard (try? JSONValue.parse(body)) != nil else { return answer(.badRequest, ["error": "the body is not JSON"]) }
-        let isNew = try collector.store.store(hub: hub, eventId: eventId, entityId: entityId, body: body, headers: headers)
+        let isNew = try await collector.store.store(hub: hub, eventId: eventId, entityId: entityId, body: body, headers: headers)
         let hash = SHA256.hash(data: Data(body.utf8)).map { String(format: "%02x", $0) }.joined()
         let ticks = Int64((Date().timeIntervalSince1970 + 62_135_596_800) * 10_000_000)
         return answer(

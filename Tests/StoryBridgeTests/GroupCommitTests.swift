@@ -39,8 +39,13 @@ struct GroupCommitTests {
 
         /// Waits until `count` writes wait for a transaction, then lets the writer go.
         func release(whenWaiting count: Int) async throws {
-            try await waitUntil { self.database.writesWaiting >= count }
+            try await waitUntil(waiting: count)
             gate.signal()
+        }
+
+        /// Returns once `count` writes wait for a transaction.
+        func waitUntil(waiting count: Int) async throws {
+            try await waitUntil { self.database.writesWaiting >= count }
         }
 
         private func waitUntil(_ condition: () -> Bool) async throws {
@@ -247,69 +252,63 @@ struct GroupCommitTests {
         #expect(try await pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note") } == ["after"])
     }
 
-    @Test(
-        "a write that finds nothing being written commits alone on its caller's thread before it returns; behind a separate write it queues"
-    )
-    func loneWriteRunsOnItsCallersThread() async throws {
-        try await withNoteDatabase { database in try await loneWrite(database) }
-    }
-
-    private func loneWrite(_ database: StoryBridgeDatabase) async throws {
-        let commits = CommitCounter()
-        database.pool.add(transactionObserver: commits)
+    @Test("writeEach queues its writes as writes of their own: each runs at most twice, and hooks once, when one of them throws")
+    func writeEachRunsAtMostTwice() async throws {
+        let held = try HeldDatabase()
+        let runs = Mutex<[String: Int]>([:])
         let hooked = Mutex<[String]>([])
-
-        // No suspension between here and the write: the task is on this thread when it starts.
-        let caller = pthread_self()
-        let ranOn = try await database.write { db in
-            try db.execute(sql: "INSERT INTO note (text) VALUES ('alone')")
-            database.afterCommit(db) { hooked.withLock { $0.append("alone") } }
-            return pthread_self()
-        }
-        #expect(pthread_equal(caller, ranOn) != 0, "the lone write ran on another thread")
-        #expect(commits.count.withLock { $0 } == 1)
-        #expect(hooked.withLock { $0 } == ["alone"], "its hook ran after its commit, before it returned")
-        await #expect(throws: Refused.self) {
-            try await database.write { db in
-                try db.execute(sql: "INSERT INTO note (text) VALUES ('undone')")
-                throw Refused()
+        func insert(_ text: String, fail: Bool = false) -> @Sendable (Database) throws -> Void {
+            { db in
+                runs.withLock { $0[text, default: 0] += 1 }
+                try db.execute(sql: "INSERT INTO note (text) VALUES (?)", arguments: [text])
+                held.database.afterCommit(db) { hooked.withLock { $0.append(text) } }
+                if fail { throw Refused() }
             }
         }
-        #expect(try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note") } == ["alone"])
-
-        // While a separate write holds the writer, a write waits for a transaction instead of
-        // holding up its thread.
-        let release = DispatchSemaphore(value: 0)
-        database.holdWriter(until: release)
-        let queued = Task { try await database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('queued')") } }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while database.writesWaiting == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(database.writesWaiting == 1)
-        release.signal()
-        try await queued.value
-        let texts = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note ORDER BY text") }
-        #expect(texts == ["alone", "queued"])
+        // Queued behind another caller's write that throws, in one transaction: the shared pass
+        // stops at the first failure, then every write runs once more in a savepoint of its own.
+        let other = try await held.enqueue(insert("other"))
+        let eachWrites = [insert("a"), insert("b", fail: true), insert("c")]
+        let each = Task { await held.database.writeEach(eachWrites) }
+        try await held.waitUntil(waiting: 4)
+        let failing = try await held.enqueue(insert("z", fail: true))
+        try await held.release(whenWaiting: 5)
+        let outcomes = await each.value
+        try await other.value
+        await #expect(throws: Refused.self) { try await failing.value }
+        #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, true])
+        #expect(runs.withLock { [$0["other"], $0["a"], $0["b"], $0["c"], $0["z"]] } == [2, 2, 2, 1, 1])
+        #expect(try held.notes() == ["a", "c", "other"])
+        #expect(hooked.withLock { $0 } == ["other", "a", "c"], "one hook per committed write")
+        #expect(held.commits.count.withLock { $0 } == 1)
     }
 
-    @Test("a read that finds a free batch and nothing waiting runs on its caller's thread and sees every earlier write")
-    func loneReadRunsOnItsCallersThread() async throws {
-        try await withNoteDatabase { database in try await loneRead(database) }
-    }
-
-    private func loneRead(_ database: StoryBridgeDatabase) async throws {
-        try await database.write { db in try db.execute(sql: "INSERT INTO note (text) VALUES ('written')") }
-        let caller = pthread_self()
-        let (texts, ranOn) = try await database.read { db in (try String.fetchAll(db, sql: "SELECT text FROM note"), pthread_self()) }
-        #expect(pthread_equal(caller, ranOn) != 0, "the lone read ran on another thread")
-        #expect(texts == ["written"])
-        // Many reads at once still all answer, batched behind the ones that run alone.
-        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<200 {
-                group.addTask { try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? -1 } }
+    @Test("writes and reads run on GRDB's queues, never on the caller's thread, and a write's hook runs before it returns")
+    func accessesLeaveTheCallersThread() async throws {
+        try await withNoteDatabase { database in
+            let hooked = Mutex<[String]>([])
+            // No suspension between here and the access: the task is on this thread when it starts.
+            let caller = pthread_self()
+            let wroteOn = try await database.write { db in
+                try db.execute(sql: "INSERT INTO note (text) VALUES ('written')")
+                database.afterCommit(db) { hooked.withLock { $0.append("written") } }
+                return pthread_self()
             }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
+            #expect(pthread_equal(caller, wroteOn) == 0, "the write ran on its caller's thread")
+            #expect(hooked.withLock { $0 } == ["written"])
+            let reader = pthread_self()
+            let (texts, readOn) = try await database.read { db in (try String.fetchAll(db, sql: "SELECT text FROM note"), pthread_self()) }
+            #expect(pthread_equal(reader, readOn) == 0, "the read ran on its caller's thread")
+            #expect(texts == ["written"])
+            // Many reads at once all answer, batched, and see the write.
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? -1 } }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(counts == Array(repeating: 1, count: 200))
         }
-        #expect(counts == Array(repeating: 1, count: 200))
     }
 
     /// Runs `body` with a new database in a temporary folder that has a `note (text)` table.

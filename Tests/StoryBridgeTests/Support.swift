@@ -74,9 +74,8 @@ func temporaryDatabase() throws -> StoryBridgeDatabase {
 
 extension StoryBridgeDatabase {
     /// Holds the writer (GRDB's writer queue) until `release` is signalled, with a separate write
-    /// made from a thread of its own: the group commit knows it is there, so writes queue behind it
-    /// instead of waiting for it on the threads of their tasks. Returns once the writer is held.
-    /// The hold's transaction is rolled back: it commits nothing.
+    /// made from a thread of its own: writes of the group commit queue behind it. Returns once the
+    /// writer is held. The hold's transaction is rolled back: it commits nothing.
     func holdWriter(until release: DispatchSemaphore) {
         struct HoldEnded: Error {}
         let held = DispatchSemaphore(value: 0)

@@ -2,10 +2,12 @@ import Foundation
 import GRDB
 
 /// The analytics records in SQLite: sessions, slide views, media views, custom events, and the
-/// outbox the uploader publishes from. Every write is committed before it returns, so a record is
-/// durable before the command that caused it is answered. Reads and writes run on GRDB's pool
-/// without blocking the caller's thread; a stored row that cannot be read back is a
-/// ``CorruptRecordError`` naming it.
+/// outbox the uploader publishes from. Every write is committed, and the log holding it synced,
+/// before it returns, so a record survives a killed host or a power cut once the command that
+/// caused it is answered. Reads and writes run on GRDB's queues (``StoryBridgeDatabase``'s group
+/// commit and group read), never on the caller's thread; a stored row that cannot be read back is
+/// a ``CorruptRecordError`` naming it. The in-memory mirrors below follow committed writes through
+/// ``StoryBridgeDatabase/afterCommit(_:_:)`` only.
 public final class AnalyticsStore: Sendable {
     public let database: StoryBridgeDatabase
     /// Caps on what may wait in the outbox.

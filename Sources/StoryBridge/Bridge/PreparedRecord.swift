@@ -14,8 +14,8 @@ public struct PreparedRecord: Sendable {
     public let database: StoryBridgeDatabase
     /// The `Data` of the `Success` answer, sent once the write has committed.
     public let data: JSONValue
-    /// The write. It may run twice (after another record of its transaction threw), each time
-    /// from the same database state, so it must change nothing outside the database except
+    /// The write. It runs at most twice (again after another record of its transaction threw),
+    /// each time from the same database state, so it must change nothing outside the database except
     /// through ``StoryBridgeDatabase/afterCommit(_:_:)``.
     public let updates: @Sendable (Database) throws -> Void
 

@@ -38,14 +38,15 @@ public struct LibraryCatalogWatcher: Sendable {
 
     /// Watches until the task is cancelled, waiting on the host's clock between looks.
     public func run(host: StoryBridgeHost) async {
-        var known = readStamps(host: host) ?? [:]
+        var known = await readStamps(host: host) ?? [:]
         var failing = false
         while !Task.isCancelled {
             do { try await host.clock.sleep(for: interval) } catch { return }
-            guard let now = readStamps(host: host, failing: &failing), now != known else { continue }
+            guard let now = await readStamps(host: host, failing: &failing), now != known else { continue }
             for (id, stamp) in now.sorted(by: { $0.key < $1.key }) where known[id] != stamp {
                 do {
-                    guard let entry = try store.entry(id: id) else { continue }
+                    let store = self.store
+                    guard let entry = try await store.database.read({ db in try store.entry(id: id, db: db) }) else { continue }
                     if let before = known[id], before.changesOnlyWhatIsNotShown(stamp) {
                         // Listed or asking on close now: nothing a viewer shows changed, so no reload.
                         let listed = stamp.flags.isListed ? "listed" : "hidden"
@@ -75,9 +76,9 @@ public struct LibraryCatalogWatcher: Sendable {
 
     /// The catalog's stamps, or `nil` when it cannot be read; a failure is logged once until the
     /// catalog can be read again.
-    private func readStamps(host: StoryBridgeHost, failing: inout Bool) -> [Int: Stamp]? {
+    private func readStamps(host: StoryBridgeHost, failing: inout Bool) async -> [Int: Stamp]? {
         do {
-            let stamps = try stamps()
+            let stamps = try await stamps()
             if failing { host.logger.notice("library: the catalog can be read again") }
             failing = false
             return stamps
@@ -88,13 +89,13 @@ public struct LibraryCatalogWatcher: Sendable {
         }
     }
 
-    private func readStamps(host: StoryBridgeHost) -> [Int: Stamp]? {
+    private func readStamps(host: StoryBridgeHost) async -> [Int: Stamp]? {
         var failing = false
-        return readStamps(host: host, failing: &failing)
+        return await readStamps(host: host, failing: &failing)
     }
 
-    func stamps() throws -> [Int: Stamp] {
-        try store.database.pool.read { db in
+    func stamps() async throws -> [Int: Stamp] {
+        try await store.database.read { db in
             var stamps: [Int: Stamp] = [:]
             let sql = """
                 SELECT presentation.id, presentation.revision, presentation.folder, \(SyncCatalogFacts.flagColumns)

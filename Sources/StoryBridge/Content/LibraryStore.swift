@@ -89,10 +89,17 @@ public final class LibraryStore: Sendable {
 
     /// All installed presentations, by order then id.
     public func entries() throws -> [Entry] {
-        try database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation ORDER BY sortOrder, id")
-            return try rows.map { try self.entry(from: $0, db: db) }
-        }
+        try database.pool.read(entries(db:))
+    }
+
+    /// All installed presentations, by order then id, read on a reader's queue (for async code).
+    public func readEntries() async throws -> [Entry] {
+        try await database.read(entries(db:))
+    }
+
+    private func entries(db: Database) throws -> [Entry] {
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation ORDER BY sortOrder, id")
+        return try rows.map { try entry(from: $0, db: db) }
     }
 
     /// The presentations `serve` offers: every installed one but the synced presentations the
@@ -109,12 +116,13 @@ public final class LibraryStore: Sendable {
 
     /// One installed presentation.
     public func entry(id: Int) throws -> Entry? {
-        try database.pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id]) else {
-                return nil
-            }
-            return try self.entry(from: row, db: db)
-        }
+        try database.pool.read { db in try entry(id: id, db: db) }
+    }
+
+    /// One installed presentation, read in `db` (from async code, through ``StoryBridgeDatabase/read(_:)``).
+    func entry(id: Int, db: Database) throws -> Entry? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id]) else { return nil }
+        return try entry(from: row, db: db)
     }
 
     /// The in-memory library of everything installed.

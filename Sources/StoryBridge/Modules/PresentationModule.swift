@@ -56,7 +56,7 @@ public struct PresentationModule: BridgeModule {
         // A deck that cannot be opened: the viewer's chrome says why (the slide stays), and
         // content's callback gets the same message.
         guard let target = context.library.presentation(id: id) else {
-            let missing = context.library.missing(id: id)
+            let missing = await context.library.missing(id: id)
             await context.send(.unavailable(missing))
             throw BridgeError.notFound(missing.message)
         }

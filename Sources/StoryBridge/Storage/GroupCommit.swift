@@ -4,24 +4,20 @@ import Synchronization
 /// Group commit: writes that arrive while a transaction is being written wait, and then go into
 /// the next transaction together, so a burst of writes costs one commit (one WAL sync) instead of
 /// one each. Every write is still committed before its caller hears of success: a caller resumes
-/// only after the transaction that holds its changes has committed; if that commit fails, every
+/// only after the transaction that holds its changes has committed (and, the writer connection
+/// being `synchronous = FULL`, after the log holding it was synced); if that commit fails, every
 /// write in it fails with the commit's error.
 ///
 /// A write that throws undoes only its own changes and fails alone; the others commit. The writes
 /// of a shared transaction first run together in one savepoint; when one of them throws, that
-/// savepoint is rolled back and each write runs again in a savepoint of its own. So `updates` may
-/// run twice, each time from the same database state: it must change nothing outside the
-/// database except through ``afterCommit(_:)`` (whose hooks of a rolled-back run are dropped).
-/// A transaction that holds a single write runs it without a savepoint.
+/// savepoint is rolled back and each write runs again in a savepoint of its own. So `updates` runs
+/// at most twice, each time from the same database state: it must change nothing outside the
+/// database except through ``afterCommit(_:)`` (whose hooks of a rolled-back run are dropped). A
+/// transaction that holds a single write runs it without a savepoint.
 ///
-/// The batches run on GRDB's writer queue (`asyncWrite`), serialized with every other write to the
-/// database; no task is started for them. A write that finds nothing being written (no batch, no
-/// write counted by ``separately(_:)``) runs at once in a transaction of its own, on its caller's
-/// thread through GRDB's synchronous access, which an idle writer queue runs on the thread that
-/// asks: a lone write then costs no hop to the writer's thread and back (about a quarter of a
-/// sequential write's round trip on a 2-core machine; docs/BENCHMARKS.md). A write to the pool
-/// made around this type (not through ``separately(_:)``) can make such a caller's thread wait for
-/// it, as can another process's transaction (up to the busy timeout).
+/// Every batch runs on GRDB's writer queue (`asyncWrite`), serialized with every other write to
+/// the database, never on the caller's thread: a caller waiting for another process's write lock
+/// (up to the busy timeout) suspends, and holds no thread of Swift's cooperative pool.
 final class GroupCommit: Sendable {
     /// One waiting write: runs its updates in the open transaction and returns how to answer its
     /// caller once the transaction has ended (with the commit's error, if the commit failed), and
@@ -43,10 +39,6 @@ final class GroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let queue = Mutex(Queue())
-    /// Writes to the pool outside the group commit (``separately(_:)``) that are queued or being
-    /// written: while there is one, a write does not run on its caller's thread, which would wait
-    /// for it.
-    private let separateWrites = Atomic<Int>(0)
     /// What the write being run wants done once its transaction has committed; `nil` outside a
     /// write of this group commit.
     private let commitHooks = Mutex<[@Sendable () -> Void]?>(nil)
@@ -73,84 +65,78 @@ final class GroupCommit: Sendable {
     /// Runs `updates` in the next transaction and returns its result once that transaction has
     /// committed.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let alone = queue.withLock { queue -> Bool in
-            guard !queue.writing, separateWrites.load(ordering: .acquiring) == 0 else { return false }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            enqueue([waiting(updates) { continuation.resume(with: $0) }])
+        }
+    }
+
+    /// Queues `writes` together, one after another in the next transaction (each a write of its
+    /// own, so each runs at most twice), and returns each one's outcome, in order, once that
+    /// transaction has ended.
+    func writeEach(_ writes: [@Sendable (Database) throws -> Void]) async -> [Result<Void, any Error>] {
+        guard !writes.isEmpty else { return [] }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<[Result<Void, any Error>], Never>) in
+            let outcomes = Mutex([Result<Void, any Error>?](repeating: nil, count: writes.count))
+            let left = Atomic(writes.count)
+            enqueue(
+                writes.enumerated().map { index, updates in
+                    waiting(updates) { outcome in
+                        outcomes.withLock { $0[index] = outcome }
+                        // The last answer resumes the caller with all of them.
+                        guard left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+                        continuation.resume(returning: outcomes.withLock { $0.map { $0! } })
+                    }
+                })
+        }
+    }
+
+    /// A waiting write of `updates` that answers `answer` once its transaction has ended.
+    private func waiting<T: Sendable>(
+        _ updates: @escaping @Sendable (Database) throws -> T, answer: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) -> Waiting {
+        Waiting(
+            run: { [self] db, inSavepoint in
+                let outcome: Result<(T, [@Sendable () -> Void]), any Error> = Result {
+                    try collectingHooks {
+                        guard inSavepoint else { return try updates(db) }
+                        var value: T?
+                        try db.inSavepoint {
+                            value = try updates(db)
+                            return .commit
+                        }
+                        // inSavepoint returns only after running the closure, which set the value.
+                        return value!
+                    }
+                }
+                let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
+                // A write that failed changed nothing: it has no hooks.
+                let hooks = (try? outcome.get())?.1 ?? []
+                return (
+                    failure,
+                    { commitFailure in
+                        // A write that failed on its own reports its own error; one whose changes
+                        // were lost with the transaction reports the commit's.
+                        if let commitFailure, failure == nil {
+                            answer(.failure(commitFailure))
+                        } else {
+                            answer(outcome.map(\.0))
+                        }
+                    },
+                    hooks
+                )
+            },
+            fail: { answer(.failure($0)) })
+    }
+
+    /// Adds `writes` to the next batch, and schedules it when no batch is being written.
+    private func enqueue(_ writes: [Waiting]) {
+        let lead = queue.withLock { queue -> Bool in
+            queue.waiting += writes
+            guard !queue.writing else { return false }
             queue.writing = true
             return true
         }
-        if alone { return try writeAlone(updates) }
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let waiting = Waiting(
-                run: { [self] db, inSavepoint in
-                    let outcome: Result<(T, [@Sendable () -> Void]), any Error> = Result {
-                        try collectingHooks {
-                            guard inSavepoint else { return try updates(db) }
-                            var value: T?
-                            try db.inSavepoint {
-                                value = try updates(db)
-                                return .commit
-                            }
-                            // inSavepoint returns only after running the closure, which set the value.
-                            return value!
-                        }
-                    }
-                    let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
-                    // A write that failed changed nothing: it has no hooks.
-                    let hooks = (try? outcome.get())?.1 ?? []
-                    return (
-                        failure,
-                        { commitFailure in
-                            // A write that failed on its own reports its own error; one whose changes
-                            // were lost with the transaction reports the commit's.
-                            if let commitFailure, failure == nil {
-                                continuation.resume(throwing: commitFailure)
-                            } else {
-                                continuation.resume(with: outcome.map(\.0))
-                            }
-                        },
-                        hooks
-                    )
-                },
-                fail: { continuation.resume(throwing: $0) })
-            let lead = queue.withLock { queue -> Bool in
-                queue.waiting.append(waiting)
-                guard !queue.writing else { return false }
-                queue.writing = true
-                return true
-            }
-            if lead { writeBatch() }
-        }
-    }
-
-    /// Runs `write`, a write to the pool outside the group commit, counted while it runs so that no
-    /// write of the group commit waits for it on its caller's thread.
-    func separately<T, Failure: Error>(_ write: () throws(Failure) -> T) throws(Failure) -> T {
-        separateWrites.add(1, ordering: .acquiringAndReleasing)
-        defer { separateWrites.subtract(1, ordering: .acquiringAndReleasing) }
-        return try write()
-    }
-
-    /// Runs `write`, a write to the pool outside the group commit, counted from the call until it
-    /// has ended (queued for the writer or being written), so that no write of the group commit
-    /// waits for it on its caller's thread.
-    func separatelyAsync<T>(_ write: () async throws -> T) async throws -> T {
-        separateWrites.add(1, ordering: .acquiringAndReleasing)
-        defer { separateWrites.subtract(1, ordering: .acquiringAndReleasing) }
-        return try await write()
-    }
-
-    /// Runs one write in a transaction of its own on the caller's thread, when no batch is being
-    /// written: GRDB's writer queue, idle, runs a synchronous access on the thread that asks for it,
-    /// so the write and its answer take no hop to the writer's thread and back. Writes that arrive
-    /// meanwhile wait for the next batch, scheduled when this one ends.
-    private func writeAlone<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) throws -> T {
-        defer { writingEnded() }
-        return try pool.write { db in
-            let (value, hooks) = try collectingHooks { try updates(db) }
-            // Run on the writer queue right after the commit, before `write` returns.
-            db.afterNextTransaction(onCommit: { _ in for hook in hooks { hook() } })
-            return value
-        }
+        if lead { writeBatch() }
     }
 
     /// Runs `updates` with the after-commit hooks it asks for (``afterCommit(_:)``) collected, and
@@ -224,18 +210,12 @@ final class GroupCommit: Sendable {
                     for hook in answers.hooks.withLock({ $0 }) { hook() }
                 }
                 for answer in answers.list.withLock({ $0 }) { answer(failure) }
-                writingEnded()
+                let more = queue.withLock { queue -> Bool in
+                    queue.writing = !queue.waiting.isEmpty
+                    return queue.writing
+                }
+                if more { writeBatch() }
             })
-    }
-
-    /// After a batch or a lone write: schedules the next batch if writes wait, or marks that
-    /// nothing is being written.
-    private func writingEnded() {
-        let more = queue.withLock { queue -> Bool in
-            queue.writing = !queue.waiting.isEmpty
-            return queue.writing
-        }
-        if more { writeBatch() }
     }
 
     /// Runs the writes of `batch` one after another in one savepoint; returns their answers and

@@ -4,7 +4,8 @@ import Synchronization
 /// Group reads: reads that arrive while others are being read wait, and then run together in one
 /// read access (one read-only transaction, on one of GRDB's reader connections). A burst of small
 /// reads then costs one hop to a reader and one transaction instead of one each, and no thread
-/// waits for a free reader connection.
+/// waits for a free reader connection. Every read runs on a reader's queue (`asyncRead`), never on
+/// the caller's thread.
 ///
 /// Each read still sees every write committed before it was asked for: a batch's transaction
 /// starts after all of its reads were queued.
@@ -31,13 +32,7 @@ final class GroupRead: Sendable {
 
     /// Runs `value` in the next batch and returns its result.
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let alone = queue.withLock { queue -> Bool in
-            guard queue.waiting.isEmpty, queue.batches < concurrentBatches else { return false }
-            queue.batches += 1
-            return true
-        }
-        if alone { return try readAlone(value) }
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let waiting = Waiting { access in
                 continuation.resume(with: Result { try value(try access.get()) })
             }
@@ -49,16 +44,6 @@ final class GroupRead: Sendable {
             }
             if start { readBatch() }
         }
-    }
-
-    /// Runs one read on the caller's thread, in a batch slot of its own, when nothing waits and a
-    /// slot is free: a reader connection that nobody else holds runs a synchronous access on the
-    /// thread that asks for it, so the read takes no hop to a reader's thread and back. Reads that
-    /// arrive meanwhile and find no free slot wait for the next batch, which this one starts when
-    /// it ends.
-    private func readAlone<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) throws -> T {
-        defer { batchEnded() }
-        return try pool.read(value)
     }
 
     /// Reads everything waiting when a reader connection is free, then goes on while more waits.

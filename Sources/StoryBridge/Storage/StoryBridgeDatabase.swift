@@ -4,6 +4,13 @@ import Logging
 
 /// The host's SQLite database (WAL mode, checkpointed in the background, versioned migrations):
 /// the presentation catalog, and the analytics records.
+///
+/// Writes through ``write(_:)`` share transactions (group commit) and reads through ``read(_:)``
+/// share read accesses (group read); both run on GRDB's own queues, never on the caller's thread,
+/// so a caller that waits for the database (another process's write lock, up to the 10 s busy
+/// timeout) only suspends. The writer connection is `synchronous = FULL`: a commit returns once
+/// the write-ahead log holding it is synced, so every answered write survives a power loss (one
+/// sync covers every write of a group commit).
 public final class StoryBridgeDatabase: Sendable {
     /// The connection pool.
     public let pool: DatabasePool
@@ -37,6 +44,10 @@ public final class StoryBridgeDatabase: Sendable {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         self.file = file
         pool = try DatabasePool(path: file.path, configuration: configuration)
+        // After the pool is open: GRDB sets its WAL connections to NORMAL (no sync at commit) when it
+        // opens them. The writer is the pool's only connection that commits, and it lasts as long
+        // as the pool; readers commit nothing and stay NORMAL.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         groupCommit = GroupCommit(pool: pool)
         groupRead = GroupRead(pool: pool)
         try Self.migrator.migrate(pool)
@@ -69,9 +80,9 @@ public final class StoryBridgeDatabase: Sendable {
 
     /// Runs `updates` in a write transaction and returns once that transaction has committed.
     /// Writes that arrive while another transaction is being written share the next transaction
-    /// (group commit): one that throws undoes only its own changes. `updates` may run twice in its
-    /// transaction (when a write queued with it throws, the others run again, each in a savepoint of
-    /// its own), so it must change nothing outside the database except through ``afterCommit(_:_:)``.
+    /// (group commit): one that throws undoes only its own changes. `updates` runs at most twice in
+    /// its transaction (when a write queued with it throws, the others run again, each in a savepoint
+    /// of its own), so it must change nothing outside the database except through ``afterCommit(_:_:)``.
     /// A failure of the storage (disk full, size limit,
     /// read-only file, I/O error) is thrown as a ``StorageError`` and reported to ``health``, once
     /// per episode; the first write that succeeds afterwards ends the episode. Other errors are
@@ -82,62 +93,50 @@ public final class StoryBridgeDatabase: Sendable {
             health.writeSucceeded()
             return result
         } catch {
-            guard let storage = StorageError.from(error, path: file.path) else { throw error }
-            health.writeFailed(storage)
-            throw storage
+            throw reported(error)
         }
+    }
+
+    /// `error` as a write's caller gets it: a failure of the storage as a ``StorageError``, reported
+    /// to ``health``; anything else as it is.
+    private func reported(_ error: any Error) -> any Error {
+        guard let storage = StorageError.from(error, path: file.path) else { return error }
+        health.writeFailed(storage)
+        return storage
     }
 
     /// Runs `updates` in a write transaction of its own, outside the group commit, and returns its
     /// result once it has committed: for writes that must not share a transaction, such as a
-    /// presentation's catalog rows when it is installed. Write through this or ``write(_:)``, not
-    /// through ``pool``: a write of ``write(_:)`` that finds the writer idle runs on its caller's
-    /// thread, and a write made through ``pool`` directly could make that thread wait for it.
+    /// presentation's catalog rows when it is installed. It blocks the calling thread (for the
+    /// synchronous library commands); from async code use the asynchronous form.
     public func writeSeparately<T>(_ updates: (Database) throws -> T) throws -> T {
-        try groupCommit.separately { try pool.write(updates) }
+        try pool.write(updates)
     }
 
     /// Runs `updates` in a write transaction of its own, outside the group commit, without
     /// blocking the caller's thread while it waits for the writer: the asynchronous form of the
     /// synchronous `writeSeparately(_:)`.
     public func writeSeparately<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await groupCommit.separatelyAsync { try await pool.write(updates) }
+        try await pool.write(updates)
     }
 
-    /// Runs independent writes in the next transaction as one write of the group commit (one
-    /// hand-over to the writer, one commit) and returns each one's outcome, in order, once that
-    /// transaction has committed. When one of them throws (or the commit fails), nothing of the
-    /// shared write is kept and each runs again as a write of its own, so only the failing ones
-    /// fail. Each may therefore run twice; like ``write(_:)``'s `updates`, it must change nothing
-    /// outside the database except through ``afterCommit(_:_:)``.
+    /// Queues independent writes together as writes of the group commit (one hand-over to the
+    /// writer, one commit) and returns each one's outcome, in order, once their transaction has
+    /// committed. Each is a write of its own, as through ``write(_:)``: one that throws fails
+    /// alone, and each runs at most twice. Storage failures are reported as by ``write(_:)``.
     public func writeEach(_ writes: [@Sendable (Database) throws -> Void]) async -> [Result<Void, any Error>] {
-        guard writes.count > 1 else { return writes.isEmpty ? [] : [await outcome(of: writes[0])] }
-        do {
-            try await write { db in
-                for updates in writes { try updates(db) }
-            }
-            return Array(repeating: .success(()), count: writes.count)
-        } catch {
-            var outcomes: [Result<Void, any Error>] = []
-            outcomes.reserveCapacity(writes.count)
-            for updates in writes { outcomes.append(await outcome(of: updates)) }
-            return outcomes
-        }
+        let outcomes = await groupCommit.writeEach(writes).map { $0.mapError(reported) }
+        if outcomes.contains(where: { (try? $0.get()) != nil }) { health.writeSucceeded() }
+        return outcomes
     }
 
-    private func outcome(of updates: @escaping @Sendable (Database) throws -> Void) async -> Result<Void, any Error> {
-        do {
-            try await write(updates)
-            return .success(())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// From inside the `updates` of ``write(_:)``: runs `hook` once the transaction holding the
+    /// The one way a write reaches memory (``SessionMirror``, ``CustomEventCache``): from inside the
+    /// `updates` of ``write(_:)`` or ``writeEach(_:)``, runs `hook` once the transaction holding the
     /// write has committed, before its callers are answered, in commit order (on GRDB's writer
-    /// queue: keep it short). Not run when the write or its commit fails. Inside any other write
-    /// transaction of the pool it runs after that transaction commits.
+    /// queue: keep it short). Not run when the write fails (a run undone by its savepoint drops its
+    /// hooks, so a write that runs twice hooks once) or the commit does. Inside any other write
+    /// transaction of the pool it runs after that transaction commits (GRDB's
+    /// `afterNextTransaction`).
     public func afterCommit(_ db: Database, _ hook: @escaping @Sendable () -> Void) {
         if !groupCommit.afterCommit(hook) { db.afterNextTransaction(onCommit: { _ in hook() }) }
     }

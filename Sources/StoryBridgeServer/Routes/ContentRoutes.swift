@@ -16,10 +16,10 @@ struct ContentRoutes: Sendable {
 
     func add(to router: Router<HostRequestContext>) {
         router.get("/") { _, _ in root() }
-        router.get("/p/:id") { _, context in try startSlide(context) }
+        router.get("/p/:id") { _, context in try await startSlide(context) }
         router.get("/p/:id/{slide}.html") { request, context in try await slide(request, context: context) }
         router.get("/p/:id/**") { request, context -> Response in
-            let presentation = try presentation(context)
+            let presentation = try await presentation(context)
             let relative = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
             try ContentPath.decode(relative)
             throw HostHTTPError.notFound("Not found: '\(relative)' in presentation \(presentation.id)")
@@ -42,26 +42,26 @@ struct ContentRoutes: Sendable {
     }
 
     /// The presentation the path names, if it is installed and not blocked.
-    private func presentation(_ context: HostRequestContext) throws -> Presentation {
+    private func presentation(_ context: HostRequestContext) async throws -> Presentation {
         let idText = context.parameters.get("id") ?? ""
         guard let id = Int(idText), id > 0 else {
             throw HostHTTPError.notFound("No presentation '\(idText)' in the library: presentation ids are positive integers")
         }
         guard let presentation = host.library.presentation(id: id) else {
-            throw PresentationUnavailable.missing(host.library.missing(id: id))
+            throw PresentationUnavailable.missing(await host.library.missing(id: id))
         }
         guard !presentation.flags.isLockedOut else { throw PresentationUnavailable.blocked(presentation) }
         return presentation
     }
 
-    private func startSlide(_ context: HostRequestContext) throws -> Response {
-        let presentation = try presentation(context)
+    private func startSlide(_ context: HostRequestContext) async throws -> Response {
+        let presentation = try await presentation(context)
         return .redirect(to: ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))
     }
 
     /// A root slide with the client script injected ahead of every content script.
     private func slide(_ request: Request, context: HostRequestContext) async throws -> Response {
-        let presentation = try presentation(context)
+        let presentation = try await presentation(context)
         // Read while the slide's file is read (StoryContextScript: window._story before content runs).
         async let storyTag = StoryContextScript.tag(for: presentation, host: host)
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
