@@ -31,11 +31,18 @@ struct DeltaAssembly: Sendable {
             try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         }
         do {
-            for folder in delta.plan.folders {
+            // Each folder is created once, not once per file linked into it (a 200-slide package
+            // has thousands of files in a handful of folders; each creation costs a stat per
+            // path component).
+            var folders: Set<String> = []
+            func makeFolder(_ path: String) throws {
+                guard !path.isEmpty, folders.insert(path).inserted else { return }
                 try FileManager.default.createDirectory(
-                    at: destination.appendingPathComponent(String(folder.name.dropLast())), withIntermediateDirectories: true)
+                    at: destination.appendingPathComponent(path), withIntermediateDirectories: true)
             }
+            for folder in delta.plan.folders { try makeFolder(String(folder.name.dropLast())) }
             for entry in delta.plan.reused {
+                if let slash = entry.name.lastIndex(of: "/") { try makeFolder(String(entry.name[..<slash])) }
                 let copied = try reuse(entry, into: destination)
                 counts.files += 1
                 counts.bytes += entry.uncompressedSize
@@ -48,7 +55,8 @@ struct DeltaAssembly: Sendable {
         }
     }
 
-    /// Links (or copies) one unchanged file; returns whether it had to be copied.
+    /// Links (or copies) one unchanged file into its folder, which exists; returns whether it had
+    /// to be copied.
     private func reuse(_ entry: ZipDirectoryEntry, into destination: URL) throws -> Bool {
         let source = installed.appendingPathComponent(entry.name)
         var status = stat()
@@ -56,7 +64,6 @@ struct DeltaAssembly: Sendable {
             throw DeltaFallback.installedFileDiffers(entry.name)
         }
         let target = destination.appendingPathComponent(entry.name)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         if link(source.path, target.path) == 0 { return false }
         let reason = errno
         guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
