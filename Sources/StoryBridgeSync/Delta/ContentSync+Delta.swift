@@ -79,11 +79,9 @@ extension ContentSync {
                     events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
                 },
                 progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
-            for entry in fetched.plan.reused {
-                var status = stat()
-                let path = installed.appendingPathComponent(entry.name).path
-                guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == entry.uncompressedSize
-                else { throw DeltaFallback.installedFileDiffers(entry.name) }
+            let installedPath = installed.path
+            for entry in fetched.plan.reused where !DeltaAssembly.installedFileMatches(entry, in: installedPath) {
+                throw DeltaFallback.installedFileDiffers(entry.name)
             }
         } catch let fallback as DeltaFallback {
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
