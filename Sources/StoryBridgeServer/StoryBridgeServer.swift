@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var health: HealthSources?
     /// What the inspector's Record/Stop button drives; `nil` hides the button.
     public var recording: (any RecordingControl)?
+    /// What the inspector's Rollback and Unpin buttons change; `nil` (no library) hides them.
+    public var revisions: RevisionControl?
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
@@ -106,6 +108,7 @@ public struct StoryBridgeServer: Sendable {
         ).add(to: router)
         StoryContextRoutes(host: host, token: token, refusals: refusals).add(to: router)
         RecordingRoutes(control: configuration.recording, host: host, token: token, refusals: refusals).add(to: router)
+        RevisionRoutes(control: configuration.revisions, token: token, refusals: refusals).add(to: router)
 
         let sockets = WebSocketRoutes(
             host: host,

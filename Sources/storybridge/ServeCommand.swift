@@ -198,6 +198,7 @@ struct ServeCommand: AsyncParsableCommand {
             echo: benchEcho)
         let recording = ServeRecording.control(file: record, target: target, source: source)
         serverConfiguration.recording = recording
+        serverConfiguration.revisions = ServeRevisions.control(store: source.library, directory: library.directory)
         serverConfiguration.uploadCollector = uploadSettings?.endpoint
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
         serverConfiguration.health = health.sources(

@@ -40,7 +40,8 @@ struct SyncCommand: AsyncParsableCommand {
 
             States (--status): not downloaded, not downloaded (no package), update available, \
             downloading, ready, failed (reason), withdrawn. --status also says what the last run left \
-            undone.
+            undone, and the bytes delta updates saved (per presentation and in all: each delta \
+            update's package size less the bytes it fetched, from the revision history).
 
             \(SyncExitStatus.helpText)
             """)
@@ -283,11 +284,14 @@ struct SyncCommand: AsyncParsableCommand {
             })
         let lastRun = SyncRunRecord.load(SyncPaths(library.directory))
         let pins: [Int: RevisionPin]
+        let saved: [Int: Int64]
         do {
             pins = try await store.database.read { db in try RevisionPin.all(db) }
+            saved = try store.bytesSavedByDelta()
         } catch {
-            throw CommandFailure("cannot read the pins of rolled-back presentations", error, status: CommandFailure.storage)
+            throw CommandFailure("cannot read the pins and history of presentations", error, status: CommandFailure.storage)
         }
+        let totalSaved = saved.values.reduce(0, +)
         if json {
             let value: JSONValue = [
                 "lastRun": lastRun.map { run in
@@ -299,6 +303,7 @@ struct SyncCommand: AsyncParsableCommand {
                 "loggedIn": .bool(session != nil),
                 "api": session.map { .string($0.apiURL.absoluteString) } ?? .null,
                 "clients": .array(clients.map { ["id": .int($0.id), "name": .string($0.name)] }),
+                "bytesSavedByDelta": .int(Int(totalSaved)),
                 "presentations": .array(
                     rows.map { row in
                         [
@@ -313,6 +318,7 @@ struct SyncCommand: AsyncParsableCommand {
                             "warning": row.warning.map(JSONValue.string) ?? .null,
                             "withdrawnAt": row.withdrawnAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
                             "pinnedAt": pins[row.id].map { .string(ISO8601DateFormatter().string(from: $0.pinnedAt)) } ?? .null,
+                            "bytesSavedByDelta": .int(Int(saved[row.id] ?? 0)),
                         ]
                     }),
             ]
@@ -342,11 +348,16 @@ struct SyncCommand: AsyncParsableCommand {
             if let partial = onDisk[row.id], partial > 0, row.state != .ready {
                 state += String(format: ", %.1f MB of a download kept", Double(partial) / 1e6)
             }
+            if let bytes = saved[row.id], bytes > 0 { state += String(format: ", %.1f MB saved by delta updates", Double(bytes) / 1e6) }
             Terminal.say(
                 String(
                     format: "%6d  %-14@  %9@  %6@  %9@  %@ / %@", row.id, String((names[row.clientId] ?? "\(row.clientId)").prefix(14)),
                     row.installedRevision.map(String.init) ?? "-", row.packageRevision.map(String.init) ?? "-",
                     row.packageSize.map { String(format: "%.1f MB", Double($0) / 1e6) } ?? "-", state, row.name))
+        }
+        if totalSaved > 0 {
+            Terminal.say(
+                String(format: "delta updates saved %.1f MB in all (the package sizes less the bytes fetched)", Double(totalSaved) / 1e6))
         }
     }
 

@@ -14,6 +14,8 @@ final class SyncProgressDisplay: Sendable {
         var started: ContinuousClock.Instant
         var lastReportedQuarter: Int
         var phase: String
+        /// Bytes a delta update does not fetch (the package size less the ranges it asks for).
+        var saved: Int64 = 0
     }
 
     private struct State {
@@ -22,6 +24,7 @@ final class SyncProgressDisplay: Sendable {
         var totalBytes: Int64 = 0
         var doneBytes: Int64 = 0  // bytes on disk of finished packages
         var resumedBytes: Int64 = 0
+        var savedBytes: Int64 = 0  // by the delta updates of the run, installed or under way
         var started = ContinuousClock.now
         var linesDrawn = 0
         var lastDraw = ContinuousClock.now - .seconds(1)
@@ -57,13 +60,19 @@ final class SyncProgressDisplay: Sendable {
                 // The run's total counted the whole package; only `fetching` bytes will come.
                 state.totalBytes -= max(0, size - fetching)
                 state.packages[id] = Package(
-                    name: name, size: fetching, onDisk: 0, startedFrom: 0, started: .now, lastReportedQuarter: 0, phase: "downloading")
+                    name: name, size: fetching, onDisk: 0, startedFrom: 0, started: .now, lastReportedQuarter: 0, phase: "downloading",
+                    saved: max(0, size - fetching))
+                state.savedBytes += max(0, size - fetching)
                 state.order.append(id)
                 write(
                     "presentation \(id) \"\(name)\": delta update, fetching \(Self.megabytes(fetching)) of \(Self.megabytes(size))"
                         + " (\(Self.megabytes(size - fetching)) saved)", state: &state)
             case .deltaDeclined(let id, let reason):
-                if state.packages.removeValue(forKey: id) != nil { state.order.removeAll { $0 == id } }
+                if let declined = state.packages.removeValue(forKey: id) {
+                    state.order.removeAll { $0 == id }
+                    state.savedBytes -= declined.saved
+                    state.totalBytes += declined.saved  // the whole package comes after all
+                }
                 write("presentation \(id): downloading the whole package: \(reason)", state: &state)
             case .progress(let id, let bytes):
                 state.packages[id]?.onDisk = bytes
@@ -81,11 +90,13 @@ final class SyncProgressDisplay: Sendable {
                 let package = state.packages.removeValue(forKey: id)
                 state.order.removeAll { $0 == id }
                 state.doneBytes += package?.size ?? 0
-                write("presentation \(id) \"\(package?.name ?? "")\": revision \(revision) installed", state: &state)
+                let how = (package?.saved ?? 0) > 0 ? " (delta update, \(Self.megabytes(package?.saved ?? 0)) saved)" : ""
+                write("presentation \(id) \"\(package?.name ?? "")\": revision \(revision) installed" + how, state: &state)
             case .failed(let id, let error):
                 let package = state.packages.removeValue(forKey: id)
                 state.order.removeAll { $0 == id }
                 state.doneBytes += package?.size ?? 0
+                state.savedBytes -= package?.saved ?? 0
                 write("presentation \(id): FAILED: \(error)", state: &state)
             }
             if terminal { redraw(&state, force: false) }
@@ -130,7 +141,8 @@ final class SyncProgressDisplay: Sendable {
             lines.append(
                 String(
                     format: " total %@ %@ of %@  %@  %@", Self.bar(done, of: state.totalBytes), Self.megabytes(done),
-                    Self.megabytes(state.totalBytes), Self.rate(speed), Self.eta(remaining: state.totalBytes - done, rate: speed)))
+                    Self.megabytes(state.totalBytes), Self.rate(speed), Self.eta(remaining: state.totalBytes - done, rate: speed))
+                    + (state.savedBytes > 0 ? "  \(Self.megabytes(state.savedBytes)) saved by delta" : ""))
         }
         guard !lines.isEmpty else { return }
         FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))

@@ -54,6 +54,9 @@ public final class LibraryStore: Sendable {
         public var how: RevisionHistory.How = .local
         /// Bytes received over the network for this revision (recorded in the revision history).
         public var bytesTransferred: Int64 = 0
+        /// The size of the downloaded package (recorded in the revision history, where a delta
+        /// update's saving is derived from it); nil for a local zip.
+        public var packageSize: Int64?
         /// The content package revision installed, for a synced presentation (recorded in the
         /// revision history; the sync catalog keeps its own copy).
         public var packageRevision: Int?
@@ -221,7 +224,7 @@ public final class LibraryStore: Sendable {
                 try db.execute(sql: "DELETE FROM revisionPin WHERE presentationId = ?", arguments: [id])
                 try RevisionHistory.record(
                     db, presentationId: id, event: old == nil ? .install : .update, how: options.how, revision: revision,
-                    packageRevision: options.packageRevision, bytes: options.bytesTransferred)
+                    packageRevision: options.packageRevision, bytes: options.bytesTransferred, packageSize: options.packageSize)
                 var released = try KeptRevisions.prune(db, presentationId: id, keeping: options.keptRevisions)
                 if let replaced: String = old?["folder"], options.keptRevisions == 0 { released.append(replaced) }
                 return released

@@ -74,4 +74,9 @@ extension LibraryStore {
     public func history(id: Int? = nil) throws -> [RevisionHistoryEntry] {
         try database.pool.read { db in try RevisionHistory.entries(db, presentationId: id) }
     }
+
+    /// The bytes delta updates saved, per presentation (``RevisionHistory/bytesSavedByDelta(_:)``).
+    public func bytesSavedByDelta() throws -> [Int: Int64] {
+        try database.pool.read { db in try RevisionHistory.bytesSavedByDelta(db) }
+    }
 }

@@ -18,6 +18,16 @@ public struct RevisionHistoryEntry: Codable, Sendable, Hashable, FetchableRecord
     public var packageRevision: Int?
     /// Bytes received over the network for this change.
     public var bytes: Int64
+    /// The size of the package a download installed (nil for other changes, and for lines
+    /// written before migration `v12-history-package-size`).
+    public var packageSize: Int64?
+
+    /// What a delta update did not transfer: the package's size less the bytes fetched (0 for
+    /// any other line, or when the package size was not recorded).
+    public var bytesSaved: Int64 {
+        guard how == RevisionHistory.How.delta.rawValue, let packageSize else { return 0 }
+        return max(0, packageSize - bytes)
+    }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
@@ -29,7 +39,7 @@ public struct RevisionHistoryEntry: Codable, Sendable, Hashable, FetchableRecord
 /// Every change of what the library serves writes one line in the same transaction as the change,
 /// so the history never claims a change that did not happen. `LibraryStore.install` records its
 /// own line (``LibraryStore/InstallOptions/how`` and `bytesTransferred` say how); code that
-/// changes the served revision in a transaction of its own calls ``record(_:presentationId:event:how:revision:packageRevision:bytes:at:)``.
+/// changes the served revision in a transaction of its own calls ``record(_:presentationId:event:how:revision:packageRevision:bytes:packageSize:at:)``.
 public enum RevisionHistory {
     /// What changed.
     public enum Event: String, Sendable, CaseIterable {
@@ -60,11 +70,11 @@ public enum RevisionHistory {
     /// Writes one history line inside the caller's transaction.
     public static func record(
         _ db: Database, presentationId: Int, event: Event, how: How, revision: Int?, packageRevision: Int?, bytes: Int64,
-        at: Date = Date()
+        packageSize: Int64? = nil, at: Date = Date()
     ) throws {
         var entry = RevisionHistoryEntry(
             id: nil, at: at, presentationId: presentationId, event: event.rawValue, how: how.rawValue, revision: revision,
-            packageRevision: packageRevision, bytes: bytes)
+            packageRevision: packageRevision, bytes: bytes, packageSize: packageSize)
         try entry.insert(db)
     }
 
@@ -75,5 +85,19 @@ public enum RevisionHistory {
                 db, sql: "SELECT * FROM revisionHistory WHERE presentationId = ? ORDER BY at, id", arguments: [presentationId])
         }
         return try RevisionHistoryEntry.fetchAll(db, sql: "SELECT * FROM revisionHistory ORDER BY at, id")
+    }
+
+    /// The bytes delta updates saved, per presentation: the sum over its delta lines of the
+    /// package size less the bytes fetched. Lines without a recorded package size count nothing.
+    public static func bytesSavedByDelta(_ db: Database) throws -> [Int: Int64] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT presentationId, SUM(MAX(0, packageSize - bytes)) AS saved FROM revisionHistory
+                WHERE how = ? AND packageSize IS NOT NULL GROUP BY presentationId
+                """, arguments: [How.delta.rawValue])
+        var saved: [Int: Int64] = [:]
+        for row in rows { saved[row["presentationId"]] = row["saved"] }
+        return saved
     }
 }

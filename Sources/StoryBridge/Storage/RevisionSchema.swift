@@ -54,4 +54,13 @@ enum RevisionSchema {
             table.add(column: "presentationRevision", .integer)
         }
     }
+
+    /// Migration `v12-history-package-size`: `revisionHistory.packageSize`, the size of the
+    /// package a download installed (NULL for other lines and for lines written before), so the
+    /// bytes a delta update saved are `packageSize - bytes`.
+    static func addPackageSize(_ db: Database) throws {
+        try db.alter(table: "revisionHistory") { table in
+            table.add(column: "packageSize", .integer)
+        }
+    }
 }

@@ -325,6 +325,9 @@ public final class StoryBridgeDatabase: Sendable {
         migrator.registerMigration("v11-revisions") { db in
             try RevisionSchema.create(db)
         }
+        migrator.registerMigration("v12-history-package-size") { db in
+            try RevisionSchema.addPackageSize(db)
+        }
         return migrator
     }
 }

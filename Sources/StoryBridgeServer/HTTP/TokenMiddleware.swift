@@ -26,15 +26,16 @@ struct TokenMiddleware: RouterMiddleware {
 }
 
 /// Answers 405 to any method but GET and HEAD: the host serves content, it takes none. The
-/// exceptions are the Story context endpoint (``StoryContextRoutes``) and the inspector's
-/// Record/Stop (``RecordingRoutes``), both behind the launch token.
+/// exceptions are the Story context endpoint (``StoryContextRoutes``), the inspector's
+/// Record/Stop (``RecordingRoutes``) and Rollback/Unpin (``RevisionRoutes``), all behind the
+/// launch token.
 struct ReadOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
     @concurrent func handle(
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard
             request.method == .get || request.method == .head || request.uri.path == StoryContextRoutes.path
-                || request.uri.path == RecordingRoutes.path
+                || request.uri.path == RecordingRoutes.path || RevisionRoutes.takesWrites(request.uri.path)
         else {
             throw HostHTTPError(.methodNotAllowed, "Only GET and HEAD are served")
         }

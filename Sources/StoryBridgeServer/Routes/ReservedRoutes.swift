@@ -27,8 +27,10 @@ struct ReservedRoutes: Sendable {
                     cache: current ? "public, max-age=31536000, immutable" : "no-cache")
             }
         }
-        reserved.get("inspector/inspector.js") { _, _ in
-            try Self.embedded("inspector.js", type: "application/javascript; charset=utf-8")
+        for script in ["inspector.js", "inspector-revisions.js"] {
+            reserved.get(RouterPath("inspector/" + script)) { _, _ in
+                try Self.embedded(script, type: "application/javascript; charset=utf-8")
+            }
         }
         reserved.get("inspector/inspector.css") { _, _ in try Self.embedded("inspector.css", type: "text/css; charset=utf-8") }
         reserved.get("metrics") { _, _ -> Response in

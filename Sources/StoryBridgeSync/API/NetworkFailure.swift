@@ -24,6 +24,7 @@ enum NetworkFailure {
             return "no address to connect to"
         }
         if let io = error as? IOError { return errnoReason(io.errnoCode) }
+        if let stalled = error as? BlobReadStalled { return stalled.description }
         if let channel = error as? ChannelError {
             switch channel {
             case .connectTimeout: return "the connection timed out"
@@ -51,7 +52,7 @@ enum NetworkFailure {
             return [.connectTimeout, .getConnectionFromPoolTimeout, .readTimeout, .remoteConnectionClosed, .deadlineExceeded]
                 .contains(client)
         }
-        return error is NIOConnectionError || error is IOError || error is ChannelError
+        return error is NIOConnectionError || error is IOError || error is ChannelError || error is BlobReadStalled
     }
 
     /// "host:port" of a URL, for messages.

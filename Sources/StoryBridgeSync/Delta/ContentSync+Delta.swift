@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridge
+import Synchronization
 
 /// How a package reached the library, and what the delta path saved.
 public enum PackageTransfer: String, Sendable, Hashable {
@@ -7,6 +8,20 @@ public enum PackageTransfer: String, Sendable, Hashable {
     case full
     /// Only the changed entries were fetched; unchanged files were linked from the installed revision.
     case delta
+}
+
+/// How a delta attempt ended.
+enum DeltaAttempt: Sendable {
+    /// The new revision is installed.
+    case installed(ContentSync.PackageOutcome)
+    /// The full download is the way; `alreadyReceived` bytes of it came as the answer to the
+    /// first range request (a server that sent the whole package) and are in its part file.
+    case fullDownload(alreadyReceived: Int64)
+}
+
+/// The bytes of a whole-package reply kept by a delta attempt (set by the reply's handler).
+private final class KeptReplyBytes: Sendable {
+    let bytes = Mutex<Int64>(0)
 }
 
 extension ContentSync {
@@ -28,20 +43,33 @@ extension ContentSync {
 
     /// Installs `package` as a delta of the installed revision: its central directory read with
     /// range requests, only changed and new entries fetched, unchanged files linked, then the
-    /// same install and swap as a full download. Returns nil, after logging why, when the full
-    /// download is the way (``DeltaFallback``); throws when the package is refused.
+    /// same install and swap as a full download. Says, after logging why, when the full download
+    /// is the way (``DeltaFallback``), with the bytes of it already received when the server
+    /// answered the first range request with the whole package (`blob` is that download);
+    /// throws when the package is refused.
     func deltaInstall(
-        _ row: SyncedPresentation, package: RemoteContentPackage, link: String,
-        events: @escaping @Sendable (ContentSyncEvent) -> Void
-    ) async throws(SyncError) -> PackageOutcome? {
+        _ row: SyncedPresentation, package: RemoteContentPackage, link: String, blob: ResumableDownloader.Blob,
+        partial: PartialDownload, events: @escaping @Sendable (ContentSyncEvent) -> Void
+    ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
         guard deltaUpdates, let installed = try? library.entry(id: id)?.presentation.root,
             let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
-        else { return nil }
+        else { return .fullDownload(alreadyReceived: 0) }
         var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
         fetch.connectTimeout = downloader.connectTimeout
         fetch.readTimeout = downloader.readTimeout
         fetch.rateLimiter = downloader.rateLimiter
+        let kept = KeptReplyBytes()
+        let downloader = self.downloader
+        let hasRoom = (try? checkFreeSpace(needed: 2 * package.fileSize)) != nil
+        fetch.wholeBlobReply = { head, parts in
+            guard hasRoom, ResumableDownloader.canKeep(head) else { return false }
+            let received = try await downloader.keepWholeReply(head, parts: &parts, blob: blob, into: partial) { done in
+                events(.progress(presentationId: id, bytesOnDisk: done))
+            }
+            kept.bytes.withLock { $0 = received }
+            return true
+        }
         defer { fetch.discard() }
         let fetched: FetchedDelta
         do {
@@ -51,24 +79,24 @@ extension ContentSync {
                     events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
                 },
                 progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
-            for entry in fetched.plan.reused {
-                var status = stat()
-                let path = installed.appendingPathComponent(entry.name).path
-                guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == entry.uncompressedSize
-                else { throw DeltaFallback.installedFileDiffers(entry.name) }
+            let installedPath = installed.path
+            for entry in fetched.plan.reused where !DeltaAssembly.installedFileMatches(entry, in: installedPath) {
+                throw DeltaFallback.installedFileDiffers(entry.name)
             }
         } catch let fallback as DeltaFallback {
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
             events(.deltaDeclined(presentationId: id, reason: fallback.description))
-            return nil
+            return .fullDownload(alreadyReceived: kept.bytes.withLock { $0 })
         } catch let refused as PackageError {
             throw .packageRefused(presentationId: id, refused)
+        } catch let error as SyncError {
+            throw error
         } catch {
             if Task.isCancelled || error is CancellationError { throw .interrupted }
             let fallback = DeltaFallback.transport(String(describing: error))
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
             events(.deltaDeclined(presentationId: id, reason: fallback.description))
-            return nil
+            return .fullDownload(alreadyReceived: kept.bytes.withLock { $0 })
         }
         let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths))
         events(.installing(presentationId: id))
@@ -76,7 +104,7 @@ extension ContentSync {
         let directory = library.directory
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
-            media: media, warning: nil, transferred: fetched.transferred, how: .delta,
+            media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
             assemble: { staging in
                 let counts = try assembly.assemble(into: staging)
                 try? DeltaIndex(directory: fetched.directory).save(forFolder: staging.lastPathComponent, in: directory)
@@ -91,6 +119,6 @@ extension ContentSync {
         outcome.transfer = .delta
         outcome.requests = fetched.requests
         outcome.saved = max(0, fetched.packageSize - fetched.transferred)
-        return outcome
+        return .installed(outcome)
     }
 }

@@ -7,7 +7,8 @@ public enum DeltaFallback: Error, Sendable, Equatable, CustomStringConvertible {
     case rangesIgnored
     /// The server declared `Accept-Ranges: none`.
     case rangesRefused
-    /// The server refused a suffix range (`bytes=-N`) with this status.
+    /// The server refused a suffix range (`bytes=-N`) with this status; 200 when it sent the
+    /// whole blob instead, which was kept as the full download.
     case suffixRangeRefused(status: Int)
     /// The server sent no strong ETag, so later range requests could not be guarded.
     case unguarded
@@ -31,6 +32,8 @@ public enum DeltaFallback: Error, Sendable, Equatable, CustomStringConvertible {
         case .nothingInstalled: return "no installed revision with an entry index"
         case .rangesIgnored: return "the server answered a range request with the whole blob (200)"
         case .rangesRefused: return "the server does not accept ranges (Accept-Ranges: none)"
+        case .suffixRangeRefused(status: 200):
+            return "the server answered a suffix range with the whole package (HTTP 200), kept as the full download"
         case .suffixRangeRefused(let status): return "the server refused a suffix range (HTTP \(status))"
         case .unguarded: return "the server sent no strong ETag to guard range requests with"
         case .unexpectedStatus(let status): return "the server answered a range request with HTTP \(status)"

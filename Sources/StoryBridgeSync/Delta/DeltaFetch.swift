@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 import StoryBridge
 
 /// A new package read as a delta against the installed revision: its central directory, the
@@ -27,6 +28,8 @@ struct DeltaFetch: Sendable {
     var connectTimeout: TimeAmount = .seconds(10)
     var readTimeout: TimeAmount = .seconds(30)
     var rateLimiter: TransferRateLimiter?
+    /// Takes a 200 answered to the first range request (``RangedBlob/wholeBlobReply``).
+    var wholeBlobReply: (@Sendable (HTTPResponseHead, inout BlobHTTP.Parts) async throws -> Bool)?
     /// Central directories larger than this are not read remotely.
     static let maxDirectoryBytes: Int64 = 64 << 20
 
@@ -48,6 +51,7 @@ struct DeltaFetch: Sendable {
         blob.connectTimeout = connectTimeout
         blob.readTimeout = readTimeout
         blob.rateLimiter = rateLimiter
+        blob.wholeBlobReply = wholeBlobReply
         let (tail, tailStart) = try await blob.tail(ZipDirectory.maxTailSize)
         let location = try ZipDirectory.locate(tail: tail, tailStart: tailStart)
         guard location.entryCount <= limits.maxEntries else { throw PackageError.tooManyEntries(limit: limits.maxEntries) }
@@ -111,7 +115,8 @@ struct DeltaFetch: Sendable {
         }
         try output.write(contentsOf: records)
         try output.write(contentsOf: ZipDirectory.endRecord(count: plan.changed.count, size: Int64(records.count), offset: written))
-        try output.synchronize()
+        // Not fsynced: the file is unpacked at once and deleted; after a crash the next run
+        // sweeps it and fetches the delta again, and a torn file fails its entries' CRC-32.
         return changesZip
     }
 }

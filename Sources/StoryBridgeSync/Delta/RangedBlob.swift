@@ -11,6 +11,10 @@ struct RangedBlob {
     var readTimeout: TimeAmount = .seconds(30)
     /// The run's speed limit (`--limit-rate`), paid after each received chunk like full downloads.
     var rateLimiter: TransferRateLimiter?
+    /// Offered the head and body of a 200 answered to the first request (a server that ignores
+    /// ranges or refuses the suffix range sends the whole blob): returns true when it read the
+    /// body (kept as the full download), false to leave it unread.
+    var wholeBlobReply: (@Sendable (HTTPResponseHead, inout BlobHTTP.Parts) async throws -> Bool)?
     /// The blob's length and strong ETag, from the first reply.
     private(set) var length: Int64?
     private(set) var etag: String?
@@ -46,12 +50,18 @@ struct RangedBlob {
         let knownLength = length
         let knownETag = etag
         let limiter = rateLimiter
+        let keepWhole = isFirst ? wholeBlobReply : nil
         let (start, total, tag, received): (Int64, Int64, String, Int64) = try await BlobHTTP.get(
             target, headers: headers, connectTimeout: connectTimeout, readTimeout: readTimeout
         ) { parts in
             guard case .head(let head) = try await parts.next() else { throw DeltaFallback.transport("no response head") }
             let status = Int(head.status.code)
-            if head.headers.first(name: "Accept-Ranges")?.lowercased() == "none" { throw DeltaFallback.rangesRefused }
+            let refusesRanges = head.headers.first(name: "Accept-Ranges")?.lowercased() == "none"
+            // The whole blob is on its way: better kept as the full download than cut and asked for again.
+            if status == 200, let keepWhole, try await keepWhole(head, &parts) {
+                throw refusesRanges ? DeltaFallback.rangesRefused : DeltaFallback.suffixRangeRefused(status: 200)
+            }
+            if refusesRanges { throw DeltaFallback.rangesRefused }
             let replyETag = ResumableDownloader.strongETag(head.headers)
             switch status {
             case 206: break

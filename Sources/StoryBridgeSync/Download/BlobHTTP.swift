@@ -51,9 +51,11 @@ enum BlobHTTP {
     }
 
     /// Connects to `target`, sends a GET with `headers`, and runs `body` over the response parts;
-    /// the connection is closed when `body` returns or throws. A connection idle for `readTimeout`
-    /// is closed (the parts then end without `.end`). An `https` target is verified against the
-    /// system's trust roots, or `trusting`'s.
+    /// the connection is closed when `body` returns or throws. When the server sends nothing for
+    /// `readTimeout` while the client waits for bytes, the parts throw ``BlobReadStalled`` after
+    /// those already received (``StalledReadTimeout``: a reader pausing on purpose, as the rate
+    /// limiter does, is not a stalled server). An `https` target is verified against the system's
+    /// trust roots, or `trusting`'s.
     static func get<Value>(
         _ target: Target, headers: HTTPHeaders, connectTimeout: TimeAmount, readTimeout: TimeAmount,
         trusting customTLS: NIOSSLContext? = nil, _ body: (inout Parts) async throws -> Value
@@ -69,8 +71,7 @@ enum BlobHTTP {
                         try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: isAddress ? nil : target.host))
                     }
                     try pipeline.addHTTPClientHandlers()
-                    try pipeline.addHandler(IdleStateHandler(readTimeout: readTimeout))
-                    try pipeline.addHandler(CloseWhenIdle())
+                    try pipeline.addHandler(StalledReadTimeout(timeout: readTimeout))
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
             }
@@ -97,19 +98,5 @@ enum BlobHTTP {
     /// One TLS context for every blob connection (the system's trust roots).
     static let sharedTLSContext: Result<NIOSSLContext, any Error> = Result {
         try NIOSSLContext(configuration: .makeClientConfiguration())
-    }
-}
-
-/// Closes the connection when `IdleStateHandler` says nothing was read for its timeout.
-private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias InboundOut = HTTPClientResponsePart
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -200,12 +200,6 @@ public struct ContentSync: Sendable {
             guard let sas = package.sas, !sas.isEmpty else { throw .noContentPackage(id) }
             try await refusesLocalCollision(id)
             let partial = PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision)
-            // An interrupted full download of this revision is resumed rather than replaced by a delta.
-            if partial.bytesOnDisk == 0, let delta = try await deltaInstall(row, package: package, link: sas, events: events) {
-                return delta
-            }
-            try checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
-            events(.started(presentationId: id, name: row.name, size: package.fileSize, onDisk: partial.bytesOnDisk))
             let api = self.api
             let blob = ResumableDownloader.Blob(
                 presentationId: id, blobId: package.blobId, revision: package.revision, expectedSize: package.fileSize,
@@ -216,9 +210,22 @@ public struct ContentSync: Sendable {
                     }
                     return .init(link: link, revision: fresh.revision, blobId: fresh.blobId, size: fresh.fileSize)
                 })
-            let download = try await downloader.download(blob, into: partial) { done in
+            // An interrupted full download of this revision is resumed rather than replaced by a delta.
+            var receivedByDelta: Int64 = 0
+            if partial.bytesOnDisk == 0 {
+                switch try await deltaInstall(row, package: package, link: sas, blob: blob, partial: partial, events: events) {
+                case .installed(let outcome): return outcome
+                case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
+                }
+            }
+            try checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
+            events(.started(presentationId: id, name: row.name, size: package.fileSize, onDisk: partial.bytesOnDisk - receivedByDelta))
+            var download = try await downloader.download(blob, into: partial) { done in
                 events(.progress(presentationId: id, bytesOnDisk: done))
             }
+            // Bytes the delta's first request received (the whole package) count as transferred, not resumed.
+            download.transferred += receivedByDelta
+            download.resumedFrom = max(0, download.resumedFrom - receivedByDelta)
             let received = partial.bytesOnDisk
             guard received == download.size else {
                 partial.discard()
@@ -241,7 +248,7 @@ public struct ContentSync: Sendable {
             let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
             try await install(
                 row: row, package: package, partial: partial, media: media, warning: warning,
-                transferred: download.transferred)
+                transferred: download.transferred, packageSize: received)
             partial.discard()
             for file in media.values { unlink(file.path) }
             PartialDownload.discardAll(presentationId: id, in: paths.downloads)
@@ -260,7 +267,7 @@ public struct ContentSync: Sendable {
     /// `assemble` builds (a delta update).
     func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
-        warning: String?, transferred: Int64, how: PackageTransfer = .full,
+        warning: String?, transferred: Int64, packageSize: Int64, how: PackageTransfer = .full,
         assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
@@ -276,6 +283,7 @@ public struct ContentSync: Sendable {
         options.how = how == .delta ? .delta : .full
         options.assemble = assemble ?? Self.unpackKeepingIndex(zip: partial.partFile, limits: limits, directory: library.directory)
         options.bytesTransferred = transferred
+        options.packageSize = packageSize
         options.packageRevision = package.revision
         let presentationRevision = options.revision
         let library = self.library
@@ -321,7 +329,7 @@ public struct ContentSync: Sendable {
         if let source, !source.hasPrefix(SyncPaths.librarySourcePrefix) { throw .idTakenByLocalPresentation(id) }
     }
 
-    private func checkFreeSpace(needed: Int64) throws(SyncError) {
+    func checkFreeSpace(needed: Int64) throws(SyncError) {
         try? FileManager.default.createDirectory(at: paths.downloads, withIntermediateDirectories: true)
         guard let free = PosixIO.freeBytes(at: paths.downloads.path) else { return }
         if free < needed { throw .insufficientSpace(needed: needed, available: free) }

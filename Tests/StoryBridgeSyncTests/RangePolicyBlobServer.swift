@@ -1,0 +1,175 @@
+import Foundation
+import StoryBridgeTesting
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blob server on 127.0.0.1 (plain sockets, a thread per connection) that serves one blob with
+/// a strong ETag and answers ordinary ranges (`bytes=A-B`, `bytes=A-`, guarded by `If-Range`)
+/// with 206, while a suffix range (`bytes=-N`) gets what ``suffixAnswer`` says: some stores and
+/// proxies refuse those. Its first reply can go silent mid-body (`silentAfter` body bytes, then
+/// nothing for `silence`, then the connection closed). It counts requests and every body byte
+/// the kernel accepted from it.
+final class RangePolicyBlobServer: Sendable {
+    /// What a suffix range is answered with.
+    enum SuffixAnswer: Sendable {
+        /// 206 with the last N bytes, as RFC 9110 says.
+        case partial
+        /// 416 Range Not Satisfiable.
+        case unsatisfiable
+        /// 200 with the whole blob (the range ignored, `Accept-Ranges: bytes` all the same).
+        case wholeBlob
+    }
+
+    let port: Int
+    let suffixAnswer: SuffixAnswer
+    let silentAfter: Int?
+    let silence: Duration
+    private let listener: Int32
+    private let state = Mutex(State())
+
+    struct State {
+        var blob = Data()
+        var etag = "\"none\""
+        var requests = 0
+        var bodyBytesServed = 0
+        var rangesAsked: [String] = []
+    }
+
+    init(suffixAnswer: SuffixAnswer, silentAfter: Int? = nil, silence: Duration = .zero) throws {
+        self.suffixAnswer = suffixAnswer
+        self.silentAfter = silentAfter
+        self.silence = silence
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw LabFailure("cannot listen on 127.0.0.1")
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// A link to the blob, with a SAS-like query.
+    var link: String { "http://127.0.0.1:\(port)/container/package.zip?sv=2020-04-08&sr=b&sig=x%2By&sp=r" }
+    var requests: Int { state.withLock { $0.requests } }
+    var bodyBytesServed: Int { state.withLock { $0.bodyBytesServed } }
+    var rangesAsked: [String] { state.withLock { $0.rangesAsked } }
+
+    /// Serves `blob` from now on, under a new ETag; the counters start again.
+    func serve(_ blob: Data) {
+        state.withLock { state in
+            state.blob = blob
+            state.etag = "\"\(UUID().uuidString)\""
+            state.requests = 0
+            state.bodyBytesServed = 0
+            state.rangesAsked = []
+        }
+    }
+
+    /// Stops accepting connections.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            Thread { [self] in
+                serve(connection)
+                close(connection)
+            }.start()
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        guard let request = readHead(connection) else { return }
+        var headers: [String: String] = [:]
+        for line in request.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let (blob, etag, isFirst) = state.withLock { state in
+            state.requests += 1
+            state.rangesAsked.append(headers["range"] ?? "")
+            return (state.blob, state.etag, state.requests == 1)
+        }
+        let common = "ETag: \(etag)\r\nAccept-Ranges: bytes\r\nContent-Type: application/zip\r\nConnection: close\r\n"
+        var bytes = 0..<blob.count
+        var isPartial = false
+        if let range = headers["range"], headers["if-range"].map({ $0 == etag }) ?? true, range.hasPrefix("bytes=") {
+            let spec = range.dropFirst("bytes=".count).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            if spec.count == 2, spec[0].isEmpty, let count = Int(spec[1]), count > 0 {
+                switch suffixAnswer {
+                case .partial:
+                    bytes = max(0, blob.count - count)..<blob.count
+                    isPartial = true
+                case .unsatisfiable:
+                    let refusal =
+                        "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(blob.count)\r\n\(common)Content-Length: 0\r\n\r\n"
+                    _ = writeAll(connection, Data(refusal.utf8), countsAsBody: false)
+                    return
+                case .wholeBlob:
+                    break
+                }
+            } else if spec.count == 2, let from = Int(spec[0]), from < blob.count {
+                bytes = from..<(Int(spec[1]).map { min($0 + 1, blob.count) } ?? blob.count)
+                isPartial = true
+            }
+        }
+        var head = "HTTP/1.1 200 OK\r\n"
+        if isPartial {
+            head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(blob.count)\r\n"
+        }
+        head += common + "Content-Length: \(bytes.count)\r\n\r\n"
+        guard writeAll(connection, Data(head.utf8), countsAsBody: false) else { return }
+        let silentAt = isFirst ? silentAfter.map { bytes.lowerBound + $0 } : nil
+        var offset = bytes.lowerBound
+        while offset < bytes.upperBound {
+            if let silentAt, offset >= silentAt {
+                Thread.sleep(forTimeInterval: Double(silence.components.seconds) + Double(silence.components.attoseconds) / 1e18)
+                return
+            }
+            let chunk = blob.subdata(in: offset..<min(bytes.upperBound, silentAt ?? .max, offset + 16_384))
+            guard writeAll(connection, chunk, countsAsBody: true) else { return }
+            offset += chunk.count
+        }
+    }
+
+    private func readHead(_ connection: Int32) -> String? {
+        var bytes = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !bytes.contains(Data("\r\n\r\n".utf8)) {
+            let count = read(connection, &buffer, buffer.count)
+            guard count > 0 else { return nil }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func writeAll(_ connection: Int32, _ data: Data, countsAsBody: Bool) -> Bool {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                guard written > 0 else { return false }
+                offset += written
+                if countsAsBody { state.withLock { $0.bodyBytesServed += written } }
+            }
+            return true
+        }
+    }
+}
