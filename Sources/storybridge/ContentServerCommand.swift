@@ -19,7 +19,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             an install, never inside a request; a presentation whose package is still being built \
             answers 503 with Retry-After: 1.
 
-            With --config FILE, clients, credentials and users come from a JSON file (see the README). \
+            With --config FILE, clients, credentials and users come from a JSON file (see docs/CONTENT-SERVER.md). \
             Without it, one client holds every installed presentation and the credentials come from \
             --client-id/--client-secret (the client_credentials grant) and --app-id/--app-secret with \
             --user (the password grant). Presentations installed later (storybridge install --data-dir \
@@ -37,7 +37,7 @@ struct ContentServerCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free port.")
     var port = 8095
 
-    @Option(help: "JSON file with clients, services, apps and users (see the README's example).")
+    @Option(help: "JSON file with clients, services, apps and users (see docs/CONTENT-SERVER.md).")
     var config: String?
 
     @Option(help: "Without --config: a service client id accepted by the client_credentials grant.")

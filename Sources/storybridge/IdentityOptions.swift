@@ -4,7 +4,7 @@ import StoryBridge
 
 /// Flags that override single identity values of the config file.
 struct IdentityOptions: ParsableArguments {
-    @Option(name: .customLong("config"), help: "A JSON config file (see README, 'Configuration').")
+    @Option(name: .customLong("config"), help: "A JSON config file (see docs/CONFIGURATION.md).")
     var configFile: String?
 
     @Option(help: "User id answered by getUserInfo.")

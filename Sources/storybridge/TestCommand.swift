@@ -12,7 +12,7 @@ struct TestCommand: AsyncParsableCommand {
             expect its answer, expect host events, load another slide, check analytics records, wait, and \
             drive headless Chromium (open, click, type, eval, waitFor, text, waitForCommand). By default each \
             script runs against a host started in this process; --url runs against a running one. \
-            The format is described in the README ("Scripted command tests") and Fixtures/scripts/schema.json.
+            The format is described in docs/TESTING.md and Fixtures/scripts/schema.json.
 
             SCRIPT may be a file, a folder (its .yaml, .yml and .json files, sorted; subfolders are not \
             entered and schema.json is skipped) or a glob pattern such as 'scripts/*.yaml' (expanded here, \

@@ -4,7 +4,7 @@ import Yams
 
 /// A scripted test file (JSON or YAML): where to run, and tests made of steps that act as a viewer
 /// (commands, events, page loads, analytics) and, optionally, as a real browser. The format is
-/// documented in the README ("Scripted command tests") and `Fixtures/scripts/schema.json`.
+/// documented in docs/TESTING.md ("Scripted command tests") and `Fixtures/scripts/schema.json`.
 public struct TestScript: Sendable {
     /// What a step does.
     public enum Step: Sendable {
