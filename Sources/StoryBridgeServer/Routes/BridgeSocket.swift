@@ -35,6 +35,11 @@ struct BridgeSocket: Sendable {
             // frames are read: read-only requests of a page load that keeps its session are
             // answered meanwhile; every other request waits for the gate.
             let gate = PageLoadGate(bridge: host.bridge, earlyAnswers: entered.keepsSession)
+            // The feed hears of the page before any of its exchanges: read-only requests may be
+            // answered (and fed) before the page load is recorded, and a recording of the feed
+            // must put them on this slide, not on the one before.
+            host.feed.record(
+                .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
             group.addTask {
                 await host.recordPageLoad(entered)
                 let state = await viewer.state
@@ -58,8 +63,6 @@ struct BridgeSocket: Sendable {
                 context.logger.debug(
                     "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
                 metrics.viewerConnected()
-                host.feed.record(
-                    .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
                 gate.open()
             }
             // Once open, the gate stays open: the loop stops asking it.
