@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoryBridge
+import StoryBridgeScripts
 
 /// The files of one revision of a deck, as `shots` and `diff` take it: a revision of an installed
 /// deck that is on disk (the served one or one kept by `--keep-revisions`), a presentation folder,
@@ -11,6 +12,9 @@ struct DeckFiles {
     /// What the files are, for messages and reports: "presentation 3, revision 2", a path.
     var label: String
     var temporaryFolder: URL?
+
+    /// These files as the visual diff takes a revision.
+    var revision: DeckRevision { DeckRevision(folder: folder, catalog: catalog, label: label) }
 
     /// Deletes the temporary folder of an unpacked zip.
     func cleanUp() {
@@ -113,5 +117,17 @@ struct DeckFiles {
         var named = catalog
         named.name = zip.deletingPathExtension().lastPathComponent
         return DeckFiles(folder: folder, catalog: named, label: zip.path, temporaryFolder: folder)
+    }
+}
+
+extension VisualDiff {
+    /// Compares `old` with `new` (working in `workFolder`) with a progress line labelled `label`,
+    /// as `diff` and `sync --diff-report` show it.
+    func compare(_ old: DeckFiles, _ new: DeckFiles, workFolder: URL, progressLabel label: String) async throws -> Result {
+        let progress = SlideProgress(label: label)
+        defer { progress.finish() }
+        return try await compare(old.revision, new.revision, workFolder: workFolder) {
+            progress.update(done: $1, total: $2, slide: "(\($0)) \($3)")
+        }
     }
 }

@@ -65,16 +65,10 @@ struct DiffCommand: AsyncParsableCommand {
         let diff = VisualDiff(
             browser: browser, options: screenshots.shooterOptions,
             tolerance: .init(channel: channelTolerance, pixels: tolerance))
-        let progress = SlideProgress(label: "diff")
         let result: VisualDiff.Result
         do {
-            result = try await diff.compare(
-                DeckRevision(folder: before.folder, catalog: before.catalog, label: before.label),
-                DeckRevision(folder: after.folder, catalog: after.catalog, label: after.label), workFolder: work
-            ) { progress.update(done: $1, total: $2, slide: "(\($0)) \($3)") }
-            progress.finish()
+            result = try await diff.compare(before, after, workFolder: work, progressLabel: "diff")
         } catch {
-            progress.finish()
             throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
         }
         let report = DiffReport(result)

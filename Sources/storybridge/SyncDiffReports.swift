@@ -97,16 +97,10 @@ struct SyncDiffReports {
         let heading = "diff report: presentation \(id), revision \(old.catalog.revision) -> \(new.catalog.revision)"
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-diff-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
-        let progress = SlideProgress(label: "diff \(id)")
         let result: VisualDiff.Result
         do {
-            result = try await VisualDiff(browser: browser).compare(
-                DeckRevision(folder: old.folder, catalog: old.catalog, label: old.label),
-                DeckRevision(folder: new.folder, catalog: new.catalog, label: new.label), workFolder: work
-            ) { progress.update(done: $1, total: $2, slide: "(\($0)) \($3)") }
-            progress.finish()
+            result = try await VisualDiff(browser: browser).compare(old, new, workFolder: work, progressLabel: "diff \(id)")
         } catch {
-            progress.finish()
             return "\(heading): cannot be made: \(ErrorWording.describe(error))"
         }
         let file = reportFile(id: id, from: old.catalog.revision, to: new.catalog.revision)

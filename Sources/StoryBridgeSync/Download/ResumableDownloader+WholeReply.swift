@@ -20,18 +20,9 @@ extension ResumableDownloader {
             length: head.headers.first(name: "Content-Length").flatMap(Int64.init), etag: Self.strongETag(head.headers))
         var received: Int64 = 0
         do {
-            while let part = try await parts.next() {
-                switch part {
-                case .head: continue
-                case .body(let chunk):
-                    try file.append(chunk)
-                    received += Int64(chunk.readableBytes)
-                    progress(file.offset)
-                    try await rateLimiter?.pay(chunk.readableBytes)
-                case .end:
-                    try file.finishBody()
-                    return received
-                }
+            if try await receiveBody(&parts, into: file, counting: &received, progress: progress) {
+                try file.finishBody()
+                return received
             }
         } catch let error as SyncError {
             throw error

@@ -225,20 +225,34 @@ public struct ResumableDownloader: Sendable {
         default:
             throw SyncError.downloadFailed(presentationId: blob.presentationId, reason: "the server answered HTTP \(status)")
         }
+        var bytes: Int64 = 0
+        defer {
+            received += bytes
+            outcome.transferred += bytes
+        }
+        return try await receiveBody(&parts, into: file, counting: &bytes, progress: progress)
+            ? .complete : .cut("the server closed the connection")
+    }
+
+    /// Writes the body of the response being read into `file`, part by part, reporting progress
+    /// and paying the rate limiter; `bytes` counts what was written, also when a part fails.
+    /// Returns whether the body ended (`false`: the connection closed before its end).
+    func receiveBody(
+        _ parts: inout BlobHTTP.Parts, into file: PartFile, counting bytes: inout Int64, progress: (Int64) -> Void
+    ) async throws -> Bool {
         while let part = try await parts.next() {
             switch part {
             case .head: continue
             case .body(let chunk):
                 try file.append(chunk)
-                received += Int64(chunk.readableBytes)
-                outcome.transferred += Int64(chunk.readableBytes)
+                bytes += Int64(chunk.readableBytes)
                 progress(file.offset)
                 try await rateLimiter?.pay(chunk.readableBytes)
             case .end:
-                return .complete
+                return true
             }
         }
-        return .cut("the server closed the connection")
+        return false
     }
 
     private func backOff(_ failures: Int, blob: Blob, why: String, retryAfter: String?) async throws(SyncError) {
