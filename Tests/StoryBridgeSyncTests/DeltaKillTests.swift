@@ -76,4 +76,19 @@ struct DeltaKillTests {
         try await Self.expectRecovers(lab, old: old, expectOld: false)
         await lab.stopServer()
     }
+
+    @Test("delta work files a killed run left after its swap are removed by the next run, which has nothing to fetch")
+    func workFilesLeftAfterTheSwap() async throws {
+        let (lab, _) = try await Self.labWithUpdate(blobDelay: .zero)
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        // What a kill between the swap and the work files' removal leaves.
+        let downloads = SyncPaths(lab.clientDirectory).downloads
+        for name in ["3-r2.delta.changes.zip", "3-r2.delta.listing.zip"] {
+            #expect(FileManager.default.createFile(atPath: downloads.appendingPathComponent(name).path, contents: Data("PK".utf8)))
+        }
+        let next = try await lab.cli(["sync", "--content"])
+        #expect(next.status == 0, "\(next.errors)")
+        #expect(lab.leftoverDownloads().isEmpty, "\(lab.leftoverDownloads())")
+        await lab.stopServer()
+    }
 }

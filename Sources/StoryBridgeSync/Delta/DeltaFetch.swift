@@ -42,6 +42,20 @@ struct DeltaFetch: Sendable {
         unlink(changesZip.path)
     }
 
+    /// The end of every work file's name: `<id>-r<revision>.delta` then one of these.
+    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip"]
+
+    /// Removes the work files a run that was killed left in `folder`. They are never resumed (a
+    /// run writes them afresh), so any that exist when a run starts, under the sync lock, are
+    /// left over: a kill after the swap and before ``discard()`` leaves one that no later run of
+    /// that presentation would reach, its revision being installed.
+    static func sweepWorkFiles(in folder: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where workFileSuffixes.contains(where: { name.hasSuffix($0) }) {
+            unlink(folder.appendingPathComponent(name).path)
+        }
+    }
+
     /// Fetches the delta of the package at `link` against `installed`. Throws ``DeltaFallback``
     /// when the full download is the way, `PackageError` when the archive is refused.
     func run(

@@ -74,6 +74,7 @@ public struct ContentSync: Sendable {
     public func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
         try await catalog.settleInterruptedDownloads()
         DeltaIndex.sweep(in: library.directory)
+        DeltaFetch.sweepWorkFiles(in: paths.downloads)
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
             (Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'")), try RevisionPin.all(db))
