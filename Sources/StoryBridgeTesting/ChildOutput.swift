@@ -11,7 +11,7 @@ import Foundation
 /// A child still running after `limit` is killed (SIGKILL) and a line saying so ends its
 /// standard error, so a child that hangs fails its test instead of hanging the suite.
 public func readUntilExit(
-    _ process: ChildProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
+    _ process: LaunchedProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
 ) -> (output: Data, errors: Data) {
     let killAt = ContinuousClock.now + limit
     var killed = false
@@ -22,7 +22,7 @@ public func readUntilExit(
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while open.contains(true) {
         if !killed, ContinuousClock.now > killAt, process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            process.kill()
             killed = true
         }
         var polls = descriptors.enumerated().filter { open[$0.offset] }.map { pollfd(fd: $0.element, events: Int16(POLLIN), revents: 0) }
@@ -50,7 +50,7 @@ public func readUntilExit(
 /// ``readUntilExit(_:output:errors:limit:)`` on a thread of its own, for async callers (never
 /// block a cooperative thread on a child).
 public func readUntilExit(
-    _ process: ChildProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
+    _ process: LaunchedProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
 ) async -> (output: Data, errors: Data) {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
@@ -59,27 +59,12 @@ public func readUntilExit(
     }
 }
 
-/// Waits for `process` to exit on a thread of its own (never a cooperative one: a child whose
-/// shutdown needs a server in this test process must not find the pool blocked). A child still
-/// running after `limit` is killed (SIGKILL); the answer says whether it exited by itself.
+/// Waits for `process` to exit, holding no thread (a child whose shutdown needs a server in this
+/// test process must not find the pool blocked). A child still running after `limit` is killed
+/// (SIGKILL); the answer says whether it exited by itself.
 @discardableResult
-public func waitForExit(_ process: ChildProcess, limit: Duration = .seconds(60)) async -> Bool {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread {
-            let killAt = ContinuousClock.now + limit
-            var killed = false
-            while process.isRunning, !killed {
-                if ContinuousClock.now > killAt {
-                    kill(process.processIdentifier, SIGKILL)
-                    killed = true
-                } else {
-                    usleep(10_000)
-                }
-            }
-            process.waitUntilExit()
-            continuation.resume(returning: !killed)
-        }
-    }
+public func waitForExit(_ process: LaunchedProcess, limit: Duration = .seconds(60)) async -> Bool {
+    await process.exit(killingAfter: limit)
 }
 
 /// Reads `pipe` on a thread of its own (never a cooperative one) until what was read contains

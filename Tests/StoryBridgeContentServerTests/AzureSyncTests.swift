@@ -8,14 +8,10 @@ import Testing
 struct AzureSyncTests {
     /// Runs the built CLI with `arguments` and waits for it.
     static func cli(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(), arguments: arguments, output: .pipe(output), error: .pipe(errors))
         let (out, err) = await readUntilExit(process, output: output, errors: errors)
         return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
     }

@@ -157,17 +157,14 @@ struct ContentServerCommandLineTests {
         defer { server.process.terminate() }
         #expect(server.baseURL.hasPrefix("https://127.0.0.1:"), "\(server.banner)")
         #expect(await server.stop())
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = [
-            "content-server", "--port", "0", "--data-dir", lab.directory.root.path, "--client-id", "a", "--client-secret", "b",
-            "--tls-cert", files.certificateChain.path,
-        ]
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(),
+            arguments: [
+                "content-server", "--port", "0", "--data-dir", lab.directory.root.path, "--client-id", "a", "--client-secret", "b",
+                "--tls-cert", files.certificateChain.path,
+            ], output: .pipe(output), error: .pipe(errors))
         let (_, err) = await readUntilExit(process, output: output, errors: errors)
         #expect(process.terminationStatus != 0)
         #expect(String(decoding: err, as: UTF8.self).contains("--tls-cert and --tls-key go together"))
@@ -178,14 +175,10 @@ struct ContentServerCommandLineTests {
         // Read on a thread of its own until the child exits (not to end-of-file: a browser
         // started by another test at the same moment can hold the pipe open).
         func run(_ arguments: [String]) async throws -> (Int32, String) {
-            let process = ChildProcess()
-            process.executableURL = try storybridgeExecutable()
-            process.arguments = arguments
             let output = Pipe()
             let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            let process = try await LaunchedProcess.launch(
+                try storybridgeExecutable(), arguments: arguments, output: .pipe(output), error: .pipe(errors))
             let (out, err) = await readUntilExit(process, output: output, errors: errors)
             return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
         }
@@ -206,7 +199,7 @@ struct ContentServerCommandLineTests {
 
 /// `storybridge content-server --port 0` over a lab's data folder, as a child process.
 struct ContentServerProcess {
-    let process: ChildProcess
+    let process: LaunchedProcess
     /// `http://127.0.0.1:PORT`, from the line it prints.
     let baseURL: String
     /// What it printed before "Press Ctrl-C".
@@ -214,13 +207,10 @@ struct ContentServerProcess {
 
     /// Starts the server with `arguments` after `--port 0 --data-dir`, and waits for its address.
     static func start(_ lab: ContentLab, _ arguments: [String]) async throws -> ContentServerProcess {
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = ["content-server", "--port", "0", "--data-dir", lab.directory.root.path] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(), arguments: ["content-server", "--port", "0", "--data-dir", lab.directory.root.path] + arguments,
+            output: .pipe(output), error: .discard)
         let text = await readUntil("Ctrl-C", from: output)
         guard let match = text.firstMatch(of: /listening on (https?:\/\/127\.0\.0\.1:\d+)\//) else {
             process.terminate()

@@ -41,14 +41,12 @@ struct AnalyticsCommandTests {
         #expect(status["sent"] == 0)
 
         let collectorData = FileManager.default.temporaryDirectory.appendingPathComponent("sb-col-\(UUID().uuidString)")
-        let collector = ChildProcess()
-        collector.executableURL = try storybridgeExecutable()
-        collector.arguments = [
-            "collector", "--port", "0", "--key", "k1", "--secret", "s1", "--data-dir", collectorData.path,
-        ]
         let output = Pipe()
-        collector.standardOutput = output
-        try collector.run()
+        let collector = try await LaunchedProcess.launch(
+            try storybridgeExecutable(),
+            arguments: [
+                "collector", "--port", "0", "--key", "k1", "--secret", "s1", "--data-dir", collectorData.path,
+            ], output: .pipe(output))
         let text = await readUntil("Ctrl-C", from: output)
         let port = try #require(text.firstMatch(of: /127\.0\.0\.1:(\d+)\//)?.1)
         let upload = try await runCLI([

@@ -23,21 +23,13 @@ func runStorybridge(
     _ arguments: [String], environment: [String: String]? = nil, asUnprivilegedUser: Bool = false
 ) async throws -> CLIResult {
     let binary = try storybridgeExecutable()
-    let process = ChildProcess()
-    if asUnprivilegedUser && getuid() == 0 {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
-    } else {
-        process.executableURL = binary
-        process.arguments = arguments
-    }
-    if let environment { process.environment = environment }
+    let unprivileged = asUnprivilegedUser && getuid() == 0
     let output = Pipe()
     let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
+    let process = try await LaunchedProcess.launch(
+        unprivileged ? URL(fileURLWithPath: "/usr/bin/setpriv") : binary,
+        arguments: unprivileged ? ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments : arguments,
+        environment: environment, input: .discard, output: .pipe(output), error: .pipe(errors))
     let (out, err) = await readUntilExit(process, output: output, errors: errors)
     return CLIResult(
         status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),

@@ -34,7 +34,7 @@ extension ManualHostClock {
 }
 
 /// Sends SIGKILL to `process` and waits for it on a thread of its own.
-func killHard(_ process: ChildProcess) async {
-    kill(process.processIdentifier, SIGKILL)
+func killHard(_ process: LaunchedProcess) async {
+    process.kill()
     await waitForExit(process)
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// A `storybridge serve` child process, started and read until it says it is ready.
 struct ServeProcess {
-    let process: ChildProcess
+    let process: LaunchedProcess
     /// What it printed on standard output up to "Press Ctrl-C".
     let output: String
     /// The address it serves, e.g. `http://127.0.0.1:40211`.
@@ -20,13 +20,10 @@ struct ServeProcess {
     static func start(_ arguments: [String]) async throws -> ServeProcess {
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
         _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = ["serve"] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorsFile)
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(), arguments: ["serve"] + arguments, output: .pipe(output),
+            error: .handle(try FileHandle(forWritingTo: errorsFile)))
         let text = await readUntil("Ctrl-C", from: output, limit: .seconds(30))
         guard let match = text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/) else {
             process.terminate()
@@ -50,9 +47,9 @@ struct ServeProcess {
             viaDeepLink: false)
     }
 
-    /// Sends Ctrl-C, waits for the exit and returns the exit status. The wait runs on a thread of
-    /// its own: blocking a test task would take a cooperative thread that other tests' in-process
-    /// clients need (there are two on a 2-core machine).
+    /// Sends Ctrl-C, waits for the exit and returns the exit status. The wait holds no thread:
+    /// blocking a test task would take a cooperative thread that other tests' in-process clients
+    /// need (there are two on a 2-core machine).
     @discardableResult
     func interrupt() async -> Int32 {
         process.interrupt()

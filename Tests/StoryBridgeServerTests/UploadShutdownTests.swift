@@ -18,18 +18,13 @@ struct UploadShutdownTests {
             "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size",
             String(batchSize), "--upload-interval", "0.05",
         ]
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try await LaunchedProcess.launch(try storybridgeExecutable(), arguments: arguments, output: .discard, error: .discard)
         // Stop it in the middle of a batch: 25 records in, with 30 ms per record.
         let deadline = ContinuousClock.now + .seconds(120)
         while try received.messages().count < 25, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        kill(process.processIdentifier, SIGTERM)
+        process.send(SIGTERM)
         #expect(await waitForExit(process), "upload did not stop within a minute of SIGTERM")
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
@@ -67,7 +62,7 @@ struct UploadShutdownTests {
         while try received.messages().count < 15, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        kill(serve.process.processIdentifier, SIGTERM)
+        serve.process.send(SIGTERM)
         #expect(await waitForExit(serve.process), "serve did not stop within a minute of SIGTERM")
         #expect(serve.process.terminationReason == .exit)
         #expect(serve.process.terminationStatus == 0)

@@ -66,17 +66,14 @@ struct UploadTests {
     func signatureMatchesPython() async throws {
         let expiration = "2026-11-22T10:00:00Z"
         let ours = StoryIoTSignature.sign(key: "key1", expiration: expiration, secret: "s3cr3t")
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import hmac,hashlib,base64;print(base64.b64encode(hmac.new(b's3cr3t',b'key=key1expiration=\(expiration)',hashlib.sha512).digest()).decode().replace('/','_').replace('+','-'))",
-        ]
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: [
+                "python3", "-c",
+                "import hmac,hashlib,base64;print(base64.b64encode(hmac.new(b's3cr3t',b'key=key1expiration=\(expiration)',hashlib.sha512).digest()).decode().replace('/','_').replace('+','-'))",
+            ], output: .pipe(output), error: .pipe(errors))
         // Read until python has exited, on a thread of its own (a browser started by another test
         // at the same moment can hold the pipe open, so end-of-file may never come).
         let (printed, _) = await readUntilExit(process, output: output, errors: errors)
@@ -255,17 +252,12 @@ struct UploadTests {
             "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size", "10",
             "--upload-interval", "0.05",
         ]
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try await LaunchedProcess.launch(try storybridgeExecutable(), arguments: arguments, output: .discard, error: .discard)
         let deadline = ContinuousClock.now + .seconds(120)
         while try received.messages().count < 40, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        kill(process.processIdentifier, SIGKILL)
+        process.kill()
         await waitForExit(process)
         let atKill = try received.messages().count
         #expect(atKill >= 40 && atKill < 160)

@@ -11,14 +11,10 @@ import Testing
 struct BlobTLSTests {
     /// Runs a command to its end; returns its status.
     func run(_ command: String) async throws -> Int32 {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command], output: .pipe(output), error: .pipe(errors))
         _ = await readUntilExit(process, output: output, errors: errors)
         return process.terminationStatus
     }
@@ -37,13 +33,11 @@ struct BlobTLSTests {
             "cd '\(folder.path)' && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 "
                 + "-subj /CN=localhost -addext subjectAltName=DNS:localhost")
         try #require(made == 0, "openssl could not make a certificate")
-        let server = ChildProcess()
-        server.executableURL = URL(fileURLWithPath: "/bin/sh")
-        server.arguments = ["-c", "cd '\(folder.path)' && exec openssl s_server -accept 127.0.0.1:0 -cert cert.pem -key key.pem -WWW"]
         let output = Pipe()
-        server.standardOutput = output
-        server.standardError = Pipe()
-        try server.run()
+        let server = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: "/bin/sh"),
+            arguments: ["-c", "cd '\(folder.path)' && exec openssl s_server -accept 127.0.0.1:0 -cert cert.pem -key key.pem -WWW"],
+            output: .pipe(output), error: .pipe(Pipe()))
         defer { server.terminate() }
         let text = await readUntil("ACCEPT", from: output, limit: .seconds(20))
         let port = try #require(text.firstMatch(of: /ACCEPT 127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) })

@@ -55,9 +55,9 @@ struct DeltaKillTests {
     @Test("SIGKILL while the changed entries are being fetched (the changes zip exists): old revision served, next sync completes by delta")
     func killedFetchingEntries() async throws {
         let (lab, old) = try await Self.labWithUpdate(blobDelay: .milliseconds(500))
-        let child = try lab.spawn(["sync", "--content"])
+        let child = try await lab.spawn(["sync", "--content"])
         try await SyncLab.waitUntil { lab.leftoverDownloads().contains { $0.hasSuffix(".delta.changes.zip") } }
-        kill(child.process.processIdentifier, SIGKILL)
+        child.process.kill()
         _ = await SyncLab.finish(child)
         #expect(lab.leftoverDownloads().contains { $0.hasSuffix(".delta.changes.zip") })
         try await Self.expectRecovers(lab, old: old, expectOld: true)
@@ -69,9 +69,9 @@ struct DeltaKillTests {
         arguments: [100, 250, 400, 550, 700, 850, 1000])
     func killedAtMoments(afterMilliseconds delay: Int) async throws {
         let (lab, old) = try await Self.labWithUpdate(blobDelay: .milliseconds(300))
-        let child = try lab.spawn(["sync", "--content"])
+        let child = try await lab.spawn(["sync", "--content"])
         try await Task.sleep(for: .milliseconds(delay))
-        kill(child.process.processIdentifier, SIGKILL)
+        child.process.kill()
         _ = await SyncLab.finish(child)
         try await Self.expectRecovers(lab, old: old, expectOld: false)
         await lab.stopServer()

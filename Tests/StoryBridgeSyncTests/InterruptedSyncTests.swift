@@ -42,9 +42,9 @@ struct InterruptedSyncTests {
     @Test("SIGKILL during a download, then a sync that resumes and completes with nothing corrupt")
     func killedThenResumed() async throws {
         let lab = try await slowLab()
-        let child = try lab.spawn(["sync", "--content"])
+        let child = try await lab.spawn(["sync", "--content"])
         try await SyncLab.waitUntil { partBytes(lab) > 300_000 }
-        kill(child.process.processIdentifier, SIGKILL)
+        child.process.kill()
         _ = await SyncLab.finish(child)
         let kept = partBytes(lab)
         #expect(kept > 0 && kept < Int64(Self.packageBytes))
@@ -63,9 +63,9 @@ struct InterruptedSyncTests {
         arguments: [SIGINT, SIGTERM])
     func interruptedThenResumed(signal: Int32) async throws {
         let lab = try await slowLab()
-        let child = try lab.spawn(["sync", "--content"])
+        let child = try await lab.spawn(["sync", "--content"])
         try await SyncLab.waitUntil { partBytes(lab) > 300_000 }
-        kill(child.process.processIdentifier, signal)
+        child.process.send(signal)
         let stopped = await SyncLab.finish(child)
         #expect(stopped.status == 130, "\(stopped.errors)")
         #expect(stopped.errors.contains("partial downloads are kept"))

@@ -155,16 +155,11 @@ struct RevisionDiffSyncTests {
 extension SyncLab {
     /// Runs the CLI like ``cli(_:input:)`` with `environment` instead of this process's.
     func cli(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, output: String, errors: String) {
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = arguments + ["--data-dir", clientDirectory.root.path]
-        process.environment = environment
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(), arguments: arguments + ["--data-dir", clientDirectory.root.path], environment: environment,
+            input: .discard, output: .pipe(output), error: .pipe(errors))
         return await Self.finish((process, output, errors))
     }
 

@@ -93,12 +93,12 @@ final class SyncLab: @unchecked Sendable {
     /// Runs the CLI with `--data-dir` of the client folder; `input` goes to standard input. The
     /// wait happens on a thread of its own (never a dispatch or cooperative one), so the in-process content server keeps its threads.
     func cli(_ arguments: [String], input: String? = nil) async throws -> (status: Int32, output: String, errors: String) {
-        let process = try spawn(arguments, input: input)
+        let process = try await spawn(arguments, input: input)
         return await Self.finish(process)
     }
 
     /// Waits for a spawned CLI to exit and returns its status and output.
-    static func finish(_ process: (process: ChildProcess, output: Pipe, errors: Pipe)) async -> (
+    static func finish(_ process: (process: LaunchedProcess, output: Pipe, errors: Pipe)) async -> (
         status: Int32, output: String, errors: String
     ) {
         let (out, err) = await readUntilExit(process.process, output: process.output, errors: process.errors)
@@ -106,17 +106,13 @@ final class SyncLab: @unchecked Sendable {
     }
 
     /// Starts the CLI without waiting for it.
-    func spawn(_ arguments: [String], input: String? = nil) throws -> (process: ChildProcess, output: Pipe, errors: Pipe) {
-        let process = ChildProcess()
-        process.executableURL = try storybridgeExecutable()
-        process.arguments = arguments + ["--data-dir", clientDirectory.root.path]
+    func spawn(_ arguments: [String], input: String? = nil) async throws -> (process: LaunchedProcess, output: Pipe, errors: Pipe) {
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
         let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(), arguments: arguments + ["--data-dir", clientDirectory.root.path], input: .pipe(stdin),
+            output: .pipe(output), error: .pipe(errors))
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
         return (process, output, errors)
@@ -126,9 +122,9 @@ final class SyncLab: @unchecked Sendable {
     /// SIGINT and waits for it to exit (killing it after a minute, which fails the test), also when
     /// `body` throws.
     func withServe(
-        _ arguments: [String], _ body: ((process: ChildProcess, output: Pipe, errors: Pipe)) async throws -> Void
+        _ arguments: [String], _ body: ((process: LaunchedProcess, output: Pipe, errors: Pipe)) async throws -> Void
     ) async throws {
-        let serve = try spawn(["serve"] + arguments)
+        let serve = try await spawn(["serve"] + arguments)
         do {
             try await body(serve)
         } catch {

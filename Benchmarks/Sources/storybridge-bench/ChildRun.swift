@@ -10,22 +10,12 @@ struct ChildRun: Sendable {
     var peakRSSKiB: Int
 
     static func run(_ executable: String, _ arguments: [String], pollRSS: Bool = false) async throws -> ChildRun {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        return try await withCheckedThrowingContinuation { continuation in
+        let started = ContinuousClock.now
+        let process = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: executable), arguments: arguments, input: .discard, output: .pipe(output), error: .pipe(output))
+        return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let started = ContinuousClock.now
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
                 let collected = CollectedOutput(output.fileHandleForReading)
                 var peak = 0
                 if pollRSS {

@@ -9,7 +9,7 @@ import StoryBridgeTesting
 /// (`--bench-echo`) and without the file watcher: its base URL and launch token, and a way to stop it.
 /// The binary is the `storybridge` next to this benchmark's own binary (same build configuration).
 final class ServeChild {
-    let process: ChildProcess
+    let process: LaunchedProcess
     let port: Int
     let token: String
     private let dataFolder: URL
@@ -17,7 +17,7 @@ final class ServeChild {
     var base: String { "http://127.0.0.1:\(port)" }
     var pid: Int32 { process.processIdentifier }
 
-    private init(process: ChildProcess, port: Int, token: String, dataFolder: URL) {
+    private init(process: LaunchedProcess, port: Int, token: String, dataFolder: URL) {
         self.process = process
         self.port = port
         self.token = token
@@ -38,16 +38,13 @@ final class ServeChild {
     /// Starts `storybridge serve FOLDER --port 0 --bench-echo --no-watch` with a fresh data folder
     /// and waits until it listens; `slide` is a root slide whose page carries the launch token.
     static func start(folder: URL, extraArguments: [String] = [], slide: String = "index.html") async throws -> ServeChild {
-        let server = ChildProcess()
-        server.executableURL = binary()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
-        server.arguments =
+        let arguments =
             [
                 "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path, "--no-watch",
             ] + extraArguments
         let output = Pipe()
-        server.standardOutput = output
-        try server.run()
+        let server = try await LaunchedProcess.launch(binary(), arguments: arguments, output: .pipe(output))
         let text = await readUntil("Ctrl-C", from: output, limit: .seconds(60))
         guard text.contains("Ctrl-C") else {
             server.terminate()
@@ -62,7 +59,7 @@ final class ServeChild {
             return ServeChild(process: server, port: port, token: token, dataFolder: data)
         } catch {
             server.terminate()
-            server.waitUntilExit()
+            await server.exit()
             throw error
         }
     }

@@ -28,10 +28,10 @@ public final class HeadlessChromium: Sendable {
     public let devToolsPort: Int
     /// The browser-wide DevTools path, `/devtools/browser/<id>`.
     public let browserPath: String
-    private let process: ChildProcess
+    private let process: LaunchedProcess
     private let profile: URL
 
-    private init(binary: String, devToolsPort: Int, browserPath: String, process: ChildProcess, profile: URL) {
+    private init(binary: String, devToolsPort: Int, browserPath: String, process: LaunchedProcess, profile: URL) {
         self.binary = binary
         self.devToolsPort = devToolsPort
         self.browserPath = browserPath
@@ -71,9 +71,7 @@ public final class HeadlessChromium: Sendable {
         let binary = try locate(explicit: explicit)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments =
+        let arguments =
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
@@ -84,9 +82,8 @@ public final class HeadlessChromium: Sendable {
                 "about:blank"
             ]
         let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: binary), arguments: arguments, output: .discard, error: .pipe(errors))
         LaunchedBrowsers.register(process.processIdentifier)
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
         let deadline = ContinuousClock.now + timeout

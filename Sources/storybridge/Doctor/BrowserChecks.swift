@@ -67,24 +67,14 @@ enum BrowserChecks {
 /// Runs a program to completion and returns what it printed, waiting on a thread of its own.
 enum ProgramOutput {
     static func run(_ binary: String, _ arguments: [String]) async -> String? {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return nil
+        guard
+            let process = try? await LaunchedProcess.launch(
+                URL(fileURLWithPath: binary), arguments: arguments, input: .discard, output: .pipe(output), error: .discard)
+        else { return nil }
+        let data = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }
         }
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil)
-            }
-        }
+        return await process.exit() == 0 && process.terminationReason == .exit ? String(decoding: data, as: UTF8.self) : nil
     }
 }
