@@ -1,11 +1,14 @@
-import Crypto
 import Foundation
+import JWTKit
 
 /// The claims of a token the server issues (a JWT signed with HS256), shaped as the StoryCLM auth
 /// service's: `iss`, `aud`, `nbf`, `exp`, `client_id` (the OAuth client id), `scope` (an array);
 /// for a user also `sub` (a stable GUID), `name` (the user name), `fullname`, `auth_time`, `idp`.
 /// `typ` and, on refresh tokens, `sid` and `gen` are this server's own.
-public struct AccessTokenClaims: Sendable, Hashable, Codable {
+///
+/// The times are checked by ``JSONWebToken/verify(_:kind:now:)`` against the server's clock (which
+/// tests move by hand), not by jwt-kit's ``verify(using:)``, which knows no clock but the system's.
+public struct AccessTokenClaims: Sendable, Hashable, JWTPayload {
     /// The issuer: the server's base URL.
     public var iss: String
     /// The audiences: `{iss}/resources` and the API scopes.
@@ -54,6 +57,10 @@ public struct AccessTokenClaims: Sendable, Hashable, Codable {
         self.sid = sid
         self.gen = gen
     }
+
+    /// Nothing to check once jwt-kit has checked the signature: ``JSONWebToken/verify(_:kind:now:)``
+    /// checks the kind and the times against the server's clock.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// Why a token was not accepted.
@@ -65,62 +72,44 @@ public enum TokenVerificationError: Error, Sendable, Equatable {
     case wrongKind
 }
 
-/// Signs and checks compact JWTs (`header.payload.signature`, base64url) with HMAC-SHA256.
+/// Signs and checks compact JWTs with HMAC-SHA256 (HS256), through jwt-kit.
 public struct JSONWebToken: Sendable {
-    let keyBytes: Data
-    var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    /// jwt-kit's key collection holding the HMAC key; adding a key is an actor call, so the
+    /// collection is made once, by a task started in ``init(key:)``.
+    private let keys: Task<JWTKeyCollection, Never>
     /// How far past `exp` a token is still accepted (clocks of client and server differ a little).
     public var allowedClockSkew: TimeInterval = 5
 
     /// A signer with the HMAC key `key`.
     public init(key: Data) {
-        keyBytes = key
+        let hmac = HMACKey(from: key)
+        keys = Task { await JWTKeyCollection().add(hmac: hmac, digestAlgorithm: .sha256) }
     }
 
-    /// A signed token carrying `claims`.
-    public func sign(_ claims: AccessTokenClaims) -> String {
-        let header = Base64URL.encode(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // Encoding a struct of strings and integers cannot fail.
-        let payload = Base64URL.encode((try? encoder.encode(claims)) ?? Data())
-        let signingInput = header + "." + payload
-        let signature = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: key)
-        return signingInput + "." + Base64URL.encode(Data(signature))
+    /// A signed token carrying `claims` (header `{"alg":"HS256","typ":"JWT"}`).
+    public func sign(_ claims: AccessTokenClaims) async -> String {
+        do {
+            return try await keys.value.sign(claims)
+        } catch {
+            // An HMAC key is always present and the claims are strings and integers: jwt-kit has
+            // nothing to fail on here.
+            preconditionFailure("signing a token with the HMAC key failed: \(error)")
+        }
     }
 
     /// The claims of `token` if its signature is ours, it is of `kind` and it has not expired at `now`.
-    public func verify(_ token: String, kind: String, now: Date = Date()) throws(TokenVerificationError) -> AccessTokenClaims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let signature = Base64URL.decode(String(parts[2])),
-            let header = Base64URL.decode(String(parts[0])),
-            let headerFields = try? JSONDecoder().decode([String: String].self, from: header), headerFields["alg"] == "HS256"
-        else { throw .malformed }
-        let signingInput = Data("\(parts[0]).\(parts[1])".utf8)
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: signingInput, using: key) else {
+    public func verify(_ token: String, kind: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
+        let claims: AccessTokenClaims
+        do {
+            claims = try await keys.value.verify(token, as: AccessTokenClaims.self)
+        } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
             throw .badSignature
+        } catch {
+            throw .malformed
         }
-        guard let payload = Base64URL.decode(String(parts[1])),
-            let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload)
-        else { throw .malformed }
         guard claims.typ == kind else { throw .wrongKind }
         guard TimeInterval(claims.exp) + allowedClockSkew > now.timeIntervalSince1970 else { throw .expired }
         guard TimeInterval(claims.nbf) - allowedClockSkew <= now.timeIntervalSince1970 else { throw .notYetValid }
         return claims
-    }
-}
-
-/// Base64 with the URL alphabet and no padding (RFC 7515 §2).
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

@@ -23,7 +23,7 @@ struct BearerTokenMiddleware: RouterMiddleware {
         let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
         var context = context
         do throws(TokenVerificationError) {
-            context.claims = try tokens.verifyAccessToken(token, now: clock.now)
+            context.claims = try await tokens.verifyAccessToken(token, now: clock.now)
         } catch {
             throw ContentAPIError.unauthorized(Self.explain(error))
         }

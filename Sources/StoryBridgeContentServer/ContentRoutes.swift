@@ -24,7 +24,7 @@ struct ContentRoutes: Sendable {
             let keys = LoginThrottle.keys(address: context.remoteAddress, form: fields)
             try throttle.check(keys, now: now)
             do {
-                let reply = try tokens.grant(fields, now: now)
+                let reply = try await tokens.grant(fields, now: now)
                 throttle.succeeded(keys)
                 return JSONReply.response(reply)
             } catch let error as TokenEndpointError where error.countsAsFailedLogin {

@@ -45,9 +45,9 @@ final class RefreshTokenRotation: Sendable {
     }
 
     /// Starts a family for a new login; `sign` makes its first token (generation 0) from the family id.
-    func start(now: Date, expiresAt: Double, sign: (_ family: String, _ generation: Int) -> String) -> String {
+    func start(now: Date, expiresAt: Double, sign: (_ family: String, _ generation: Int) async -> String) async -> String {
         let family = UUID().uuidString.lowercased()
-        let token = sign(family, 0)
+        let token = await sign(family, 0)
         families.withLock { families in
             families[family] = Family(generation: 0, rotatedAt: now.timeIntervalSince1970, successor: token, expiresAt: expiresAt)
             save(pruned(&families, now: now))
@@ -57,17 +57,20 @@ final class RefreshTokenRotation: Sendable {
 
     /// The refresh token that replaces generation `generation` of `family`: a new one (signed by
     /// `sign` with the next generation) when `generation` is current, the same successor again when
-    /// it is the previous one and the rotation is less than ``grace`` seconds old.
+    /// it is the previous one and the rotation is less than ``grace`` seconds old. The next token is
+    /// signed before the state is locked (signing awaits jwt-kit's key collection) and used only
+    /// when `generation` is current.
     func rotate(
-        family id: String, generation: Int, now: Date, expiresAt: Double, sign: (_ family: String, _ generation: Int) -> String
-    ) throws(TokenEndpointError) -> String {
+        family id: String, generation: Int, now: Date, expiresAt: Double, sign: (_ family: String, _ generation: Int) async -> String
+    ) async throws(TokenEndpointError) -> String {
+        let candidate = await sign(id, generation + 1)
         let outcome: Result<String, TokenEndpointError> = families.withLock { families in
             guard var family = families[id] else {
                 return .failure(.invalidGrant("the refresh token is no longer valid (its login is unknown or has ended)"))
             }
             let seconds = now.timeIntervalSince1970
             if generation == family.generation {
-                let next = sign(id, generation + 1)
+                let next = candidate
                 family.generation += 1
                 family.rotatedAt = seconds
                 family.successor = next

@@ -48,14 +48,14 @@ public final class TokenService: Sendable {
     }
 
     /// Answers a token request given its decoded form fields.
-    public func grant(_ form: [String: String], now: Date = Date()) throws(TokenEndpointError) -> TokenReply {
+    public func grant(_ form: [String: String], now: Date = Date()) async throws(TokenEndpointError) -> TokenReply {
         guard let grantType = form["grant_type"], !grantType.isEmpty else {
             throw .invalidRequest("grant_type is missing")
         }
         switch grantType {
         case "client_credentials":
             let service = try authenticate(form, among: accounts.services, grant: grantType)
-            return reply(clientId: service.clientId, user: nil, loggedInAt: nil, refresh: nil, now: now)
+            return await reply(clientId: service.clientId, user: nil, loggedInAt: nil, refresh: nil, now: now)
         case "password":
             let app = try authenticate(form, among: accounts.apps, grant: grantType)
             let username = try required("username", in: form)
@@ -64,17 +64,18 @@ public final class TokenService: Sendable {
                 throw .invalidGrant("wrong user name or password")
             }
             let loggedInAt = Int64(now.timeIntervalSince1970)
-            let refresh = rotation.start(now: now, expiresAt: refreshExpiry(now)) { family, generation in
-                refreshToken(user: user, clientId: app.clientId, loggedInAt: loggedInAt, family: family, generation: generation, now: now)
+            let refresh = await rotation.start(now: now, expiresAt: refreshExpiry(now)) { family, generation in
+                await refreshToken(
+                    user: user, clientId: app.clientId, loggedInAt: loggedInAt, family: family, generation: generation, now: now)
             }
-            return reply(clientId: app.clientId, user: user, loggedInAt: loggedInAt, refresh: refresh, now: now)
+            return await reply(clientId: app.clientId, user: user, loggedInAt: loggedInAt, refresh: refresh, now: now)
         case "refresh_token":
             let app = try authenticate(form, among: accounts.apps, grant: grantType)
             let presented = try required("refresh_token", in: form)
             if rejectRefresh { throw .invalidGrant("refresh tokens are refused (--test-reject-refresh)") }
             let claims: AccessTokenClaims
             do throws(TokenVerificationError) {
-                claims = try tokens.verify(presented, kind: "refresh", now: now)
+                claims = try await tokens.verify(presented, kind: "refresh", now: now)
             } catch {
                 throw .invalidGrant(error == .expired ? "the refresh token has expired" : "the refresh token is not valid")
             }
@@ -86,19 +87,20 @@ public final class TokenService: Sendable {
                 throw .invalidGrant("the refresh token is not valid (it names no login)")
             }
             let loggedInAt = claims.auth_time ?? claims.iat
-            let refresh = try rotation.rotate(family: family, generation: generation, now: now, expiresAt: refreshExpiry(now)) {
+            let refresh = try await rotation.rotate(family: family, generation: generation, now: now, expiresAt: refreshExpiry(now)) {
                 family, generation in
-                refreshToken(user: user, clientId: app.clientId, loggedInAt: loggedInAt, family: family, generation: generation, now: now)
+                await refreshToken(
+                    user: user, clientId: app.clientId, loggedInAt: loggedInAt, family: family, generation: generation, now: now)
             }
-            return reply(clientId: app.clientId, user: user, loggedInAt: loggedInAt, refresh: refresh, now: now)
+            return await reply(clientId: app.clientId, user: user, loggedInAt: loggedInAt, refresh: refresh, now: now)
         default:
             throw .unsupportedGrantType("grant_type '\(grantType)' is not supported (client_credentials, password, refresh_token)")
         }
     }
 
     /// The claims of a valid access token.
-    public func verifyAccessToken(_ token: String, now: Date = Date()) throws(TokenVerificationError) -> AccessTokenClaims {
-        try tokens.verify(token, kind: "access", now: now)
+    public func verifyAccessToken(_ token: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
+        try await tokens.verify(token, kind: "access", now: now)
     }
 
     private func required(_ field: String, in form: [String: String]) throws(TokenEndpointError) -> String {
@@ -137,20 +139,20 @@ public final class TokenService: Sendable {
 
     private func refreshToken(
         user: ContentServerAccounts.User, clientId: String, loggedInAt: Int64, family: String, generation: Int, now: Date
-    ) -> String {
+    ) async -> String {
         var refresh = claims(
             clientId: clientId, user: user, loggedInAt: loggedInAt, scopes: Self.userScopes, typ: "refresh",
             lifetime: refreshTokenLifetime, now: now)
         refresh.sid = family
         refresh.gen = generation
-        return tokens.sign(refresh)
+        return await tokens.sign(refresh)
     }
 
     private func reply(
         clientId: String, user: ContentServerAccounts.User?, loggedInAt: Int64?, refresh: String?, now: Date
-    ) -> TokenReply {
+    ) async -> TokenReply {
         let scopes = user == nil ? Self.serviceScopes : Self.userScopes
-        let access = tokens.sign(
+        let access = await tokens.sign(
             claims(
                 clientId: clientId, user: user, loggedInAt: loggedInAt, scopes: scopes, typ: "access", lifetime: accessTokenLifetime,
                 now: now))

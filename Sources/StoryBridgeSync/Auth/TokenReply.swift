@@ -1,4 +1,5 @@
 import Foundation
+import JWTKit
 
 /// The token endpoint's answer.
 public struct TokenReply: Decodable, Sendable, Hashable {
@@ -18,22 +19,28 @@ public struct TokenReply: Decodable, Sendable, Hashable {
 }
 
 /// The claims of an access token (a JWT) sync reads: who is logged in and until when. The
-/// signature is the server's business; a token that is not a JWT simply has no claims.
+/// signature is the server's business (sync holds no key, so jwt-kit reads the token unverified);
+/// a token that is not a JWT simply has no claims.
 public struct AccessTokenClaims: Sendable, Hashable {
     public var subject: String?
     public var fullName: String?
     public var expires: Date?
 
+    /// The claims `jwt` carries; none when it is not a JWT.
     public init(jwt: String) {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64),
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-        else { return }
-        subject = object["sub"] as? String
-        fullName = object["fullname"] as? String
-        if let exp = object["exp"] as? NSNumber { expires = Date(timeIntervalSince1970: exp.doubleValue) }
+        guard let payload = try? DefaultJWTParser().parse(Array(jwt.utf8), as: ReadClaims.self).payload else { return }
+        subject = payload.sub
+        fullName = payload.fullname
+        expires = payload.exp
+    }
+
+    /// The payload fields sync reads; any other claim is ignored.
+    private struct ReadClaims: JWTPayload {
+        var sub: String?
+        var fullname: String?
+        var exp: Date?
+
+        /// Nothing to check: sync cannot verify the server's signature and only displays these.
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 }
