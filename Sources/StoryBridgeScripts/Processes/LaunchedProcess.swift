@@ -126,9 +126,11 @@ public final class LaunchedProcess: Sendable {
         return LaunchedProcess(processIdentifier: pid, state: state, supervisor: supervisor)
     }
 
-    /// Whether the child has not ended yet (seen within about 10 ms of its end).
+    /// Whether the child has not ended yet. Asks the system (without collecting the exit), so it
+    /// does not wait for the supervising task: ``waitUntilExit()`` works with every cooperative
+    /// thread blocked.
     public var isRunning: Bool {
-        state.life.withLock { if case .running = $0 { true } else { false } }
+        !state.checkEnded(processIdentifier)
     }
 
     /// Its exit code, or the number of the signal that ended it; 0 while it runs.
@@ -199,15 +201,22 @@ private final class ChildState: Sendable {
     let started = Mutex<CheckedContinuation<Int32, any Error>?>(nil)
     let life = Mutex(LaunchedProcess.Life.running)
 
-    /// Marks the child ended once it has (its exit not collected yet), checking every 10 ms; thrown
+    /// Returns once the child has ended (its exit not collected yet), checking every 10 ms; thrown
     /// out of by cancellation, which makes swift-subprocess kill the child.
     func watch(_ pid: Int32) async throws {
-        while true {
-            if let status = Self.endedStatus(pid) {
-                life.withLock { $0 = .ended(status) }
-                return
-            }
+        while !checkEnded(pid) {
             try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Whether child `pid` has ended, marking it ended the first time that is seen. Under the lock
+    /// that signals are sent under, so none is sent once it is marked.
+    func checkEnded(_ pid: Int32) -> Bool {
+        life.withLock { life in
+            guard case .running = life else { return true }
+            guard let status = Self.endedStatus(pid) else { return false }
+            life = .ended(status)
+            return true
         }
     }
 
