@@ -55,6 +55,27 @@ import Testing
         #expect(getpgrp() != child.processIdentifier)
     }
 
+    @Test func aSignalThisProcessIgnoresIsAtItsDefaultInTheChild() async throws {
+        // SIGUSR1 is used nowhere in the project; ignoring it here for the test's length is harmless.
+        let previous = signal(SIGUSR1, SIG_IGN)
+        defer { signal(SIGUSR1, previous) }
+        let (output, child) = try await shell("exec grep -E '^Sig(Ign|Blk)' /proc/self/status")
+        #expect(child.terminationStatus == 0)
+        let masks = Dictionary(
+            uniqueKeysWithValues: output.split(separator: "\n").compactMap { line -> (String, UInt64)? in
+                let parts = line.split(separator: ":")
+                guard parts.count == 2, let mask = UInt64(parts[1].trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+                return (String(parts[0]), mask)
+            })
+        let usr1: UInt64 = 1 << (UInt64(SIGUSR1) - 1)
+        // The premise: this process does ignore it.
+        let own = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("SigIgn:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) }
+        #expect(own.map { $0 & usr1 != 0 } == true)
+        #expect(masks["SigIgn"].map { $0 & usr1 == 0 } == true, "SigIgn \(String(masks["SigIgn"] ?? 0, radix: 16))")
+        #expect(masks["SigBlk"] == 0)
+    }
+
     @Test func theParentClosesItsCopyOfThePipeSoReadingEndsWithTheChild() async throws {
         let output = Pipe()
         let child = try await LaunchedProcess.launch(
