@@ -147,7 +147,7 @@ struct ContentServerCommandLineTests {
     func tlsFromTheCommandLine() async throws {
         let lab = try ContentLab()
         try lab.install(id: 1)
-        let files = try TLSTests.selfSignedCertificate(in: lab.folder)
+        let files = try await TLSTests.selfSignedCertificate(in: lab.folder)
         let server = try await ContentServerProcess.start(
             lab,
             [

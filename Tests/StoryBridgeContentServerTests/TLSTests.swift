@@ -10,20 +10,17 @@ import Testing
 @Suite("Content server: HTTPS with --tls-cert/--tls-key")
 struct TLSTests {
     /// A self-signed certificate for 127.0.0.1 and localhost, made with the openssl command.
-    static func selfSignedCertificate(in folder: URL) throws -> TLSFiles {
+    static func selfSignedCertificate(in folder: URL) async throws -> TLSFiles {
         let files = TLSFiles(
             certificateChain: folder.appendingPathComponent("cert.pem"), privateKey: folder.appendingPathComponent("key.pem"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", files.privateKey.path, "-out",
-            files.certificateChain.path,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let process = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            arguments: [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", files.privateKey.path, "-out",
+                files.certificateChain.path,
+            ], input: .discard, output: .discard, error: .discard)
+        await process.exit()
         guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
         return files
     }
@@ -33,7 +30,7 @@ struct TLSTests {
         let lab = try ContentLab()
         try lab.install(id: 1, mediaBytes: 200_000)
         var configuration = lab.configuration()
-        let files = try Self.selfSignedCertificate(in: lab.folder)
+        let files = try await Self.selfSignedCertificate(in: lab.folder)
         configuration.tls = files
         try await lab.withRunningServer(configuration) { _, running in
             #expect(running.baseURL.hasPrefix("https://127.0.0.1:"))
