@@ -179,6 +179,9 @@ let package = Package(
             path: "Benchmarks/Sources/storybridge-bench",
             swiftSettings: strictSettings
         ),
+        // The command benchmark's second client, outside the Swift/NIO stack: C11 on Linux epoll,
+        // no dependencies (`storybridge-bench mix --client c|both`).
+        .executableTarget(name: "storybridge-epoll-client", path: "Benchmarks/Sources/storybridge-epoll-client"),
         .plugin(name: "EmbedScripts", capability: .buildTool(), dependencies: ["embed-scripts"]),
         // Helpers for test targets only (never linked into the CLI): the script runner's viewer
         // client and test host (re-exported), a zip writer and a clock tests move by hand.

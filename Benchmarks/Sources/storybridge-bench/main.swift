@@ -10,10 +10,12 @@ import StoryBridge
 //                                             N calls per viewer in each round (300)
 //                                             (--bridge-only: no echo rounds, --echo-only: no bridge
 //                                             rounds, for profiling the host)
-//   storybridge-bench mix [--quick] [--rounds N] [--only COMMAND]
+//   storybridge-bench mix [--quick] [--rounds N] [--only COMMAND] [--client swift|c|both]
 //                                             the commands content calls most, by what they touch
 //                                             (memory, SQLite read, SQLite write, a mix), pipelined
-//                                             and sequential, each against the plain echo
+//                                             and sequential, each against the plain echo, measured
+//                                             by this process's SwiftNIO client and by the C epoll
+//                                             client storybridge-epoll-client (both by default)
 //   storybridge-bench long-run [COUNT]       resident memory after COUNT (100,000) page loads from distinct
 //                                             tabs vs after the first 1,000 (idle viewers leave memory)
 //   storybridge-bench json [--rounds N]       the hand-written JSON reader and writer vs Foundation's
@@ -47,8 +49,10 @@ let usage = """
       custom-events [COUNT]      setCustomEvent through the bridge vs plain SQLite inserts (100,000)
       roundtrip [--quick] [--pipelined-only] [--rounds N] [--calls N] [--bridge-only | --echo-only]
                                  command round trips vs a plain WebSocket echo
-      mix [--quick] [--rounds N] [--only COMMAND]
-                                 the commands content calls most, by what they touch
+      mix [--quick] [--rounds N] [--only COMMAND] [--client swift|c|both]
+                                 the commands content calls most, by what they touch, measured
+                                 by the SwiftNIO client, the C epoll client, or both (default;
+                                 build storybridge-epoll-client too)
       long-run [COUNT]           resident memory after COUNT page loads (100,000; at least 1,000)
       json [--rounds N]          the host's JSON reader and writer vs Foundation's
       sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
@@ -108,6 +112,13 @@ case "mix":
         benchmark.only = arguments[index + 1]
     }
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    if let index = arguments.firstIndex(of: "--client") {
+        guard index + 1 < arguments.count, let clients = CommandMixBenchmark.Clients(rawValue: arguments[index + 1]) else {
+            print("--client needs one of: \(CommandMixBenchmark.Clients.allCases.map(\.rawValue).joined(separator: ", "))")
+            exit(2)
+        }
+        benchmark.clients = clients
+    }
     try await benchmark.run()
 case "long-run":
     // As `serve` does: the host's memory as it runs for weeks.
