@@ -9,7 +9,9 @@ struct ChildRun: Sendable {
     var output: String
     var peakRSSKiB: Int
 
-    static func run(_ executable: String, _ arguments: [String], pollRSS: Bool = false) async throws -> ChildRun {
+    /// With `timing`, the child prints its phases (``PhaseTiming``: `STORYBRIDGE_TIMING`), the
+    /// first one from the moment it was spawned (`STORYBRIDGE_TIMING_SPAWNED_AT`, set just before).
+    static func run(_ executable: String, _ arguments: [String], pollRSS: Bool = false, timing: Bool = false) async throws -> ChildRun {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -19,6 +21,14 @@ struct ChildRun: Sendable {
         process.standardInput = FileHandle.nullDevice
         return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
+                if timing {
+                    var environment = ProcessInfo.processInfo.environment
+                    var now = timespec()
+                    clock_gettime(CLOCK_REALTIME, &now)
+                    environment["STORYBRIDGE_TIMING"] = "1"
+                    environment["STORYBRIDGE_TIMING_SPAWNED_AT"] = String(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+                    process.environment = environment
+                }
                 let started = ContinuousClock.now
                 do {
                     try process.run()
