@@ -26,12 +26,15 @@ struct StoryBridgeCommand: AsyncParsableCommand {
     /// Parses and runs the subcommand. Errors thrown while it runs are reported against the
     /// subcommand (argument-parser's own `main` would print the root's usage line after them).
     static func main() async {
+        PhaseTiming.start()
+        let parsingBegan = PhaseTiming.begin()
         let command: any ParsableCommand
         do {
             command = try await asyncParseAsRoot()
         } catch {
             exit(withError: error)
         }
+        PhaseTiming.record("arguments parsed", since: parsingBegan)
         do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -124,15 +124,19 @@ struct SyncCommand: AsyncParsableCommand {
         }
         let lock: SyncLock
         do {
-            try library.directory.prepare()
-            lock = try SyncLock(file: SyncPaths(library.directory).lockFile)
+            lock = try PhaseTiming.measure("sync lock") {
+                try library.directory.prepare()
+                return try SyncLock(file: SyncPaths(library.directory).lockFile)
+            }
         } catch let error as SyncError {
             throw SyncExitStatus.fail("sync", error)
         }
         defer { withExtendedLifetime(lock) {} }
         let service: SyncService
         do {
-            service = try SyncService(directory: library.directory, logger: Self.quietLogger())
+            service = try PhaseTiming.measure("library, session and HTTP client opened") {
+                () throws(SyncError) in try SyncService(directory: library.directory, logger: Self.quietLogger())
+            }
         } catch {
             throw SyncExitStatus.fail("sync", error)
         }
@@ -148,10 +152,14 @@ struct SyncCommand: AsyncParsableCommand {
         let removals = RemovalPolicy(grace: removalGrace.seconds, prune: prune)
         let sync = SyncRunService { () async -> SyncOutcome in
             do throws(SyncError) {
-                let metadata = try await service.syncMetadata(removals: removals)
+                let metadata = try await PhaseTiming.measure("metadata sync") { () async throws(SyncError) in
+                    try await service.syncMetadata(removals: removals)
+                }
                 guard wantsContent else { return .success((metadata, nil)) }
-                let report = try await service.syncContent(
-                    ids: onlyIds, concurrency: parallel, keepRevisions: kept, rateLimit: rateLimit, events: { display.handle($0) })
+                let report = try await PhaseTiming.measure("content sync") { () async throws(SyncError) in
+                    try await service.syncContent(
+                        ids: onlyIds, concurrency: parallel, keepRevisions: kept, rateLimit: rateLimit, events: { display.handle($0) })
+                }
                 return .success((metadata, report))
             } catch {
                 return .failure(error)
@@ -167,7 +175,7 @@ struct SyncCommand: AsyncParsableCommand {
             Terminal.warn("storybridge sync: \(error)")
         }
         display.finish()
-        await service.shutdown()
+        await PhaseTiming.measure("HTTP client shut down") { await service.shutdown() }
         let result = sync.outcome ?? .failure(.interrupted)
         if sync.wasInterrupted { Terminal.warn(Self.describeKept(SyncPaths(library.directory).downloads)) }
         let paths = SyncPaths(library.directory)
@@ -189,7 +197,7 @@ struct SyncCommand: AsyncParsableCommand {
                 if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
                 await diffReports?.make(updated: report.installed.map(\.id))
             }
-            try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths)
+            PhaseTiming.measure("run record written") { try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths) }
             if exitStatus != 0 { throw ExitCode(exitStatus) }
         }
     }
@@ -253,8 +261,9 @@ struct SyncCommand: AsyncParsableCommand {
         if report.bytesResumed > 0 { text += String(format: ", %.1f MB resumed from earlier runs", Double(report.bytesResumed) / 1e6) }
         if report.deltaUpdates > 0 {
             text += String(
-                format: ", %d delta update%@ in %d range requests, %.1f MB saved", report.deltaUpdates, report.deltaUpdates == 1 ? "" : "s",
-                report.deltaRequests, Double(report.bytesSaved) / 1e6)
+                format: ", %d delta update%@ in %d range requests over %d connection%@, %.1f MB saved", report.deltaUpdates,
+                report.deltaUpdates == 1 ? "" : "s", report.deltaRequests, report.deltaConnections, report.deltaConnections == 1 ? "" : "s",
+                Double(report.bytesSaved) / 1e6)
         }
         if report.linkRenewals > 0 { text += ", \(report.linkRenewals) expired link\(report.linkRenewals == 1 ? "" : "s") renewed" }
         return text

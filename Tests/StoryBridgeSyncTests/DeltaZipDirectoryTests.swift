@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 import StoryBridgeTesting
 import Testing
 
@@ -34,6 +35,28 @@ struct DeltaZipDirectoryTests {
         for (index, start) in starts.enumerated() {
             #expect(ends[start] == (index + 1 < starts.count ? starts[index + 1] : directory.location.offset))
         }
+    }
+
+    @Test(
+        "the index is kept as the central directory's records and read back the same; a JSON index of an earlier version is still read, and both are swept"
+    )
+    func indexRoundTrip() throws {
+        let zip = try makeZip()
+        defer { try? FileManager.default.removeItem(at: zip) }
+        let directory = try ZipDirectory.read(file: zip)
+        let data = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("index-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: data.root) }
+        try data.prepare()
+        try DeltaIndex.save(directory, forFolder: "new", in: data)
+        #expect(DeltaIndex.load(forFolder: "new", in: data) == DeltaIndex(directory: directory))
+        #expect(DeltaIndex.load(forFolder: "new", in: data)?.files["media/film.mp4"]?.size == 300_000)
+        let legacy = DeltaIndex.folder(in: data).appendingPathComponent("old.json")
+        try JSONEncoder().encode(DeltaIndex(directory: directory)).write(to: legacy)
+        #expect(DeltaIndex.load(forFolder: "old", in: data) == DeltaIndex(directory: directory))
+        #expect(DeltaIndex.load(forFolder: "missing", in: data) == nil)
+        // Neither folder exists under presentations/: both indexes are swept.
+        DeltaIndex.sweep(in: data)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: DeltaIndex.folder(in: data).path).isEmpty)
     }
 
     @Test("adjacent changed entries are merged into one range, others are reused; a gap wider than the merge gap splits ranges")

@@ -10,8 +10,10 @@ import Synchronization
 /// a strong ETag and answers ordinary ranges (`bytes=A-B`, `bytes=A-`, guarded by `If-Range`)
 /// with 206, while a suffix range (`bytes=-N`) gets what ``suffixAnswer`` says: some stores and
 /// proxies refuse those. Its first reply can go silent mid-body (`silentAfter` body bytes, then
-/// nothing for `silence`, then the connection closed). It counts requests and every body byte
-/// the kernel accepted from it.
+/// nothing for `silence`, then the connection closed). With `keepsAlive` a connection carries
+/// requests until the client closes it (HTTP/1.1 keep-alive); without, each reply says
+/// `Connection: close` and ends its connection. It counts connections, requests and every body
+/// byte the kernel accepted from it.
 final class RangePolicyBlobServer: Sendable {
     /// What a suffix range is answered with.
     enum SuffixAnswer: Sendable {
@@ -27,6 +29,7 @@ final class RangePolicyBlobServer: Sendable {
     let suffixAnswer: SuffixAnswer
     let silentAfter: Int?
     let silence: Duration
+    let keepsAlive: Bool
     private let listener: Int32
     private let state = Mutex(State())
 
@@ -34,12 +37,14 @@ final class RangePolicyBlobServer: Sendable {
         var blob = Data()
         var etag = "\"none\""
         var requests = 0
+        var connections = 0
         var bodyBytesServed = 0
         var rangesAsked: [String] = []
     }
 
-    init(suffixAnswer: SuffixAnswer, silentAfter: Int? = nil, silence: Duration = .zero) throws {
+    init(suffixAnswer: SuffixAnswer, silentAfter: Int? = nil, silence: Duration = .zero, keepsAlive: Bool = false) throws {
         self.suffixAnswer = suffixAnswer
+        self.keepsAlive = keepsAlive
         self.silentAfter = silentAfter
         self.silence = silence
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -64,6 +69,7 @@ final class RangePolicyBlobServer: Sendable {
     /// A link to the blob, with a SAS-like query.
     var link: String { "http://127.0.0.1:\(port)/container/package.zip?sv=2020-04-08&sr=b&sig=x%2By&sp=r" }
     var requests: Int { state.withLock { $0.requests } }
+    var connections: Int { state.withLock { $0.connections } }
     var bodyBytesServed: Int { state.withLock { $0.bodyBytesServed } }
     var rangesAsked: [String] { state.withLock { $0.rangesAsked } }
 
@@ -73,6 +79,7 @@ final class RangePolicyBlobServer: Sendable {
             state.blob = blob
             state.etag = "\"\(UUID().uuidString)\""
             state.requests = 0
+            state.connections = 0
             state.bodyBytesServed = 0
             state.rangesAsked = []
         }
@@ -88,15 +95,17 @@ final class RangePolicyBlobServer: Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
+            state.withLock { $0.connections += 1 }
             Thread { [self] in
-                serve(connection)
+                while serve(connection) && keepsAlive {}
                 close(connection)
             }.start()
         }
     }
 
-    private func serve(_ connection: Int32) {
-        guard let request = readHead(connection) else { return }
+    /// Answers one request; returns whether its reply was sent whole (the connection can carry another).
+    private func serve(_ connection: Int32) -> Bool {
+        guard let request = readHead(connection) else { return false }
         var headers: [String: String] = [:]
         for line in request.split(separator: "\r\n").dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -107,7 +116,8 @@ final class RangePolicyBlobServer: Sendable {
             state.rangesAsked.append(headers["range"] ?? "")
             return (state.blob, state.etag, state.requests == 1)
         }
-        let common = "ETag: \(etag)\r\nAccept-Ranges: bytes\r\nContent-Type: application/zip\r\nConnection: close\r\n"
+        let common =
+            "ETag: \(etag)\r\nAccept-Ranges: bytes\r\nContent-Type: application/zip\r\n" + (keepsAlive ? "" : "Connection: close\r\n")
         var bytes = 0..<blob.count
         var isPartial = false
         if let range = headers["range"], headers["if-range"].map({ $0 == etag }) ?? true, range.hasPrefix("bytes=") {
@@ -120,8 +130,7 @@ final class RangePolicyBlobServer: Sendable {
                 case .unsatisfiable:
                     let refusal =
                         "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */\(blob.count)\r\n\(common)Content-Length: 0\r\n\r\n"
-                    _ = writeAll(connection, Data(refusal.utf8), countsAsBody: false)
-                    return
+                    return writeAll(connection, Data(refusal.utf8), countsAsBody: false)
                 case .wholeBlob:
                     break
                 }
@@ -135,18 +144,19 @@ final class RangePolicyBlobServer: Sendable {
             head = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(blob.count)\r\n"
         }
         head += common + "Content-Length: \(bytes.count)\r\n\r\n"
-        guard writeAll(connection, Data(head.utf8), countsAsBody: false) else { return }
+        guard writeAll(connection, Data(head.utf8), countsAsBody: false) else { return false }
         let silentAt = isFirst ? silentAfter.map { bytes.lowerBound + $0 } : nil
         var offset = bytes.lowerBound
         while offset < bytes.upperBound {
             if let silentAt, offset >= silentAt {
                 Thread.sleep(forTimeInterval: Double(silence.components.seconds) + Double(silence.components.attoseconds) / 1e18)
-                return
+                return false
             }
             let chunk = blob.subdata(in: offset..<min(bytes.upperBound, silentAt ?? .max, offset + 16_384))
-            guard writeAll(connection, chunk, countsAsBody: true) else { return }
+            guard writeAll(connection, chunk, countsAsBody: true) else { return false }
             offset += chunk.count
         }
+        return true
     }
 
     private func readHead(_ connection: Int32) -> String? {

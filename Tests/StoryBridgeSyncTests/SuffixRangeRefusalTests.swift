@@ -12,13 +12,14 @@ import Testing
 struct SuffixRangeRefusalTests {
     /// Publishes deck 3 (v1), syncs it whole through the blob server, publishes v2 and syncs
     /// again; returns the second run with the package size and the blob server's counters.
-    static func update(suffixAnswer: RangePolicyBlobServer.SuffixAnswer) async throws -> (
-        report: ContentSyncReport, events: [ContentSyncEvent], packageSize: Int, served: Int, requests: Int, ranges: [String]
+    static func update(suffixAnswer: RangePolicyBlobServer.SuffixAnswer, keepsAlive: Bool = false) async throws -> (
+        report: ContentSyncReport, events: [ContentSyncEvent], packageSize: Int, served: Int, requests: Int, ranges: [String],
+        connections: Int
     ) {
         let lab = try SyncLab()
         try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
         try await lab.startServer()
-        let blobs = try RangePolicyBlobServer(suffixAnswer: suffixAnswer)
+        let blobs = try RangePolicyBlobServer(suffixAnswer: suffixAnswer, keepsAlive: keepsAlive)
         defer { blobs.stop() }
         let front = try RewritingFront(
             upstream: lab.baseURL,
@@ -51,7 +52,7 @@ struct SuffixRangeRefusalTests {
         #expect(lab.leftoverDownloads().isEmpty, "\(lab.leftoverDownloads())")
         await front.stop()
         await lab.stopServer()
-        return (second.report, second.events, size, blobs.bodyBytesServed, blobs.requests, blobs.rangesAsked)
+        return (second.report, second.events, size, blobs.bodyBytesServed, blobs.requests, blobs.rangesAsked, blobs.connections)
     }
 
     static func reasons(_ events: [ContentSyncEvent]) -> [String] {

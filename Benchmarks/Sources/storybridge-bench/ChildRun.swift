@@ -9,11 +9,23 @@ struct ChildRun: Sendable {
     var output: String
     var peakRSSKiB: Int
 
-    static func run(_ executable: String, _ arguments: [String], pollRSS: Bool = false) async throws -> ChildRun {
+    /// With `timing`, the child prints its phases (``PhaseTiming``: `STORYBRIDGE_TIMING`), the
+    /// first one from the moment it was spawned (`STORYBRIDGE_TIMING_SPAWNED_AT`, set just before).
+    static func run(_ executable: String, _ arguments: [String], pollRSS: Bool = false, timing: Bool = false) async throws -> ChildRun {
         let output = Pipe()
+        var environment: [String: String]? = nil
+        if timing {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            var values = ProcessInfo.processInfo.environment
+            values["STORYBRIDGE_TIMING"] = "1"
+            values["STORYBRIDGE_TIMING_SPAWNED_AT"] = String(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+            environment = values
+        }
         let started = ContinuousClock.now
         let process = try await LaunchedProcess.launch(
-            URL(fileURLWithPath: executable), arguments: arguments, input: .discard, output: .pipe(output), error: .pipe(output))
+            URL(fileURLWithPath: executable), arguments: arguments, environment: environment, input: .discard,
+            output: .pipe(output), error: .pipe(output))
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let collected = CollectedOutput(output.fileHandleForReading)

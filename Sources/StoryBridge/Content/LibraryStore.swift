@@ -84,8 +84,8 @@ public final class LibraryStore: Sendable {
     public init(directory: DataDirectory, database: StoryBridgeDatabase? = nil) throws {
         try directory.prepare()
         self.directory = directory
-        self.database = try database ?? StoryBridgeDatabase(file: directory.database)
-        try sweep()
+        self.database = try database ?? PhaseTiming.measure("database opened") { try StoryBridgeDatabase(file: directory.database) }
+        try PhaseTiming.measure("library swept") { try sweep() }
     }
 
     // MARK: Reading
@@ -171,23 +171,28 @@ public final class LibraryStore: Sendable {
     ) throws -> Entry {
         if let id = options.id, id <= 0 { throw LibraryError.invalidId(id) }
         // Held until the row naming the new folder is written: a sweep in another process skips.
-        let installLock = try LibraryInstallLock.acquire(in: directory)
+        let installLock = try PhaseTiming.measure("install lock") { try LibraryInstallLock.acquire(in: directory) }
         defer { installLock.release() }
         let folderName = UUID().uuidString.lowercased()
         let staging = directory.staging.appendingPathComponent(folderName)
         let unpacked: (files: Int, bytes: Int64)
         if let assemble = options.assemble {
-            unpacked = try assemble(staging)
+            unpacked = try PhaseTiming.measure("revision folder assembled") { try assemble(staging) }
         } else {
-            let extracted = try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
+            let extracted = try PhaseTiming.measure("package unpacked") {
+                try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
+            }
             unpacked = (extracted.files, extracted.bytes)
         }
         let final = directory.presentations.appendingPathComponent(folderName)
         do {
-            try Self.addExtraFiles(options.extraFiles, to: staging)
-            let scanned = try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
-            try FileManager.default.moveItem(at: staging, to: final)
+            let scanned = try PhaseTiming.measure("revision folder validated") {
+                try Self.addExtraFiles(options.extraFiles, to: staging)
+                return try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
+            }
+            try PhaseTiming.measure("revision folder moved into place") { try FileManager.default.moveItem(at: staging, to: final) }
             let source = options.source ?? zip.standardizedFileURL.path
+            let swapBegan = PhaseTiming.begin()
             let released: [String] = try database.writeSeparately { db in
                 let id = try options.id ?? (Int.fetchOne(db, sql: "SELECT MAX(id) FROM presentation") ?? 0) + 1
                 let old = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id])
@@ -229,10 +234,11 @@ public final class LibraryStore: Sendable {
                 if let replaced: String = old?["folder"], options.keptRevisions == 0 { released.append(replaced) }
                 return released
             }
+            PhaseTiming.record("swap: catalog, history and kept revisions committed", since: swapBegan)
             if !options.keepsReplacedFolder {
                 for folder in released { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(folder)) }
             }
-            guard let entry = try entry(forFolder: folderName) else {
+            guard let entry = try PhaseTiming.measure("installed entry read back", { try self.entry(forFolder: folderName) }) else {
                 throw LibraryError.storage("the catalog lost the row it just wrote")
             }
             return entry

@@ -50,7 +50,8 @@ public final class StoryBridgeDatabase: Sendable {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         groupCommit = GroupCommit(pool: pool)
         groupRead = GroupRead(pool: pool)
-        try Self.migrate(pool, file: file)
+        let openedPool = pool
+        try PhaseTiming.measure("database migrations checked") { try Self.migrate(openedPool, file: file) }
         do {
             let checkpointer = try WALCheckpointer(path: file.path)
             self.checkpointer = checkpointer

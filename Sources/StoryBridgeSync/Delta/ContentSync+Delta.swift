@@ -25,6 +25,15 @@ private final class KeptReplyBytes: Sendable {
 }
 
 extension ContentSync {
+    /// ``lookUpMediaFiles(presentationId:)`` as a result, to run beside another task (`async let`).
+    func lookUpMediaFilesResult(presentationId: Int) async -> Result<[MediaLookup], SyncError> {
+        do throws(SyncError) {
+            return .success(try await lookUpMediaFiles(presentationId: presentationId))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Builds a revision folder from a downloaded package like `storybridge install`, and keeps
     /// its entry index (`package-index/<folder>.json`) for the next update's delta, written
     /// before the swap so an installed revision always has one (or, after a crash, none).
@@ -35,7 +44,7 @@ extension ContentSync {
             let unpacked = try PackageExtractor(limits: limits).extract(zip: zip, to: staging)
             // A package the delta path cannot read (ZIP64...) simply gets no index.
             if let listing = try? ZipDirectory.read(file: zip) {
-                try? DeltaIndex(directory: listing).save(forFolder: staging.lastPathComponent, in: directory)
+                try? DeltaIndex.save(listing, forFolder: staging.lastPathComponent, in: directory)
             }
             return (unpacked.files, unpacked.bytes)
         }
@@ -52,9 +61,11 @@ extension ContentSync {
         partial: PartialDownload, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
+        let indexBegan = PhaseTiming.begin()
         guard deltaUpdates, let installed = try? library.entry(id: id)?.presentation.root,
             let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
         else { return .fullDownload(alreadyReceived: 0) }
+        PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
         var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
         fetch.connectTimeout = downloader.connectTimeout
         fetch.readTimeout = downloader.readTimeout
@@ -71,17 +82,23 @@ extension ContentSync {
             return true
         }
         defer { fetch.discard() }
+        // The media files are looked up while the changed entries are fetched (neither needs the other).
+        async let mediaLookups = lookUpMediaFilesResult(presentationId: id)
         let fetched: FetchedDelta
         do {
             fetched = try await fetch.run(
                 link: link, installed: index,
                 planned: { plan, size in
+                    // Refused before a byte of an entry is fetched, as a full download is before it starts.
+                    try checkFreeSpace(needed: plan.diskBytesNeeded)
                     events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
                 },
                 progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
             let installedPath = installed.path
-            for entry in fetched.plan.reused where !DeltaAssembly.installedFileMatches(entry, in: installedPath) {
-                throw DeltaFallback.installedFileDiffers(entry.name)
+            try PhaseTiming.measure("delta: installed files checked") {
+                for entry in fetched.plan.reused where !DeltaAssembly.installedFileMatches(entry, in: installedPath) {
+                    throw DeltaFallback.installedFileDiffers(entry.name)
+                }
             }
         } catch let fallback as DeltaFallback {
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
@@ -98,7 +115,12 @@ extension ContentSync {
             events(.deltaDeclined(presentationId: id, reason: fallback.description))
             return .fullDownload(alreadyReceived: kept.bytes.withLock { $0 })
         }
-        let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths))
+        let mediaBegan = PhaseTiming.begin()
+        let lookedUp = try await mediaLookups.get()
+        PhaseTiming.record("media files looked up (waited for, after the fetch)", since: mediaBegan)
+        let media = try await PhaseTiming.measure("media files") { () async throws(SyncError) in
+            try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
+        }
         events(.installing(presentationId: id))
         let assembly = DeltaAssembly(delta: fetched, installed: installed, limits: limits)
         let directory = library.directory
@@ -107,17 +129,22 @@ extension ContentSync {
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
             assemble: { staging in
                 let counts = try assembly.assemble(into: staging)
-                try? DeltaIndex(directory: fetched.directory).save(forFolder: staging.lastPathComponent, in: directory)
+                PhaseTiming.measure("delta: entry index written") {
+                    try? DeltaIndex.save(fetched.directory, forFolder: staging.lastPathComponent, in: directory)
+                }
                 return (counts.files, counts.bytes)
             })
+        let cleanupBegan = PhaseTiming.begin()
         for file in media.values { unlink(file.path) }
         PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        PhaseTiming.record("delta: work files removed", since: cleanupBegan)
         events(.installed(presentationId: id, revision: package.revision))
         let download = ResumableDownloader.Outcome(
             resumedFrom: 0, transferred: fetched.transferred, linkRenewals: 0, size: fetched.packageSize)
         var outcome = PackageOutcome(id: id, revision: package.revision, error: nil, download: download)
         outcome.transfer = .delta
         outcome.requests = fetched.requests
+        outcome.connections = fetched.connections
         outcome.saved = max(0, fetched.packageSize - fetched.transferred)
         return .installed(outcome)
     }

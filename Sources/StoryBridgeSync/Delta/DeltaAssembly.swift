@@ -24,28 +24,37 @@ struct DeltaAssembly: Sendable {
     func assemble(into destination: URL) throws -> Counts {
         var counts = Counts()
         if let changes = delta.changesZip {
-            let unpacked = try PackageExtractor(limits: limits).extract(zip: changes, to: destination, requiresStartSlide: false)
+            let unpacked = try PhaseTiming.measure("delta: changed entries unpacked (CRC checked)") {
+                try PackageExtractor(limits: limits).extract(zip: changes, to: destination, requiresStartSlide: false)
+            }
             counts.files = unpacked.files
             counts.bytes = unpacked.bytes
         } else {
             try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         }
         do {
-            // Each folder is created once, not once per file linked into it (a 200-slide package
-            // has thousands of files in a handful of folders; each creation costs a stat per
-            // path component).
+            let linksBegan = PhaseTiming.begin()
+            defer { PhaseTiming.record("delta: unchanged files linked", since: linksBegan) }
+            // Names are resolved from the two revision folders' descriptors (`mkdirat`, `fstatat`,
+            // `linkat`): no path from the file system's root walked again per file, no `URL` and
+            // no `FileManager` per file (each cost more than the link itself, for hundreds of files).
+            let from = try Self.openFolder(installed.path)
+            defer { close(from) }
+            let into = try Self.openFolder(destination.path)
+            defer { close(into) }
+            // Each folder is created once, parents first, not once per file linked into it.
             var folders: Set<String> = []
-            func makeFolder(_ path: String) throws {
-                guard !path.isEmpty, folders.insert(path).inserted else { return }
-                try FileManager.default.createDirectory(
-                    at: destination.appendingPathComponent(path), withIntermediateDirectories: true)
+            func makeFolder(_ path: Substring) throws {
+                guard !path.isEmpty, folders.insert(String(path)).inserted else { return }
+                if let slash = path.lastIndex(of: "/") { try makeFolder(path[..<slash]) }
+                guard mkdirat(into, String(path), 0o755) == 0 || errno == EEXIST else {
+                    throw PackageError.writeFailed(path: String(path), reason: String(cString: strerror(errno)))
+                }
             }
-            for folder in delta.plan.folders { try makeFolder(String(folder.name.dropLast())) }
-            let installedPath = installed.path
-            let destinationPath = destination.path
+            for folder in delta.plan.folders { try makeFolder(folder.name.dropLast()) }
             for entry in delta.plan.reused {
-                if let slash = entry.name.lastIndex(of: "/") { try makeFolder(String(entry.name[..<slash])) }
-                let copied = try reuse(entry, from: installedPath, into: destinationPath)
+                if let slash = entry.name.lastIndex(of: "/") { try makeFolder(entry.name[..<slash]) }
+                let copied = try reuse(entry, from: from, into: into, destination: destination)
                 counts.files += 1
                 counts.bytes += entry.uncompressedSize
                 if copied { counts.copied += 1 } else { counts.linked += 1 }
@@ -57,19 +66,26 @@ struct DeltaAssembly: Sendable {
         }
     }
 
+    /// A descriptor of the folder at `path`, to resolve names from.
+    private static func openFolder(_ path: String) throws -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw PackageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        return descriptor
+    }
+
     /// Links (or copies) one unchanged file into its folder, which exists; returns whether it had
-    /// to be copied. Paths are joined as strings: building a `URL` per file cost more than the
-    /// link itself (about 10 µs each in a debug build, twice per file for thousands of files).
-    private func reuse(_ entry: ZipDirectoryEntry, from installedPath: String, into destinationPath: String) throws -> Bool {
-        guard Self.installedFileMatches(entry, in: installedPath) else { throw DeltaFallback.installedFileDiffers(entry.name) }
-        let source = installedPath + "/" + entry.name
-        let target = destinationPath + "/" + entry.name
-        if link(source, target) == 0 { return false }
+    /// to be copied.
+    private func reuse(_ entry: ZipDirectoryEntry, from installedFolder: Int32, into folder: Int32, destination: URL) throws -> Bool {
+        var status = stat()
+        guard fstatat(installedFolder, entry.name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
+            Int64(status.st_size) == entry.uncompressedSize
+        else { throw DeltaFallback.installedFileDiffers(entry.name) }
+        if linkat(installedFolder, entry.name, folder, entry.name, 0) == 0 { return false }
         let reason = errno
         guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
             throw DeltaFallback.installedFileDiffers("\(entry.name) (\(String(cString: strerror(reason))))")
         }
-        try FileManager.default.copyItem(atPath: source, toPath: target)
+        try FileManager.default.copyItem(atPath: installed.path + "/" + entry.name, toPath: destination.path + "/" + entry.name)
         return true
     }
 

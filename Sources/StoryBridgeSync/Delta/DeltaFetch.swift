@@ -14,6 +14,8 @@ struct FetchedDelta: Sendable {
     /// The package's file paths, checked like `storybridge install` checks a zip's.
     var filePaths: [String]
     var requests: Int
+    /// The TCP connections the requests took (one when the server keeps connections alive).
+    var connections: Int
     var transferred: Int64
     var packageSize: Int64
 }
@@ -57,16 +59,29 @@ struct DeltaFetch: Sendable {
     }
 
     /// Fetches the delta of the package at `link` against `installed`. Throws ``DeltaFallback``
-    /// when the full download is the way, `PackageError` when the archive is refused.
+    /// when the full download is the way, `PackageError` when the archive is refused, and what
+    /// `planned` throws (told the plan and the package size once the listing passed its checks,
+    /// before any entry is fetched) to refuse the update.
+    /// All its range requests go on one kept-alive connection (``BlobConnection``).
     func run(
-        link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) -> Void, progress: (Int64) -> Void
+        link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
-        var blob = try RangedBlob(link: link)
-        blob.connectTimeout = connectTimeout
-        blob.readTimeout = readTimeout
-        blob.rateLimiter = rateLimiter
-        blob.wholeBlobReply = wholeBlobReply
+        let target = try RangedBlob.target(link)
+        return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
+            var blob = RangedBlob(connection: connection)
+            blob.rateLimiter = rateLimiter
+            blob.wholeBlobReply = wholeBlobReply
+            return try await run(blob: &blob, installed: installed, planned: planned, progress: progress)
+        }
+    }
+
+    private func run(
+        blob: inout RangedBlob, installed: DeltaIndex, planned: (DeltaPlan, Int64) throws -> Void, progress: (Int64) -> Void
+    ) async throws -> FetchedDelta {
+        // Phases measured with begin/record: `blob` is not sendable, so no closure carries it.
+        var phaseBegan = PhaseTiming.begin()
         let (tail, tailStart) = try await blob.tail(ZipDirectory.maxTailSize)
+        PhaseTiming.record("delta: tail request (end record)", since: phaseBegan)
         let location = try ZipDirectory.locate(tail: tail, tailStart: tailStart)
         guard location.entryCount <= limits.maxEntries else { throw PackageError.tooManyEntries(limit: limits.maxEntries) }
         guard location.size <= Self.maxDirectoryBytes else { throw DeltaFallback.unreadableArchive("a central directory over 64 MB") }
@@ -76,30 +91,38 @@ struct DeltaFetch: Sendable {
             listing = tail.subdata(in: from..<(from + Int(location.size)))
         } else {
             var head = Data()
+            phaseBegan = PhaseTiming.begin()
             try await blob.fetch(location.offset..<tailStart) { head.append(contentsOf: $0.readableBytesView) }
+            PhaseTiming.record("delta: central directory request", since: phaseBegan)
             listing = (head + tail).prefix(Int(location.size))
             listing = Data(listing)
         }
+        let planBegan = PhaseTiming.begin()
         let directory = try ZipDirectory.parse(listing, location: location)
         let packageSize = blob.length ?? 0
         let plan = DeltaPlan(directory: directory, installed: installed)
+        PhaseTiming.record("delta: central directory parsed and planned", since: planBegan)
         guard plan.bytesToFetch * 2 <= packageSize else {
             throw DeltaFallback.mostBytesChanged(changed: plan.bytesToFetch, total: packageSize)
         }
         // The whole listing goes through the checks of a full install (names, types, duplicates,
         // entry count, declared sizes, index.html) before a byte of an entry is fetched.
+        let checksBegan = PhaseTiming.begin()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try (listing + ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)).write(to: listingZip)
         let filePaths = try PackageExtractor(limits: limits).filePaths(zip: listingZip)
         unlink(listingZip.path)
-        planned(plan, packageSize)
+        PhaseTiming.record("delta: listing checked like a full install's", since: checksBegan)
+        try planned(plan, packageSize)
         var changes: URL?
         if !plan.changed.isEmpty {
+            phaseBegan = PhaseTiming.begin()
             changes = try await fetchChanges(plan, blob: &blob, progress: progress)
+            PhaseTiming.record("delta: changed entries fetched (\(plan.ranges.count) ranges)", since: phaseBegan)
         }
         return FetchedDelta(
             directory: directory, plan: plan, changesZip: changes, filePaths: filePaths, requests: blob.requests,
-            transferred: blob.bytesReceived, packageSize: packageSize)
+            connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived, packageSize: packageSize)
     }
 
     /// Writes each range's bytes to the changes zip as they arrive, then a central directory of

@@ -14,6 +14,11 @@ struct DeltaPlan: Sendable {
     /// The bytes the ranges ask for.
     var bytesToFetch: Int64 { ranges.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
 
+    /// The disk space the update takes while it runs: the fetched ranges (the changes zip) and
+    /// the changed files unpacked into the new revision folder. Unchanged files are hard links
+    /// and take none (they are copied only where the file system refuses links).
+    var diskBytesNeeded: Int64 { bytesToFetch + changed.reduce(0) { $0 + $1.uncompressedSize } }
+
     /// Bytes between two changed spans that are fetched rather than spent on another request.
     static let defaultMergeGap: Int64 = 64 * 1024
 

@@ -2,13 +2,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Byte ranges of one blob, one `Range` request each (multi-range replies are not needed), every
-/// request after the first guarded by `If-Range` with the first reply's strong ETag and checked
-/// against its length, so a blob replaced between two requests is detected instead of spliced.
+/// Byte ranges of one blob, one `Range` request each (multi-range replies are not needed) on one
+/// kept-alive connection (``BlobConnection``), every request after the first guarded by
+/// `If-Range` with the first reply's strong ETag and checked against its length, so a blob
+/// replaced between two requests is detected instead of spliced.
 struct RangedBlob {
-    let target: BlobHTTP.Target
-    var connectTimeout: TimeAmount = .seconds(10)
-    var readTimeout: TimeAmount = .seconds(30)
+    let connection: BlobConnection
     /// The run's speed limit (`--limit-rate`), paid after each received chunk like full downloads.
     var rateLimiter: TransferRateLimiter?
     /// Offered the head and body of a 200 answered to the first request (a server that ignores
@@ -22,9 +21,14 @@ struct RangedBlob {
     private(set) var requests = 0
     private(set) var bytesReceived: Int64 = 0
 
-    init(link: String) throws(DeltaFallback) {
+    init(connection: BlobConnection) {
+        self.connection = connection
+    }
+
+    /// Where a link's blob is; throws when the link cannot be fetched.
+    static func target(_ link: String) throws(DeltaFallback) -> BlobHTTP.Target {
         guard let target = BlobHTTP.Target(link) else { throw .transport("the link is not an http(s) URL") }
-        self.target = target
+        return target
     }
 
     /// The last `count` bytes (all of them for a shorter blob) and where they start.
@@ -51,9 +55,7 @@ struct RangedBlob {
         let knownETag = etag
         let limiter = rateLimiter
         let keepWhole = isFirst ? wholeBlobReply : nil
-        let (start, total, tag, received): (Int64, Int64, String, Int64) = try await BlobHTTP.get(
-            target, headers: headers, connectTimeout: connectTimeout, readTimeout: readTimeout
-        ) { parts in
+        let (start, total, tag, received): (Int64, Int64, String, Int64) = try await connection.get(headers: headers) { parts in
             guard case .head(let head) = try await parts.next() else { throw DeltaFallback.transport("no response head") }
             let status = Int(head.status.code)
             let refusesRanges = head.headers.first(name: "Accept-Ranges")?.lowercased() == "none"

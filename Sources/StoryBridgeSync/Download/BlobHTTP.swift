@@ -4,7 +4,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// One GET of a blob on a connection of its own (HTTP/1.1, TLS for `https`), whose response
+/// One GET of a blob on a connection of its own (``get(_:headers:connectTimeout:readTimeout:trusting:_:)``),
+/// or several in turn on one kept-alive connection (``BlobConnection``), over HTTP/1.1 (TLS for `https`), whose response
 /// parts reach the caller in order: **every** body part the connection received, also when the
 /// server closes it mid-body.
 ///
@@ -17,10 +18,36 @@ enum BlobHTTP {
     /// The response parts of one request, read with ``next()``.
     struct Parts {
         var iterator: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
+        /// A part already read from the connection, handed out first.
+        private var first: HTTPClientResponsePart?
+        /// Whether `.end` was handed out: the reply is complete, and the connection's next part
+        /// belongs to the next reply.
+        private(set) var ended = false
+        /// Whether the reply's head lets the connection carry another request (HTTP/1.1 without
+        /// `Connection: close`).
+        private(set) var keepsAlive = false
 
-        /// The next part; nil when the connection closed (after `.end`, or before it when cut).
+        init(iterator: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator, first: HTTPClientResponsePart? = nil) {
+            self.iterator = iterator
+            self.first = first
+        }
+
+        /// The next part; nil after `.end`, or when the connection closed before it (cut).
         mutating func next() async throws -> HTTPClientResponsePart? {
-            try await iterator.next()
+            guard !ended else { return nil }
+            let part: HTTPClientResponsePart?
+            if let first {
+                part = first
+                self.first = nil
+            } else {
+                part = try await iterator.next()
+            }
+            switch part {
+            case .head(let head): keepsAlive = head.isKeepAlive
+            case .end: ended = true
+            case .body, nil: break
+            }
+            return part
         }
     }
 
@@ -60,26 +87,8 @@ enum BlobHTTP {
         _ target: Target, headers: HTTPHeaders, connectTimeout: TimeAmount, readTimeout: TimeAmount,
         trusting customTLS: NIOSSLContext? = nil, _ body: (inout Parts) async throws -> Value
     ) async throws -> Value {
-        let tlsContext = target.tls ? try customTLS ?? sharedTLSContext.get() : nil
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(connectTimeout)
-            .connect(host: target.host, port: target.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let tlsContext {
-                        let isAddress = (try? SocketAddress(ipAddress: target.host, port: 0)) != nil
-                        try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: isAddress ? nil : target.host))
-                    }
-                    try pipeline.addHTTPClientHandlers()
-                    try pipeline.addHandler(StalledReadTimeout(timeout: readTimeout))
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                }
-            }
-        var requestHeaders = headers
-        requestHeaders.replaceOrAdd(name: "Host", value: target.hostHeader)
-        requestHeaders.replaceOrAdd(name: "Connection", value: "close")
-        if !requestHeaders.contains(name: "User-Agent") { requestHeaders.add(name: "User-Agent", value: "storybridge-sync") }
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: requestHeaders)
+        let channel = try await connect(target, connectTimeout: connectTimeout, readTimeout: readTimeout, trusting: customTLS)
+        let head = requestHead(target, headers: headers, keepAlive: false)
         return try await channel.executeThenClose { inbound, outbound in
             // The request goes out in one write: written as two, a server that answers a short
             // body and closes between them failed the second write, and the body already
@@ -93,6 +102,41 @@ enum BlobHTTP {
             var parts = Parts(iterator: inbound.makeAsyncIterator())
             return try await body(&parts)
         }
+    }
+
+    /// A connection to `target` (TLS for `https`, verified against the system's trust roots or
+    /// `customTLS`'s) speaking HTTP/1.1, with the read timeout of ``StalledReadTimeout``.
+    static func connect(
+        _ target: Target, connectTimeout: TimeAmount, readTimeout: TimeAmount, trusting customTLS: NIOSSLContext?
+    ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+        let tlsContext = target.tls ? try customTLS ?? sharedTLSContext.get() : nil
+        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(connectTimeout)
+            .connect(host: target.host, port: target.port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let tlsContext {
+                        let isAddress = (try? SocketAddress(ipAddress: target.host, port: 0)) != nil
+                        try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: isAddress ? nil : target.host))
+                    }
+                    try pipeline.addHTTPClientHandlers()
+                    try pipeline.addHandler(StalledReadTimeout(timeout: readTimeout))
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    /// The head of a GET of `target` with `headers`; `Connection: close` unless `keepAlive`.
+    static func requestHead(_ target: Target, headers: HTTPHeaders, keepAlive: Bool) -> HTTPRequestHead {
+        var requestHeaders = headers
+        requestHeaders.replaceOrAdd(name: "Host", value: target.hostHeader)
+        if keepAlive {
+            requestHeaders.remove(name: "Connection")
+        } else {
+            requestHeaders.replaceOrAdd(name: "Connection", value: "close")
+        }
+        if !requestHeaders.contains(name: "User-Agent") { requestHeaders.add(name: "User-Agent", value: "storybridge-sync") }
+        return HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: requestHeaders)
     }
 
     /// One TLS context for every blob connection (the system's trust roots).

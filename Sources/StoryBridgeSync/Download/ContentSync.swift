@@ -15,10 +15,12 @@ public struct ContentSyncReport: Sendable {
     public var bytesTransferred: Int64 = 0
     /// Bytes reused from interrupted downloads.
     public var bytesResumed: Int64 = 0
-    /// Packages updated as a delta of the installed revision, the range requests they took, and
+    /// Packages updated as a delta of the installed revision, the range requests they took, the
+    /// connections those went on (one per package when the server keeps connections alive), and
     /// the bytes they did not transfer (package sizes minus bytes fetched).
     public var deltaUpdates = 0
     public var deltaRequests = 0
+    public var deltaConnections = 0
     public var bytesSaved: Int64 = 0
     /// Fresh download links asked for after a refused one.
     public var linkRenewals = 0
@@ -55,6 +57,10 @@ public struct ContentSync: Sendable {
     public var deltaUpdates = true
     /// Earlier revisions kept on disk per presentation for `storybridge rollback` (`--keep-revisions`).
     public var keepRevisions = 1
+    /// The free bytes of the file system holding a folder (`statvfs`), asked before a download
+    /// or a delta update writes anything; nil when it cannot be told (the check is skipped).
+    /// A test gives its own to stand for a nearly full disk.
+    public var freeBytes: @Sendable (URL) -> Int64? = { PosixIO.freeBytes(at: $0.path) }
 
     public init(
         api: ContentAPIClient, catalog: SyncCatalog, library: LibraryStore, paths: SyncPaths, downloader: ResumableDownloader,
@@ -72,6 +78,7 @@ public struct ContentSync: Sendable {
 
     /// Downloads the packages of `ids` (every presentation that needs one when nil).
     public func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
+        let planBegan = PhaseTiming.begin()
         try await catalog.settleInterruptedDownloads()
         DeltaIndex.sweep(in: library.directory)
         DeltaFetch.sweepWorkFiles(in: paths.downloads)
@@ -79,6 +86,7 @@ public struct ContentSync: Sendable {
         let (installedFromSync, pins) = try await catalog.read { db in
             (Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'")), try RevisionPin.all(db))
         }
+        PhaseTiming.record("content plan (catalog read, leftovers swept)", since: planBegan)
         var targets: [SyncedPresentation] = []
         var report = ContentSyncReport()
         if let ids {
@@ -134,6 +142,7 @@ public struct ContentSync: Sendable {
             if outcome.transfer == .delta {
                 report.deltaUpdates += 1
                 report.deltaRequests += outcome.requests
+                report.deltaConnections += outcome.connections
                 report.bytesSaved += outcome.saved
             }
             if let download = outcome.download {
@@ -167,8 +176,9 @@ public struct ContentSync: Sendable {
         var noPackage = false
         var warning: String?
         var transfer = PackageTransfer.full
-        /// Range requests of a delta update, and the bytes it did not transfer.
+        /// Range requests of a delta update, the connections they took, and the bytes it did not transfer.
         var requests = 0
+        var connections = 0
         var saved: Int64 = 0
     }
 
@@ -193,8 +203,13 @@ public struct ContentSync: Sendable {
     ) async throws(SyncError) -> PackageOutcome {
         let id = row.id
         do throws(SyncError) {
-            try await catalog.setState(id, .downloading)
-            guard let package = try await api.contentPackage(presentationId: id) else {
+            try await PhaseTiming.measure("state set to downloading") { () async throws(SyncError) in
+                try await catalog.setState(id, .downloading)
+            }
+            let package = try await PhaseTiming.measure("content package request") { () async throws(SyncError) in
+                try await self.api.contentPackage(presentationId: id)
+            }
+            guard let package else {
                 try await catalog.recordNoPackage(id)
                 return PackageOutcome(id: id, revision: nil, error: nil, download: nil, noPackage: true)
             }
@@ -214,7 +229,11 @@ public struct ContentSync: Sendable {
             // An interrupted full download of this revision is resumed rather than replaced by a delta.
             var receivedByDelta: Int64 = 0
             if partial.bytesOnDisk == 0 {
-                switch try await deltaInstall(row, package: package, link: sas, blob: blob, partial: partial, events: events) {
+                // The delta update's own time, which docs/BENCHMARKS.md compares with curl + unzip.
+                let attempt = try await PhaseTiming.measure("delta update (decision to fetch to swap)") { () async throws(SyncError) in
+                    try await deltaInstall(row, package: package, link: sas, blob: blob, partial: partial, events: events)
+                }
+                switch attempt {
                 case .installed(let outcome): return outcome
                 case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
                 }
@@ -332,17 +351,39 @@ public struct ContentSync: Sendable {
 
     func checkFreeSpace(needed: Int64) throws(SyncError) {
         try? FileManager.default.createDirectory(at: paths.downloads, withIntermediateDirectories: true)
-        guard let free = PosixIO.freeBytes(at: paths.downloads.path) else { return }
+        guard let free = freeBytes(paths.downloads) else { return }
         if free < needed { throw .insufficientSpace(needed: needed, available: free) }
+    }
+
+    /// A media file the presentation lists, and the service's object for it (nil: 204).
+    typealias MediaLookup = (stub: SyncedMediaFile, found: RemoteMediaFile?)
+
+    /// Asks the service for every media file the presentation lists, four at a time: only the
+    /// object names the file, so each one is looked up even when the package carries them all.
+    func lookUpMediaFiles(presentationId: Int) async throws(SyncError) -> [MediaLookup] {
+        let stubs = try await catalog.mediaFiles(presentationId: presentationId)
+        let api = self.api
+        return try await boundedMap(stubs, limit: 4) { (stub: SyncedMediaFile) async throws(SyncError) -> MediaLookup in
+            (stub, try await api.mediaFile(id: stub.id))
+        }
     }
 
     /// Downloads the media files the presentation lists that its package does not carry under
     /// `mediafiles/`; returns package path → downloaded file.
-    func fetchMissingMedia(presentationId: Int, packageFiles: Set<String>) async throws(SyncError) -> [String: URL] {
-        let stubs = try await catalog.mediaFiles(presentationId: presentationId)
+    /// `lookedUp`: the media file objects when ``lookUpMediaFiles(presentationId:)`` already
+    /// asked for them (the delta path does while it fetches the package's changed entries).
+    func fetchMissingMedia(
+        presentationId: Int, packageFiles: Set<String>, lookedUp: [MediaLookup]? = nil
+    ) async throws(SyncError) -> [String: URL] {
+        let media: [MediaLookup]
+        if let lookedUp {
+            media = lookedUp
+        } else {
+            media = try await lookUpMediaFiles(presentationId: presentationId)
+        }
         var files: [String: URL] = [:]
-        for stub in stubs {
-            guard let media = try await api.mediaFile(id: stub.id) else {
+        for (stub, found) in media {
+            guard let media = found else {
                 throw .mediaFileFailed(presentationId: presentationId, mediaFileId: stub.id, reason: "the service has no such file (204)")
             }
             let name = media.fileName
@@ -357,7 +398,6 @@ public struct ContentSync: Sendable {
             let partial = PartialDownload(
                 folder: paths.downloads, presentationId: presentationId, mediaFileId: media.id, revision: media.revision)
             try checkFreeSpace(needed: media.fileSize - partial.bytesOnDisk)
-            let api = self.api
             let mediaId = media.id
             let blob = ResumableDownloader.Blob(
                 presentationId: presentationId, blobId: media.blobId, revision: media.revision, expectedSize: media.fileSize,

@@ -40,7 +40,7 @@ public struct MetadataSync: Sendable {
     }
 
     public func run(now: Date = Date()) async throws(SyncError) -> MetadataSyncReport {
-        let clients = try await api.clients()
+        let clients = try await PhaseTiming.measure("client list request") { () async throws(SyncError) in try await self.api.clients() }
         var listed: [Int: ClientStub] = [:]
         for client in clients {
             for stub in client.presentations ?? [] where listed[stub.id] == nil {
@@ -50,6 +50,7 @@ public struct MetadataSync: Sendable {
         let existing = Dictionary(uniqueKeysWithValues: try await catalog.presentations().map { ($0.id, $0) })
         let toFetch = listed.values.filter { $0.stub.skip != true }.map(\.stub.id).sorted()
         let api = self.api
+        let fetchesBegan = PhaseTiming.begin()
         let results = try await boundedMap(toFetch, limit: parallelism) { (id: Int) async throws(SyncError) -> (Int, Fetch) in
             do throws(SyncError) {
                 guard let presentation = try await api.presentation(id: id) else { return (id, .absent) }
@@ -59,6 +60,7 @@ public struct MetadataSync: Sendable {
                 return (id, .failed(error.description))
             }
         }
+        PhaseTiming.record("\(toFetch.count) presentation requests", since: fetchesBegan)
         let fetches = Dictionary(results, uniquingKeysWith: { _, last in last })
         let absent = Set(fetches.compactMap { id, fetch in if case .absent = fetch { return id } else { return nil } })
         for id in absent { listed[id] = nil }
@@ -96,7 +98,9 @@ public struct MetadataSync: Sendable {
         }
         let snapshot = CatalogChange(
             clients: clients, listed: listed, fetches: fetches, existing: existing, withdraw: plan.withdraw, remove: plan.remove)
-        let removedFolders = try await catalog.write { db in try snapshot.apply(db, now: now) }
+        let removedFolders = try await PhaseTiming.measure("catalog written") { () async throws(SyncError) in
+            try await catalog.write { db in try snapshot.apply(db, now: now) }
+        }
         for folder in removedFolders {
             try? FileManager.default.removeItem(at: catalog.libraryFolder(folder, paths: paths))
         }
