@@ -20,15 +20,10 @@ struct EpollClientTests {
 
     /// Runs the client to completion.
     static func run(_ arguments: [String]) async throws -> CLIResult {
-        let process = ChildProcess()
-        process.executableURL = try client()
-        process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try await LaunchedProcess.launch(
+            try client(), arguments: arguments, input: .discard, output: .pipe(output), error: .pipe(errors))
         let (out, err) = await readUntilExit(process, output: output, errors: errors, limit: .seconds(60))
         return CLIResult(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
