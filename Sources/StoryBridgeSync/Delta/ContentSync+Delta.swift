@@ -52,16 +52,21 @@ extension ContentSync {
         partial: PartialDownload, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
-        guard deltaUpdates, let installed = try? library.entry(id: id)?.presentation.root,
-            let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
-        else { return .fullDownload(alreadyReceived: 0) }
+        guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
+        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex)? in
+            guard let installed = try? library.entry(id: id)?.presentation.root,
+                let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
+            else { return nil }
+            return (installed, index)
+        }
+        guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
         var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
         fetch.connectTimeout = downloader.connectTimeout
         fetch.readTimeout = downloader.readTimeout
         fetch.rateLimiter = downloader.rateLimiter
         let kept = KeptReplyBytes()
         let downloader = self.downloader
-        let hasRoom = (try? checkFreeSpace(needed: 2 * package.fileSize)) != nil
+        let hasRoom = (try? await checkFreeSpace(needed: 2 * package.fileSize)) != nil
         fetch.wholeBlobReply = { head, parts in
             guard hasRoom, ResumableDownloader.canKeep(head) else { return false }
             let received = try await downloader.keepWholeReply(head, parts: &parts, blob: blob, into: partial) { done in
@@ -79,9 +84,9 @@ extension ContentSync {
                     events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
                 },
                 progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
-            let installedPath = installed.path
-            for entry in fetched.plan.reused where !DeltaAssembly.installedFileMatches(entry, in: installedPath) {
-                throw DeltaFallback.installedFileDiffers(entry.name)
+            let (installedPath, reused) = (installed.path, fetched.plan.reused)
+            if let differing = await BlockingIO.run({ reused.first { !DeltaAssembly.installedFileMatches($0, in: installedPath) } }) {
+                throw DeltaFallback.installedFileDiffers(differing.name)
             }
         } catch let fallback as DeltaFallback {
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
@@ -110,8 +115,7 @@ extension ContentSync {
                 try? DeltaIndex(directory: fetched.directory).save(forFolder: staging.lastPathComponent, in: directory)
                 return (counts.files, counts.bytes)
             })
-        for file in media.values { unlink(file.path) }
-        PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        await discardDownloads(of: id, media: media)
         events(.installed(presentationId: id, revision: package.revision))
         let download = ResumableDownloader.Outcome(
             resumedFrom: 0, transferred: fetched.transferred, linkRenewals: 0, size: fetched.packageSize)

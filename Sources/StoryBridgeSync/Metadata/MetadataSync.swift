@@ -97,10 +97,11 @@ public struct MetadataSync: Sendable {
         let snapshot = CatalogChange(
             clients: clients, listed: listed, fetches: fetches, existing: existing, withdraw: plan.withdraw, remove: plan.remove)
         let removedFolders = try await catalog.write { db in try snapshot.apply(db, now: now) }
-        for folder in removedFolders {
-            try? FileManager.default.removeItem(at: catalog.libraryFolder(folder, paths: paths))
+        let (folders, removed) = (removedFolders.map { catalog.libraryFolder($0, paths: paths) }, plan.remove)
+        await BlockingIO.run { [paths] in
+            for folder in folders { try? FileManager.default.removeItem(at: folder) }
+            for id in removed { PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
         }
-        for id in plan.remove { PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
         return report
     }
 
