@@ -63,6 +63,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                // NIOThreadPool, for file I/O off the cooperative pool (BlockingIO).
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: commandPathSettings
         ),
@@ -229,10 +231,14 @@ let package = Package(
         // Test-only: a pass-through SQLite VFS that counts the writes and syncs of one database's
         // write-ahead log, for the durability test of StoryBridgeServerTests.
         .target(name: "CWALSyncProbe", path: "Tests/CWALSyncProbe", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Test-only: holds open(2) of chosen files, for the test that a slide whose file does not
+        // answer leaves the cooperative pool alone (FileIOOffThePoolTests).
+        .target(name: "CFileOpenProbe", path: "Tests/CFileOpenProbe"),
         .testTarget(
             name: "StoryBridgeServerTests",
             dependencies: [
                 "CWALSyncProbe",
+                "CFileOpenProbe",
                 "StoryBridge",
                 "StoryBridgeServer",
                 "StoryBridgeTesting",

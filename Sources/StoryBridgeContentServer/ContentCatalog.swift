@@ -161,8 +161,11 @@ struct ContentCatalog: Sendable {
         for placed in try await servedPresentations(granted: granted(claims)) {
             for media in placed.presentation.mediaFiles
             where StableIdentifier.make("media", presentationId: placed.presentation.id, name: media.fileName) == id {
-                let (file, size) = Self.mediaFile(media, of: placed.presentation)
-                guard FileManager.default.fileExists(atPath: file.path) else {
+                let (file, size, exists) = await BlockingIO.run { [presentation = placed.presentation] in
+                    let (file, size) = Self.mediaFile(media, of: presentation)
+                    return (file, size, FileManager.default.fileExists(atPath: file.path))
+                }
+                guard exists else {
                     logger.error("media file \(id) of presentation \(placed.presentation.id) is missing: \(file.path)")
                     throw ContentAPIError.notFound("media file \(id) is missing from the server's library")
                 }
@@ -178,7 +181,8 @@ struct ContentCatalog: Sendable {
             let presentation = placed.presentation
             for slide in presentation.slides
             where StableIdentifier.make("slide", presentationId: presentation.id, name: slide.name) == id {
-                let source = (try? Data(contentsOf: presentation.root.appendingPathComponent(slide.name))) ?? Data()
+                let file = presentation.root.appendingPathComponent(slide.name)
+                let source = await BlockingIO.run { (try? Data(contentsOf: file)) ?? Data() }
                 let date = ContentDate.string(placed.entry.installedAt)
                 return WireSlide(
                     id: id, revision: presentation.revision, name: slide.name, pageSource: source.base64EncodedString(),

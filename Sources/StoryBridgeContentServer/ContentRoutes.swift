@@ -48,7 +48,9 @@ struct ContentRoutes: Sendable {
             let id = try Self.id(context)
             if let forced = try Self.forcedAnswer(faults.forcedAnswer(presentationId: id, package: false)) { return forced }
             let placed = try await catalog.placed(id, for: context.claims)
-            return JSONReply.response(catalog.presentation(placed, package: try await catalog.package(of: placed)))
+            let package = try await catalog.package(of: placed)
+            // Each media file's size is read from the disk: on the blocking pool.
+            return JSONReply.response(await BlockingIO.run { [catalog] in catalog.presentation(placed, package: package) })
         }
         api.get("contentpackages/:id") { _, context -> Response in
             let id = try Self.id(context)

@@ -3,7 +3,7 @@ import GRDB
 import StoryBridge
 
 /// Local operations on synced content that need no server: delete a presentation's files but
-/// keep its metadata, and forget everything synced.
+/// keep its metadata, and forget everything synced. Files are removed on the blocking pool.
 public struct SyncMaintenance: Sendable {
     public let library: LibraryStore
     public let catalog: SyncCatalog
@@ -29,8 +29,10 @@ public struct SyncMaintenance: Sendable {
                 arguments: [Date(), row.id])
             return folders
         }
-        for folder in folders { try? FileManager.default.removeItem(at: paths.directory.presentations.appendingPathComponent(folder)) }
-        PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        await BlockingIO.run { [paths] in
+            for folder in folders { try? FileManager.default.removeItem(at: paths.directory.presentations.appendingPathComponent(folder)) }
+            PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        }
     }
 
     /// Marks a synced presentation's content as gone after the library row was removed by hand.
@@ -43,7 +45,7 @@ public struct SyncMaintenance: Sendable {
                     """,
                 arguments: [Date(), id])
         }
-        PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        await BlockingIO.run { [paths] in PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
     }
 
     /// Forgets all synced content: the sync catalog, the synced presentations of the library
@@ -62,8 +64,10 @@ public struct SyncMaintenance: Sendable {
             try db.execute(sql: "DELETE FROM syncClient")
             return (count, folders)
         }
-        for folder in folders { try? FileManager.default.removeItem(at: paths.directory.presentations.appendingPathComponent(folder)) }
-        try? FileManager.default.removeItem(at: paths.downloads)
+        await BlockingIO.run { [paths] in
+            for folder in folders { try? FileManager.default.removeItem(at: paths.directory.presentations.appendingPathComponent(folder)) }
+            try? FileManager.default.removeItem(at: paths.downloads)
+        }
         return count
     }
 }

@@ -36,17 +36,18 @@ public struct PresentationWatcher: Sendable {
         self.fileLimit = fileLimit
     }
 
-    /// Watches until the task is cancelled.
+    /// Watches until the task is cancelled. Each look at the folder and each re-read runs on the
+    /// blocking pool (``BlockingIO``): a walk of thousands of files never holds a cooperative thread.
     public func run(host: StoryBridgeHost) async {
-        var known = fingerprint()
+        var known = await BlockingIO.run { fingerprint() }
         var reportedFailure: [String: FileStamp]?
         while !Task.isCancelled {
             do { try await clock.sleep(for: interval) } catch { return }
-            let now = fingerprint()
+            let now = await BlockingIO.run { fingerprint() }
             guard now != known else { continue }
             let changed = Self.changes(from: known, to: now)
             do {
-                let presentation = try PresentationFolder.load(folder, catalog: catalog)
+                let presentation = try await BlockingIO.run { [folder, catalog] in try PresentationFolder.load(folder, catalog: catalog) }
                 known = now
                 reportedFailure = nil
                 host.logger.info(

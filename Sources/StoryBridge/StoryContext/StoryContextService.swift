@@ -129,9 +129,13 @@ public final class StoryContextService: Sendable {
     /// text is read, so a push that follows carries a greater one.
     public func pageStory(for presentation: Presentation) async throws -> PageStory {
         let revision = currentRevision(presentationId: presentation.id)
+        // Two `stat` calls, on the blocking pool (``BlockingIO``) like the slide's own file.
+        let (definition, changes) = await BlockingIO.run { [store, file = Self.definitionFile(of: presentation).path] in
+            (FileStamp(path: file), store.changeStamp)
+        }
         let key = PageStoryKey(
-            definition: FileStamp(path: Self.definitionFile(of: presentation).path), changes: store.changeStamp,
-            localChanges: localChanges.withLock { $0 }, name: presentation.name, revision: presentation.revision)
+            definition: definition, changes: changes, localChanges: localChanges.withLock { $0 }, name: presentation.name,
+            revision: presentation.revision)
         if let cached = pageStories.withLock({ $0[presentation.id] }), cached.key == key {
             shownStories.withLock { $0[presentation.id] = cached.text }
             return PageStory(text: cached.text, revision: revision, version: cached.version)

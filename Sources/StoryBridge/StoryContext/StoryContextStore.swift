@@ -56,7 +56,7 @@ public struct StoryContextStore: Sendable {
             }
             return StoryContextOutcome(context: context, refusals: refusals, changed: !changed.isEmpty)
         }
-        if outcome.changed { markChanged() }
+        if outcome.changed { await markChanged() }
         return outcome
     }
 
@@ -69,14 +69,15 @@ public struct StoryContextStore: Sendable {
                 StoredStoryObject.CodingKeys.presentationId == presentationId && StoredStoryObject.CodingKeys.userId == userId
             ).deleteAll(db)
         }
-        if count > 0 { markChanged() }
+        if count > 0 { await markChanged() }
         return count
     }
 
     /// Replaces the change stamp. When that fails (a read-only folder) a running host in another
     /// process shows the change only from its next start; this process keeps its own count.
-    private func markChanged() {
-        try? FileStamp.touch(changeStampPath)
+    /// Written on the blocking pool (``BlockingIO``).
+    private func markChanged() async {
+        await BlockingIO.run { [changeStampPath] in try? FileStamp.touch(changeStampPath) }
     }
 
     private static func read(

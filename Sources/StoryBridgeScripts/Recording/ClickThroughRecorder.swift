@@ -69,7 +69,8 @@ public final class ClickThroughRecorder: Sendable {
             }
             guard handle(entry) else { continue }
             do {
-                try write()
+                // Once per step, while pages are served: on the blocking pool.
+                try await BlockingIO.run { [self] () throws in try write() }
                 failing = false
             } catch {
                 if !failing { onFailure("cannot write the recording to '\(file.path)': \(SystemProblem(error))") }

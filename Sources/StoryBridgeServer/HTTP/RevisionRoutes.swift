@@ -45,9 +45,16 @@ struct RevisionRoutes: Sendable {
     func add(to router: Router<HostRequestContext>) {
         let group = router.group(RouterPath(String(Self.path.dropFirst()))).add(
             middleware: TokenMiddleware(token: token, refusals: refusals))
-        group.get { _, _ in try overview() }
-        group.post(":id/rollback") { _, context in try rollback(context.parameters.get("id").flatMap { Int($0) }) }
-        group.post(":id/unpin") { _, context in try unpin(context.parameters.get("id").flatMap { Int($0) }) }
+        // Each reads or writes the catalog and takes the sync lock synchronously: on the blocking pool.
+        group.get { _, _ in try await BlockingIO.run { try overview() } }
+        group.post(":id/rollback") { _, context in
+            let id = context.parameters.get("id").flatMap { Int($0) }
+            return try await BlockingIO.run { try rollback(id) }
+        }
+        group.post(":id/unpin") { _, context in
+            let id = context.parameters.get("id").flatMap { Int($0) }
+            return try await BlockingIO.run { try unpin(id) }
+        }
     }
 
     private func overview() throws -> Response {

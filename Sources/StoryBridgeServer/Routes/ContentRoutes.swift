@@ -59,14 +59,17 @@ struct ContentRoutes: Sendable {
         return .redirect(to: ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))
     }
 
-    /// A root slide with the client script injected ahead of every content script.
+    /// A root slide with the client script injected ahead of every content script. The path is
+    /// resolved and the file read on the blocking pool (``BlockingIO``), never on a cooperative thread.
     private func slide(_ request: Request, context: HostRequestContext) async throws -> Response {
         let presentation = try await presentation(context)
         // Read while the slide's file is read (StoryContextScript: window._story before content runs).
         async let storyTag = StoryContextScript.tag(for: presentation, host: host)
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
-        let file = try ContentPath(rawRelativePath: raw, root: presentation.root)
-        let html = try Data(contentsOf: file.file)
+        let (file, html) = try await BlockingIO.run { [root = presentation.root] () throws -> (ContentPath, Data) in
+            let file = try ContentPath(rawRelativePath: raw, root: root)
+            return (file, try Data(contentsOf: file.file))
+        }
         let tag =
             ClientScriptInjector.tag(
                 presentationId: presentation.id, slide: file.relative, token: token.value,

@@ -32,17 +32,21 @@ struct PresentationFiles: FileProvider {
         return FileID(root: presentation.root, relative: String(parts[1]))
     }
 
+    /// The file's size and date, or nil when there is none; the path is resolved and the file
+    /// stat'ed on the blocking pool (``BlockingIO``), never on a cooperative thread.
     func getAttributes(id: FileID) async throws -> Attributes? {
-        let file: ContentPath
-        switch Result(catching: { () throws(ContentPathError) in try ContentPath(decodedRelativePath: id.relative, root: id.root) }) {
-        case .success(let found): file = found
-        case .failure(.notFound): return nil
-        case .failure(let refused): throw refused
+        try await BlockingIO.run { () throws -> Attributes? in
+            let file: ContentPath
+            switch Result(catching: { () throws(ContentPathError) in try ContentPath(decodedRelativePath: id.relative, root: id.root) }) {
+            case .success(let found): file = found
+            case .failure(.notFound): return nil
+            case .failure(let refused): throw refused
+            }
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.file.path)
+            return Attributes(
+                isFolder: false, size: (attributes[.size] as? Int) ?? 0,
+                modificationDate: (attributes[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0))
         }
-        let attributes = try FileManager.default.attributesOfItem(atPath: file.file.path)
-        return Attributes(
-            isFolder: false, size: (attributes[.size] as? Int) ?? 0,
-            modificationDate: (attributes[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0))
     }
 
     func loadFile(id: FileID, context: some RequestContext) async throws -> ResponseBody {

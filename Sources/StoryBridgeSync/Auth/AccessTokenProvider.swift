@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// Hands out a valid access token: renews it shortly before it expires, and once more when the
 /// API answers 401 to it. However many requests wait, one renewal is in flight; they all get
@@ -55,7 +56,7 @@ public actor AccessTokenProvider {
         let task = Task<SyncSession, any Error> {
             let reply = try await auth.requestToken(grant)
             let next = previous.renewed(with: reply, now: now())
-            try store?.save(next)
+            if let store { try await BlockingIO.run { () throws(SyncError) in try store.save(next) } }
             return next
         }
         renewal = task

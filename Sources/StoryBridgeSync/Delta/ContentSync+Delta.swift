@@ -61,10 +61,15 @@ extension ContentSync {
         partial: PartialDownload, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
+        guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
         let indexBegan = PhaseTiming.begin()
-        guard deltaUpdates, let installed = try? library.entry(id: id)?.presentation.root,
-            let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
-        else { return .fullDownload(alreadyReceived: 0) }
+        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex)? in
+            guard let installed = try? library.entry(id: id)?.presentation.root,
+                let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
+            else { return nil }
+            return (installed, index)
+        }
+        guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
         var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
         fetch.connectTimeout = downloader.connectTimeout
@@ -72,7 +77,7 @@ extension ContentSync {
         fetch.rateLimiter = downloader.rateLimiter
         let kept = KeptReplyBytes()
         let downloader = self.downloader
-        let hasRoom = (try? checkFreeSpace(needed: 2 * package.fileSize)) != nil
+        let hasRoom = (try? await checkFreeSpace(needed: 2 * package.fileSize)) != nil
         fetch.wholeBlobReply = { head, parts in
             guard hasRoom, ResumableDownloader.canKeep(head) else { return false }
             let received = try await downloader.keepWholeReply(head, parts: &parts, blob: blob, into: partial) { done in
@@ -90,15 +95,16 @@ extension ContentSync {
                 link: link, installed: index,
                 planned: { plan, size in
                     // Refused before a byte of an entry is fetched, as a full download is before it starts.
-                    try checkFreeSpace(needed: plan.diskBytesNeeded)
+                    try await checkFreeSpace(needed: plan.diskBytesNeeded)
                     events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
                 },
                 progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
-            let installedPath = installed.path
-            try PhaseTiming.measure("delta: installed files checked") {
-                for entry in fetched.plan.reused where !DeltaAssembly.installedFileMatches(entry, in: installedPath) {
-                    throw DeltaFallback.installedFileDiffers(entry.name)
-                }
+            let (installedPath, reused) = (installed.path, fetched.plan.reused)
+            let checkBegan = PhaseTiming.begin()
+            let differing = await BlockingIO.run { reused.first { !DeltaAssembly.installedFileMatches($0, in: installedPath) } }
+            PhaseTiming.record("delta: installed files checked", since: checkBegan)
+            if let differing {
+                throw DeltaFallback.installedFileDiffers(differing.name)
             }
         } catch let fallback as DeltaFallback {
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
@@ -135,8 +141,7 @@ extension ContentSync {
                 return (counts.files, counts.bytes)
             })
         let cleanupBegan = PhaseTiming.begin()
-        for file in media.values { unlink(file.path) }
-        PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        await discardDownloads(of: id, media: media)
         PhaseTiming.record("delta: work files removed", since: cleanupBegan)
         events(.installed(presentationId: id, revision: package.revision))
         let download = ResumableDownloader.Outcome(

@@ -64,7 +64,7 @@ struct DeltaFetch: Sendable {
     /// before any entry is fetched) to refuse the update.
     /// All its range requests go on one kept-alive connection (``BlobConnection``).
     func run(
-        link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) throws -> Void, progress: (Int64) -> Void
+        link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         let target = try RangedBlob.target(link)
         return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
@@ -76,7 +76,7 @@ struct DeltaFetch: Sendable {
     }
 
     private func run(
-        blob: inout RangedBlob, installed: DeltaIndex, planned: (DeltaPlan, Int64) throws -> Void, progress: (Int64) -> Void
+        blob: inout RangedBlob, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         // Phases measured with begin/record: `blob` is not sendable, so no closure carries it.
         var phaseBegan = PhaseTiming.begin()
@@ -108,12 +108,15 @@ struct DeltaFetch: Sendable {
         // The whole listing goes through the checks of a full install (names, types, duplicates,
         // entry count, declared sizes, index.html) before a byte of an entry is fetched.
         let checksBegan = PhaseTiming.begin()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try (listing + ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)).write(to: listingZip)
-        let filePaths = try PackageExtractor(limits: limits).filePaths(zip: listingZip)
-        unlink(listingZip.path)
+        let endRecord = ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)
+        let filePaths = try await BlockingIO.run { [folder, limits, listingFile = self.listingZip, listing] () throws -> [String] in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try (listing + endRecord).write(to: listingFile)
+            defer { unlink(listingFile.path) }
+            return try PackageExtractor(limits: limits).filePaths(zip: listingFile)
+        }
         PhaseTiming.record("delta: listing checked like a full install's", since: checksBegan)
-        try planned(plan, packageSize)
+        try await planned(plan, packageSize)
         var changes: URL?
         if !plan.changed.isEmpty {
             phaseBegan = PhaseTiming.begin()
@@ -126,19 +129,22 @@ struct DeltaFetch: Sendable {
     }
 
     /// Writes each range's bytes to the changes zip as they arrive, then a central directory of
-    /// the changed entries pointing at their new places.
+    /// the changed entries pointing at their new places; the file is written on the blocking pool.
     private func fetchChanges(_ plan: DeltaPlan, blob: inout RangedBlob, progress: (Int64) -> Void) async throws -> URL {
-        guard FileManager.default.createFile(atPath: changesZip.path, contents: nil) else {
-            throw DeltaFallback.transport("cannot create \(changesZip.path)")
+        let changesZip = self.changesZip
+        let output = try await BlockingIO.run { () throws -> FileHandle in
+            guard FileManager.default.createFile(atPath: changesZip.path, contents: nil) else {
+                throw DeltaFallback.transport("cannot create \(changesZip.path)")
+            }
+            return try FileHandle(forWritingTo: changesZip)
         }
-        let output = try FileHandle(forWritingTo: changesZip)
         defer { try? output.close() }
         var written: Int64 = 0
         var placed: [(range: Range<Int64>, at: Int64)] = []
         for range in plan.ranges {
             placed.append((range, written))
             try await blob.fetch(range) { chunk in
-                try chunk.withUnsafeReadableBytes { try output.write(contentsOf: $0) }
+                try await BlockingIO.run { () throws in try chunk.withUnsafeReadableBytes { try output.write(contentsOf: $0) } }
                 written += Int64(chunk.readableBytes)
                 progress(written)
             }
@@ -150,8 +156,8 @@ struct DeltaFetch: Sendable {
             }
             records.append(entry.record(movedTo: place.at + entry.localHeaderOffset - place.range.lowerBound))
         }
-        try output.write(contentsOf: records)
-        try output.write(contentsOf: ZipDirectory.endRecord(count: plan.changed.count, size: Int64(records.count), offset: written))
+        let directory = records + ZipDirectory.endRecord(count: plan.changed.count, size: Int64(records.count), offset: written)
+        try await BlockingIO.run { () throws in try output.write(contentsOf: directory) }
         // Not fsynced: the file is unpacked at once and deleted; after a crash the next run
         // sweeps it and fetches the delta again, and a torn file fails its entries' CRC-32.
         return changesZip

@@ -39,12 +39,12 @@ struct RangedBlob {
     }
 
     /// Bytes `range` of the blob, handed to `sink` as they arrive.
-    mutating func fetch(_ range: Range<Int64>, into sink: (ByteBuffer) throws -> Void) async throws {
+    mutating func fetch(_ range: Range<Int64>, into sink: (ByteBuffer) async throws -> Void) async throws {
         _ = try await get(range: "bytes=\(range.lowerBound)-\(range.upperBound - 1)", expectedStart: range.lowerBound, sink: sink)
     }
 
     /// Sends one range request; returns where the reply's bytes start in the blob.
-    private mutating func get(range: String, expectedStart: Int64?, sink: (ByteBuffer) throws -> Void) async throws -> Int64 {
+    private mutating func get(range: String, expectedStart: Int64?, sink: (ByteBuffer) async throws -> Void) async throws -> Int64 {
         var headers = HTTPHeaders()
         headers.add(name: "x-ms-version", value: ResumableDownloader.azureStorageVersion)
         headers.add(name: "Range", value: range)
@@ -90,7 +90,7 @@ struct RangedBlob {
                 case .body(let chunk):
                     received += Int64(chunk.readableBytes)
                     guard received <= expected else { throw DeltaFallback.transport("the reply is longer than its range") }
-                    try sink(chunk)
+                    try await sink(chunk)
                     try await limiter?.pay(chunk.readableBytes)
                 case .end:
                     guard received == expected else {

@@ -80,8 +80,10 @@ public struct ContentSync: Sendable {
     public func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
         let planBegan = PhaseTiming.begin()
         try await catalog.settleInterruptedDownloads()
-        DeltaIndex.sweep(in: library.directory)
-        DeltaFetch.sweepWorkFiles(in: paths.downloads)
+        await BlockingIO.run { [library, paths] in
+            DeltaIndex.sweep(in: library.directory)
+            DeltaFetch.sweepWorkFiles(in: paths.downloads)
+        }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
             (Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'")), try RevisionPin.all(db))
@@ -118,8 +120,10 @@ public struct ContentSync: Sendable {
                 }
             }
         }
-        let onDisk = targets.reduce(Int64(0)) { sum, row in
-            sum + PartialDownload(folder: paths.downloads, presentationId: row.id, revision: row.packageRevision ?? 0).bytesOnDisk
+        let onDisk = await BlockingIO.run { [paths, targets] in
+            targets.reduce(Int64(0)) { sum, row in
+                sum + PartialDownload(folder: paths.downloads, presentationId: row.id, revision: row.packageRevision ?? 0).bytesOnDisk
+            }
         }
         events(.planned(packages: targets.count, totalBytes: targets.reduce(0) { $0 + ($1.packageSize ?? 0) }, onDiskBytes: onDisk))
         let outcomes = try await boundedMap(targets, limit: concurrency) {
@@ -238,7 +242,7 @@ public struct ContentSync: Sendable {
                 case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
                 }
             }
-            try checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
+            try await checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
             events(.started(presentationId: id, name: row.name, size: package.fileSize, onDisk: partial.bytesOnDisk - receivedByDelta))
             var download = try await downloader.download(blob, into: partial) { done in
                 events(.progress(presentationId: id, bytesOnDisk: done))
@@ -258,7 +262,9 @@ public struct ContentSync: Sendable {
                 ? nil : "the package is \(received) bytes, the service declared \(package.fileSize); the archive validated completely"
             events(.installing(presentationId: id))
             let files: [String]
-            switch Result(catching: { () throws(PackageError) in try PackageExtractor(limits: limits).filePaths(zip: partial.partFile) }) {
+            switch await BlockingIO.run({ [limits] in
+                Result { () throws(PackageError) in try PackageExtractor(limits: limits).filePaths(zip: partial.partFile) }
+            }) {
             case .success(let paths): files = paths
             case .failure(let error):
                 partial.discard()
@@ -269,9 +275,7 @@ public struct ContentSync: Sendable {
             try await install(
                 row: row, package: package, partial: partial, media: media, warning: warning,
                 transferred: download.transferred, packageSize: received)
-            partial.discard()
-            for file in media.values { unlink(file.path) }
-            PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+            await discardDownloads(of: id, media: media)
             events(.installed(presentationId: id, revision: package.revision))
             return PackageOutcome(id: id, revision: package.revision, error: nil, download: download, warning: warning)
         } catch .interrupted {
@@ -310,7 +314,8 @@ public struct ContentSync: Sendable {
         let zip = partial.partFile
         let id = row.id
         let packageRevision = package.revision
-        let result: Result<Void, SyncError> = await Task.detached {
+        // Unzip, moves and the catalog transaction are blocking: on the blocking pool, not the cooperative one.
+        let result: Result<Void, SyncError> = await BlockingIO.run { [options] in
             do {
                 _ = try library.install(
                     zip: zip, options: options, progress: nil,
@@ -335,7 +340,7 @@ public struct ContentSync: Sendable {
             } catch {
                 return .failure(SyncCatalog.storageError(error))
             }
-        }.value
+        }
         if case .failure(let error) = result {
             if case .packageRefused = error { partial.discard() }
             throw error
@@ -349,10 +354,21 @@ public struct ContentSync: Sendable {
         if let source, !source.hasPrefix(SyncPaths.librarySourcePrefix) { throw .idTakenByLocalPresentation(id) }
     }
 
-    func checkFreeSpace(needed: Int64) throws(SyncError) {
-        try? FileManager.default.createDirectory(at: paths.downloads, withIntermediateDirectories: true)
-        guard let free = freeBytes(paths.downloads) else { return }
-        if free < needed { throw .insufficientSpace(needed: needed, available: free) }
+    func checkFreeSpace(needed: Int64) async throws(SyncError) {
+        let (downloads, freeBytes) = (paths.downloads, self.freeBytes)
+        let free = await BlockingIO.run {
+            try? FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+            return freeBytes(downloads)
+        }
+        if let free, free < needed { throw .insufficientSpace(needed: needed, available: free) }
+    }
+
+    /// Removes an installed package's downloads: its part files and the media files it took.
+    func discardDownloads(of id: Int, media: [String: URL]) async {
+        await BlockingIO.run { [paths] in
+            for file in media.values { unlink(file.path) }
+            PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+        }
     }
 
     /// A media file the presentation lists, and the service's object for it (nil: 204).
@@ -397,7 +413,7 @@ public struct ContentSync: Sendable {
             }
             let partial = PartialDownload(
                 folder: paths.downloads, presentationId: presentationId, mediaFileId: media.id, revision: media.revision)
-            try checkFreeSpace(needed: media.fileSize - partial.bytesOnDisk)
+            try await checkFreeSpace(needed: media.fileSize - partial.bytesOnDisk)
             let mediaId = media.id
             let blob = ResumableDownloader.Blob(
                 presentationId: presentationId, blobId: media.blobId, revision: media.revision, expectedSize: media.fileSize,

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import StoryBridge
 
 /// The open part file of one download and what is known of its blob: the bytes on disk (the
 /// file's length, which every write extends), the validator that lets them be resumed, and the
@@ -17,12 +18,23 @@ final class PartFile {
     private var sinceSync: Int64 = 0
 
     /// Opens `partial` for `blob`: bytes of another blob (revision, id or declared size) are
-    /// discarded; bytes without a strong ETag cannot be resumed and start again.
-    init(_ blob: ResumableDownloader.Blob, _ partial: PartialDownload, syncEvery: Int64) throws(SyncError) {
+    /// discarded; bytes without a strong ETag cannot be resumed and start again. The files are
+    /// read, written and synced on the blocking pool (``BlockingIO``), here and in every method.
+    init(_ blob: ResumableDownloader.Blob, _ partial: PartialDownload, syncEvery: Int64) async throws(SyncError) {
         self.partial = partial
         presentationId = blob.presentationId
         declaredSize = blob.expectedSize
         self.syncEvery = syncEvery
+        let opened = try await BlockingIO.run { () throws(SyncError) in try Self.openFile(blob, partial) }
+        validator = opened.validator
+        offset = opened.offset
+        descriptor = opened.descriptor
+    }
+
+    /// The validator, the bytes on disk to keep and the descriptor of the opened part file.
+    private static func openFile(
+        _ blob: ResumableDownloader.Blob, _ partial: PartialDownload
+    ) throws(SyncError) -> (validator: PartialDownload.Validator, offset: Int64, descriptor: Int32) {
         let wanted = PartialDownload.Validator(blobId: blob.blobId, revision: blob.revision, expectedSize: blob.expectedSize, etag: nil)
         var stored = partial.loadValidator()
         if let known = stored,
@@ -37,7 +49,7 @@ final class PartFile {
         } catch {
             throw .storage("cannot create \(folder.path)")
         }
-        validator = stored ?? wanted
+        let validator = stored ?? wanted
         var offset = validator.etag == nil ? 0 : partial.bytesOnDisk
         if offset > (validator.actualSize ?? blob.expectedSize) { offset = 0 }
         if stored == nil { try partial.saveValidator(wanted) }
@@ -48,8 +60,7 @@ final class PartFile {
             close(descriptor)
             throw .storage("cannot truncate \(partial.partFile.path)")
         }
-        self.descriptor = descriptor
-        self.offset = offset
+        return (validator, offset, descriptor)
     }
 
     deinit {
@@ -72,60 +83,72 @@ final class PartFile {
     }
 
     /// A 200 answer: the whole blob follows, `length` bytes (when the server said), validated by `etag`.
-    func startWhole(length: Int64?, etag: String?) throws(SyncError) {
-        try truncate()
+    func startWhole(length: Int64?, etag: String?) async throws(SyncError) {
+        try await truncate()
         validator.etag = etag
         validator.actualSize = length
-        try partial.saveValidator(validator)
+        try await saveValidator()
     }
 
     /// A 206 answer told the blob's size.
-    func learn(size: Int64) throws(SyncError) {
+    func learn(size: Int64) async throws(SyncError) {
         guard validator.actualSize != size else { return }
         validator.actualSize = size
-        try partial.saveValidator(validator)
+        try await saveValidator()
     }
 
     /// The body ended with its last byte: a blob whose length was not given is as long as it came.
-    func finishBody() throws(SyncError) {
-        sync()
+    func finishBody() async throws(SyncError) {
+        await sync()
         if validator.actualSize == nil {
             validator.actualSize = offset
-            try partial.saveValidator(validator)
+            try await saveValidator()
         }
     }
 
     /// Forgets the bytes and the validator's ETag and size: the next request asks for the whole blob.
-    func restart() throws(SyncError) {
-        try truncate()
+    func restart() async throws(SyncError) {
+        try await truncate()
         validator.etag = nil
         validator.actualSize = nil
-        try partial.saveValidator(validator)
+        try await saveValidator()
     }
 
-    /// Writes a body part at the end of the file.
-    func append(_ chunk: ByteBuffer) throws(SyncError) {
+    /// Writes a body part at the end of the file, and syncs the file once ``syncEvery`` bytes
+    /// were written since the last sync.
+    func append(_ chunk: ByteBuffer) async throws(SyncError) {
         let count = Int64(chunk.readableBytes)
         // The blob's own length bounds it; a body sent without one is bounded by twice the declared size.
         let bound = validator.actualSize ?? (2 * declaredSize + (1 << 20))
         if offset + count > bound {
             throw .sizeMismatch(presentationId: presentationId, expected: validator.actualSize ?? declaredSize, received: offset + count)
         }
-        let failure = chunk.withUnsafeReadableBytes { PosixIO.writeAll(descriptor, $0) }
+        let (descriptor, syncs) = (self.descriptor, sinceSync + count >= syncEvery)
+        let failure = await BlockingIO.run { () -> String? in
+            let failure = chunk.withUnsafeReadableBytes { PosixIO.writeAll(descriptor, $0) }
+            if failure == nil, syncs { fsync(descriptor) }
+            return failure
+        }
         if let failure { throw .storage("cannot write \(partial.partFile.path): \(failure)") }
         offset += count
-        sinceSync += count
-        if sinceSync >= syncEvery { sync() }
+        sinceSync = syncs ? 0 : sinceSync + count
     }
 
     /// Flushes the written bytes to the disk.
-    func sync() {
-        fsync(descriptor)
+    func sync() async {
+        let descriptor = self.descriptor
+        await BlockingIO.run { _ = fsync(descriptor) }
         sinceSync = 0
     }
 
-    private func truncate() throws(SyncError) {
-        guard ftruncate(descriptor, 0) == 0 else { throw .storage("cannot truncate \(partial.partFile.path)") }
+    private func truncate() async throws(SyncError) {
+        let descriptor = self.descriptor
+        guard await BlockingIO.run({ ftruncate(descriptor, 0) == 0 }) else { throw .storage("cannot truncate \(partial.partFile.path)") }
         offset = 0
+    }
+
+    private func saveValidator() async throws(SyncError) {
+        let (partial, validator) = (self.partial, self.validator)
+        try await BlockingIO.run { () throws(SyncError) in try partial.saveValidator(validator) }
     }
 }

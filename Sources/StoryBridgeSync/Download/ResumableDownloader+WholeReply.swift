@@ -15,24 +15,24 @@ extension ResumableDownloader {
         _ head: HTTPResponseHead, parts: inout BlobHTTP.Parts, blob: Blob, into partial: PartialDownload,
         progress: (Int64) -> Void
     ) async throws -> Int64 {
-        let file = try PartFile(blob, partial, syncEvery: syncEvery)
-        try file.startWhole(
+        let file = try await PartFile(blob, partial, syncEvery: syncEvery)
+        try await file.startWhole(
             length: head.headers.first(name: "Content-Length").flatMap(Int64.init), etag: Self.strongETag(head.headers))
         var received: Int64 = 0
         do {
             if try await receiveBody(&parts, into: file, counting: &received, progress: progress) {
-                try file.finishBody()
+                try await file.finishBody()
                 return received
             }
         } catch let error as SyncError {
             throw error
         } catch is CancellationError {
-            file.sync()
+            await file.sync()
             throw SyncError.interrupted
         } catch {
             // A cut connection: the bytes on disk are resumed by the download that follows.
         }
-        file.sync()
+        await file.sync()
         return received
     }
 

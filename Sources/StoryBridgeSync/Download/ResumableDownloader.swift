@@ -107,7 +107,7 @@ public struct ResumableDownloader: Sendable {
     public func download(
         _ blob: Blob, into partial: PartialDownload, progress: @escaping @Sendable (Int64) -> Void
     ) async throws(SyncError) -> Outcome {
-        let file = try PartFile(blob, partial, syncEvery: syncEvery)
+        let file = try await PartFile(blob, partial, syncEvery: syncEvery)
         var outcome = Outcome(resumedFrom: file.offset, transferred: 0, linkRenewals: 0, size: file.size)
         progress(file.offset)
         var link = blob.link
@@ -140,7 +140,7 @@ public struct ResumableDownloader: Sendable {
                 throw error
             } catch {
                 if Task.isCancelled { throw .interrupted }
-                file.sync()
+                await file.sync()
                 failures = receivedThisTime > 0 ? 1 : failures + 1
                 try await backOff(failures, blob: blob, why: NetworkFailure.reason(error), retryAfter: nil)
                 continue
@@ -149,7 +149,7 @@ public struct ResumableDownloader: Sendable {
             if case .redirect = step {} else { redirects = 0 }
             switch step {
             case .complete:
-                try file.finishBody()
+                try await file.finishBody()
                 if file.offset == file.size {
                     outcome.size = file.offset
                     return outcome
@@ -157,11 +157,11 @@ public struct ResumableDownloader: Sendable {
                 failures = receivedThisTime > 0 ? 1 : failures + 1
                 try await backOff(failures, blob: blob, why: "the body ended early", retryAfter: nil)
             case .cut(let reason):
-                file.sync()
+                await file.sync()
                 failures = receivedThisTime > 0 ? 1 : failures + 1
                 try await backOff(failures, blob: blob, why: reason, retryAfter: nil)
             case .restartFromZero:
-                try file.restart()
+                try await file.restart()
                 failures += 1
                 try await backOff(failures, blob: blob, why: "the server did not send the range asked for", retryAfter: nil)
             case .redirect(let location):
@@ -203,12 +203,13 @@ public struct ResumableDownloader: Sendable {
         let status = Int(head.status.code)
         switch status {
         case 200:
-            try file.startWhole(length: head.headers.first(name: "Content-Length").flatMap(Int64.init), etag: Self.strongETag(head.headers))
+            try await file.startWhole(
+                length: head.headers.first(name: "Content-Length").flatMap(Int64.init), etag: Self.strongETag(head.headers))
         case 206:
             guard let range = Self.contentRange(head.headers), range.start == file.offset,
                 range.total == nil || file.knownSize == nil || range.total == file.knownSize
             else { return .restartFromZero }
-            if let total = range.total { try file.learn(size: total) }
+            if let total = range.total { try await file.learn(size: total) }
         case 301, 302, 303, 307, 308:
             guard let location = head.headers.first(name: "Location") else {
                 throw SyncError.downloadFailed(presentationId: blob.presentationId, reason: "a redirect without a Location")
@@ -244,7 +245,7 @@ public struct ResumableDownloader: Sendable {
             switch part {
             case .head: continue
             case .body(let chunk):
-                try file.append(chunk)
+                try await file.append(chunk)
                 bytes += Int64(chunk.readableBytes)
                 progress(file.offset)
                 try await rateLimiter?.pay(chunk.readableBytes)

@@ -101,10 +101,11 @@ public struct MetadataSync: Sendable {
         let removedFolders = try await PhaseTiming.measure("catalog written") { () async throws(SyncError) in
             try await catalog.write { db in try snapshot.apply(db, now: now) }
         }
-        for folder in removedFolders {
-            try? FileManager.default.removeItem(at: catalog.libraryFolder(folder, paths: paths))
+        let (folders, removed) = (removedFolders.map { catalog.libraryFolder($0, paths: paths) }, plan.remove)
+        await BlockingIO.run { [paths] in
+            for folder in folders { try? FileManager.default.removeItem(at: folder) }
+            for id in removed { PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
         }
-        for id in plan.remove { PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
         return report
     }
 

@@ -44,21 +44,25 @@ struct ServeSyncService: Service {
         }
     }
 
-    /// One sync of the catalog, and of the packages when inside the window.
+    /// One sync of the catalog, and of the packages when inside the window. Taking the lock,
+    /// opening the library and saving the run's record run on the blocking pool (``BlockingIO``):
+    /// this runs inside `serve`, beside the pages' commands.
     func runOnce(now: Date = Date()) async -> ScheduledSyncStatus.Run {
         let paths = SyncPaths(directory)
         let lock: SyncLock
         do {
-            lock = try SyncLock(file: paths.lockFile)
+            lock = try await BlockingIO.run { () throws(SyncError) in try SyncLock(file: paths.lockFile) }
         } catch {
             return .init(finishedAt: Date(), succeeded: true, summary: "skipped: \(error.description)")
         }
         defer { withExtendedLifetime(lock) {} }
         let service: SyncService
         do {
-            service = try SyncService(directory: directory, logger: logger)
+            service = try await BlockingIO.run { [directory, logger] () throws(SyncError) in
+                try SyncService(directory: directory, logger: logger)
+            }
         } catch {
-            try? SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]).save(paths)
+            await Self.save(SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]), paths)
             return .init(finishedAt: Date(), succeeded: false, summary: error.description)
         }
         let run = await sync(service, paths: paths, now: now)
@@ -80,11 +84,16 @@ struct ServeSyncService: Service {
                 notes += report.failed.map(\.error.description)
                 if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
             }
-            try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths)
+            await Self.save(SyncRunRecord(exitStatus: exitStatus, notes: notes), paths)
             return .init(finishedAt: Date(), succeeded: exitStatus == 0, summary: summary)
         } catch {
-            try? SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]).save(paths)
+            await Self.save(SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]), paths)
             return .init(finishedAt: Date(), succeeded: false, summary: error.description)
         }
+    }
+
+    /// Keeps `record` for `sync --status` (a failure to keep it is not the run's).
+    private static func save(_ record: SyncRunRecord, _ paths: SyncPaths) async {
+        await BlockingIO.run { _ = try? record.save(paths) }
     }
 }
