@@ -20,6 +20,13 @@ struct ScreenshotOptions: ParsableArguments {
     @Option(help: "The Chromium binary (default: $STORYBRIDGE_CHROMIUM, then chromium on PATH).")
     var browser: String?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Take slides with two tabs in turn: one is captured while the other settles the next slide.",
+            discussion: "The same pictures, files and order as one tab; --no-pipeline uses one tab for both."))
+    var pipeline = true
+
     func validate() throws {
         guard ViewportSize(parsing: size) != nil else {
             throw ValidationError("--size '\(size)' is not WIDTHxHEIGHT (e.g. 1024x768, each 1 to 8192)")
@@ -33,7 +40,7 @@ struct ScreenshotOptions: ParsableArguments {
     var shooterOptions: SlideShooter.Options {
         SlideShooter.Options(
             size: ViewportSize(parsing: size) ?? .standard, animationLimit: .milliseconds(Int(animationLimit * 1000)),
-            settleTimeout: .milliseconds(Int(settleTimeout * 1000)))
+            settleTimeout: .milliseconds(Int(settleTimeout * 1000)), pipelined: pipeline)
     }
 
     func launchBrowser() async throws -> HeadlessChromium {

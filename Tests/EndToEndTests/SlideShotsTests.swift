@@ -61,6 +61,50 @@ struct SlideShotsTests {
         #expect(gallery.contains("src=\"answered.png\""))
     }
 
+    @Test("two tabs in turn (the pipeline) give the same files, bytes and index order as one tab")
+    func pipelineMatchesOneTab() async throws {
+        var slides: [String: String] = [
+            "index.html": VisualDeck.block("#333", links: ["animated.html", "answered.html", "s1.html", "s2.html", "s3.html"]),
+            "animated.html": VisualDeck.block(
+                "#00f", script: "<style>@keyframes fade{from{background:#f00}to{background:#00f}}#block{animation:fade .6s linear}</style>"),
+            "answered.html": VisualDeck.block(
+                "#fff",
+                script: """
+                    <script src="js/storyclm.js"></script>
+                    <script>StoryCLM.Presentation.GetInfo(function () { document.getElementById('block').style.background = '#0a0'; });</script>
+                    """),
+            "unlinked.html": VisualDeck.block("#abc"),
+        ]
+        for (number, colour) in ["#c00", "#0c0", "#00c"].enumerated() { slides["s\(number + 1).html"] = VisualDeck.block(colour) }
+        var deck = VisualDeck(slides: slides)
+        deck.files["js/storyclm.js"] = Self.storyclmScript
+        let folder = try deck.write()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let browser = try await SharedBrowser.shared.get()
+        let size = ViewportSize(width: 640, height: 480)
+        let pipelinedOutput = folder.appendingPathComponent("pipelined")
+        let oneTabOutput = folder.appendingPathComponent("one-tab")
+        let pipelined = try await SlideShooter(browser: browser, options: .init(size: size, pipelined: true))
+            .shoot(presentationIn: folder, catalog: .init(id: 8, name: "pipeline"), to: pipelinedOutput)
+        let oneTab = try await SlideShooter(browser: browser, options: .init(size: size, pipelined: false))
+            .shoot(presentationIn: folder, catalog: .init(id: 8, name: "pipeline"), to: oneTabOutput)
+        let order = ["index.html", "animated.html", "answered.html", "s1.html", "s2.html", "s3.html", "unlinked.html"]
+        #expect(pipelined.slides.map(\.slide) == order)
+        #expect(oneTab.slides.map(\.slide) == order)
+        #expect(pipelined.slides.map(\.image) == oneTab.slides.map(\.image))
+        #expect(pipelined.slides.map(\.unansweredCommands) == oneTab.slides.map(\.unansweredCommands))
+        #expect(pipelined.slides.map(\.animationsEnded) == oneTab.slides.map(\.animationsEnded))
+        #expect(pipelined.slides.allSatisfy { $0.unansweredCommands.isEmpty })
+        let files = { (folder: URL) in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+        #expect(try files(pipelinedOutput) == files(oneTabOutput))
+        for entry in oneTab.slides {
+            let taken = try Data(contentsOf: pipelinedOutput.appendingPathComponent(entry.image))
+            #expect(taken == (try Data(contentsOf: oneTabOutput.appendingPathComponent(entry.image))), "\(entry.slide) differs")
+        }
+        let distinct = Set(try oneTab.slides.map { try Data(contentsOf: oneTabOutput.appendingPathComponent($0.image)) })
+        #expect(distinct.count == order.count, "every slide has its own picture, so a slide taken in the wrong tab would show")
+    }
+
     @Test("a deck without slides is refused and leaves no output folder")
     func noSlides() async throws {
         let folder = try VisualDeck(slides: [:], files: ["readme.txt": "nothing"]).write()

@@ -106,10 +106,20 @@ public final class HeadlessChromium: Sendable {
         throw LaunchError.didNotStart(binary: binary, detail: "no DevToolsActivePort after \(timeout)")
     }
 
-    /// Opens a new tab.
+    /// Opens a new tab in the browser's window.
     public func newPage() async throws -> BrowserPage {
+        try await newPage(inNewWindow: false)
+    }
+
+    /// Opens a new tab; with `inNewWindow`, in a window of its own.
+    ///
+    /// Headless Chromium renders only the tab in front of each window: a second tab of the same
+    /// window runs no animation frames and takes no screenshots. Pages that must work at the same
+    /// time (such as the two of the `shots` pipeline) each need their own window.
+    public func newPage(inNewWindow: Bool) async throws -> BrowserPage {
         let browser = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)\(browserPath)")
-        let created = try await browser.send("Target.createTarget", ["url": "about:blank"])
+        let created = try await browser.send(
+            "Target.createTarget", ["url": "about:blank", "newWindow": .bool(inNewWindow)])
         await browser.close()
         guard let targetId = created["targetId"]?.stringValue else {
             throw LaunchError.didNotStart(binary: binary, detail: "Target.createTarget gave no targetId")

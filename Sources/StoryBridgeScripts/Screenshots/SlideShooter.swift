@@ -4,6 +4,12 @@ import StoryBridge
 /// Takes one screenshot per slide of a presentation: serves it from a host in this process, opens
 /// each slide in a headless Chromium tab of a fixed size, waits until the slide is settled (see
 /// ``SettleScript``) and writes a PNG per slide plus `index.json` and `index.html`.
+///
+/// Pipelined (the default), two tabs take the slides in turn: while one is captured and its PNG
+/// written, the other loads and settles the next slide. Capturing is mostly the browser's work
+/// (a new compositor frame, its copy and the PNG encoding), loading is mostly the page's and the
+/// host's, so on two or more cores the two overlap. The pictures, files and index order are the
+/// ones a single tab gives.
 public struct SlideShooter: Sendable {
     /// How slides are rendered and how long they may take to settle.
     public struct Options: Sendable {
@@ -12,13 +18,18 @@ public struct SlideShooter: Sendable {
         public var animationLimit: Duration
         /// A slide whose load event or bridge answers take longer is taken anyway (the index says why).
         public var settleTimeout: Duration
+        /// Two tabs in turn, one captured while the other settles the next slide; `false`: one tab
+        /// settles and captures each slide in turn.
+        public var pipelined: Bool
 
         public init(
-            size: ViewportSize = .standard, animationLimit: Duration = .seconds(2), settleTimeout: Duration = .seconds(10)
+            size: ViewportSize = .standard, animationLimit: Duration = .seconds(2), settleTimeout: Duration = .seconds(10),
+            pipelined: Bool = true
         ) {
             self.size = size
             self.animationLimit = animationLimit
             self.settleTimeout = settleTimeout
+            self.pipelined = pipelined
         }
     }
 
@@ -82,46 +93,24 @@ public struct SlideShooter: Sendable {
             throw ShotsError.outputFolder(path: output.path, reason: "\(SystemProblem(error))")
         }
         let host = try await TestHost.start(presentationFolders: [folder], catalogs: [catalog])
-        let tab: SlideTab
+        var tabs: [SlideTab] = []
         do {
-            tab = try await SlideTab.open(in: browser, size: options.size)
+            for _ in 0..<(options.pipelined ? 2 : 1) { tabs.append(try await SlideTab.open(in: browser, size: options.size)) }
         } catch {
+            for tab in tabs { await tab.close() }
             await host.stop()
             throw error
         }
         let started = ContinuousClock.now
-        var entries: [ShotsIndex.Entry] = []
+        let entries: [ShotsIndex.Entry]
         do {
-            for (number, slide) in slides.enumerated() {
-                let slideStarted = ContinuousClock.now
-                let url = host.slideURL(presentationId: presentation.id, slide: slide.name)
-                let settled: SlideTab.Settled
-                let png: Data
-                do {
-                    settled = try await tab.settle(url, animationLimit: options.animationLimit, timeout: options.settleTimeout)
-                    png = try await tab.screenshot()
-                } catch {
-                    throw ShotsError.slideFailed(slide: slide.name, reason: "\(error)")
-                }
-                let image = Self.imageName(of: slide.name)
-                do {
-                    try png.write(to: output.appendingPathComponent(image), options: .atomic)
-                } catch {
-                    throw ShotsError.outputFolder(path: output.path, reason: "\(SystemProblem(error))")
-                }
-                entries.append(
-                    ShotsIndex.Entry(
-                        slide: slide.name, title: slide.metadata.title, image: image,
-                        milliseconds: Self.milliseconds(ContinuousClock.now - slideStarted),
-                        unansweredCommands: settled.unanswered, animationsEnded: settled.animationsEnded))
-                progress?(number + 1, slides.count, slide.name)
-            }
+            entries = try await take(slides, of: presentation.id, from: host, in: tabs, to: output, progress: progress)
         } catch {
-            await tab.close()
+            for tab in tabs { await tab.close() }
             await host.stop()
             throw error
         }
-        await tab.close()
+        for tab in tabs { await tab.close() }
         await host.stop()
         let index = ShotsIndex(
             presentationId: presentation.id, presentationName: presentation.name, revision: presentation.revision,
@@ -132,6 +121,76 @@ public struct SlideShooter: Sendable {
             throw ShotsError.outputFolder(path: output.path, reason: "\(SystemProblem(error))")
         }
         return index
+    }
+
+    /// Takes `slides` in order with `tabs` used in turn: slide N+1 settles in the next tab while
+    /// slide N is captured and written (with one tab, one after the other).
+    private func take(
+        _ slides: [Slide], of presentationId: Int, from host: TestHost, in tabs: [SlideTab], to output: URL,
+        progress: Progress?
+    ) async throws -> [ShotsIndex.Entry] {
+        var entries: [ShotsIndex.Entry] = []
+        var slideStarted = ContinuousClock.now
+        var settled = try await settle(slides[0], of: presentationId, from: host, in: tabs[0])
+        for (number, slide) in slides.enumerated() {
+            let tab = tabs[number % tabs.count]
+            let following = number + 1 < slides.count ? slides[number + 1] : nil
+            let followingTab = tabs[(number + 1) % tabs.count]
+            let image = Self.imageName(of: slide.name)
+            let written: ContinuousClock.Instant
+            let followingStarted: ContinuousClock.Instant
+            let followingSettled: SlideTab.Settled?
+            if tabs.count > 1 {
+                async let capture = capture(slide, in: tab, to: output.appendingPathComponent(image))
+                followingStarted = ContinuousClock.now
+                followingSettled = try await following.asyncMap { try await settle($0, of: presentationId, from: host, in: followingTab) }
+                written = try await capture
+            } else {
+                written = try await capture(slide, in: tab, to: output.appendingPathComponent(image))
+                followingStarted = ContinuousClock.now
+                followingSettled = try await following.asyncMap { try await settle($0, of: presentationId, from: host, in: followingTab) }
+            }
+            entries.append(
+                ShotsIndex.Entry(
+                    slide: slide.name, title: slide.metadata.title, image: image,
+                    milliseconds: Self.milliseconds(written - slideStarted),
+                    unansweredCommands: settled.unanswered, animationsEnded: settled.animationsEnded))
+            progress?(number + 1, slides.count, slide.name)
+            if let followingSettled {
+                settled = followingSettled
+                slideStarted = followingStarted
+            }
+        }
+        return entries
+    }
+
+    /// Loads `slide` in `tab` and waits until it has settled.
+    private func settle(_ slide: Slide, of presentationId: Int, from host: TestHost, in tab: SlideTab) async throws
+        -> SlideTab.Settled
+    {
+        do {
+            return try await tab.settle(
+                host.slideURL(presentationId: presentationId, slide: slide.name), animationLimit: options.animationLimit,
+                timeout: options.settleTimeout)
+        } catch {
+            throw ShotsError.slideFailed(slide: slide.name, reason: "\(error)")
+        }
+    }
+
+    /// Captures the settled `slide` shown in `tab` into `file`; returns when the file was written.
+    private func capture(_ slide: Slide, in tab: SlideTab, to file: URL) async throws -> ContinuousClock.Instant {
+        let png: Data
+        do {
+            png = try await tab.screenshot()
+        } catch {
+            throw ShotsError.slideFailed(slide: slide.name, reason: "\(error)")
+        }
+        do {
+            try png.write(to: file, options: .atomic)
+        } catch {
+            throw ShotsError.outputFolder(path: file.deletingLastPathComponent().path, reason: "\(SystemProblem(error))")
+        }
+        return ContinuousClock.now
     }
 
     /// Loads every slide in the same kind of tab and waits only for its load event, taking no
@@ -164,5 +223,13 @@ public struct SlideShooter: Sendable {
 
     static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+extension Optional {
+    /// The wrapped value transformed by an async `transform`, or `nil`.
+    fileprivate func asyncMap<Result>(_ transform: (Wrapped) async throws -> Result) async rethrows -> Result? {
+        guard let value = self else { return nil }
+        return try await transform(value)
     }
 }

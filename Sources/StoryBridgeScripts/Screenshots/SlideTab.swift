@@ -1,8 +1,9 @@
 import Foundation
 import StoryBridge
 
-/// A headless Chromium tab set up for screenshots: a fixed viewport of one device pixel per CSS
-/// pixel, no scrollbars, and ``SettleScript`` in every document it opens.
+/// A headless Chromium tab set up for screenshots, in a window of its own (so it renders while
+/// another tab is in front): a fixed viewport of one device pixel per CSS pixel, no scrollbars,
+/// and ``SettleScript`` in every document it opens.
 struct SlideTab: Sendable {
     /// What the settle script saw.
     struct Settled: Sendable {
@@ -16,7 +17,7 @@ struct SlideTab: Sendable {
     let size: ViewportSize
 
     static func open(in browser: HeadlessChromium, size: ViewportSize) async throws -> SlideTab {
-        let page = try await browser.newPage()
+        let page = try await browser.newPage(inNewWindow: true)
         do {
             try await page.devTools.send(
                 "Emulation.setDeviceMetricsOverride",
