@@ -123,6 +123,24 @@ import Testing
         #expect(child.terminationStatus == SIGKILL)
     }
 
+    @Test func aPipeReadOnlyUntilStartUpStaysOpenForTheChild() async throws {
+        // The caller reads until a start-up line and lets its Pipe go (as the server tests do); the
+        // child's later writes must not meet a closed pipe (SIGPIPE). Ended by SIGPIPE before the
+        // process kept its streams.
+        let child = try await Self.startAndForgetThePipe()
+        #expect(await child.exit() == 0)
+        #expect(child.terminationReason == .exit)
+    }
+
+    private static func startAndForgetThePipe() async throws -> LaunchedProcess {
+        let output = Pipe()
+        let child = try await LaunchedProcess.launch(
+            URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "echo ready; sleep 0.3; echo later; exit 0"], output: .pipe(output),
+            error: .discard)
+        #expect(await readUntil("ready", from: output).contains("ready"))
+        return child
+    }
+
     @Test func aChildThatCannotStartThrowsNamingTheProgram() async {
         await #expect {
             _ = try await LaunchedProcess.launch(URL(fileURLWithPath: "/nonexistent/program"))

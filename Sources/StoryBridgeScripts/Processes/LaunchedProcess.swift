@@ -64,11 +64,16 @@ public final class LaunchedProcess: Sendable {
     private let state: ChildState
     /// The task holding swift-subprocess's `run` open until the child has ended.
     private let supervisor: Task<TerminationStatus, any Error>
+    /// The streams it was given, kept as long as this value (as Foundation's `Process` keeps its
+    /// pipes): a caller that reads a pipe only until a start-up line and lets its `Pipe` go would
+    /// close the near end, and the child would die of SIGPIPE at its next write.
+    private let streams: [Stream]
 
-    private init(processIdentifier: Int32, state: ChildState, supervisor: Task<TerminationStatus, any Error>) {
+    private init(processIdentifier: Int32, state: ChildState, supervisor: Task<TerminationStatus, any Error>, streams: [Stream]) {
         self.processIdentifier = processIdentifier
         self.state = state
         self.supervisor = supervisor
+        self.streams = streams
     }
 
     /// Starts `executable` with `arguments` and `environment` (`nil`: this process's) and returns
@@ -123,7 +128,7 @@ public final class LaunchedProcess: Sendable {
         for case .pipe(let pipe) in [output, error] { try? pipe.fileHandleForWriting.close() }
         // Set before the continuation could resume: the task is created inside its closure.
         guard let supervisor else { preconditionFailure("the supervising task is created before the launch resumes") }
-        return LaunchedProcess(processIdentifier: pid, state: state, supervisor: supervisor)
+        return LaunchedProcess(processIdentifier: pid, state: state, supervisor: supervisor, streams: [input, output, error])
     }
 
     /// Whether the child has not ended yet. Asks the system (without collecting the exit), so it
