@@ -12,9 +12,9 @@ import Foundation
 /// loader, the libraries' initialisers and the runtime's start. Phases measured at the same time
 /// (two packages downloaded together) print one line each. When off, a measured phase costs one
 /// check of a constant.
-public enum PhaseTiming {
+package enum PhaseTiming {
     /// Whether phases are measured and printed (`STORYBRIDGE_TIMING` set, and not `0`).
-    public static let isEnabled: Bool = {
+    package static let isEnabled: Bool = {
         guard let value = ProcessInfo.processInfo.environment["STORYBRIDGE_TIMING"] else { return false }
         return !value.isEmpty && value != "0"
     }()
@@ -25,7 +25,7 @@ public enum PhaseTiming {
 
     /// Pins the origin of the printed ends (call first thing in `main`) and, when the spawner said
     /// when it started the process, prints the time from there to now.
-    public static func start() {
+    package static func start() {
         guard isEnabled else { return }
         _ = origin
         let environment = ProcessInfo.processInfo.environment
@@ -37,7 +37,7 @@ public enum PhaseTiming {
     }
 
     /// Runs `body` and, when timing is on, prints how long it took as `phase`.
-    public static func measure<Value, Failure: Error>(
+    package static func measure<Value, Failure: Error>(
         _ phase: @autoclosure () -> String, _ body: () throws(Failure) -> Value
     ) throws(Failure) -> Value {
         guard isEnabled else { return try body() }
@@ -48,7 +48,7 @@ public enum PhaseTiming {
 
     /// Runs `body` and, when timing is on, prints how long it took as `phase`. `body` runs in the
     /// caller's isolation (so it may use the caller's non-sendable state).
-    public static func measure<Value, Failure: Error>(
+    package static func measure<Value, Failure: Error>(
         _ phase: @autoclosure () -> String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         guard isEnabled else { return try await body() }
@@ -59,12 +59,12 @@ public enum PhaseTiming {
 
     /// The instant to pass to ``record(_:since:)`` for a phase that is not one closure, or nil
     /// when timing is off.
-    public static func begin() -> ContinuousClock.Instant? {
+    package static func begin() -> ContinuousClock.Instant? {
         isEnabled ? ContinuousClock.now : nil
     }
 
     /// Prints `phase` as lasting from `begin` to now (nothing when `begin` is nil: timing is off).
-    public static func record(_ phase: @autoclosure () -> String, since begin: ContinuousClock.Instant?) {
+    package static func record(_ phase: @autoclosure () -> String, since begin: ContinuousClock.Instant?) {
         guard isEnabled, let begin else { return }
         let end = ContinuousClock.now
         print(phase(), milliseconds: milliseconds(end - begin), endingAt: milliseconds(end - origin))
