@@ -61,24 +61,27 @@ struct DiffCommand: AsyncParsableCommand {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-diff-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
         let browser = try await screenshots.launchBrowser()
-        defer { browser.close() }
-        let diff = VisualDiff(
-            browser: browser, options: screenshots.shooterOptions,
-            tolerance: .init(channel: channelTolerance, pixels: tolerance))
-        let result: VisualDiff.Result
-        do {
-            result = try await diff.compare(before, after, workFolder: work, progressLabel: "diff")
-        } catch {
-            throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
+        // Closed (its exit awaited) whether the body returns or throws.
+        try await browser.closingAfter { browser in
+            let diff = VisualDiff(
+                browser: browser, options: screenshots.shooterOptions,
+                tolerance: .init(channel: channelTolerance, pixels: tolerance))
+            let result: VisualDiff.Result
+            do {
+                result = try await diff.compare(before, after, workFolder: work, progressLabel: "diff")
+            } catch {
+                throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
+            }
+            let report = DiffReport(result)
+            do {
+                try report.html.write(toFile: out, atomically: true, encoding: .utf8)
+            } catch {
+                throw CommandFailure(
+                    SystemFailure("cannot write the report", out, error: error).description, status: CommandFailure.storage)
+            }
+            Terminal.say(report.summary)
+            Terminal.say("report: \(out)")
+            if result.hasVisibleChanges { throw ExitCode(Self.changedStatus) }
         }
-        let report = DiffReport(result)
-        do {
-            try report.html.write(toFile: out, atomically: true, encoding: .utf8)
-        } catch {
-            throw CommandFailure(SystemFailure("cannot write the report", out, error: error).description, status: CommandFailure.storage)
-        }
-        Terminal.say(report.summary)
-        Terminal.say("report: \(out)")
-        if result.hasVisibleChanges { throw ExitCode(Self.changedStatus) }
     }
 }

@@ -94,32 +94,34 @@ struct ShotsCommand: AsyncParsableCommand {
         defer { files.cleanUp() }
         let output = URL(fileURLWithPath: out ?? "shots-\(files.catalog.id)-r\(files.catalog.revision)")
         let browser = try await screenshots.launchBrowser()
-        defer { browser.close() }
-        let shooter = SlideShooter(browser: browser, options: screenshots.shooterOptions)
-        var plainMilliseconds: Int?
-        if timing {
-            plainMilliseconds = try await shooter.loadOnly(presentationIn: files.folder, catalog: files.catalog)
-        }
-        let progress = SlideProgress(label: "shots")
-        let index: ShotsIndex
-        do {
-            index = try await shooter.shoot(presentationIn: files.folder, catalog: files.catalog, to: output) {
-                progress.update(done: $0, total: $1, slide: $2)
+        // Closed (its exit awaited) whether the body returns or throws.
+        try await browser.closingAfter { browser in
+            let shooter = SlideShooter(browser: browser, options: screenshots.shooterOptions)
+            var plainMilliseconds: Int?
+            if timing {
+                plainMilliseconds = try await shooter.loadOnly(presentationIn: files.folder, catalog: files.catalog)
             }
-            progress.finish()
-        } catch {
-            progress.finish()
-            throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
-        }
-        Terminal.say("\(index.slides.count) slides of \(files.label) at \(index.size) in \(output.path) (\(index.milliseconds) ms)")
-        for entry in index.slides where !entry.unansweredCommands.isEmpty {
-            Terminal.warn("warning: \(entry.slide) was taken with unanswered: \(entry.unansweredCommands.joined(separator: ", "))")
-        }
-        if let plainMilliseconds {
-            let ratio = Double(index.milliseconds) / Double(max(plainMilliseconds, 1))
-            Terminal.say(
-                "timing: loading only \(plainMilliseconds) ms, screenshots \(index.milliseconds) ms, ratio "
-                    + String(format: "%.2f", ratio))
+            let progress = SlideProgress(label: "shots")
+            let index: ShotsIndex
+            do {
+                index = try await shooter.shoot(presentationIn: files.folder, catalog: files.catalog, to: output) {
+                    progress.update(done: $0, total: $1, slide: $2)
+                }
+                progress.finish()
+            } catch {
+                progress.finish()
+                throw CommandFailure(ErrorWording.describe(error), status: CommandFailure.badInput)
+            }
+            Terminal.say("\(index.slides.count) slides of \(files.label) at \(index.size) in \(output.path) (\(index.milliseconds) ms)")
+            for entry in index.slides where !entry.unansweredCommands.isEmpty {
+                Terminal.warn("warning: \(entry.slide) was taken with unanswered: \(entry.unansweredCommands.joined(separator: ", "))")
+            }
+            if let plainMilliseconds {
+                let ratio = Double(index.milliseconds) / Double(max(plainMilliseconds, 1))
+                Terminal.say(
+                    "timing: loading only \(plainMilliseconds) ms, screenshots \(index.milliseconds) ms, ratio "
+                        + String(format: "%.2f", ratio))
+            }
         }
     }
 }

@@ -86,10 +86,10 @@ struct SyncDiffReports {
             )
             return
         }
-        defer { browser.close() }
         for pair in pairs {
             Terminal.say(await report(pair.id, from: pair.from, to: pair.to, browser: browser))
         }
+        await browser.close()
     }
 
     /// Compares two revisions of `id`, writes the report and returns the line that says what changed.

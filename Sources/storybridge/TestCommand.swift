@@ -74,7 +74,7 @@ struct TestCommand: AsyncParsableCommand {
         for script in loaded where !script.tests.isEmpty {
             await runner.run(script, into: &report)
         }
-        runner.close()
+        await runner.close()
         if report.results.isEmpty, let filter {
             Terminal.warn("storybridge test: no test name matches --filter '\(filter)' in \(files.count) script(s)")
         }

@@ -33,7 +33,7 @@ struct ClickThroughRecordingTests {
         let runner = ScriptRunner(target: .inProcess, browserBinary: nil)
         var report = ScriptReport()
         await runner.run(script, into: &report)
-        runner.close()
+        await runner.close()
         return try #require(report.results.first)
     }
 

@@ -19,11 +19,11 @@ struct DNSRebindingTests {
             try await body(host, browser)
         } catch {
             await host.stop()
-            browser.close()
+            await browser.close()
             throw error
         }
         await host.stop()
-        browser.close()
+        await browser.close()
     }
 
     @Test("a page loaded as rebound.test gets the refusal, no client script, no token and no socket")

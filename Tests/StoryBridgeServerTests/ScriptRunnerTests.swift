@@ -76,7 +76,7 @@ struct ScriptRunnerTests {
             var report = ScriptReport()
             let runner = ScriptRunner(target: .running(url: host.baseURL))
             await runner.run(try TestScript.load(script), into: &report)
-            runner.close()
+            await runner.close()
             #expect(report.failed == 0, "\(report.text)")
             #expect(report.passed == 1)
         }

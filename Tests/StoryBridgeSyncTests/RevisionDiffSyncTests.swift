@@ -30,8 +30,10 @@ struct RevisionDiffSyncTests {
     /// What the report `file` shows in a headless Chromium of its own.
     static func openReport(_ file: URL, size: ViewportSize) async throws -> DiffReportPage {
         let browser = try await HeadlessChromium.launch()
-        defer { browser.close() }
-        return try await DiffReportPage.open(file, in: browser, size: size)
+        // Closed (its exit awaited) whether the body returns or throws.
+        return try await browser.closingAfter { browser in
+            return try await DiffReportPage.open(file, in: browser, size: size)
+        }
     }
 
     @Test(

@@ -66,84 +66,86 @@ struct BrowserBenchmark {
             // public, and Chromium would then refuse its sockets to 127.0.0.1.
             "--disable-features=LocalNetworkAccessChecks",
         ])
-        defer { browser.close() }
-        print(
-            "host: storybridge serve (pid \(server.pid)) on \(server.base); static: FileMiddleware on \(files.base); browser: \(browser.binary)"
-        )
+        // Closed (its exit awaited) whether the body returns or throws.
+        try await browser.closingAfter { browser in
+            print(
+                "host: storybridge serve (pid \(server.pid)) on \(server.base); static: FileMiddleware on \(files.base); browser: \(browser.binary)"
+            )
 
-        var rows: [Row] = []
-        var handshakes: [String] = []
-        for (page, label) in [("index.html", "own storyclm.js"), ("legacy.html", "storyclm.js 2.2 stand-in (doorbell)")] {
-            let calls = try await inPageCalls(origin: server.base, path: "/p/1/\(page)", browser: browser)
-            for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
+            var rows: [Row] = []
+            var handshakes: [String] = []
+            for (page, label) in [("index.html", "own storyclm.js"), ("legacy.html", "storyclm.js 2.2 stand-in (doorbell)")] {
+                let calls = try await inPageCalls(origin: server.base, path: "/p/1/\(page)", browser: browser)
+                for (name, p) in [("p50", 0.5), ("p99", 0.99)] {
+                    rows.append(
+                        Row(
+                            measurement: "in-page call, \(label), \(name) (\(calls.bridge.sorted.count) calls)",
+                            baseline: String(format: "echo %.3f ms", calls.echo.percentile(p)), baselineValue: calls.echo.percentile(p),
+                            bridge: String(format: "%.3f ms", calls.bridge.percentile(p)), bridgeValue: calls.bridge.percentile(p),
+                            target: p == 0.5 ? 1.5 : 2.0))
+                }
+                // The mean, next to the percentiles, as a check on them.
+                let echoMean = calls.echo.sorted.reduce(0, +) / Double(calls.echo.sorted.count)
+                let bridgeMean = calls.bridge.sorted.reduce(0, +) / Double(calls.bridge.sorted.count)
                 rows.append(
                     Row(
-                        measurement: "in-page call, \(label), \(name) (\(calls.bridge.sorted.count) calls)",
-                        baseline: String(format: "echo %.3f ms", calls.echo.percentile(p)), baselineValue: calls.echo.percentile(p),
-                        bridge: String(format: "%.3f ms", calls.bridge.percentile(p)), bridgeValue: calls.bridge.percentile(p),
-                        target: p == 0.5 ? 1.5 : 2.0))
+                        measurement: "in-page call, \(label), mean (for reference)", baseline: String(format: "echo %.3f ms", echoMean),
+                        baselineValue: echoMean, bridge: String(format: "%.3f ms", bridgeMean), bridgeValue: bridgeMean, target: nil))
+                handshakes.append(String(format: "%.1f ms (%@)", calls.handshake, label))
             }
-            // The mean, next to the percentiles, as a check on them.
-            let echoMean = calls.echo.sorted.reduce(0, +) / Double(calls.echo.sorted.count)
-            let bridgeMean = calls.bridge.sorted.reduce(0, +) / Double(calls.bridge.sorted.count)
-            rows.append(
-                Row(
-                    measurement: "in-page call, \(label), mean (for reference)", baseline: String(format: "echo %.3f ms", echoMean),
-                    baselineValue: echoMean, bridge: String(format: "%.3f ms", bridgeMean), bridgeValue: bridgeMean, target: nil))
-            handshakes.append(String(format: "%.1f ms (%@)", calls.handshake, label))
-        }
 
-        let loads = try await slideLoads(host: server.base + "/p/1", files: files.base, browser: browser)
-        await files.stop()
-        for (name, p) in [("p50", 0.5), ("p90", 0.9)] {
+            let loads = try await slideLoads(host: server.base + "/p/1", files: files.base, browser: browser)
+            await files.stop()
+            for (name, p) in [("p50", 0.5), ("p90", 0.9)] {
+                rows.append(
+                    Row(
+                        measurement: "slide to slide, \(name) (\(loads.firstAnswer.sorted.count) loads each): navigation start to "
+                            + "first bridge answer vs static load event",
+                        baseline: String(format: "static %.1f ms", loads.staticLoad.percentile(p)),
+                        baselineValue: loads.staticLoad.percentile(p),
+                        bridge: String(format: "%.1f ms", loads.firstAnswer.percentile(p)), bridgeValue: loads.firstAnswer.percentile(p),
+                        target: p == 0.5 ? 1.15 : nil))
+            }
             rows.append(
                 Row(
-                    measurement: "slide to slide, \(name) (\(loads.firstAnswer.sorted.count) loads each): navigation start to "
-                        + "first bridge answer vs static load event",
-                    baseline: String(format: "static %.1f ms", loads.staticLoad.percentile(p)),
-                    baselineValue: loads.staticLoad.percentile(p),
-                    bridge: String(format: "%.1f ms", loads.firstAnswer.percentile(p)), bridgeValue: loads.firstAnswer.percentile(p),
-                    target: p == 0.5 ? 1.15 : nil))
-        }
-        rows.append(
-            Row(
-                measurement: "slide load event, p50 (for reference)",
-                baseline: String(format: "static %.1f ms", loads.staticLoad.percentile(0.5)),
-                baselineValue: loads.staticLoad.percentile(0.5),
-                bridge: String(format: "%.1f ms", loads.bridgeLoad.percentile(0.5)), bridgeValue: loads.bridgeLoad.percentile(0.5),
-                target: nil))
-        for (name, p) in [("p50", 0.5), ("p90", 0.9)] {
-            rows.append(
-                Row(
-                    measurement: "slide HTML response (request start to response end), \(name)",
-                    baseline: String(format: "static %.2f ms", loads.staticHTML.percentile(p)),
-                    baselineValue: loads.staticHTML.percentile(p),
-                    bridge: String(format: "%.2f ms", loads.bridgeHTML.percentile(p)), bridgeValue: loads.bridgeHTML.percentile(p),
-                    target: p == 0.5 ? 1.2 : nil))
-        }
+                    measurement: "slide load event, p50 (for reference)",
+                    baseline: String(format: "static %.1f ms", loads.staticLoad.percentile(0.5)),
+                    baselineValue: loads.staticLoad.percentile(0.5),
+                    bridge: String(format: "%.1f ms", loads.bridgeLoad.percentile(0.5)), bridgeValue: loads.bridgeLoad.percentile(0.5),
+                    target: nil))
+            for (name, p) in [("p50", 0.5), ("p90", 0.9)] {
+                rows.append(
+                    Row(
+                        measurement: "slide HTML response (request start to response end), \(name)",
+                        baseline: String(format: "static %.2f ms", loads.staticHTML.percentile(p)),
+                        baselineValue: loads.staticHTML.percentile(p),
+                        bridge: String(format: "%.2f ms", loads.bridgeHTML.percentile(p)), bridgeValue: loads.bridgeHTML.percentile(p),
+                        target: p == 0.5 ? 1.2 : nil))
+            }
 
-        print("")
-        print("| measurement | baseline | storybridge | ratio | target |")
-        print("|---|---|---|---|---|")
-        for row in rows { print(row.line) }
-        print("")
-        print("Median milestones of a slide load, ms from navigation start (host / static):")
-        for (name, label) in [
-            ("responseEnd", "HTML received"), ("clientScript", "client.js received"), ("library", "storyclm.js received"),
-            ("domReady", "DOMContentLoaded"), ("socketStart", "bridge socket opened by the client"),
-            ("socketOpen", "bridge socket open"), ("hello", "hello received"),
-            ("handled", "first answer handed to StoryCLMHandler"),
-        ] {
-            let host = loads.bridgeMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
-            let plain = loads.staticMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
-            print("  \(label): \(host) / \(plain)")
-        }
-        print(String(format: "  first bridge answer: %.1f / -", loads.firstAnswer.percentile(0.5)))
-        print("WebSocket handshake to the echo from a page that has loaded: \(handshakes.joined(separator: ", "))")
-        if let timeline = loads.timeline {
             print("")
-            print("Network timeline of the host tab's slide loads (DevTools events; median ms from the document request):")
-            for line in timeline.report() { print(line) }
+            print("| measurement | baseline | storybridge | ratio | target |")
+            print("|---|---|---|---|---|")
+            for row in rows { print(row.line) }
+            print("")
+            print("Median milestones of a slide load, ms from navigation start (host / static):")
+            for (name, label) in [
+                ("responseEnd", "HTML received"), ("clientScript", "client.js received"), ("library", "storyclm.js received"),
+                ("domReady", "DOMContentLoaded"), ("socketStart", "bridge socket opened by the client"),
+                ("socketOpen", "bridge socket open"), ("hello", "hello received"),
+                ("handled", "first answer handed to StoryCLMHandler"),
+            ] {
+                let host = loads.bridgeMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
+                let plain = loads.staticMilestones[name].map { String(format: "%.1f", $0) } ?? "-"
+                print("  \(label): \(host) / \(plain)")
+            }
+            print(String(format: "  first bridge answer: %.1f / -", loads.firstAnswer.percentile(0.5)))
+            print("WebSocket handshake to the echo from a page that has loaded: \(handshakes.joined(separator: ", "))")
+            if let timeline = loads.timeline {
+                print("")
+                print("Network timeline of the host tab's slide loads (DevTools events; median ms from the document request):")
+                for line in timeline.report() { print(line) }
+            }
         }
     }
 

@@ -139,24 +139,26 @@ struct RoundTripBenchmark {
 
     func chromium(base: String) async throws -> Latencies {
         let browser = try await HeadlessChromium.launch()
-        defer { browser.close() }
-        let page = try await browser.newPage()
-        try await page.navigate(to: base + "/p/1/index.html")
-        try await page.waitFor("window.__storybridge && window.__storybridge.state.connected && window.StoryCLM")
-        let result = try await page.evaluate(
-            """
-            (async function () {
-              var times = [];
-              for (var i = 0; i < 1100; i++) {
-                var t = performance.now();
-                await new Promise(function (resolve) { StoryCLM.Presentation.GetCurrentSlideName(resolve); });
-                if (i >= 100) { times.push(performance.now() - t); }
-              }
-              return times;
-            })()
-            """)
-        await page.close()
-        return Latencies(result.arrayValue?.compactMap(\.doubleValue) ?? [])
+        // Closed (its exit awaited) whether the body returns or throws.
+        return try await browser.closingAfter { browser in
+            let page = try await browser.newPage()
+            try await page.navigate(to: base + "/p/1/index.html")
+            try await page.waitFor("window.__storybridge && window.__storybridge.state.connected && window.StoryCLM")
+            let result = try await page.evaluate(
+                """
+                (async function () {
+                  var times = [];
+                  for (var i = 0; i < 1100; i++) {
+                    var t = performance.now();
+                    await new Promise(function (resolve) { StoryCLM.Presentation.GetCurrentSlideName(resolve); });
+                    if (i >= 100) { times.push(performance.now() - t); }
+                  }
+                  return times;
+                })()
+                """)
+            await page.close()
+            return Latencies(result.arrayValue?.compactMap(\.doubleValue) ?? [])
+        }
     }
 
     func memoryPerViewer(pid: Int32, url: (String) -> String) async throws -> (before: Double, after: Double) {

@@ -130,14 +130,27 @@ public final class HeadlessChromium: Sendable {
         return BrowserPage(devTools: page)
     }
 
-    /// Ends the browser and removes its profile.
-    public func close() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+    /// Ends the browser (SIGTERM; SIGKILL if it still runs 10 s later), awaits its exit without
+    /// holding a thread, and removes its profile.
+    public func close() async {
+        if process.isRunning { process.terminate() }
+        await process.exit(killingAfter: .seconds(10))
         LaunchedBrowsers.forget(process.processIdentifier)
         try? FileManager.default.removeItem(at: profile)
+    }
+
+    /// Runs `body` with this browser, then closes it, whether `body` returned or threw (what a
+    /// `defer` would do, which cannot await).
+    public func closingAfter<Result>(_ body: (HeadlessChromium) async throws -> Result) async rethrows -> Result {
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+        return result
     }
 }
 

@@ -23,8 +23,8 @@ public final class ScriptRunner: Sendable {
     }
 
     /// Ends the browser, if one was started.
-    public func close() {
-        browser.withLock { $0 }?.close()
+    public func close() async {
+        await browser.withLock { $0 }?.close()
     }
 
     /// Runs every test of a script, adding the results to `report`.

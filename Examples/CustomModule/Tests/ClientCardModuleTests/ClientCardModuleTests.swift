@@ -46,7 +46,7 @@ struct ClientCardModuleTests {
         #expect(wrapper["status"] == "Success")
         #expect(wrapper["data"]?["name"] == "ACME Pharma")
         await page.close()
-        browser.close()
+        await browser.close()
         await host.stop()
     }
 }
