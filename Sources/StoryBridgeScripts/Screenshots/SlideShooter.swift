@@ -137,19 +137,12 @@ public struct SlideShooter: Sendable {
             let following = number + 1 < slides.count ? slides[number + 1] : nil
             let followingTab = tabs[(number + 1) % tabs.count]
             let image = Self.imageName(of: slide.name)
-            let written: ContinuousClock.Instant
-            let followingStarted: ContinuousClock.Instant
-            let followingSettled: SlideTab.Settled?
-            if tabs.count > 1 {
-                async let capture = capture(slide, in: tab, to: output.appendingPathComponent(image))
-                followingStarted = ContinuousClock.now
-                followingSettled = try await following.asyncMap { try await settle($0, of: presentationId, from: host, in: followingTab) }
-                written = try await capture
-            } else {
-                written = try await capture(slide, in: tab, to: output.appendingPathComponent(image))
-                followingStarted = ContinuousClock.now
-                followingSettled = try await following.asyncMap { try await settle($0, of: presentationId, from: host, in: followingTab) }
-            }
+            async let captured = capture(slide, in: tab, to: output.appendingPathComponent(image))
+            // With one tab the following slide loads in the tab being captured: it waits for the capture.
+            if tabs.count == 1 { _ = try await captured }
+            let followingStarted = ContinuousClock.now
+            let followingSettled = try await following.asyncMap { try await settle($0, of: presentationId, from: host, in: followingTab) }
+            let written = try await captured
             entries.append(
                 ShotsIndex.Entry(
                     slide: slide.name, title: slide.metadata.title, image: image,
