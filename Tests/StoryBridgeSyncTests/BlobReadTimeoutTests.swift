@@ -28,20 +28,21 @@ struct BlobReadTimeoutTests {
     }
 
     @Test(
-        "4 MB limited to 2 MiB/s with a 150 ms read timeout: the limiter's pauses stop the socket reads for longer than that, and the one connection is kept"
+        "2 MB limited to 512 KiB/s with a 500 ms read timeout: the limiter's pauses stop the socket reads for about twice that, and the one connection is kept"
     )
     func limiterPausesAreNotStalls() async throws {
         let server = try RangePolicyBlobServer(suffixAnswer: .partial)
         defer { server.stop() }
         var seeded = SeededBytes(seed: 41)
-        let blob = seeded.bytes(4_000_000)
+        let blob = seeded.bytes(2_000_000)
         server.serve(blob)
         // The reader pays for each part after writing it and sleeps while ahead of the rate; the
-        // connection's buffer (10 parts of up to 64 KB) fills meanwhile and NIO stops reading the
-        // socket until the reader drained it: pauses of a quarter second and more at this rate.
-        // An idle-read timer of 150 ms closed the connection in each of them.
+        // connection's buffer fills meanwhile and NIO stops reading the socket until the reader has
+        // drained 8 parts of up to 64 KB: pauses of about a second at this rate, which an idle-read
+        // timer of 500 ms would cut. (At 2 MiB/s with a 150 ms timeout, as before, the margin was
+        // so thin that a server delayed 150 ms by a loaded machine was cut, a second request.)
         let run = try await Self.download(
-            from: server, size: blob.count, readTimeout: .milliseconds(150), rate: TransferRate(bytesPerSecond: 2 << 20))
+            from: server, size: blob.count, readTimeout: .milliseconds(500), rate: TransferRate(bytesPerSecond: 512 << 10))
         #expect(server.requests == 1, "ranges asked: \(server.rangesAsked)")
         #expect(run.outcome.transferred == Int64(blob.count))
         #expect(try Data(contentsOf: run.file) == blob)
@@ -55,7 +56,8 @@ struct BlobReadTimeoutTests {
         var seeded = SeededBytes(seed: 42)
         let blob = seeded.bytes(1_000_000)
         server.serve(blob)
-        let run = try await Self.download(from: server, size: blob.count, readTimeout: .milliseconds(300), rate: nil)
+        // 1 s: silence a loaded machine can cause before byte 300,000 stays well under it.
+        let run = try await Self.download(from: server, size: blob.count, readTimeout: .seconds(1), rate: nil)
         #expect(server.requests == 2, "ranges asked: \(server.rangesAsked)")
         #expect(server.rangesAsked.last == "bytes=300000-")
         #expect(try Data(contentsOf: run.file) == blob)

@@ -33,12 +33,17 @@ struct ResumableDownloadTests {
     func expiredLinkReplaced() async throws {
         let lab = try SyncLab()
         try lab.publish(id: 5, payloadBytes: 200_000)
-        try await lab.startServer(linkLifetime: 1)
+        // Links live 3 s (the server rounds the expiry up to a whole second: 3 to 4 s), so the first
+        // link has expired after 4.1 s while the renewed one, used at once, still lives. With 1 s
+        // links (as before), a renewed link that waited a second on a loaded machine expired too
+        // and was renewed again (2 renewals, not 1).
+        let lifetime = 3
+        try await lab.startServer(linkLifetime: lifetime)
         try await lab.loginAsService()
         #expect(try await lab.cli(["sync"]).status == 0)
         let service = try lab.service()
         let package = try #require(try await service.api.contentPackage(presentationId: 5))
-        try await Task.sleep(for: .milliseconds(2200))
+        try await Task.sleep(for: .seconds(lifetime) + .milliseconds(1100))
         let partial = PartialDownload(folder: SyncPaths(lab.clientDirectory).downloads, presentationId: 5, revision: package.revision)
         let api = service.api
         let blob = ResumableDownloader.Blob(
