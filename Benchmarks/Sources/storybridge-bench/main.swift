@@ -31,6 +31,10 @@ import StoryBridge
 //                                             headless Chromium: in-page bridge calls vs the same page's
 //                                             round trip to the plain echo; slide to slide (first bridge
 //                                             answer) vs the same slides from a plain static file server
+//   storybridge-bench browser --deck vendor [--pairs N] [--order alternate|host-first|static-first]
+//                                             the storyCLM.js repository's test deck (read at run time
+//                                             from STORYCLM_JS_MIRROR), slide after slide, host vs static,
+//                                             alternating; each load taken apart into phases
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -62,6 +66,9 @@ let usage = """
                                  headless Chromium: in-page calls and slide-to-slide time
                                  (--network-timeline: when each step of a slide load crossed
                                  Chromium's network layer)
+      browser --deck vendor [--pairs N] [--order alternate|host-first|static-first]
+                                 the storyCLM.js test deck (a git mirror at STORYCLM_JS_MIRROR),
+                                 host vs static, alternating, 50 pairs: each load by phase
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {
@@ -153,6 +160,21 @@ case "sync":
 case "delta-sync":
     var benchmark = DeltaSyncBenchmark()
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    try await benchmark.run()
+case "browser" where arguments.contains("--deck"):
+    guard let index = arguments.firstIndex(of: "--deck"), index + 1 < arguments.count, arguments[index + 1] == "vendor" else {
+        print("--deck takes 'vendor' (the storyCLM.js repository's test deck, read from STORYCLM_JS_MIRROR)")
+        exit(2)
+    }
+    var benchmark = VendorDeckBenchmark()
+    if let pairs = positiveOption("--pairs") { benchmark.pairs = pairs }
+    if let index = arguments.firstIndex(of: "--order") {
+        guard index + 1 < arguments.count, let order = VendorDeckBenchmark.Order(rawValue: arguments[index + 1]) else {
+            print("--order takes alternate, host-first or static-first")
+            exit(2)
+        }
+        benchmark.order = order
+    }
     try await benchmark.run()
 case "browser":
     var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
