@@ -8,7 +8,7 @@ public final class StoryBridgeHost: Sendable {
     /// The presentations.
     public let library: PresentationLibrary
     /// The viewers.
-    public let viewers: ViewerRegistry
+    package let viewers: ViewerRegistry
     /// Identity values for the Base module.
     public let identity: HostIdentity
     /// How questions to the user are answered.
@@ -16,26 +16,26 @@ public final class StoryBridgeHost: Sendable {
     /// The database (catalog and analytics).
     public let database: StoryBridgeDatabase
     /// Sessions, slide views, media views, custom events and the upload queue.
-    public let analytics: AnalyticsStore
+    package let analytics: AnalyticsStore
     /// Turns what viewers do into analytics records.
-    public let sessions: SessionTracker
+    package let sessions: SessionTracker
     /// The deep link the host was launched with, if any.
-    public let deepLink: DeepLink?
+    package let deepLink: DeepLink?
     /// The host's own addresses, filled in by servers as they bind.
-    public let addresses = HostAddresses()
+    package let addresses = HostAddresses()
     /// The host's logger.
     public let logger: Logger
     /// Every request, answer, event, connection and reload, for the inspector.
-    public let feed = InspectorFeed()
+    package let feed = InspectorFeed()
     /// How long idle viewers and their sessions are kept; see ``sweepIdle()``.
     public let lifetime: ViewerLifetime
     /// Where the host reads time: analytics dates and durations, upload back-off, polling. Give a
     /// manual clock (`ManualHostClock` in StoryBridgeTesting) to move time in tests.
     public let clock: any HostClock
     /// Each presentation's Story context (`window._story`), shared by the app side and content.
-    public let storyContext: StoryContextService
+    package let storyContext: StoryContextService
     /// The console lines of pages (`consolelog`): logged, shown in the inspector, rate-limited.
-    public let pageConsole: PageConsole
+    package let pageConsole: PageConsole
 
     /// Creates a host with the built-in modules registered. `clock` is where it reads time
     /// (``SystemHostClock`` unless a test or an embedder gives another).
@@ -143,7 +143,7 @@ public final class StoryBridgeHost: Sendable {
     /// Replaces a presentation with a newly read version of it and, with `reload` ``ReloadTiming/now``,
     /// reloads the connected viewers showing it; they keep their viewer id, state and session. A
     /// viewer whose slide no longer exists is sent to the start slide instead.
-    public func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
+    package func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
         library.add(presentation)
         feed.record(.reload(presentationId: presentation.id, files: files))
         guard case .now = reload else { return }

@@ -30,11 +30,11 @@ public struct ServerConfiguration: Sendable {
     /// not upload.
     public var uploadCollector: String?
     /// What `GET /__storybridge/health` reads; nil leaves the endpoint out.
-    public var health: HealthSources?
+    package var health: HealthSources?
     /// What the inspector's Record/Stop button drives; `nil` hides the button.
-    public var recording: (any RecordingControl)?
+    package var recording: (any RecordingControl)?
     /// What the inspector's Rollback and Unpin buttons change; `nil` (no library) hides them.
-    public var revisions: RevisionControl?
+    package var revisions: RevisionControl?
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
@@ -71,11 +71,16 @@ public struct StoryBridgeServer: Sendable {
     public let host: StoryBridgeHost
     public let configuration: ServerConfiguration
     /// The metrics served at `/__storybridge/metrics`.
-    public let metrics: HostMetrics
+    package let metrics: HostMetrics
+
+    /// Creates a server for `host`, with metrics of its own served at `/__storybridge/metrics`.
+    public init(host: StoryBridgeHost, configuration: ServerConfiguration) {
+        self.init(host: host, configuration: configuration, metrics: HostMetrics())
+    }
 
     /// Creates a server for `host`. `metrics` starts counting the host's requests; give the same
     /// metrics to the ``Uploader`` (as its factory) to count uploads too.
-    public init(host: StoryBridgeHost, configuration: ServerConfiguration, metrics: HostMetrics = HostMetrics()) {
+    package init(host: StoryBridgeHost, configuration: ServerConfiguration, metrics: HostMetrics) {
         self.host = host
         self.configuration = configuration
         self.metrics = metrics

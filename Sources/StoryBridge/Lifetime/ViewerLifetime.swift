@@ -22,7 +22,7 @@ public struct ViewerLifetime: Sendable, Hashable {
 
     /// How often the host looks for idle viewers and sessions: a sixth of the shorter limit,
     /// between 1 second and 1 minute, so each is acted on at most a sixth late.
-    public var sweepInterval: Duration {
+    package var sweepInterval: Duration {
         let shortest = min(idleTime, sessionTimeout ?? idleTime)
         return min(max(shortest / 6, .seconds(1)), .seconds(60))
     }

@@ -17,7 +17,7 @@ public final class StoryBridgeDatabase: Sendable {
     /// The database file.
     public let file: URL
     /// Whether writes succeed; see ``write(_:)``.
-    public let health = StorageHealth()
+    package let health = StorageHealth()
     /// Puts the writes that arrive together into one transaction.
     private let groupCommit: GroupCommit
     /// Puts the reads that arrive together into one read access.

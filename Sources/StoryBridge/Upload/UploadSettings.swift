@@ -2,29 +2,29 @@ import Foundation
 
 /// Where and how analytics are published: the StoryIoT credentials and the uploader's pace.
 /// The `upload` section of the config file; flags override single values.
-public struct UploadSettings: Sendable, Hashable, Codable {
+package struct UploadSettings: Sendable, Hashable, Codable {
     /// Base URL of the collector, e.g. `http://127.0.0.1:8090`.
-    public var endpoint: String
-    public var hub: String
-    public var key: String
-    public var secret: String
+    package var endpoint: String
+    package var hub: String
+    package var key: String
+    package var secret: String
     /// Seconds a signed request stays valid (default 180).
-    public var expiration: Int
+    package var expiration: Int
     /// Seconds between passes when all is well (default 10).
-    public var intervalSeconds: Double
+    package var intervalSeconds: Double
     /// Records sent per pass (default 100).
-    public var batchSize: Int
+    package var batchSize: Int
     /// Seconds a publish request may take (default 15).
-    public var requestTimeoutSeconds: Double
+    package var requestTimeoutSeconds: Double
     /// Upper bound of the back-off between failing passes (default 300 s).
-    public var maxBackoffSeconds: Double
+    package var maxBackoffSeconds: Double
     /// Caps of the upload queue.
-    public var maxQueuedRecords: Int
-    public var maxQueuedBytes: Int
+    package var maxQueuedRecords: Int
+    package var maxQueuedBytes: Int
     /// A stable id of this device for `s-m-did` (default: the host name).
-    public var deviceId: String
+    package var deviceId: String
 
-    public init(
+    package init(
         endpoint: String, hub: String = "storybridge", key: String, secret: String, expiration: Int = 180,
         intervalSeconds: Double = 10, batchSize: Int = 100, requestTimeoutSeconds: Double = 15,
         maxBackoffSeconds: Double = 300, maxQueuedRecords: Int = OutboxLimits().maxQueuedRecords,
@@ -44,7 +44,7 @@ public struct UploadSettings: Sendable, Hashable, Codable {
         self.deviceId = deviceId
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = UploadSettings(endpoint: "", key: "", secret: "")
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint) ?? ""
@@ -62,12 +62,12 @@ public struct UploadSettings: Sendable, Hashable, Codable {
     }
 
     /// The queue caps as the store takes them.
-    public var outboxLimits: OutboxLimits {
+    package var outboxLimits: OutboxLimits {
         OutboxLimits(maxQueuedRecords: maxQueuedRecords, maxQueuedBytes: maxQueuedBytes)
     }
 
     /// What is missing for uploads to work, if anything.
-    public var problem: String? {
+    package var problem: String? {
         if endpoint.isEmpty { return "no collector endpoint (upload.endpoint or --upload-endpoint)" }
         guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             return "the collector endpoint '\(endpoint)' is not an http(s) URL"

@@ -12,7 +12,7 @@ public actor Viewer {
     /// lock, so a reader that does not wait for the actor never sees half of one.
     private nonisolated let stored: Mutex<ViewerState>
     /// Waits for answers given in the browser chrome.
-    public nonisolated let prompts = ViewerPrompts()
+    package nonisolated let prompts = ViewerPrompts()
     /// `getCurrentSlideName`'s `Data` for the slide it was made for, written as JSON once per slide
     /// (content asks for it on every slide, often several times).
     private nonisolated let slideNameAnswer = WrittenAnswer<String>()
@@ -48,7 +48,7 @@ public actor Viewer {
     }
 
     /// Brings back a viewer that left memory, as it was; its idle time restarts at `now`.
-    public init(snapshot: ViewerSnapshot, now: Date, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
+    package init(snapshot: ViewerSnapshot, now: Date, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
         self.id = snapshot.id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: now))
@@ -57,7 +57,7 @@ public actor Viewer {
     }
 
     /// What the viewer keeps when it leaves memory; a viewer held now counts as idle from `now`.
-    public func snapshot(at now: Date) -> ViewerSnapshot {
+    package func snapshot(at now: Date) -> ViewerSnapshot {
         ViewerSnapshot(id: id, state: state, lastPageLoad: lastPageLoad, idleSince: idleSince ?? now)
     }
 
@@ -222,7 +222,7 @@ public actor Viewer {
     }
 
     /// Records that the next page load comes from a deep link.
-    public func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
+    package func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
         guard pageLoad != lastPageLoad else { return }
         change { state in
             state.inboundDeepLink = link
@@ -233,7 +233,7 @@ public actor Viewer {
 
     /// Changes the outbound deep link.
     @discardableResult
-    public func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
+    package func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
         self.change { state in
             change(&state.outboundDeepLink)
             return state.outboundDeepLink

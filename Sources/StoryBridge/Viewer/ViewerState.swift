@@ -70,9 +70,9 @@ public struct ViewerState: Sendable, Hashable, Codable {
     /// When the current slide was entered (for its slide view's duration).
     public var slideEnteredAt: Date?
     /// The deep link that brought the viewer here, if any.
-    public var inboundDeepLink: DeepLink?
+    package var inboundDeepLink: DeepLink?
     /// The outbound deep link content prepares.
-    public var outboundDeepLink = OutboundDeepLink()
+    package var outboundDeepLink = OutboundDeepLink()
     /// How the current slide was reached: `in` (content, go, open) or `out` (the host's map).
     public var slideNavigation = "in"
 
