@@ -39,6 +39,7 @@ public struct ServerConfiguration: Sendable {
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
 
+    /// A configuration; the defaults listen on 127.0.0.1:8080 with a fresh launch token.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
         token: String = ServerConfiguration.makeToken(), maxMessageSize: Int = 1 << 20, maxConnections: Int = 1024,
@@ -55,7 +56,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Whether `host` is a loopback address (binding anything else exposes the bridge).
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
@@ -68,7 +69,9 @@ public struct ServerConfiguration: Sendable {
 
 /// The HTTP + WebSocket server around a ``StoryBridgeHost``.
 public struct StoryBridgeServer: Sendable {
+    /// The host the server serves.
     public let host: StoryBridgeHost
+    /// The server's configuration.
     public let configuration: ServerConfiguration
     /// The metrics served at `/__storybridge/metrics`.
     package let metrics: HostMetrics

@@ -17,6 +17,7 @@ public struct DeepLink: Sendable, Hashable, Codable {
     public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         case notAURI(String)
         case missingContentId(String)
+        /// The reason the text is not a deep link.
         public var description: String {
             switch self {
             case .notAURI(let text): return "'\(text)' is not a deep link URI (expected storyclm://content?contentId=N&slide=x.html)"

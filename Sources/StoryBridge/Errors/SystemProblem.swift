@@ -182,5 +182,6 @@ public struct SystemFailure: Error, Equatable, Sendable, CustomStringConvertible
         self.init(action, subject, SystemProblem(error))
     }
 
+    /// The action, its subject and what the system said, for a log line or an error message.
     public var description: String { "\(action) '\(subject)': \(problem)" }
 }

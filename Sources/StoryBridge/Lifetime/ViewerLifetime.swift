@@ -11,6 +11,7 @@ public struct ViewerLifetime: Sendable, Hashable {
     /// Viewers kept in the database without a session are forgotten after this long. 30 days.
     public var forgetAfter: Duration
 
+    /// Lifetimes; the defaults are 30 minutes idle, 30 minutes to a session's timeout, 30 days to forget.
     public init(
         idleTime: Duration = .seconds(30 * 60), sessionTimeout: Duration? = .seconds(30 * 60),
         forgetAfter: Duration = .seconds(30 * 24 * 3600)

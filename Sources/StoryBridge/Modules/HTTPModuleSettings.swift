@@ -18,6 +18,7 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
     /// Redirects followed (each one checked against the allow-list) before giving up.
     public var maxRedirects: Int
 
+    /// Settings; by default no host is allowed, over HTTPS or HTTP, 15 seconds, 10 MiB, 5 redirects.
     public init(
         allowedHosts: [String] = [], allowedSchemes: [String] = ["https", "http"], timeoutSeconds: Double = 15,
         maxBodyBytes: Int = 10 << 20, maxRedirects: Int = 5
@@ -29,6 +30,7 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
         self.maxRedirects = maxRedirects
     }
 
+    /// Reads the config file's `http` section; an absent key keeps its default.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = HTTPModuleSettings()
@@ -68,7 +70,7 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
 package final class HostAddresses: Sendable {
     private let addresses = Mutex<Set<String>>([])
 
-    public init() {}
+    package init() {}
 
     /// Adds the address a server listens on.
     package func add(host: String, port: Int) {

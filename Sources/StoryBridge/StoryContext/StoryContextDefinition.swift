@@ -23,6 +23,7 @@ public struct StoryContextDefinition: Sendable, Hashable {
     package var scheme: [String: StoryObjectScheme]
     package var objects: [String: JSONValue]
 
+    /// A definition from object schemes and initial objects; empty by default.
     public init(scheme: [String: StoryObjectScheme] = [:], objects: [String: JSONValue] = [:]) {
         self.scheme = scheme
         self.objects = objects
