@@ -16,7 +16,7 @@ public final class StoryBridgeHost: Sendable {
     /// The database (catalog and analytics).
     public let database: StoryBridgeDatabase
     /// Sessions, slide views, media views, custom events and the upload queue.
-    package let analytics: AnalyticsStore
+    public let analytics: AnalyticsStore
     /// Turns what viewers do into analytics records.
     package let sessions: SessionTracker
     /// The deep link the host was launched with, if any.

@@ -8,8 +8,9 @@ import GRDB
 /// commit and group read), never on the caller's thread; a stored row that cannot be read back is
 /// a ``CorruptRecordError`` naming it. The in-memory mirrors below follow committed writes through
 /// ``StoryBridgeDatabase/afterCommit(_:_:)`` only.
-package final class AnalyticsStore: Sendable {
-    package let database: StoryBridgeDatabase
+public final class AnalyticsStore: Sendable {
+    /// The host's database, where a module may write records of its own.
+    public let database: StoryBridgeDatabase
     /// Caps on what may wait in the outbox.
     package let limits: OutboxLimits
     /// Where the store reads the time it stamps on changes (`updated`, `queuedAt`, `sentAt`).

@@ -5,8 +5,10 @@ import GRDB
 /// `upload.dropped.*`, shown by `storybridge upload --status` and logged, never silent. The record
 /// itself stays in its table.
 public struct OutboxLimits: Sendable, Hashable {
-    package var maxQueuedRecords: Int
-    package var maxQueuedBytes: Int
+    /// The most records the upload queue holds; a record beyond it is dropped and counted.
+    public var maxQueuedRecords: Int
+    /// The most bytes of record bodies the upload queue holds; a record beyond it is dropped and counted.
+    public var maxQueuedBytes: Int
 
     /// 1,000,000 records and 1 GiB by default.
     public init(maxQueuedRecords: Int = 1_000_000, maxQueuedBytes: Int = 1 << 30) {

@@ -5,7 +5,8 @@ import Logging
 /// slide view when a slide is left, and media views when an overlay closes. Every date and
 /// duration it records is read from ``clock``.
 public final class SessionTracker: Sendable {
-    package let store: AnalyticsStore
+    /// The analytics records (`context.sessions.store.database` is the host's database).
+    public let store: AnalyticsStore
     /// Where the tracker reads the time: record dates, and the durations of slide and media views.
     package let clock: any HostClock
     let identity: HostIdentity

@@ -150,7 +150,7 @@ public final class StoryBridgeDatabase: Sendable {
     /// hooks, so a write that runs twice hooks once) or the commit does. Inside any other write
     /// transaction of the pool it runs after that transaction commits (GRDB's
     /// `afterNextTransaction`).
-    package func afterCommit(_ db: Database, _ hook: @escaping @Sendable () -> Void) {
+    public func afterCommit(_ db: Database, _ hook: @escaping @Sendable () -> Void) {
         if !groupCommit.afterCommit(hook) { db.afterNextTransaction(onCommit: { _ in hook() }) }
     }
 

@@ -2,29 +2,34 @@ import Foundation
 
 /// Where and how analytics are published: the StoryIoT credentials and the uploader's pace.
 /// The `upload` section of the config file; flags override single values.
-package struct UploadSettings: Sendable, Hashable, Codable {
+public struct UploadSettings: Sendable, Hashable, Codable {
     /// Base URL of the collector, e.g. `http://127.0.0.1:8090`.
-    package var endpoint: String
-    package var hub: String
-    package var key: String
-    package var secret: String
+    public var endpoint: String
+    /// The StoryIoT hub the records are published to (`storybridge` by default).
+    public var hub: String
+    /// The StoryIoT key that signs the requests.
+    public var key: String
+    /// The StoryIoT secret that signs the requests.
+    public var secret: String
     /// Seconds a signed request stays valid (default 180).
-    package var expiration: Int
+    public var expiration: Int
     /// Seconds between passes when all is well (default 10).
-    package var intervalSeconds: Double
+    public var intervalSeconds: Double
     /// Records sent per pass (default 100).
-    package var batchSize: Int
+    public var batchSize: Int
     /// Seconds a publish request may take (default 15).
-    package var requestTimeoutSeconds: Double
+    public var requestTimeoutSeconds: Double
     /// Upper bound of the back-off between failing passes (default 300 s).
-    package var maxBackoffSeconds: Double
+    public var maxBackoffSeconds: Double
     /// Caps of the upload queue.
-    package var maxQueuedRecords: Int
-    package var maxQueuedBytes: Int
+    public var maxQueuedRecords: Int
+    /// The most bytes the upload queue holds.
+    public var maxQueuedBytes: Int
     /// A stable id of this device for `s-m-did` (default: the host name).
-    package var deviceId: String
+    public var deviceId: String
 
-    package init(
+    /// Settings for `endpoint` with the StoryIoT `key` and `secret`; the rest default as documented on each property.
+    public init(
         endpoint: String, hub: String = "storybridge", key: String, secret: String, expiration: Int = 180,
         intervalSeconds: Double = 10, batchSize: Int = 100, requestTimeoutSeconds: Double = 15,
         maxBackoffSeconds: Double = 300, maxQueuedRecords: Int = OutboxLimits().maxQueuedRecords,
@@ -44,7 +49,8 @@ package struct UploadSettings: Sendable, Hashable, Codable {
         self.deviceId = deviceId
     }
 
-    package init(from decoder: any Decoder) throws {
+    /// Reads the config file's `upload` section; an absent key keeps its default.
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = UploadSettings(endpoint: "", key: "", secret: "")
         endpoint = try c.decodeIfPresent(String.self, forKey: .endpoint) ?? ""
@@ -67,7 +73,7 @@ package struct UploadSettings: Sendable, Hashable, Codable {
     }
 
     /// What is missing for uploads to work, if anything.
-    package var problem: String? {
+    public var problem: String? {
         if endpoint.isEmpty { return "no collector endpoint (upload.endpoint or --upload-endpoint)" }
         guard let url = URL(string: endpoint), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             return "the collector endpoint '\(endpoint)' is not an http(s) URL"

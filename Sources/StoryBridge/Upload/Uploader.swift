@@ -12,7 +12,7 @@ import NIOHTTP1
 /// reference clients it backs off exponentially with jitter while the collector fails, honours
 /// `Retry-After`, retries 5xx, 429, 408, time-outs and connection errors, and sets aside a record
 /// that gets any other 4xx (kept, counted, listable and re-queueable) so it cannot block the rest.
-package actor Uploader {
+public actor Uploader {
     /// What one pass did.
     package struct PassResult: Sendable, Hashable {
         package var sent = 0
@@ -42,7 +42,7 @@ package actor Uploader {
     /// (`storybridge_upload_records_total{outcome=...}`) and failed attempts
     /// (`storybridge_upload_failures_total`). It reads time (due records, back-off, the pause
     /// between passes, the `s-m-lt` header) from `clock`.
-    package init(
+    public init(
         store: AnalyticsStore, settings: UploadSettings, identity: HostIdentity, logger: Logger,
         metrics: (any MetricsFactory)? = nil, clock: any HostClock = SystemHostClock()
     ) {

@@ -12,17 +12,17 @@ import StoryBridge
 /// let uploader = Uploader(store: host.analytics, settings: settings, identity: identity, logger: logger)
 /// try await server.runUntilSignalled(alongside: [UploaderService(uploader)]) { port in ... }
 /// ```
-package struct UploaderService: Service {
+public struct UploaderService: Service {
     /// The uploader this service runs; the service owns it and shuts it down when it stops.
-    package let uploader: Uploader
+    public let uploader: Uploader
 
     /// Wraps `uploader`, which must not be run elsewhere.
-    package init(_ uploader: Uploader) {
+    public init(_ uploader: Uploader) {
         self.uploader = uploader
     }
 
     /// Runs upload passes until graceful shutdown or cancellation, then releases the HTTP client.
-    package func run() async throws {
+    public func run() async throws {
         let uploader = self.uploader
         // Cancelling `run()` ends it between passes: a pass already started completes.
         await cancelWhenGracefulShutdown { await uploader.run() }
