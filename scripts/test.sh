@@ -7,6 +7,8 @@ bash scripts/ensure-deps.sh --test
 command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
 # Style: the checked-in .swift-format, as the toolchain's swift-format reads it.
 swift format lint --strict --configuration .swift-format -r Sources Tests Examples Benchmarks Plugins
+# The public surface is the embedding API, and every public declaration has a /// doc comment.
+python3 scripts/check-public-docs.py
 swift build --build-tests
 # Commands the tests start without --data use the default data folder: give the run one of its own,
 # so a run never reads or changes the machine's real library (~/.local/share/storybridge).

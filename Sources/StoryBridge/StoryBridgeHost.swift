@@ -8,7 +8,7 @@ public final class StoryBridgeHost: Sendable {
     /// The presentations.
     public let library: PresentationLibrary
     /// The viewers.
-    public let viewers: ViewerRegistry
+    package let viewers: ViewerRegistry
     /// Identity values for the Base module.
     public let identity: HostIdentity
     /// How questions to the user are answered.
@@ -18,24 +18,24 @@ public final class StoryBridgeHost: Sendable {
     /// Sessions, slide views, media views, custom events and the upload queue.
     public let analytics: AnalyticsStore
     /// Turns what viewers do into analytics records.
-    public let sessions: SessionTracker
+    package let sessions: SessionTracker
     /// The deep link the host was launched with, if any.
-    public let deepLink: DeepLink?
+    package let deepLink: DeepLink?
     /// The host's own addresses, filled in by servers as they bind.
-    public let addresses = HostAddresses()
+    package let addresses = HostAddresses()
     /// The host's logger.
     public let logger: Logger
     /// Every request, answer, event, connection and reload, for the inspector.
-    public let feed = InspectorFeed()
+    package let feed = InspectorFeed()
     /// How long idle viewers and their sessions are kept; see ``sweepIdle()``.
     public let lifetime: ViewerLifetime
     /// Where the host reads time: analytics dates and durations, upload back-off, polling. Give a
     /// manual clock (`ManualHostClock` in StoryBridgeTesting) to move time in tests.
     public let clock: any HostClock
     /// Each presentation's Story context (`window._story`), shared by the app side and content.
-    public let storyContext: StoryContextService
+    package let storyContext: StoryContextService
     /// The console lines of pages (`consolelog`): logged, shown in the inspector, rate-limited.
-    public let pageConsole: PageConsole
+    package let pageConsole: PageConsole
 
     /// Creates a host with the built-in modules registered. `clock` is where it reads time
     /// (``SystemHostClock`` unless a test or an embedder gives another).
@@ -131,7 +131,7 @@ public final class StoryBridgeHost: Sendable {
     }
 
     /// When the viewers of a changed presentation see the change.
-    public enum ReloadTiming: Sendable {
+    package enum ReloadTiming: Sendable {
         /// At once (live reload of a folder being edited): a reload event, or the start slide when
         /// the viewer's slide no longer exists.
         case now
@@ -143,7 +143,7 @@ public final class StoryBridgeHost: Sendable {
     /// Replaces a presentation with a newly read version of it and, with `reload` ``ReloadTiming/now``,
     /// reloads the connected viewers showing it; they keep their viewer id, state and session. A
     /// viewer whose slide no longer exists is sent to the start slide instead.
-    public func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
+    package func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
         library.add(presentation)
         feed.record(.reload(presentationId: presentation.id, files: files))
         guard case .now = reload else { return }
@@ -163,7 +163,7 @@ public final class StoryBridgeHost: Sendable {
     }
 
     /// The context for a request from `viewer`.
-    public func context(for viewer: Viewer) -> BridgeContext {
+    package func context(for viewer: Viewer) -> BridgeContext {
         var logger = self.logger
         logger[metadataKey: "viewer"] = "\(viewer.id)"
         return BridgeContext(
@@ -175,7 +175,7 @@ public final class StoryBridgeHost: Sendable {
     /// Analytics failures are logged and do not stop the page. The same as ``enterPage(_:presentationId:slide:pageLoad:viaDeepLink:)``
     /// followed by ``recordPageLoad(_:)``.
     @discardableResult
-    public func pageLoaded(
+    package func pageLoaded(
         _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false
     ) async -> Viewer.SlideEntry {
         let entered = await enterPage(
@@ -187,7 +187,7 @@ public final class StoryBridgeHost: Sendable {
     /// The memory half of a page load: the viewer now shows `slide` of `presentationId` (its
     /// current slide, history, navigation data and inbound deep link), so commands that read them
     /// answer for this page. Nothing is written; pass the result to ``recordPageLoad(_:)``.
-    public func enterPage(
+    package func enterPage(
         _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false
     ) async -> EnteredPage {
         let arrivesByDeepLink = viaDeepLink && deepLink?.presentationId == presentationId
@@ -204,7 +204,7 @@ public final class StoryBridgeHost: Sendable {
 
     /// The analytics half of a page load: the slide view of the slide left, and a new or restored
     /// session (SQLite writes). Failures are logged and do not stop the page.
-    public func recordPageLoad(_ entered: EnteredPage) async {
+    package func recordPageLoad(_ entered: EnteredPage) async {
         do {
             try await sessions.pageLoaded(entered.viewer, entry: entered.entry, presentationId: entered.presentationId)
         } catch {
@@ -216,12 +216,12 @@ public final class StoryBridgeHost: Sendable {
 
 /// A page load whose memory half is done (``StoryBridgeHost/enterPage(_:presentationId:slide:pageLoad:viaDeepLink:)``)
 /// and whose analytics are still to be recorded.
-public struct EnteredPage: Sendable {
-    public let viewer: Viewer
-    public let presentationId: Int
-    public let entry: Viewer.SlideEntry
+package struct EnteredPage: Sendable {
+    package let viewer: Viewer
+    package let presentationId: Int
+    package let entry: Viewer.SlideEntry
     /// Whether recording the page load leaves the viewer's session as it is: a reconnect, or a new
     /// slide of the presentation whose session is in progress (only the slide view of the slide
     /// left is written). Read-only commands of the page may then be answered before the recording.
-    public let keepsSession: Bool
+    package let keepsSession: Bool
 }

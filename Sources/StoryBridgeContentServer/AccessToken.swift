@@ -8,35 +8,35 @@ import JWTKit
 ///
 /// The times are checked by ``JSONWebToken/verify(_:kind:now:)`` against the server's clock (which
 /// tests move by hand), not by jwt-kit's ``verify(using:)``, which knows no clock but the system's.
-public struct AccessTokenClaims: Sendable, Hashable, JWTPayload {
+package struct AccessTokenClaims: Sendable, Hashable, JWTPayload {
     /// The issuer: the server's base URL.
-    public var iss: String
+    package var iss: String
     /// The audiences: `{iss}/resources` and the API scopes.
-    public var aud: [String]
-    public var nbf: Int64
-    public var iat: Int64
-    public var exp: Int64
+    package var aud: [String]
+    package var nbf: Int64
+    package var iat: Int64
+    package var exp: Int64
     /// The OAuth client id the token was issued to (the service's or the app's).
-    public var client_id: String
-    public var scope: [String]
+    package var client_id: String
+    package var scope: [String]
     /// The user's id, a GUID stable across restarts; absent on service tokens.
-    public var sub: String?
+    package var sub: String?
     /// The user name; absent on service tokens.
-    public var name: String?
+    package var name: String?
     /// The user's full name; absent on service tokens.
-    public var fullname: String?
+    package var fullname: String?
     /// When the user logged in with a password (Unix seconds); absent on service tokens.
-    public var auth_time: Int64?
+    package var auth_time: Int64?
     /// `local` for users; absent on service tokens.
-    public var idp: String?
+    package var idp: String?
     /// `access` or `refresh`: a refresh token is never accepted as an access token, nor the reverse.
-    public var typ: String
+    package var typ: String
     /// Refresh tokens only: the login (family) the token belongs to.
-    public var sid: String?
+    package var sid: String?
     /// Refresh tokens only: the token's generation within its family (0 at login, +1 per refresh).
-    public var gen: Int?
+    package var gen: Int?
 
-    public init(
+    package init(
         iss: String, aud: [String], nbf: Int64, iat: Int64, exp: Int64, client_id: String, scope: [String], typ: String,
         sub: String? = nil, name: String? = nil, fullname: String? = nil, auth_time: Int64? = nil, idp: String? = nil,
         sid: String? = nil, gen: Int? = nil
@@ -60,11 +60,11 @@ public struct AccessTokenClaims: Sendable, Hashable, JWTPayload {
 
     /// Nothing to check once jwt-kit has checked the signature: ``JSONWebToken/verify(_:kind:now:)``
     /// checks the kind and the times against the server's clock.
-    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+    package func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// Why a token was not accepted.
-public enum TokenVerificationError: Error, Sendable, Equatable {
+package enum TokenVerificationError: Error, Sendable, Equatable {
     case malformed
     case badSignature
     case expired
@@ -73,21 +73,21 @@ public enum TokenVerificationError: Error, Sendable, Equatable {
 }
 
 /// Signs and checks compact JWTs with HMAC-SHA256 (HS256), through jwt-kit.
-public struct JSONWebToken: Sendable {
+package struct JSONWebToken: Sendable {
     /// jwt-kit's key collection holding the HMAC key; adding a key is an actor call, so the
     /// collection is made once, by a task started in ``init(key:)``.
     private let keys: Task<JWTKeyCollection, Never>
     /// How far past `exp` a token is still accepted (clocks of client and server differ a little).
-    public var allowedClockSkew: TimeInterval = 5
+    package var allowedClockSkew: TimeInterval = 5
 
     /// A signer with the HMAC key `key`.
-    public init(key: Data) {
+    package init(key: Data) {
         let hmac = HMACKey(from: key)
         keys = Task { await JWTKeyCollection().add(hmac: hmac, digestAlgorithm: .sha256) }
     }
 
     /// A signed token carrying `claims` (header `{"alg":"HS256","typ":"JWT"}`).
-    public func sign(_ claims: AccessTokenClaims) async -> String {
+    package func sign(_ claims: AccessTokenClaims) async -> String {
         do {
             return try await keys.value.sign(claims)
         } catch {
@@ -98,7 +98,7 @@ public struct JSONWebToken: Sendable {
     }
 
     /// The claims of `token` if its signature is ours, it is of `kind` and it has not expired at `now`.
-    public func verify(_ token: String, kind: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
+    package func verify(_ token: String, kind: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
         let claims: AccessTokenClaims
         do {
             claims = try await keys.value.verify(token, as: AccessTokenClaims.self)

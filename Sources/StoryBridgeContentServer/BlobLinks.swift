@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// The form of the `sas` links the server hands out (`--blob-links`).
-public enum BlobLinkStyle: String, Sendable, Hashable, CaseIterable {
+package enum BlobLinkStyle: String, Sendable, Hashable, CaseIterable {
     /// `{base}{path}?exp={unix seconds}&sig={hex HMAC-SHA256}`: short and readable.
     case storybridge
     /// The form of an Azure Blob Storage service SAS, as the real service's links are:

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// An error of a content or blob route; its status, headers and JSON body `{"error": ...}` follow
 /// from the case.
-public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
+package enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     /// No bearer token, or one that is malformed, forged or expired (401, `WWW-Authenticate: Bearer`).
     case unauthorized(String)
     /// No such object.
@@ -28,7 +28,7 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     /// with `Retry-After` when `retryAfter` is set.
     case failingOnPurpose(status: Int, retryAfter: Int?)
 
-    public var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch self {
         case .unauthorized: return .unauthorized
         case .notFound: return .notFound
@@ -44,7 +44,7 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     }
 
     /// What the body's `error` says.
-    public var message: String {
+    package var message: String {
         switch self {
         case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason), .serverFailure(let reason): return reason
         case .foreignHost(let name):
@@ -57,7 +57,7 @@ public enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
         }
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         switch self {
         case .unauthorized(let reason):

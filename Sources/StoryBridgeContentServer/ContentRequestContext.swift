@@ -3,17 +3,17 @@ import NIOCore
 
 /// The request context of the content server: the core storage plus the claims of the bearer
 /// token, set by ``BearerTokenMiddleware`` on the routes it guards.
-public struct ContentRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct ContentRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The verified access token's claims; `nil` on routes without authentication.
-    public var claims: AccessTokenClaims?
+    package var claims: AccessTokenClaims?
     /// The event loop of the request's connection (a deliberately cut blob response waits on it
     /// until its last bytes are on the socket).
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
     /// The IP address of the client, for the limit on failed logins.
-    public let remoteAddress: String?
+    package let remoteAddress: String?
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         claims = nil
         eventLoop = source.channel.eventLoop

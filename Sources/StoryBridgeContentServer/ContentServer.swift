@@ -6,10 +6,10 @@ import StoryBridge
 
 /// A development StoryCLM content API over a storybridge library: the token endpoint, the content
 /// routes and signed blob links for the packages, built with Hummingbird.
-public struct ContentServer: Sendable {
-    public let configuration: ContentServerConfiguration
-    public let library: LibraryStore
-    public var logger: Logger
+package struct ContentServer: Sendable {
+    package let configuration: ContentServerConfiguration
+    package let library: LibraryStore
+    package var logger: Logger
     let routes: ContentRoutes
     let publisher: PackagePublisher
     /// The names a request's `Host` may give.
@@ -17,10 +17,10 @@ public struct ContentServer: Sendable {
     /// Plain HTTP, or HTTPS with the configured certificate.
     let serverBuilder: HTTPServerBuilder
     /// `https` with TLS, else `http`.
-    public let scheme: String
+    package let scheme: String
 
     /// Opens the library and the signing secret; fails with a clear error when either is unusable.
-    public init(configuration: ContentServerConfiguration, logger: Logger = Logger(label: "storybridge.content-server")) throws {
+    package init(configuration: ContentServerConfiguration, logger: Logger = Logger(label: "storybridge.content-server")) throws {
         self.configuration = configuration
         self.logger = logger
         do {
@@ -77,7 +77,7 @@ public struct ContentServer: Sendable {
     }
 
     /// Builds the Hummingbird application; `onRunning` receives the bound port.
-    public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    package func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: ContentRequestContext.self)
         router.add(middleware: ContentHostNameMiddleware(names: hostNames, logger: logger))
         routes.register(on: router)
@@ -98,13 +98,13 @@ public struct ContentServer: Sendable {
     }
 
     /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
-    public func runUntilSignalled(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
+    package func runUntilSignalled(onRunning: @escaping @Sendable (Int) async -> Void) async throws {
         try await makeApplication(onRunning: onRunning).runService()
     }
 
     /// Starts in the background and returns once it listens (for tests and tools) and, with
     /// `waitingForPackages`, once the packages of the presentations installed now are built.
-    public func start(waitingForPackages: Bool = true) async throws -> RunningContentServer {
+    package func start(waitingForPackages: Bool = true) async throws -> RunningContentServer {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let application = makeApplication { port in continuation.yield(port) }
         let task = Task { try await application.run() }
@@ -122,12 +122,12 @@ public struct ContentServer: Sendable {
 }
 
 /// A content server started with ``ContentServer/start()``.
-public struct RunningContentServer: Sendable {
+package struct RunningContentServer: Sendable {
     /// `https` when serving TLS, else `http`.
-    public let scheme: String
-    public let host: String
+    package let scheme: String
+    package let host: String
     /// The bound port.
-    public let port: Int
+    package let port: Int
     let task: Task<Void, any Error>
     let faults: FaultCounters
     let catalog: ContentCatalog
@@ -135,31 +135,31 @@ public struct RunningContentServer: Sendable {
     /// Queues a build for every served presentation whose current revision has no package yet
     /// (as the server does by itself within ``ContentServerConfiguration/packageScanInterval``
     /// of an install) and returns once no build is left.
-    public func waitForPackages() async throws {
+    package func waitForPackages() async throws {
         await catalog.packages.publishMissing(try await catalog.servedPresentations().map(\.presentation))
         await catalog.packages.waitUntilIdle()
     }
 
     /// Publishes presentation `presentationId`'s package again: a new package revision (and blob
     /// id and link) under the same presentation revision, as `--test-republish` does at start-up.
-    public func republish(_ presentationId: Int) async throws -> PublishedPackage {
+    package func republish(_ presentationId: Int) async throws -> PublishedPackage {
         try await catalog.republish(presentationId)
     }
 
     /// The requests `--test-fail-first` counted (none when it is off), in the order they came.
-    public var faultLog: [FaultRecord] { faults.log }
+    package var faultLog: [FaultRecord] { faults.log }
 
     /// Changes the test faults while the server runs (for example an empty client list for the
     /// next request only); requests already answered are not affected.
-    public func updateFaults(_ change: (inout TestFaults) -> Void) {
+    package func updateFaults(_ change: (inout TestFaults) -> Void) {
         faults.update(change)
     }
 
     /// `http://127.0.0.1:53121`: both the auth and the API base URL.
-    public var baseURL: String { "\(scheme)://\(host):\(port)" }
+    package var baseURL: String { "\(scheme)://\(host):\(port)" }
 
     /// Stops the server and waits until it has shut down.
-    public func stop() async {
+    package func stop() async {
         task.cancel()
         _ = await task.result
     }

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// Read from the `--config` JSON file (see ``ContentServerAccounts/load(from:)``), or built by the
 /// CLI from its options when there is no file.
-public struct ContentServerAccounts: Sendable, Hashable, Codable {
+package struct ContentServerAccounts: Sendable, Hashable, Codable {
     /// A StoryCLM client: a named group of presentations.
-    public struct Client: Sendable, Hashable, Codable {
-        public var id: Int
-        public var name: String
+    package struct Client: Sendable, Hashable, Codable {
+        package var id: Int
+        package var name: String
         /// The presentations this client holds, with their flags.
-        public var presentations: [PresentationEntry]
+        package var presentations: [PresentationEntry]
 
-        public init(id: Int, name: String, presentations: [PresentationEntry]) {
+        package init(id: Int, name: String, presentations: [PresentationEntry]) {
             self.id = id
             self.name = name
             self.presentations = presentations
@@ -24,16 +24,16 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
     ///
     /// In the file, an entry is either a bare id (`3`) or an object (`{"id": 3, "debug": true}`);
     /// missing flags take their defaults.
-    public struct PresentationEntry: Sendable, Hashable, Codable {
-        public var id: Int
-        public var skip = false
-        public var debug = false
-        public var lockout = false
-        public var visibility = true
-        public var needConfirmation = false
-        public var mapEnabled = false
+    package struct PresentationEntry: Sendable, Hashable, Codable {
+        package var id: Int
+        package var skip = false
+        package var debug = false
+        package var lockout = false
+        package var visibility = true
+        package var needConfirmation = false
+        package var mapEnabled = false
 
-        public init(
+        package init(
             id: Int, skip: Bool = false, debug: Bool = false, lockout: Bool = false, visibility: Bool = true,
             needConfirmation: Bool = false, mapEnabled: Bool = false
         ) {
@@ -50,7 +50,7 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
             case id, skip, debug, lockout, visibility, needConfirmation, mapEnabled
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             if let bare = try? decoder.singleValueContainer().decode(Int.self) {
                 self.init(id: bare)
                 return
@@ -68,13 +68,13 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
 
     /// A client id and secret pair: a service (for `client_credentials`) or an app (for `password`
     /// and `refresh_token`).
-    public struct Credentials: Sendable, Hashable, Codable {
-        public var clientId: String
-        public var clientSecret: String
+    package struct Credentials: Sendable, Hashable, Codable {
+        package var clientId: String
+        package var clientSecret: String
         /// Services only: the StoryCLM clients a service token may see (`nil`: every client).
-        public var clients: [Int]?
+        package var clients: [Int]?
 
-        public init(clientId: String, clientSecret: String, clients: [Int]? = nil) {
+        package init(clientId: String, clientSecret: String, clients: [Int]? = nil) {
             self.clientId = clientId
             self.clientSecret = clientSecret
             self.clients = clients
@@ -82,19 +82,19 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
     }
 
     /// A person who logs in with the password grant.
-    public struct User: Sendable, Hashable, Codable {
-        public var username: String
-        public var password: String
-        public var fullname: String
+    package struct User: Sendable, Hashable, Codable {
+        package var username: String
+        package var password: String
+        package var fullname: String
         /// The user's id (a GUID, the tokens' `sub`); when absent one is derived from the user
         /// name, the same on every start.
-        public var id: String?
+        package var id: String?
         /// The StoryCLM clients the user's tokens may see (`nil`: every client).
-        public var clients: [Int]?
+        package var clients: [Int]?
         /// The user's role in those clients (`users[].role` on the wire); 0 when absent.
-        public var role: Int?
+        package var role: Int?
 
-        public init(
+        package init(
             username: String, password: String, fullname: String, id: String? = nil, clients: [Int]? = nil, role: Int? = nil
         ) {
             self.username = username
@@ -106,7 +106,7 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
         }
 
         /// The user's GUID: ``id`` lower-cased, or one derived from the user name.
-        public var guid: String {
+        package var guid: String {
             if let id { return id.lowercased() }
             var bytes = Array(SHA256.hash(data: Data("storybridge user/\(username)".utf8)).prefix(16))
             bytes[6] = (bytes[6] & 0x0F) | 0x40
@@ -122,14 +122,14 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
         func isGranted(client id: Int) -> Bool { clients?.contains(id) ?? true }
     }
 
-    public var clients: [Client]
+    package var clients: [Client]
     /// Credentials accepted by the `client_credentials` grant.
-    public var services: [Credentials]
+    package var services: [Credentials]
     /// App credentials accepted with the `password` and `refresh_token` grants.
-    public var apps: [Credentials]
-    public var users: [User]
+    package var apps: [Credentials]
+    package var users: [User]
 
-    public init(clients: [Client], services: [Credentials] = [], apps: [Credentials] = [], users: [User] = []) {
+    package init(clients: [Client], services: [Credentials] = [], apps: [Credentials] = [], users: [User] = []) {
         self.clients = clients
         self.services = services
         self.apps = apps
@@ -138,7 +138,7 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey { case clients, services, apps, users }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             clients: try container.decode([Client].self, forKey: .clients),
@@ -149,7 +149,7 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
 
     /// The accounts for a library without a config file: one client (`clientId`, `clientName`)
     /// holding every installed presentation, with default flags.
-    public static func wholeLibrary(
+    package static func wholeLibrary(
         clientId: Int = 1, clientName: String = "Library", services: [Credentials], apps: [Credentials], users: [User]
     ) -> ContentServerAccounts {
         var accounts = ContentServerAccounts(
@@ -161,10 +161,10 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
 
     /// Whether the only client holds whatever the library has installed (read per request), rather
     /// than the presentations listed.
-    public var includesWholeLibrary = false
+    package var includesWholeLibrary = false
 
     /// Reads and checks a config file.
-    public static func load(from file: URL) throws(ContentServerSetupError) -> ContentServerAccounts {
+    package static func load(from file: URL) throws(ContentServerSetupError) -> ContentServerAccounts {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -184,7 +184,7 @@ public struct ContentServerAccounts: Sendable, Hashable, Codable {
     }
 
     /// Refuses duplicate ids and names that would make answers ambiguous.
-    public func validate(file: String = "the configuration") throws(ContentServerSetupError) {
+    package func validate(file: String = "the configuration") throws(ContentServerSetupError) {
         var clientIds = Set<Int>()
         for client in clients {
             guard client.id > 0 else { throw .invalidConfig(file, "clients: id \(client.id) is not a positive integer") }

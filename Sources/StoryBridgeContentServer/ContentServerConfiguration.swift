@@ -3,61 +3,61 @@ import StoryBridge
 
 /// Everything a ``ContentServer`` needs: where it listens, which library it serves, who may log
 /// in, token and link lifetimes, and the faults tests switch on.
-public struct ContentServerConfiguration: Sendable {
+package struct ContentServerConfiguration: Sendable {
     /// Address to bind; `127.0.0.1` by default.
-    public var host: String
+    package var host: String
     /// Port to bind; `0` picks a free one.
-    public var port: Int
+    package var port: Int
     /// The storybridge data folder whose installed presentations are served.
-    public var dataDirectory: DataDirectory
+    package var dataDirectory: DataDirectory
     /// Clients, credentials and users.
-    public var accounts: ContentServerAccounts
+    package var accounts: ContentServerAccounts
     /// The secret tokens and links are signed with; `nil` keeps one in the data folder.
-    public var signingSecret: Data?
+    package var signingSecret: Data?
     /// Access token lifetime (`expires_in`), in seconds.
-    public var accessTokenLifetime: Int
+    package var accessTokenLifetime: Int
     /// Refresh token lifetime, in seconds (one year).
-    public var refreshTokenLifetime: Int
+    package var refreshTokenLifetime: Int
     /// How long after a refresh the refresh token it replaced is still accepted, in seconds (two
     /// requests refreshing at once both get the new token). 10 by default.
-    public var refreshGracePeriod: TimeInterval = 10
+    package var refreshGracePeriod: TimeInterval = 10
     /// How many failed logins a user name and a client address may have within a window before
     /// token requests for them answer 429 with `Retry-After`.
-    public var loginLimits = LoginLimits()
+    package var loginLimits = LoginLimits()
     /// The form of the `sas` links: this server's short form, or Azure Blob Storage's SAS form
     /// (`--blob-links azure`) as the real service hands out.
-    public var blobLinks = BlobLinkStyle.storybridge
+    package var blobLinks = BlobLinkStyle.storybridge
     /// How long a `sas` link stays valid, in seconds.
-    public var linkLifetime: Int
+    package var linkLifetime: Int
     /// How far past `exp` an access token is still accepted, in seconds.
-    public var allowedClockSkew: TimeInterval
+    package var allowedClockSkew: TimeInterval
     /// The scheme, host and port `sas` links start with (`http://kiosk-content.lan:8095`); `nil`
     /// uses the server's own name (``host``, or the first of ``allowedHosts`` when ``host`` is
     /// every interface) and its port. Never taken from a request. Its host is one of the names
     /// the server answers to.
-    public var publicBaseURL: String?
+    package var publicBaseURL: String?
     /// Serve HTTPS with this certificate chain and private key (PEM files); links then use
     /// `https`. Plain HTTP when `nil`.
-    public var tls: TLSFiles?
+    package var tls: TLSFiles?
     /// Names the server answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host``
     /// (`*.example.lan` for sub-domains); a request whose `Host` names anything else gets 421.
-    public var allowedHosts: [String] = []
+    package var allowedHosts: [String] = []
     /// Misbehaviour for tests.
-    public var faults: TestFaults
+    package var faults: TestFaults
     /// Packages leave out the presentation's media files (`mediafiles/…`), which a client then
     /// fetches one by one from `/v1/mediafiles/{id}` and its `sas` link, as StoryCLM serves
     /// presentations whose media live outside the package. Off by default.
-    public var mediaFilesOutsidePackages = false
+    package var mediaFilesOutsidePackages = false
     /// How often the server looks at the library for presentations installed since, to build
     /// their packages (also done at start-up).
-    public var packageScanInterval: Duration = .seconds(1)
+    package var packageScanInterval: Duration = .seconds(1)
     /// Called after each package build (or failed build), for a progress line.
-    public var onPackageBuilt: (@Sendable (PackageBuildProgress) -> Void)?
+    package var onPackageBuilt: (@Sendable (PackageBuildProgress) -> Void)?
     /// Where the server reads the time: token issue and expiry, link expiry. Tests give a
     /// `ManualHostClock` (StoryBridgeTesting) and move it instead of waiting.
-    public var clock: any HostClock = SystemHostClock()
+    package var clock: any HostClock = SystemHostClock()
 
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 8095, dataDirectory: DataDirectory, accounts: ContentServerAccounts,
         signingSecret: Data? = nil, accessTokenLifetime: Int = 3600, refreshTokenLifetime: Int = 365 * 24 * 3600,
         linkLifetime: Int = 3600, allowedClockSkew: TimeInterval = 5, publicBaseURL: String? = nil,
@@ -78,20 +78,20 @@ public struct ContentServerConfiguration: Sendable {
 
     /// Where built packages are kept: `packages`, or `packages-without-media` with
     /// ``mediaFilesOutsidePackages`` (so the two kinds never mix).
-    public var packagesFolder: URL {
+    package var packagesFolder: URL {
         stateFolder.appendingPathComponent(mediaFilesOutsidePackages ? "packages-without-media" : "packages")
     }
 
     /// The server's own folder inside the data folder (signing secret, built packages).
-    public var stateFolder: URL { dataDirectory.root.appendingPathComponent("content-server") }
+    package var stateFolder: URL { dataDirectory.root.appendingPathComponent("content-server") }
 }
 
 /// The PEM files of an HTTPS server: its certificate chain (leaf first) and its private key.
-public struct TLSFiles: Sendable, Hashable {
-    public var certificateChain: URL
-    public var privateKey: URL
+package struct TLSFiles: Sendable, Hashable {
+    package var certificateChain: URL
+    package var privateKey: URL
 
-    public init(certificateChain: URL, privateKey: URL) {
+    package init(certificateChain: URL, privateKey: URL) {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
     }

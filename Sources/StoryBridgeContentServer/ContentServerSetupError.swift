@@ -1,5 +1,5 @@
 /// Why a content server could not be set up (bad config file, unusable data folder).
-public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadableConfig(String, String)
     case invalidConfig(String, String)
     case signingSecret(String)
@@ -9,7 +9,7 @@ public enum ContentServerSetupError: Error, Sendable, Equatable, CustomStringCon
     /// The TLS certificate chain or private key cannot be used.
     case tls(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadableConfig(let file, let reason): return "cannot read the config file \(file): \(reason)"
         case .invalidConfig(let file, let reason): return "the config file \(file) is invalid: \(reason)"

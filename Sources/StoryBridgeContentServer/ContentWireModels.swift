@@ -4,37 +4,37 @@ import Foundation
 // (docs/CONTENT-API.md). Optional strings encode as `null`, as the real service sends them.
 
 /// A presentation as listed inside a client.
-public struct WirePresentationStub: Sendable, Hashable, Codable {
-    public var id: Int
-    public var revision: Int
-    public var skip: Bool
-    public var debug: Bool
-    public var lockout: Bool
+package struct WirePresentationStub: Sendable, Hashable, Codable {
+    package var id: Int
+    package var revision: Int
+    package var skip: Bool
+    package var debug: Bool
+    package var lockout: Bool
 }
 
 /// An item of `GET /v1/clients`.
-public struct WireClient: Sendable, Hashable, Codable {
-    public var id: Int
-    public var name: String
-    public var lockoutEnabled: Bool
-    public var shortDescription: String?
-    public var longDescription: String?
-    public var thumbImgId: String?
-    public var imgId: String?
-    public var url: String?
-    public var email: String?
-    public var created: String
-    public var updated: String
+package struct WireClient: Sendable, Hashable, Codable {
+    package var id: Int
+    package var name: String
+    package var lockoutEnabled: Bool
+    package var shortDescription: String?
+    package var longDescription: String?
+    package var thumbImgId: String?
+    package var imgId: String?
+    package var url: String?
+    package var email: String?
+    package var created: String
+    package var updated: String
     /// The client's statistics tables; this server has none (`null`).
-    public var deviceLogTable: Int? = nil
-    public var baseStatisticsTable: Int? = nil
-    public var geolocationTable: Int? = nil
-    public var presentations: [WirePresentationStub]
-    public var users: [WireClientUser]
-    public var groups: [WireEmpty]
-    public var tables: [WireEmpty]
+    package var deviceLogTable: Int? = nil
+    package var baseStatisticsTable: Int? = nil
+    package var geolocationTable: Int? = nil
+    package var presentations: [WirePresentationStub]
+    package var users: [WireClientUser]
+    package var groups: [WireEmpty]
+    package var tables: [WireEmpty]
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
@@ -58,76 +58,76 @@ public struct WireClient: Sendable, Hashable, Codable {
 }
 
 /// A user of a client: `{"id": GUID, "role": 0}`.
-public struct WireClientUser: Sendable, Hashable, Codable {
-    public var id: String
-    public var role: Int
+package struct WireClientUser: Sendable, Hashable, Codable {
+    package var id: String
+    package var role: Int
 }
 
 /// A user of a presentation: `{"revision": 0, "id": GUID, "role": 0}`.
-public struct WirePresentationUser: Sendable, Hashable, Codable {
-    public var revision: Int
-    public var id: String
-    public var role: Int
+package struct WirePresentationUser: Sendable, Hashable, Codable {
+    package var revision: Int
+    package var id: String
+    package var role: Int
 }
 
 /// Stands for list items this server never has (users, groups, tables of a client).
-public struct WireEmpty: Sendable, Hashable, Codable {}
+package struct WireEmpty: Sendable, Hashable, Codable {}
 
 /// The package of a presentation: `sourcesFolder` in a presentation, and with `sas` the answer of
 /// `GET /v1/contentpackages/{presentationId}`.
-public struct WireSourcesFolder: Sendable, Hashable, Codable {
-    public var id: Int
-    public var blobId: String
-    public var fileSize: Int64
-    public var mimeType: String
-    public var revision: Int
-    public var created: String
-    public var updated: String
+package struct WireSourcesFolder: Sendable, Hashable, Codable {
+    package var id: Int
+    package var blobId: String
+    package var fileSize: Int64
+    package var mimeType: String
+    package var revision: Int
+    package var created: String
+    package var updated: String
     /// The signed download link; only in the content-package answer.
-    public var sas: String?
+    package var sas: String?
 }
 
 /// A media file as listed in a presentation.
-public struct WireMediaStub: Sendable, Hashable, Codable {
-    public var id: Int
-    public var revision: Int
-    public var fileSize: Int64
+package struct WireMediaStub: Sendable, Hashable, Codable {
+    package var id: Int
+    package var revision: Int
+    package var fileSize: Int64
 }
 
 /// A slide as listed in a presentation.
-public struct WireSlideStub: Sendable, Hashable, Codable {
-    public var id: Int
-    public var revision: Int
+package struct WireSlideStub: Sendable, Hashable, Codable {
+    package var id: Int
+    package var revision: Int
 }
 
 /// `GET /v1/presentations/{id}`.
-public struct WirePresentation: Sendable, Hashable, Codable {
-    public var id: Int
-    public var name: String
-    public var shortDescription: String?
-    public var longDescription: String?
-    public var thumbImgId: String?
-    public var imgId: String?
-    public var order: Int
-    public var revision: Int
-    public var created: String
-    public var updated: String
-    public var clientId: Int
-    public var debugModeEnabled: Bool
-    public var skip: Bool
-    public var mapEnabled: Bool
-    public var mapType: Int
-    public var needConfirmation: Bool
-    public var previewMode: Int
-    public var map: String?
-    public var visibility: Bool
-    public var sourcesFolder: WireSourcesFolder
-    public var mediaFiles: [WireMediaStub]
-    public var slides: [WireSlideStub]
-    public var presentations: [Int]
-    public var users: [WirePresentationUser]
+package struct WirePresentation: Sendable, Hashable, Codable {
+    package var id: Int
+    package var name: String
+    package var shortDescription: String?
+    package var longDescription: String?
+    package var thumbImgId: String?
+    package var imgId: String?
+    package var order: Int
+    package var revision: Int
+    package var created: String
+    package var updated: String
+    package var clientId: Int
+    package var debugModeEnabled: Bool
+    package var skip: Bool
+    package var mapEnabled: Bool
+    package var mapType: Int
+    package var needConfirmation: Bool
+    package var previewMode: Int
+    package var map: String?
+    package var visibility: Bool
+    package var sourcesFolder: WireSourcesFolder
+    package var mediaFiles: [WireMediaStub]
+    package var slides: [WireSlideStub]
+    package var presentations: [Int]
+    package var users: [WirePresentationUser]
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
@@ -157,35 +157,35 @@ public struct WirePresentation: Sendable, Hashable, Codable {
 }
 
 /// `GET /v1/mediafiles/{id}`.
-public struct WireMediaFile: Sendable, Hashable, Codable {
-    public var id: Int
-    public var revision: Int
-    public var fileName: String
-    public var title: String
-    public var blobId: String
-    public var fileSize: Int64
-    public var mimeType: String
-    public var created: String
-    public var updated: String
-    public var isAvailableForSharing: Bool
-    public var sas: String
+package struct WireMediaFile: Sendable, Hashable, Codable {
+    package var id: Int
+    package var revision: Int
+    package var fileName: String
+    package var title: String
+    package var blobId: String
+    package var fileSize: Int64
+    package var mimeType: String
+    package var created: String
+    package var updated: String
+    package var isAvailableForSharing: Bool
+    package var sas: String
 }
 
 /// `GET /v1/slides/{id}`.
-public struct WireSlide: Sendable, Hashable, Codable {
-    public var id: Int
-    public var revision: Int
-    public var name: String
+package struct WireSlide: Sendable, Hashable, Codable {
+    package var id: Int
+    package var revision: Int
+    package var name: String
     /// The slide's HTML, Base64.
-    public var pageSource: String
+    package var pageSource: String
     /// The slides it links to, comma-separated (`"2.html,3.html"`).
-    public var linkedSlides: String
-    public var swipeNext: String?
-    public var swipePrevious: String?
-    public var created: String
-    public var updated: String
+    package var linkedSlides: String
+    package var swipeNext: String?
+    package var swipePrevious: String?
+    package var created: String
+    package var updated: String
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(revision, forKey: .revision)
@@ -200,8 +200,8 @@ public struct WireSlide: Sendable, Hashable, Codable {
 }
 
 /// Dates as StoryCLM writes them: UTC without a zone, milliseconds (`2016-12-27T11:06:14.447`).
-public enum ContentDate {
-    public static func string(_ date: Date) -> String {
+package enum ContentDate {
+    package static func string(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)

@@ -31,14 +31,14 @@ final class LinkBase: Sendable {
 }
 
 /// A checked `--public-url`: `http` or `https`, a host, an optional port and path prefix; no query.
-public struct PublicURL: Sendable, Hashable {
+package struct PublicURL: Sendable, Hashable {
     /// The URL without a trailing slash.
-    public let base: String
+    package let base: String
     /// Its host name, lower-cased (added to the names the server answers to).
-    public let host: String
+    package let host: String
 
     /// Checks `text`; `nil` with the reason when it is not a usable base URL.
-    public init(_ text: String) throws(ContentServerSetupError) {
+    package init(_ text: String) throws(ContentServerSetupError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {

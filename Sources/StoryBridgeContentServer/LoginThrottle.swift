@@ -3,15 +3,15 @@ import Synchronization
 
 /// How many failed logins the token endpoint allows per user name and per client address, and
 /// over how long (``ContentServerConfiguration/loginLimits``).
-public struct LoginLimits: Sendable, Hashable {
+package struct LoginLimits: Sendable, Hashable {
     /// Failures allowed per user name within the window (5 by default).
-    public var perUser: Int
+    package var perUser: Int
     /// Failures allowed per client address within the window (20 by default).
-    public var perAddress: Int
+    package var perAddress: Int
     /// The window, in seconds (300 by default).
-    public var window: TimeInterval
+    package var window: TimeInterval
 
-    public init(perUser: Int = 5, perAddress: Int = 20, window: TimeInterval = 300) {
+    package init(perUser: Int = 5, perAddress: Int = 20, window: TimeInterval = 300) {
         self.perUser = perUser
         self.perAddress = perAddress
         self.window = window

@@ -2,8 +2,8 @@ import CMinizip
 import Foundation
 
 /// Why a package zip could not be written.
-public struct PackageZipError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
+package struct PackageZipError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let description: String
 }
 
 /// Writes a presentation folder into a zip with the system minizip, streaming each file in

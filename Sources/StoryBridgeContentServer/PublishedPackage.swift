@@ -3,23 +3,23 @@ import Foundation
 /// A presentation's package as published: its own id and revision (counters of their own, as on
 /// StoryCLM, not the presentation's), the presentation revision it was built from, and the zip's
 /// validators.
-public struct PublishedPackage: Sendable, Hashable, Codable {
+package struct PublishedPackage: Sendable, Hashable, Codable {
     /// The package's id (`sourcesFolder.id`): given once per presentation, from a counter.
-    public var id: Int
+    package var id: Int
     /// The package's revision (`sourcesFolder.revision`): 1 when first built, one more with every
     /// build after (a new presentation revision, or a republish under the same one).
-    public var revision: Int
-    public var presentationId: Int
+    package var revision: Int
+    package var presentationId: Int
     /// The presentation revision whose files the zip holds.
-    public var presentationRevision: Int
-    public var size: Int64
+    package var presentationRevision: Int
+    package var size: Int64
     /// The SHA-256 of the zip, hex: the strong `ETag`.
-    public var sha256: String
+    package var sha256: String
     /// When this revision was built (`sourcesFolder.created`/`updated`, `Last-Modified`).
-    public var publishedAt: Date
+    package var publishedAt: Date
 
     /// The zip's name in the packages folder, also the last part of its blob link.
-    public var fileName: String { "\(id)-r\(revision).zip" }
+    package var fileName: String { "\(id)-r\(revision).zip" }
 }
 
 /// What the server knows of a presentation's package when a request asks for it.
@@ -33,13 +33,13 @@ enum PackageAvailability: Sendable, Equatable {
 }
 
 /// Progress of the package builds, for the start-up lines.
-public struct PackageBuildProgress: Sendable, Hashable {
+package struct PackageBuildProgress: Sendable, Hashable {
     /// Builds finished (or failed) since the server started.
-    public var finished: Int
+    package var finished: Int
     /// Builds finished plus builds waiting or running.
-    public var total: Int
+    package var total: Int
     /// The presentation just built.
-    public var presentationId: Int
+    package var presentationId: Int
     /// Whether its build failed.
-    public var failed: Bool
+    package var failed: Bool
 }

@@ -6,20 +6,20 @@ import Foundation
 /// The secret comes from the configuration, else from `content-server/signing-secret` in the data
 /// folder (created with 32 random bytes and mode 0600 on first use), so tokens and links stay valid
 /// across restarts.
-public struct SigningKeys: Sendable {
+package struct SigningKeys: Sendable {
     // Kept as bytes: `SymmetricKey` is not `Sendable`.
     let tokens: Data
     let links: Data
 
     /// Derives both keys from `secret`.
-    public init(secret: Data) {
+    package init(secret: Data) {
         let master = SymmetricKey(data: secret)
         tokens = Data(HMAC<SHA256>.authenticationCode(for: Data("storybridge tokens".utf8), using: master))
         links = Data(HMAC<SHA256>.authenticationCode(for: Data("storybridge links".utf8), using: master))
     }
 
     /// Reads the secret kept in `folder`, creating it if missing.
-    public static func stored(in folder: URL) throws(ContentServerSetupError) -> SigningKeys {
+    package static func stored(in folder: URL) throws(ContentServerSetupError) -> SigningKeys {
         let file = folder.appendingPathComponent("signing-secret")
         let fileManager = FileManager.default
         do {

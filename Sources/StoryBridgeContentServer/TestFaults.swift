@@ -4,42 +4,42 @@ import NIOCore
 import Synchronization
 
 /// Ways to make the server misbehave on purpose, for testing clients (the `--test-…` options).
-public struct TestFaults: Sendable, Hashable {
+package struct TestFaults: Sendable, Hashable {
     /// Blob responses close the connection after this many body bytes.
-    public var dropAfterBytes: Int?
+    package var dropAfterBytes: Int?
     /// Only the first this-many blob responses are cut short (all when `nil`).
-    public var dropTimes: Int?
+    package var dropTimes: Int?
     /// The first this-many requests of ``failOn`` answer ``failStatus`` with ``retryAfter``.
-    public var failFirst = 0
+    package var failFirst = 0
     /// The status of those failures: 503 (the default), 500, 502, 504 or 429.
-    public var failStatus = 503
+    package var failStatus = 503
     /// Their `Retry-After` in seconds; none when nil.
-    public var retryAfter: Int? = 1
+    package var retryAfter: Int? = 1
     /// Which requests ``failFirst`` counts.
-    public var failOn = FaultScope.all
+    package var failOn = FaultScope.all
     /// Refresh grants answer 400 `invalid_grant`.
-    public var rejectRefresh = false
+    package var rejectRefresh = false
     /// `GET /v1/presentations/{id}` of these presentations answers 204 No Content (the ASP.NET
     /// backend's answer for a null result).
-    public var noContentPresentations: Set<Int> = []
+    package var noContentPresentations: Set<Int> = []
     /// `GET /v1/contentpackages/{id}` of these presentations answers 204 No Content.
-    public var noContentPackages: Set<Int> = []
+    package var noContentPackages: Set<Int> = []
     /// `GET /v1/presentations/{id}` and `/v1/contentpackages/{id}` of these presentations answer
     /// 403 (a deck locked or deactivated between the client list and the fetch).
-    public var forbiddenPresentations: Set<Int> = []
+    package var forbiddenPresentations: Set<Int> = []
     /// The next this-many `GET /v1/clients` answer an empty list with 200; counts down.
-    public var emptyClientLists = 0
+    package var emptyClientLists = 0
     /// Presentations whose package is published again at start-up, once the first builds are
     /// done: a new package revision under the same presentation revision (`--test-republish`).
-    public var republish: [Int] = []
+    package var republish: [Int] = []
     /// Blob requests with `Range` get the whole blob with 200 and `Accept-Ranges: none` (a store
     /// or proxy without range support; clients must fall back to whole downloads).
-    public var ignoreRanges = false
+    package var ignoreRanges = false
     /// Blob requests wait this long before they are answered (a slow store), so a test can act
     /// while a client waits for a blob.
-    public var blobDelay: Duration?
+    package var blobDelay: Duration?
 
-    public init(
+    package init(
         dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, failStatus: Int = 503, retryAfter: Int? = 1,
         failOn: FaultScope = .all, rejectRefresh: Bool = false, noContentPresentations: Set<Int> = [],
         noContentPackages: Set<Int> = [], forbiddenPresentations: Set<Int> = [], emptyClientLists: Int = 0,
@@ -60,11 +60,11 @@ public struct TestFaults: Sendable, Hashable {
     }
 
     /// The statuses ``failStatus`` may take.
-    public static let failStatuses: Set<Int> = [429, 500, 502, 503, 504]
+    package static let failStatuses: Set<Int> = [429, 500, 502, 503, 504]
 }
 
 /// The requests `--test-fail-first` counts.
-public enum FaultScope: String, Sendable, Hashable, CaseIterable {
+package enum FaultScope: String, Sendable, Hashable, CaseIterable {
     /// The `/v1/…` content routes.
     case content
     /// The blob links (`/blobs/…`).
@@ -76,10 +76,10 @@ public enum FaultScope: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One request that `--test-fail-first` looked at: when, which path, and whether it was failed.
-public struct FaultRecord: Sendable, Hashable {
-    public var path: String
-    public var failed: Bool
-    public var at: ContinuousClock.Instant
+package struct FaultRecord: Sendable, Hashable {
+    package var path: String
+    package var failed: Bool
+    package var at: ContinuousClock.Instant
 }
 
 /// The faults in force (changeable while the server runs) and the counts of the requests they

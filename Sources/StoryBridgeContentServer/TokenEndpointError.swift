@@ -3,7 +3,7 @@ import Hummingbird
 
 /// An OAuth2 error of `POST /connect/token`: 400 with `{"error": code, "error_description": ...}`,
 /// as the StoryCLM auth server answers; 429 with `Retry-After` when failed logins are limited.
-public enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
+package enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
     /// Unknown client id, or a wrong secret.
     case invalidClient(String)
     /// Wrong user name or password, or a refresh token that is invalid, expired or refused.
@@ -17,7 +17,7 @@ public enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
     case tooManyAttempts(retryAfter: Int)
 
     /// The OAuth2 `error` code.
-    public var code: String {
+    package var code: String {
         switch self {
         case .invalidClient: return "invalid_client"
         case .invalidGrant: return "invalid_grant"
@@ -28,7 +28,7 @@ public enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
     }
 
     /// The human explanation sent as `error_description`.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .invalidClient(let reason), .invalidGrant(let reason), .unsupportedGrantType(let reason),
             .invalidRequest(let reason):
@@ -47,14 +47,14 @@ public enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
         }
     }
 
-    public var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch self {
         case .tooManyAttempts: return .tooManyRequests
         default: return .badRequest
         }
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         if case .tooManyAttempts(let seconds) = self { headers[.retryAfter] = String(seconds) }
         return JSONReply.response(status: status, ["error": code, "error_description": reason], headers: headers)

@@ -2,13 +2,13 @@ import Foundation
 import Hummingbird
 
 /// The answer of a successful `POST /connect/token`.
-public struct TokenReply: Sendable, Hashable, Codable {
-    public var access_token: String
-    public var expires_in: Int
-    public var token_type: String
-    public var refresh_token: String?
+package struct TokenReply: Sendable, Hashable, Codable {
+    package var access_token: String
+    package var expires_in: Int
+    package var token_type: String
+    package var refresh_token: String?
     /// The granted scopes, space-separated (OAuth 2); the token's `scope` claim has them as an array.
-    public var scope: String?
+    package var scope: String?
 }
 
 /// Issues tokens for the three grants and checks access tokens.
@@ -19,7 +19,7 @@ public struct TokenReply: Sendable, Hashable, Codable {
 /// that rotate (see ``RefreshTokenRotation``): a refresh answers a new access token and a new
 /// refresh token, and the one presented is refused from then on (after a short grace for a
 /// concurrent use). A user removed from the config can no longer refresh.
-public final class TokenService: Sendable {
+package final class TokenService: Sendable {
     let accounts: ContentServerAccounts
     let tokens: JSONWebToken
     let accessTokenLifetime: Int
@@ -48,7 +48,7 @@ public final class TokenService: Sendable {
     }
 
     /// Answers a token request given its decoded form fields.
-    public func grant(_ form: [String: String], now: Date = Date()) async throws(TokenEndpointError) -> TokenReply {
+    package func grant(_ form: [String: String], now: Date = Date()) async throws(TokenEndpointError) -> TokenReply {
         guard let grantType = form["grant_type"], !grantType.isEmpty else {
             throw .invalidRequest("grant_type is missing")
         }
@@ -99,7 +99,7 @@ public final class TokenService: Sendable {
     }
 
     /// The claims of a valid access token.
-    public func verifyAccessToken(_ token: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
+    package func verifyAccessToken(_ token: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
         try await tokens.verify(token, kind: "access", now: now)
     }
 

@@ -11,26 +11,26 @@ import StoryBridgeServer
 /// defer { Task { await host.stop() } }
 /// let viewer = try await host.connectViewer(slide: "index.html")
 /// ```
-public struct TestHost: Sendable {
+package struct TestHost: Sendable {
     /// The runtime (register custom modules on `runtime.bridge`).
-    public let runtime: StoryBridgeHost
+    package let runtime: StoryBridgeHost
     /// The running server.
-    public let server: RunningServer
+    package let server: RunningServer
     /// The server's metrics (also served at `/__storybridge/metrics`).
-    public let metrics: HostMetrics
+    package let metrics: HostMetrics
     /// The data folder the host made for itself (none was given); removed by ``stop()``.
     let temporaryDataFolder: URL?
 
     /// The base URL, e.g. `http://127.0.0.1:53121`.
-    public var baseURL: String { server.baseURL }
+    package var baseURL: String { server.baseURL }
 
     /// The inspector page's address, token included.
-    public var inspectorURL: String { baseURL + "/__storybridge/inspector?token=" + server.token }
+    package var inspectorURL: String { baseURL + "/__storybridge/inspector?token=" + server.token }
 
     /// Starts a host with the presentation folders given, numbered from 1 in order unless
     /// `catalogs` says otherwise. Give a ``ManualHostClock`` as `clock` to move the host's time.
     /// `maxDatabasePages` caps the database's size (SQLite `max_page_count`) to test a full disk.
-    public static func start(
+    package static func start(
         presentationFolders: [URL], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
         policy: ViewerPolicy = ViewerPolicy(closeDecision: .ask, restoreDecision: .new), dataDirectory: DataDirectory? = nil,
         http: HTTPModuleSettings = HTTPModuleSettings(), tables: [TableDefinition] = [], deepLink: DeepLink? = nil,
@@ -69,7 +69,7 @@ public struct TestHost: Sendable {
     }
 
     /// Connects a scripted viewer to `slide` of `presentationId` (see ``ViewerClient/connect(baseURL:token:presentationId:slide:viewerId:pageLoad:viaDeepLink:storyVersion:)``).
-    public func connectViewer(
+    package func connectViewer(
         presentationId: Int = 1, slide: String = "index.html", viewerId: String = UUID().uuidString,
         pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false, storyVersion: String? = nil
     ) async throws -> ViewerClient {
@@ -79,12 +79,12 @@ public struct TestHost: Sendable {
     }
 
     /// The URL of a slide.
-    public func slideURL(presentationId: Int = 1, slide: String = "index.html") -> String {
+    package func slideURL(presentationId: Int = 1, slide: String = "index.html") -> String {
         baseURL + ContentPaths.slideURL(presentationId: presentationId, slide: slide)
     }
 
     /// Stops the server and removes the data folder it made for itself.
-    public func stop() async {
+    package func stop() async {
         await server.stop()
         if let temporaryDataFolder { try? FileManager.default.removeItem(at: temporaryDataFolder) }
     }

@@ -30,15 +30,16 @@ public struct ServerConfiguration: Sendable {
     /// not upload.
     public var uploadCollector: String?
     /// What `GET /__storybridge/health` reads; nil leaves the endpoint out.
-    public var health: HealthSources?
+    package var health: HealthSources?
     /// What the inspector's Record/Stop button drives; `nil` hides the button.
-    public var recording: (any RecordingControl)?
+    package var recording: (any RecordingControl)?
     /// What the inspector's Rollback and Unpin buttons change; `nil` (no library) hides them.
-    public var revisions: RevisionControl?
+    package var revisions: RevisionControl?
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
 
+    /// A configuration; the defaults listen on 127.0.0.1:8080 with a fresh launch token.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, defaultPresentationId: Int? = nil,
         token: String = ServerConfiguration.makeToken(), maxMessageSize: Int = 1 << 20, maxConnections: Int = 1024,
@@ -55,7 +56,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Whether `host` is a loopback address (binding anything else exposes the bridge).
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
@@ -68,14 +69,21 @@ public struct ServerConfiguration: Sendable {
 
 /// The HTTP + WebSocket server around a ``StoryBridgeHost``.
 public struct StoryBridgeServer: Sendable {
+    /// The host the server serves.
     public let host: StoryBridgeHost
+    /// The server's configuration.
     public let configuration: ServerConfiguration
     /// The metrics served at `/__storybridge/metrics`.
-    public let metrics: HostMetrics
+    package let metrics: HostMetrics
+
+    /// Creates a server for `host`, with metrics of its own served at `/__storybridge/metrics`.
+    public init(host: StoryBridgeHost, configuration: ServerConfiguration) {
+        self.init(host: host, configuration: configuration, metrics: HostMetrics())
+    }
 
     /// Creates a server for `host`. `metrics` starts counting the host's requests; give the same
     /// metrics to the ``Uploader`` (as its factory) to count uploads too.
-    public init(host: StoryBridgeHost, configuration: ServerConfiguration, metrics: HostMetrics = HostMetrics()) {
+    package init(host: StoryBridgeHost, configuration: ServerConfiguration, metrics: HostMetrics) {
         self.host = host
         self.configuration = configuration
         self.metrics = metrics

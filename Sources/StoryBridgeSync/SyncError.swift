@@ -2,7 +2,7 @@ import StoryBridge
 
 /// Why a login, a metadata sync or a download failed. Each case says what an operator can do
 /// about it; the CLI's exit status derives from ``kind``.
-public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The token endpoint refused the credentials (400 `invalid_client`, `invalid_grant`...).
     case wrongCredentials(oauthError: String)
     /// The token endpoint refused to renew the session (refresh token expired or revoked).
@@ -45,11 +45,11 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case interrupted
 
     /// The family of failure, which picks the CLI's exit status.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case credentials, refreshRefused, unreachable, notAllowed, server, download, storage, interrupted
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .wrongCredentials: return .credentials
         case .refreshRefused, .notLoggedIn: return .refreshRefused
@@ -63,7 +63,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .wrongCredentials(let code):
             return "the server refused the credentials (\(code)): check the client id, secret, user name and password"

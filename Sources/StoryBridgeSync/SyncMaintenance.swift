@@ -4,12 +4,12 @@ import StoryBridge
 
 /// Local operations on synced content that need no server: delete a presentation's files but
 /// keep its metadata, and forget everything synced. Files are removed on the blocking pool.
-public struct SyncMaintenance: Sendable {
-    public let library: LibraryStore
-    public let catalog: SyncCatalog
-    public let paths: SyncPaths
+package struct SyncMaintenance: Sendable {
+    package let library: LibraryStore
+    package let catalog: SyncCatalog
+    package let paths: SyncPaths
 
-    public init(library: LibraryStore) {
+    package init(library: LibraryStore) {
         self.library = library
         catalog = SyncCatalog(database: library.database)
         paths = SyncPaths(library.directory)
@@ -17,7 +17,7 @@ public struct SyncMaintenance: Sendable {
 
     /// Deletes the installed files and partial downloads of a synced presentation; its catalog
     /// row stays (state `not downloaded`), so `sync --content ID` brings it back.
-    public func removeContent(id: Int) async throws(SyncError) {
+    package func removeContent(id: Int) async throws(SyncError) {
         guard let row = try await catalog.presentation(id: id) else { throw .unknownPresentation(id) }
         let folders = try await catalog.write { db in
             let folders = try MetadataSync.removeLibraryRow(db, id: id)
@@ -36,7 +36,7 @@ public struct SyncMaintenance: Sendable {
     }
 
     /// Marks a synced presentation's content as gone after the library row was removed by hand.
-    public func contentRemoved(id: Int) async throws(SyncError) {
+    package func contentRemoved(id: Int) async throws(SyncError) {
         try await catalog.write { db in
             try db.execute(
                 sql: """
@@ -52,7 +52,7 @@ public struct SyncMaintenance: Sendable {
     /// with their files, and partial downloads. The login and hand-installed presentations stay.
     /// Returns how many presentations were forgotten.
     @discardableResult
-    public func reset() async throws(SyncError) -> Int {
+    package func reset() async throws(SyncError) -> Int {
         let (count, folders) = try await catalog.write { db in
             var folders = try String.fetchAll(db, sql: "SELECT folder FROM presentation WHERE source LIKE 'sync:%'")
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM syncPresentation") ?? 0

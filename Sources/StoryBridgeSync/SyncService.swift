@@ -5,17 +5,17 @@ import StoryBridge
 
 /// Everything a logged-in sync needs, opened from a data folder: the stored session, a token
 /// provider, the content API client, the library and the sync catalog. Call ``shutdown()`` when done.
-public final class SyncService: Sendable {
-    public let paths: SyncPaths
-    public let library: LibraryStore
-    public let catalog: SyncCatalog
-    public let tokens: AccessTokenProvider
-    public let api: ContentAPIClient
-    public let http: HTTPClient
-    public let logger: Logger
+package final class SyncService: Sendable {
+    package let paths: SyncPaths
+    package let library: LibraryStore
+    package let catalog: SyncCatalog
+    package let tokens: AccessTokenProvider
+    package let api: ContentAPIClient
+    package let http: HTTPClient
+    package let logger: Logger
 
     /// Opens the data folder; throws ``SyncError/notLoggedIn`` without a stored session.
-    public init(directory: DataDirectory, retry: RetryPolicy = RetryPolicy(), logger: Logger) throws(SyncError) {
+    package init(directory: DataDirectory, retry: RetryPolicy = RetryPolicy(), logger: Logger) throws(SyncError) {
         paths = SyncPaths(directory)
         do {
             library = try LibraryStore(directory: directory)
@@ -33,13 +33,13 @@ public final class SyncService: Sendable {
 
     /// Brings the catalog up to date (clients, every listed presentation object, presentations gone
     /// from the service withdrawn or removed as `removals` says).
-    public func syncMetadata(removals: RemovalPolicy = RemovalPolicy()) async throws(SyncError) -> MetadataSyncReport {
+    package func syncMetadata(removals: RemovalPolicy = RemovalPolicy()) async throws(SyncError) -> MetadataSyncReport {
         try await MetadataSync(api: api, catalog: catalog, paths: paths, removals: removals).run()
     }
 
     /// Downloads and installs packages (`ids`, or every one that needs it), all of them together
     /// no faster than `rateLimit` when one is given.
-    public func syncContent(
+    package func syncContent(
         ids: [Int]?, concurrency: Int = 2, keepRevisions: Int = 1, rateLimit: TransferRate? = nil,
         events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> ContentSyncReport {
@@ -53,15 +53,15 @@ public final class SyncService: Sendable {
     }
 
     /// Closes the HTTP client.
-    public func shutdown() async {
+    package func shutdown() async {
         try? await http.shutdown()
     }
 }
 
 /// Logging in and out: the token endpoint is asked once and the session written (0600).
-public enum SyncLogin {
+package enum SyncLogin {
     /// Asks for a token with `grant` and stores the session; returns it.
-    public static func login(
+    package static func login(
         directory: DataDirectory, authURL: URL, apiURL: URL, grant: TokenGrant
     ) async throws(SyncError) -> SyncSession {
         let http = SyncHTTPClient.make()
@@ -91,12 +91,12 @@ public enum SyncLogin {
 
     /// Forgets the stored session; returns whether there was one.
     @discardableResult
-    public static func logout(directory: DataDirectory) throws(SyncError) -> Bool {
+    package static func logout(directory: DataDirectory) throws(SyncError) -> Bool {
         try SessionStore(folder: SyncPaths(directory).sessionFolder).delete()
     }
 
     /// The stored session, if any.
-    public static func session(directory: DataDirectory) throws(SyncError) -> SyncSession? {
+    package static func session(directory: DataDirectory) throws(SyncError) -> SyncSession? {
         try SessionStore(folder: SyncPaths(directory).sessionFolder).load()
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A child still running after `limit` is killed (SIGKILL) and a line saying so ends its
 /// standard error, so a child that hangs fails its test instead of hanging the suite.
-public func readUntilExit(
+package func readUntilExit(
     _ process: LaunchedProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
 ) -> (output: Data, errors: Data) {
     let killAt = ContinuousClock.now + limit
@@ -49,7 +49,7 @@ public func readUntilExit(
 
 /// ``readUntilExit(_:output:errors:limit:)`` on a thread of its own, for async callers (never
 /// block a cooperative thread on a child).
-public func readUntilExit(
+package func readUntilExit(
     _ process: LaunchedProcess, output: Pipe, errors: Pipe, limit: Duration = .seconds(180)
 ) async -> (output: Data, errors: Data) {
     await withCheckedContinuation { continuation in
@@ -63,7 +63,7 @@ public func readUntilExit(
 /// test process must not find the pool blocked). A child still running after `limit` is killed
 /// (SIGKILL); the answer says whether it exited by itself.
 @discardableResult
-public func waitForExit(_ process: LaunchedProcess, limit: Duration = .seconds(60)) async -> Bool {
+package func waitForExit(_ process: LaunchedProcess, limit: Duration = .seconds(60)) async -> Bool {
     await process.exit(killingAfter: limit)
 }
 
@@ -72,7 +72,7 @@ public func waitForExit(_ process: LaunchedProcess, limit: Duration = .seconds(6
 /// child's start-up banner ("listening on ...") without blocking the pool that the servers in the
 /// test process answer on, and without waiting for an end-of-file that another child holding the
 /// pipe's write end could postpone forever.
-public func readUntil(_ marker: String, from pipe: Pipe, limit: Duration = .seconds(30)) async -> String {
+package func readUntil(_ marker: String, from pipe: Pipe, limit: Duration = .seconds(30)) async -> String {
     await withCheckedContinuation { continuation in
         Thread.detachNewThread {
             let giveUpAt = ContinuousClock.now + limit

@@ -6,17 +6,17 @@ import StoryBridgeScripts
 /// changed slides' sections, how many of their pictures decoded at the screenshot size, and the
 /// pictures' captions. Tests of `storybridge diff` and `sync --diff-report` read their reports
 /// with it.
-public struct DiffReportPage: Sendable, Equatable {
+package struct DiffReportPage: Sendable, Equatable {
     /// The `data-slide` of each changed slide's section, in page order.
-    public var changedSlides: [String]
+    package var changedSlides: [String]
     /// The pictures of the changed slides' sections that decoded at the expected size.
-    public var decodedImages: Int
+    package var decodedImages: Int
     /// The captions of those pictures, in page order ("before", "after", "changes in red" per slide).
-    public var captions: [String]
+    package var captions: [String]
 
     /// Opens `file` in a new tab of `browser` and reads what it shows; `size` is the screenshots'
     /// viewport, the natural size every picture must decode to.
-    public static func open(_ file: URL, in browser: HeadlessChromium, size: ViewportSize) async throws -> DiffReportPage {
+    package static func open(_ file: URL, in browser: HeadlessChromium, size: ViewportSize) async throws -> DiffReportPage {
         let page = try await browser.newPage()
         do {
             try await page.navigate(to: file.absoluteString)

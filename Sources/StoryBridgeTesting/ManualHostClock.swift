@@ -25,11 +25,13 @@ public final class ManualHostClock: HostClock {
         self.startInstant = ContinuousClock.now
     }
 
+    /// The clock's date: the start date plus the time advanced.
     public var now: Date {
         let elapsed = state.withLock { $0.elapsed }
         return start.addingTimeInterval(Self.seconds(elapsed))
     }
 
+    /// The clock's monotonic instant, which moves with ``advance(by:)`` only.
     public var instant: ContinuousClock.Instant {
         startInstant.advanced(by: state.withLock { $0.elapsed })
     }
@@ -37,6 +39,7 @@ public final class ManualHostClock: HostClock {
     /// How many tasks are sleeping on this clock now.
     public var sleepers: Int { state.withLock { $0.sleepers.count } }
 
+    /// Sleeps until ``advance(by:)`` reaches the wake-up time; throws `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {

@@ -8,23 +8,23 @@ import Foundation
 /// show: a forged `Host` header, a response cut short (how many body bytes arrived), a server that
 /// should close. The blocking socket calls run on a thread of their own, never on a cooperative
 /// thread an in-process server needs to answer.
-public enum RawHTTP {
+package enum RawHTTP {
     /// A response as it arrived: the status code, the headers (names lower-cased) and the body
     /// bytes received, which may be fewer than `Content-Length` says.
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [String: String]
-        public var body: Data
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [String: String]
+        package var body: Data
 
         /// The body as UTF-8 text.
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
         /// The `Content-Length` the server declared, if any.
-        public var declaredLength: Int? { headers["content-length"].flatMap(Int.init) }
+        package var declaredLength: Int? { headers["content-length"].flatMap(Int.init) }
         /// Whether the whole declared body has arrived.
-        public var isComplete: Bool { declaredLength.map { body.count >= $0 } ?? false }
+        package var isComplete: Bool { declaredLength.map { body.count >= $0 } ?? false }
 
         /// Reads what arrived so far; `nil` until the header block is complete.
-        public init?(_ bytes: Data) {
+        package init?(_ bytes: Data) {
             guard let split = bytes.range(of: Data("\r\n\r\n".utf8)) else { return nil }
             let lines = String(decoding: bytes[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
             guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1."),
@@ -42,7 +42,7 @@ public enum RawHTTP {
     }
 
     /// Why a raw exchange failed.
-    public enum Failure: Error, Sendable {
+    package enum Failure: Error, Sendable {
         /// Nothing listens on the port.
         case refused(port: Int)
         /// The socket could not be made or the request not sent.
@@ -53,7 +53,7 @@ public enum RawHTTP {
 
     /// Sends `request` (a whole HTTP/1.1 request, header block and all) and reads until the
     /// server closes, `timeout` passes, or, with `stopWhenComplete`, the declared body has arrived.
-    public static func exchange(
+    package static func exchange(
         port: Int, _ request: String, timeout: TimeInterval = 20, stopWhenComplete: Bool = false
     ) async throws -> Response {
         try await exchange(port: port, request, timeout: timeout) { stopWhenComplete && $0.isComplete }
@@ -61,7 +61,7 @@ public enum RawHTTP {
 
     /// Sends `request` and reads until the server closes, `timeout` passes, or `enough` says what
     /// arrived is all the caller needs.
-    public static func exchange(
+    package static func exchange(
         port: Int, _ request: String, timeout: TimeInterval, until enough: @escaping @Sendable (Response) -> Bool
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
@@ -75,7 +75,7 @@ public enum RawHTTP {
     /// host refuses a page: 101, then a close with a 44xx code and the reason), read off the wire
     /// with no WebSocket client in between; `nil` when the upgrade is not answered 101 or no close
     /// frame follows within `timeout`.
-    public static func webSocketRefusal(
+    package static func webSocketRefusal(
         port: Int, _ path: String, headers: [String] = [], timeout: TimeInterval = 10
     ) async throws -> (code: UInt16, reason: String)? {
         let request =
@@ -99,7 +99,7 @@ public enum RawHTTP {
     }
 
     /// A GET of `path` with `host` as the `Host` header (none when `nil`) and `Connection: close`.
-    public static func get(port: Int, _ path: String, host: String?, headers: [String] = []) async throws -> Response {
+    package static func get(port: Int, _ path: String, host: String?, headers: [String] = []) async throws -> Response {
         var lines = ["GET \(path) HTTP/1.1"]
         if let host { lines.append("Host: \(host)") }
         lines += headers + ["Connection: close", "", ""]
@@ -123,7 +123,7 @@ public enum RawHTTP {
     }
 
     /// A blocking TCP socket connected to 127.0.0.1:`port`; the caller closes it.
-    public static func connectedSocket(port: Int) throws -> Int32 {
+    package static func connectedSocket(port: Int) throws -> Int32 {
         let descriptor = try tcpSocket()
         var address = loopbackAddress(port: port)
         let connected = withUnsafePointer(to: &address) {

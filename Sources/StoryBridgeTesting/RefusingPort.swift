@@ -11,15 +11,15 @@ import Synchronization
 /// Tests of "the collector cannot be reached" need such an address. Taking a free port and closing
 /// it is not enough when tests run in parallel: another test's server can be given the same port
 /// a moment later, and the refused connection becomes an answer from the wrong server.
-public final class RefusingPort: Sendable {
+package final class RefusingPort: Sendable {
     /// The port, held until ``close()``.
-    public let port: Int
+    package let port: Int
     private let descriptor: Int32
     private let closed = Atomic(false)
 
     /// Binds a socket to a free port on 127.0.0.1 and keeps it; throws
     /// ``RawHTTP/Failure/socket(errno:)`` when no socket can be made or bound.
-    public init() throws {
+    package init() throws {
         let descriptor = try RawHTTP.tcpSocket()
         var address = RawHTTP.loopbackAddress(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -38,7 +38,7 @@ public final class RefusingPort: Sendable {
     }
 
     /// Lets the port go (once; later calls do nothing).
-    public func close() {
+    package func close() {
         guard !closed.exchange(true, ordering: .relaxed) else { return }
         Glibc.close(descriptor)
     }

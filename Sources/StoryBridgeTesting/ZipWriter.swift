@@ -3,17 +3,17 @@ import Foundation
 
 /// Writes zip files with the system minizip, including the odd and hostile ones tests need:
 /// `../` names, symlink entries, non-UTF-8 names, duplicates, highly compressible bombs.
-public final class ZipWriter {
+package final class ZipWriter {
     /// Why a zip could not be written.
-    public struct WriteError: Error, CustomStringConvertible {
-        public let description: String
+    package struct WriteError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private var handle: zipFile?
-    public let path: String
+    package let path: String
 
     /// Creates (or truncates) the zip at `path`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         guard let opened = zipOpen64(path, APPEND_STATUS_CREATE) else {
             throw WriteError(description: "cannot create \(path)")
@@ -26,7 +26,7 @@ public final class ZipWriter {
     }
 
     /// Adds an entry whose name is given as raw bytes.
-    public func add(
+    package func add(
         nameBytes: [UInt8], data: Data, compress: Bool = true, unixMode: UInt32 = 0o100644
     ) throws {
         try begin(nameBytes: nameBytes, compress: compress, unixMode: unixMode)
@@ -35,28 +35,28 @@ public final class ZipWriter {
     }
 
     /// Adds an entry.
-    public func add(_ name: String, data: Data, compress: Bool = true, unixMode: UInt32 = 0o100644) throws {
+    package func add(_ name: String, data: Data, compress: Bool = true, unixMode: UInt32 = 0o100644) throws {
         try add(nameBytes: Array(name.utf8), data: data, compress: compress, unixMode: unixMode)
     }
 
     /// Adds an entry with text contents.
-    public func add(_ name: String, text: String, compress: Bool = true) throws {
+    package func add(_ name: String, text: String, compress: Bool = true) throws {
         try add(name, data: Data(text.utf8), compress: compress)
     }
 
     /// Adds a folder entry (`name/`).
-    public func addFolder(_ name: String) throws {
+    package func addFolder(_ name: String) throws {
         try add(name.hasSuffix("/") ? name : name + "/", data: Data(), compress: false, unixMode: 0o040755)
     }
 
     /// Adds a symbolic link entry pointing at `target`.
-    public func addSymlink(_ name: String, target: String) throws {
+    package func addSymlink(_ name: String, target: String) throws {
         try add(name, data: Data(target.utf8), compress: false, unixMode: 0o120777)
     }
 
     /// Adds an entry of `count` bytes produced in chunks by `chunk(offset, size)`, without holding
     /// it all in memory (for large media files and bombs).
-    public func add(
+    package func add(
         _ name: String, count: Int64, compress: Bool = true, chunk: (Int64, Int) -> Data
     ) throws {
         try begin(nameBytes: Array(name.utf8), compress: compress, unixMode: 0o100644)
@@ -71,7 +71,7 @@ public final class ZipWriter {
     }
 
     /// Finishes the zip (writes the central directory).
-    public func close() throws {
+    package func close() throws {
         guard let handle else { return }
         self.handle = nil
         guard zipClose(handle, nil) == ZIP_OK else { throw WriteError(description: "cannot finish \(path)") }

@@ -4,22 +4,22 @@ import StoryBridge
 
 /// What the development collector received, in its own SQLite file. A record delivered twice
 /// (same event id and entity id) is stored once and its delivery count goes up.
-public final class CollectorStore: Sendable {
+package final class CollectorStore: Sendable {
     /// One stored record.
-    public struct Message: Sendable, Hashable {
-        public var sequence: Int
-        public var hub: String
-        public var eventId: String
-        public var entityId: String
-        public var body: String
-        public var headers: [String: String]
-        public var receivedAt: Date
-        public var deliveries: Int
+    package struct Message: Sendable, Hashable {
+        package var sequence: Int
+        package var hub: String
+        package var eventId: String
+        package var entityId: String
+        package var body: String
+        package var headers: [String: String]
+        package var receivedAt: Date
+        package var deliveries: Int
     }
 
     private let pool: DatabasePool
 
-    public init(file: URL) throws {
+    package init(file: URL) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         pool = try DatabasePool(path: file.path)
         var migrator = DatabaseMigrator()
@@ -42,7 +42,7 @@ public final class CollectorStore: Sendable {
     /// Stores a record; returns `true` when it is new, `false` for a duplicate delivery. Written on
     /// GRDB's writer queue, not the caller's thread.
     @discardableResult
-    public func store(hub: String, eventId: String, entityId: String, body: String, headers: [String: String]) async throws -> Bool {
+    package func store(hub: String, eventId: String, entityId: String, body: String, headers: [String: String]) async throws -> Bool {
         let headerText = JSONValue.object(headers.mapValues(JSONValue.string)).jsonString()
         return try await pool.write { db in
             try db.execute(
@@ -57,7 +57,7 @@ public final class CollectorStore: Sendable {
     }
 
     /// Stored records in arrival order, optionally of one event id.
-    public func messages(eventId: String? = nil) throws -> [Message] {
+    package func messages(eventId: String? = nil) throws -> [Message] {
         try pool.read { db in
             let rows: [Row]
             if let eventId {

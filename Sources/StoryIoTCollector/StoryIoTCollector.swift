@@ -10,7 +10,7 @@ import StoryBridgeServer
 import Synchronization
 
 /// Faults a test can make the collector answer with.
-public final class CollectorFaults: Sendable {
+package final class CollectorFaults: Sendable {
     private struct State {
         var rejectEntityIds: Set<String> = []
         var failNext = 0
@@ -21,13 +21,13 @@ public final class CollectorFaults: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Answers 400 to records with these entity ids.
-    public func reject(entityIds: Set<String>) { state.withLock { $0.rejectEntityIds = entityIds } }
+    package func reject(entityIds: Set<String>) { state.withLock { $0.rejectEntityIds = entityIds } }
 
     /// Answers `status` (with `Retry-After` if given) to the next `count` requests.
-    public func fail(next count: Int, status: Int = 503, retryAfter: String? = nil) {
+    package func fail(next count: Int, status: Int = 503, retryAfter: String? = nil) {
         state.withLock {
             $0.failNext = count
             $0.failStatus = status
@@ -36,7 +36,7 @@ public final class CollectorFaults: Sendable {
     }
 
     /// Makes every request take at least `milliseconds` (a slow collector).
-    public func delay(milliseconds: Int) { state.withLock { $0.delayMilliseconds = milliseconds } }
+    package func delay(milliseconds: Int) { state.withLock { $0.delayMilliseconds = milliseconds } }
 
     var delayMilliseconds: Int { state.withLock { $0.delayMilliseconds } }
 
@@ -56,17 +56,17 @@ public final class CollectorFaults: Sendable {
 /// A local StoryIoT-compatible receiver for development and tests: checks the key, expiry and
 /// signature of `POST /{hub}/publish/`, stores each record, and answers as StoryIoT does with
 /// `{Path, Topic, Metadata, Hash, Lenght, Id, Ticks}`.
-public struct StoryIoTCollector: Sendable {
-    public var host: String
-    public var port: Int
-    public var hub: String?
-    public var key: String
-    public var secret: String
-    public let store: CollectorStore
-    public let faults: CollectorFaults
-    public var logger: Logger
+package struct StoryIoTCollector: Sendable {
+    package var host: String
+    package var port: Int
+    package var hub: String?
+    package var key: String
+    package var secret: String
+    package let store: CollectorStore
+    package let faults: CollectorFaults
+    package var logger: Logger
 
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 8090, hub: String? = nil, key: String, secret: String, store: CollectorStore,
         faults: CollectorFaults = CollectorFaults(), logger: Logger = Logger(label: "storybridge.collector")
     ) {
@@ -81,7 +81,7 @@ public struct StoryIoTCollector: Sendable {
     }
 
     /// Builds the application; `onRunning` gets the bound port.
-    public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    package func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         Application(
             responder: CollectorResponder(collector: self),
             configuration: .init(address: .hostname(host, port: port)),
@@ -90,7 +90,7 @@ public struct StoryIoTCollector: Sendable {
     }
 
     /// Starts in the background and returns once it listens.
-    public func start() async throws -> RunningServer {
+    package func start() async throws -> RunningServer {
         try await RunningServer.start(host: host, token: "") { onRunning in makeApplication(onRunning: onRunning) }
     }
 }

@@ -30,7 +30,7 @@ struct LifetimeOptions: ParsableArguments {
 }
 
 extension TimeLimit: ExpressibleByArgument {
-    public init?(argument: String) {
+    package init?(argument: String) {
         guard let limit = try? TimeLimit(argument) else { return nil }
         self = limit
     }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Session states (PROTOCOL.md §6).
-public enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
+package enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
     /// In progress.
     case inProgress = 0
     /// Closed and saved: the only state that is uploaded.
@@ -15,12 +15,12 @@ public enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
     case leftByDeepLink = 4
 
     /// States that may be restored when the same presentation is opened again.
-    public var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
+    package var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
 }
 
 /// How a finished session ended (column `session.endedBy`, member `endedBy` of the uploaded
 /// session body). Unfinished sessions (states 0, 3, 4) have none.
-public enum SessionEnd: String, Sendable, Hashable, Codable, DatabaseValueConvertible {
+package enum SessionEnd: String, Sendable, Hashable, Codable, DatabaseValueConvertible {
     /// The page closed the presentation (`closePresentation`, the chrome's close button).
     case close
     /// Its viewer was gone longer than the host's session timeout: the host saved it with the
@@ -30,14 +30,14 @@ public enum SessionEnd: String, Sendable, Hashable, Codable, DatabaseValueConver
 
 /// Where and when a record was made. Records keep these four values in their own columns
 /// (`created`, `timeZone`, `latitude`, `longitude`); `stamp` reads and sets them together.
-public struct RecordStamp: Sendable, Hashable {
-    public var created: Date
+package struct RecordStamp: Sendable, Hashable {
+    package var created: Date
     /// Hours east of UTC.
-    public var timeZone: Double
-    public var latitude: Double
-    public var longitude: Double
+    package var timeZone: Double
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(created: Date, timeZone: Double, latitude: Double, longitude: Double) {
+    package init(created: Date, timeZone: Double, latitude: Double, longitude: Double) {
         self.created = created
         self.timeZone = timeZone
         self.latitude = latitude
@@ -45,7 +45,7 @@ public struct RecordStamp: Sendable, Hashable {
     }
 
     /// `date` (read from the host's clock), in the host's time zone, at the configured location.
-    public init(at date: Date, identity: HostIdentity) {
+    package init(at date: Date, identity: HostIdentity) {
         self.init(
             created: date, timeZone: Double(TimeZone.current.secondsFromGMT(for: date)) / 3600,
             latitude: identity.location.latitude, longitude: identity.location.longitude)
@@ -53,39 +53,39 @@ public struct RecordStamp: Sendable, Hashable {
 }
 
 /// A visit of one presentation by one viewer (table `session`).
-public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
-    public static let databaseTableName = "session"
+package struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
+    package static let databaseTableName = "session"
     static let idColumn = CodingKeys.id.rawValue
 
     /// The columns; each property is its column.
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, duration, slidesCount
         case state, complete, updated, endedBy, presentationRevision
     }
 
-    public var id: String
-    public var presentationId: Int
-    public var viewerId: String
-    public var userId: String
-    public var created: Date
-    public var timeZone: Double
-    public var latitude: Double
-    public var longitude: Double
-    public var address: String
+    package var id: String
+    package var presentationId: Int
+    package var viewerId: String
+    package var userId: String
+    package var created: Date
+    package var timeZone: Double
+    package var latitude: Double
+    package var longitude: Double
+    package var address: String
     /// Seconds: the sum of its slide views.
-    public var duration: Int
-    public var slidesCount: Int
-    public var state: SessionState
-    public var complete: Bool
+    package var duration: Int
+    package var slidesCount: Int
+    package var state: SessionState
+    package var complete: Bool
     /// When the session last changed.
-    public var updated: Date
+    package var updated: Date
     /// How it ended, once finished (`close` or `timeout`); `nil` while it may go on.
-    public var endedBy: SessionEnd?
+    package var endedBy: SessionEnd?
     /// The library revision of the presentation when the session started (migration
     /// `v11-revisions`): which revision was on screen. Kept locally, not uploaded.
-    public var presentationRevision: Int?
+    package var presentationRevision: Int?
 
-    public init(
+    package init(
         id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int,
         slidesCount: Int, state: SessionState, complete: Bool, updated: Date? = nil, endedBy: SessionEnd? = nil,
         presentationRevision: Int? = nil
@@ -109,7 +109,7 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     }
 
     /// The session as the Sessions commands answer it (without its slides).
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "sessionId": .string(id), "presentationId": .int(presentationId), "userId": .string(userId),
             "created": .string(AnalyticsFormat.timestamp(created)), "timeZone": .double(timeZone),
@@ -121,33 +121,33 @@ public struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
 }
 
 /// One slide shown and left (table `slideView`).
-public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
-    public static let databaseTableName = "slideView"
+package struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
+    package static let databaseTableName = "slideView"
     static let idColumn = CodingKeys.id.rawValue
 
     /// The columns; each property is its column.
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, sessionId, presentationId, slideName, userId, duration, navigation, cause, created, timeZone, latitude, longitude
     }
 
-    public var id: String
-    public var sessionId: String
-    public var presentationId: Int
-    public var slideName: String
-    public var userId: String
+    package var id: String
+    package var sessionId: String
+    package var presentationId: Int
+    package var slideName: String
+    package var userId: String
     /// Seconds on the slide.
-    public var duration: Int
+    package var duration: Int
     /// `in` when reached from within the content (links, `go`, `open`), `out` from the host's map.
-    public var navigation: String
+    package var navigation: String
     /// What made the viewer leave the slide: page, go, open, map, deepLink, close.
-    public var cause: String
+    package var cause: String
     /// When the slide was entered.
-    public var created: Date
-    public var timeZone: Double
-    public var latitude: Double
-    public var longitude: Double
+    package var created: Date
+    package var timeZone: Double
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(
+    package init(
         id: String, sessionId: String, presentationId: Int, slideName: String, userId: String, duration: Int, navigation: String,
         cause: String, stamp: RecordStamp
     ) {
@@ -165,7 +165,7 @@ public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
         self.longitude = stamp.longitude
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "slideName": .string(slideName), "name": .string(slideName), "userId": .string(userId),
@@ -177,29 +177,29 @@ public struct SlideViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
 }
 
 /// One media file shown and closed (table `mediaView`).
-public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
-    public static let databaseTableName = "mediaView"
+package struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
+    package static let databaseTableName = "mediaView"
     static let idColumn = CodingKeys.id.rawValue
 
     /// The columns; each property is its column.
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, sessionId, presentationId, fileName, userId, duration, created, timeZone, latitude, longitude
     }
 
-    public var id: String
-    public var sessionId: String
-    public var presentationId: Int
-    public var fileName: String
-    public var userId: String
+    package var id: String
+    package var sessionId: String
+    package var presentationId: Int
+    package var fileName: String
+    package var userId: String
     /// Seconds shown.
-    public var duration: Int
+    package var duration: Int
     /// When the file was opened.
-    public var created: Date
-    public var timeZone: Double
-    public var latitude: Double
-    public var longitude: Double
+    package var created: Date
+    package var timeZone: Double
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(
+    package init(
         id: String, sessionId: String, presentationId: Int, fileName: String, userId: String, duration: Int, stamp: RecordStamp
     ) {
         self.id = id
@@ -214,7 +214,7 @@ public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
         self.longitude = stamp.longitude
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "fileName": .string(fileName), "userId": .string(userId), "duration": .int(duration),
@@ -225,28 +225,29 @@ public struct MediaViewRecord: Sendable, Hashable, Codable, FetchableRecord, Per
 }
 
 /// A key/value set by content, one per key per session (table `customEvent`).
-public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
-    public static let databaseTableName = "customEvent"
+package struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped
+{
+    package static let databaseTableName = "customEvent"
     static let idColumn = CodingKeys.id.rawValue
 
     /// The columns; each property is its column.
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, sessionId, presentationId, userId, key, value, created, timeZone, latitude, longitude
     }
 
-    public var id: String
-    public var sessionId: String
-    public var presentationId: Int
-    public var userId: String
-    public var key: String
-    public var value: String
+    package var id: String
+    package var sessionId: String
+    package var presentationId: Int
+    package var userId: String
+    package var key: String
+    package var value: String
     /// When the value was last set.
-    public var created: Date
-    public var timeZone: Double
-    public var latitude: Double
-    public var longitude: Double
+    package var created: Date
+    package var timeZone: Double
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(id: String, sessionId: String, presentationId: Int, userId: String, key: String, value: String, stamp: RecordStamp) {
+    package init(id: String, sessionId: String, presentationId: Int, userId: String, key: String, value: String, stamp: RecordStamp) {
         self.id = id
         self.sessionId = sessionId
         self.presentationId = presentationId
@@ -259,7 +260,7 @@ public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, P
         self.longitude = stamp.longitude
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "userId": .string(userId), "key": .string(key), "value": .string(value),
@@ -270,12 +271,12 @@ public struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, P
 }
 
 /// Formats shared by the store, the answers and the upload.
-public enum AnalyticsFormat {
+package enum AnalyticsFormat {
     /// ISO-8601 UTC with milliseconds, e.g. `2026-11-22T03:04:05.678Z`.
     ///
     /// The milliseconds are rounded, so a timestamp read with ``date(_:)`` writes back the same
     /// text (the formatter alone truncates, turning `.678` read back into `.677`).
-    public static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard let utc = UTCTime(millisecondsSince1970: milliseconds), (0...9999).contains(utc.year) else {
             return formattedTimestamp(milliseconds: milliseconds)
@@ -316,7 +317,7 @@ public enum AnalyticsFormat {
     }
 
     /// Parses what ``timestamp(_:)`` writes.
-    public static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         try? Date(
             text,
             strategy: .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon)

@@ -9,11 +9,12 @@ import GRDB
 /// a ``CorruptRecordError`` naming it. The in-memory mirrors below follow committed writes through
 /// ``StoryBridgeDatabase/afterCommit(_:_:)`` only.
 public final class AnalyticsStore: Sendable {
+    /// The host's database, where a module may write records of its own.
     public let database: StoryBridgeDatabase
     /// Caps on what may wait in the outbox.
-    public let limits: OutboxLimits
+    package let limits: OutboxLimits
     /// Where the store reads the time it stamps on changes (`updated`, `queuedAt`, `sentAt`).
-    public let clock: any HostClock
+    package let clock: any HostClock
     /// The custom events of recently read sessions, kept in step with every committed change.
     let customEventCache = CustomEventCache()
     /// Recently read sessions with their slide views (`getCurrentSessions`), dropped after every
@@ -21,7 +22,7 @@ public final class AnalyticsStore: Sendable {
     let sessionMirror = SessionMirror<SessionWithSlideViews>(
         limits: .init(sessions: 1_000, bytesPerSession: 64 * 1024, totalBytes: 4 * 1024 * 1024), size: \.estimatedBytes)
 
-    public init(database: StoryBridgeDatabase, limits: OutboxLimits = OutboxLimits(), clock: any HostClock = SystemHostClock()) {
+    package init(database: StoryBridgeDatabase, limits: OutboxLimits = OutboxLimits(), clock: any HostClock = SystemHostClock()) {
         self.database = database
         self.limits = limits
         self.clock = clock
@@ -37,7 +38,7 @@ public final class AnalyticsStore: Sendable {
     // MARK: Sessions
 
     /// Stores a new session.
-    public func insert(_ session: SessionRecord) async throws {
+    package func insert(_ session: SessionRecord) async throws {
         var session = session
         session.updated = clock.now
         try await database.write { [session] db in
@@ -47,12 +48,12 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// One session, if it exists.
-    public func session(id: String) async throws -> SessionRecord? {
+    package func session(id: String) async throws -> SessionRecord? {
         try await database.read { db in try SessionRecord.readOne(db, SessionRecord.filter(key: id)) }
     }
 
     /// Sessions, newest first, optionally of one user or presentation.
-    public func sessions(userId: String? = nil, presentationId: Int? = nil, limit: Int = 10_000) async throws -> [SessionRecord] {
+    package func sessions(userId: String? = nil, presentationId: Int? = nil, limit: Int = 10_000) async throws -> [SessionRecord] {
         var request = SessionRecord.all()
         if let userId { request = request.filter(Session.userId == userId) }
         if let presentationId { request = request.filter(Session.presentationId == presentationId) }
@@ -62,7 +63,7 @@ public final class AnalyticsStore: Sendable {
 
     /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active`
     /// ones and those of viewers that left memory (they continue when their tab comes back).
-    public func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
+    package func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
         let candidates = try await database.read { db in
             try SessionRecord.readAll(db, cachedSQL: Self.newestUnfinishedSQL, arguments: [presentationId, userId])
         }.filter { !active.contains($0.id) }
@@ -94,7 +95,7 @@ public final class AnalyticsStore: Sendable {
     /// Changes a session's state. Moving to "saved" queues the session and all its records for
     /// upload, in the same transaction.
     /// `endedBy` says how a finished session ended.
-    public func setState(_ state: SessionState, sessionId: String, endedBy: SessionEnd? = nil) async throws {
+    package func setState(_ state: SessionState, sessionId: String, endedBy: SessionEnd? = nil) async throws {
         let now = clock.now
         try await database.write { db in
             try self.changeSession(sessionId, at: now, db: db) {
@@ -106,12 +107,12 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// Sets a session's `complete` flag (a missing session is left alone).
-    public func markComplete(sessionId: String) async throws {
+    package func markComplete(sessionId: String) async throws {
         try await database.write(markingComplete(sessionId: sessionId))
     }
 
     /// The write of ``markComplete(sessionId:)``, for a recording command (``PreparedRecord``).
-    public func markingComplete(sessionId: String) -> @Sendable (Database) throws -> Void {
+    package func markingComplete(sessionId: String) -> @Sendable (Database) throws -> Void {
         let updated = AnalyticsFormat.timestamp(clock.now)
         return { db in
             try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
@@ -132,7 +133,7 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// Moves what was recorded in `from` into `into` (a restored session) and deletes `from`.
-    public func merge(_ from: String, into: String) async throws {
+    package func merge(_ from: String, into: String) async throws {
         let now = clock.now
         try await database.write { db in
             try SlideViewRecord.filter(SlideView.sessionId == from).updateAll(db, SlideView.sessionId.set(to: into))
@@ -182,7 +183,7 @@ public final class AnalyticsStore: Sendable {
     // MARK: Records
 
     /// Stores a slide view and updates its session's duration and slide count.
-    public func insert(_ view: SlideViewRecord) async throws {
+    package func insert(_ view: SlideViewRecord) async throws {
         let now = clock.now
         try await database.write { db in
             try view.insert(db)
@@ -191,18 +192,18 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// Stores a media view.
-    public func insert(_ view: MediaViewRecord) async throws {
+    package func insert(_ view: MediaViewRecord) async throws {
         try await database.write { db in try view.insert(db) }
     }
 
     /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
     /// earlier one, which keeps its id. One cached statement (SQLite's upsert).
-    public func upsert(_ event: CustomEventRecord) async throws {
+    package func upsert(_ event: CustomEventRecord) async throws {
         try await database.write(upserting(event))
     }
 
     /// The write of ``upsert(_:)``, for a recording command (``PreparedRecord``).
-    public func upserting(_ event: CustomEventRecord) -> @Sendable (Database) throws -> Void {
+    package func upserting(_ event: CustomEventRecord) -> @Sendable (Database) throws -> Void {
         let cache = customEventCache
         return { db in
             try db.cachedStatement(
@@ -221,7 +222,7 @@ public final class AnalyticsStore: Sendable {
 
     /// The value of a custom event: from the session's mirror in memory when it has one, otherwise
     /// from the database, loading the session's events into the mirror (``CustomEventCache``).
-    public func customEventValue(sessionId: String, key: String) async throws -> String? {
+    package func customEventValue(sessionId: String, key: String) async throws -> String? {
         try await customEventCache.mirror.read(sessionId) {
             try await database.read { db in
                 var values: [String: String] = [:]
@@ -241,13 +242,13 @@ public final class AnalyticsStore: Sendable {
 
     /// Deletes a custom event; returns whether it existed.
     @discardableResult
-    public func deleteCustomEvent(sessionId: String, key: String) async throws -> Bool {
+    package func deleteCustomEvent(sessionId: String, key: String) async throws -> Bool {
         let delete = deletingCustomEvent(sessionId: sessionId, key: key)
         return try await database.write { db in try delete(db) > 0 }
     }
 
     /// The write of ``deleteCustomEvent(sessionId:key:)``: returns how many rows it deleted.
-    public func deletingCustomEvent(sessionId: String, key: String) -> @Sendable (Database) throws -> Int {
+    package func deletingCustomEvent(sessionId: String, key: String) -> @Sendable (Database) throws -> Int {
         let cache = customEventCache
         let database = self.database
         return { db in
@@ -258,14 +259,14 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// All custom events of a session.
-    public func customEvents(sessionId: String) async throws -> [CustomEventRecord] {
+    package func customEvents(sessionId: String) async throws -> [CustomEventRecord] {
         try await database.read { db in
             try CustomEventRecord.readAll(db, CustomEventRecord.filter(CustomEvent.sessionId == sessionId).order(CustomEvent.key))
         }
     }
 
     /// The slide views of a session, oldest first.
-    public func slideViews(sessionId: String) async throws -> [SlideViewRecord] {
+    package func slideViews(sessionId: String) async throws -> [SlideViewRecord] {
         try await database.read { db in
             try SlideViewRecord.readAll(
                 db, SlideViewRecord.filter(SlideView.sessionId == sessionId).order(SlideView.created, Column.rowID))
@@ -274,7 +275,7 @@ public final class AnalyticsStore: Sendable {
 
     /// A session and its slide views (oldest first), read together; `nil` when there is no such
     /// session.
-    public func sessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
+    package func sessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
         let found = try await database.read { db in try Self.readSessionWithSlideViews(id: id, db: db) }
         return found.session.map { ($0, found.slideViews) }
     }
@@ -282,7 +283,7 @@ public final class AnalyticsStore: Sendable {
     /// The same, read through ``sessionMirror``: a session read this way before, and not changed
     /// since, is answered from memory. For a viewer's own session, which content asks for on every
     /// slide (`getCurrentSessions`).
-    public func mirroredSessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
+    package func mirroredSessionWithSlideViews(id: String) async throws -> (SessionRecord, [SlideViewRecord])? {
         let found = try await mirroredSession(id: id)
         return found.session.map { ($0, found.slideViews) }
     }
@@ -304,7 +305,7 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// The media views of a session, oldest first.
-    public func mediaViews(sessionId: String) async throws -> [MediaViewRecord] {
+    package func mediaViews(sessionId: String) async throws -> [MediaViewRecord] {
         try await database.read { db in
             try MediaViewRecord.readAll(
                 db, MediaViewRecord.filter(MediaView.sessionId == sessionId).order(MediaView.created, Column.rowID))

@@ -4,21 +4,21 @@ import GRDB
 /// A deep link that took part in a session: the inbound link the viewer arrived by, or the
 /// outbound link content prepared for another app, recorded when the presentation closes (the
 /// apps launch it then). Uploaded as `story.content.deeplinking.inbound` / `.outbound`.
-public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
-    public static let databaseTableName = "deepLinkEvent"
+package struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText, Stamped {
+    package static let databaseTableName = "deepLinkEvent"
     static let idColumn = CodingKeys.id.rawValue
 
     /// The columns; each property is its column (`parameters` is a JSON object of strings).
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, sessionId, presentationId, userId, direction, uri, source, parameters, created, timeZone, latitude, longitude
     }
 
     /// Which way the link goes.
-    public enum Direction: String, Sendable, Hashable, Codable {
+    package enum Direction: String, Sendable, Hashable, Codable {
         case inbound, outbound
 
         /// The upload event id of a record going this way.
-        public var eventId: String {
+        package var eventId: String {
             switch self {
             case .inbound: return UploadEventId.deepLinkInbound
             case .outbound: return UploadEventId.deepLinkOutbound
@@ -26,22 +26,22 @@ public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
         }
     }
 
-    public var id: String
-    public var sessionId: String
-    public var presentationId: Int
-    public var userId: String
-    public var direction: Direction
+    package var id: String
+    package var sessionId: String
+    package var presentationId: Int
+    package var userId: String
+    package var direction: Direction
     /// The whole link (`storyclm://content?...` inbound, `scheme://?k=v` outbound).
-    public var uri: String
+    package var uri: String
     /// Inbound: who sent the link (`source`, else `external`); outbound: the scheme.
-    public var source: String
-    public var parameters: [String: String]
-    public var created: Date
-    public var timeZone: Double
-    public var latitude: Double
-    public var longitude: Double
+    package var source: String
+    package var parameters: [String: String]
+    package var created: Date
+    package var timeZone: Double
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(
+    package init(
         id: String, sessionId: String, presentationId: Int, userId: String, direction: Direction, uri: String, source: String,
         parameters: [String: String], stamp: RecordStamp
     ) {
@@ -59,7 +59,7 @@ public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
         self.longitude = stamp.longitude
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),
             "userId": .string(userId), "direction": .string(direction.rawValue), "uri": .string(uri),
@@ -72,12 +72,12 @@ public struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
 
 extension AnalyticsStore {
     /// Records a deep link of a session.
-    public func insert(_ link: DeepLinkRecord) async throws {
+    package func insert(_ link: DeepLinkRecord) async throws {
         try await database.write { db in try link.insert(db) }
     }
 
     /// The deep links of a session, oldest first.
-    public func deepLinks(sessionId: String) async throws -> [DeepLinkRecord] {
+    package func deepLinks(sessionId: String) async throws -> [DeepLinkRecord] {
         try await database.read { db in try Self.deepLinks(sessionId: sessionId, db: db) }
     }
 

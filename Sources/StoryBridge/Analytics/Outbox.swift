@@ -5,7 +5,9 @@ import GRDB
 /// `upload.dropped.*`, shown by `storybridge upload --status` and logged, never silent. The record
 /// itself stays in its table.
 public struct OutboxLimits: Sendable, Hashable {
+    /// The most records the upload queue holds; a record beyond it is dropped and counted.
     public var maxQueuedRecords: Int
+    /// The most bytes of record bodies the upload queue holds; a record beyond it is dropped and counted.
     public var maxQueuedBytes: Int
 
     /// 1,000,000 records and 1 GiB by default.
@@ -17,39 +19,39 @@ public struct OutboxLimits: Sendable, Hashable {
 
 /// A record waiting for (or done with) upload (table `outbox`). Its dates are kept as seconds
 /// since 1970.
-public struct OutboxRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord {
-    public static let databaseTableName = "outbox"
+package struct OutboxRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord {
+    package static let databaseTableName = "outbox"
     static let idColumn = CodingKeys.recordId.rawValue
 
     /// The columns; each property is its column.
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case recordId, eventId, entityId, sessionId, body, bytes, status, attempts, lastError, nextAttemptAt, queuedAt, sentAt
     }
 
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+    package static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+    package static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
 
     /// Stable id: `<eventId>:<entityId>`, the same on every attempt, so a collector can drop duplicates.
-    public var recordId: String
+    package var recordId: String
     /// `story.content.session`, `story.content.slide`, `story.content.mediafile`, `story.content.customevent`,
     /// `story.content.deeplinking.inbound`, `story.content.deeplinking.outbound`.
-    public var eventId: String
+    package var eventId: String
     /// The session id, slide view id, media view id or custom event id.
-    public var entityId: String
-    public var sessionId: String
+    package var entityId: String
+    package var sessionId: String
     /// The JSON body published.
-    public var body: String
+    package var body: String
     /// The body's size in bytes (UTF-8), counted against ``OutboxLimits/maxQueuedBytes``.
-    public var bytes: Int
-    public var status: OutboxStatus
-    public var attempts: Int
-    public var lastError: String?
+    package var bytes: Int
+    package var status: OutboxStatus
+    package var attempts: Int
+    package var lastError: String?
     /// Before this it is not tried again.
-    public var nextAttemptAt: Date
+    package var nextAttemptAt: Date
     /// When it was first queued.
-    public var queuedAt: Date
+    package var queuedAt: Date
     /// When the collector took it.
-    public var sentAt: Date?
+    package var sentAt: Date?
 
     /// A newly queued record of `eventId` about `entityId`, due at once.
     init(eventId: String, entityId: String, sessionId: String, body: String, queuedAt: Date) {
@@ -69,7 +71,7 @@ public struct OutboxRecord: Sendable, Hashable, Codable, FetchableRecord, Persis
 }
 
 /// Where a record stands in the upload queue.
-public enum OutboxStatus: String, Sendable, Hashable, Codable, DatabaseValueConvertible {
+package enum OutboxStatus: String, Sendable, Hashable, Codable, DatabaseValueConvertible {
     /// Waiting to be sent (again).
     case queued
     /// The collector answered 2xx.
@@ -79,24 +81,24 @@ public enum OutboxStatus: String, Sendable, Hashable, Codable, DatabaseValueConv
 }
 
 /// The upload queue was asked to mark a record it does not hold.
-public struct UnknownOutboxRecordError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let recordId: String
-    public var description: String { "the upload queue holds no record '\(recordId)'" }
+package struct UnknownOutboxRecordError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let recordId: String
+    package var description: String { "the upload queue holds no record '\(recordId)'" }
 }
 
 /// A summary of the upload queue.
-public struct UploadStatus: Sendable, Hashable {
-    public var queued: Int
-    public var queuedBytes: Int
-    public var sent: Int
-    public var setAside: Int
-    public var droppedRecords: Int
-    public var droppedBytes: Int
-    public var lastError: String?
+package struct UploadStatus: Sendable, Hashable {
+    package var queued: Int
+    package var queuedBytes: Int
+    package var sent: Int
+    package var setAside: Int
+    package var droppedRecords: Int
+    package var droppedBytes: Int
+    package var lastError: String?
     /// The earliest next attempt of a queued record, if any.
-    public var nextAttemptAt: Date?
+    package var nextAttemptAt: Date?
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "queued": .int(queued), "queuedBytes": .int(queuedBytes), "sent": .int(sent), "setAside": .int(setAside),
             "droppedRecords": .int(droppedRecords), "droppedBytes": .int(droppedBytes),
@@ -107,13 +109,13 @@ public struct UploadStatus: Sendable, Hashable {
 }
 
 /// Event ids of the StoryIoT upload (PROTOCOL.md §7).
-public enum UploadEventId {
-    public static let session = "story.content.session"
-    public static let slide = "story.content.slide"
-    public static let mediaFile = "story.content.mediafile"
-    public static let customEvent = "story.content.customevent"
-    public static let deepLinkInbound = "story.content.deeplinking.inbound"
-    public static let deepLinkOutbound = "story.content.deeplinking.outbound"
+package enum UploadEventId {
+    package static let session = "story.content.session"
+    package static let slide = "story.content.slide"
+    package static let mediaFile = "story.content.mediafile"
+    package static let customEvent = "story.content.customevent"
+    package static let deepLinkInbound = "story.content.deeplinking.inbound"
+    package static let deepLinkOutbound = "story.content.deeplinking.outbound"
 }
 
 extension AnalyticsStore {
@@ -176,7 +178,7 @@ extension AnalyticsStore {
     }
 
     /// Queued records whose next attempt is due at `now`, oldest first.
-    public func dueRecords(limit: Int, now: Date) async throws -> [OutboxRecord] {
+    package func dueRecords(limit: Int, now: Date) async throws -> [OutboxRecord] {
         try await pool.read { db in
             try OutboxRecord.readAll(
                 db,
@@ -186,7 +188,7 @@ extension AnalyticsStore {
     }
 
     /// Records in one status, oldest first.
-    public func outbox(status: OutboxStatus, limit: Int = 1000) async throws -> [OutboxRecord] {
+    package func outbox(status: OutboxStatus, limit: Int = 1000) async throws -> [OutboxRecord] {
         try await pool.read { db in
             try OutboxRecord.readAll(
                 db, OutboxRecord.filter(Outbox.status == status).order(Outbox.queuedAt, Column.rowID).limit(limit))
@@ -194,7 +196,7 @@ extension AnalyticsStore {
     }
 
     /// Marks a record sent (after a 2xx).
-    public func markSent(_ recordId: String) async throws {
+    package func markSent(_ recordId: String) async throws {
         let now = clock.now
         try await changeRecord(recordId) { record in
             record.status = .sent
@@ -205,7 +207,7 @@ extension AnalyticsStore {
     }
 
     /// Keeps a record queued for another attempt at `next`.
-    public func markRetry(_ recordId: String, error: String, next: Date) async throws {
+    package func markRetry(_ recordId: String, error: String, next: Date) async throws {
         try await changeRecord(recordId, countingFailure: true) { record in
             record.attempts += 1
             record.lastError = error
@@ -214,7 +216,7 @@ extension AnalyticsStore {
     }
 
     /// Sets a record aside (the collector refused it for good).
-    public func markSetAside(_ recordId: String, error: String) async throws {
+    package func markSetAside(_ recordId: String, error: String) async throws {
         try await changeRecord(recordId, countingFailure: true) { record in
             record.status = .setAside
             record.attempts += 1
@@ -238,7 +240,7 @@ extension AnalyticsStore {
     /// Puts set-aside records back in the queue, due at once (all of them when `recordIds` is
     /// nil); returns how many.
     @discardableResult
-    public func requeue(_ recordIds: [String]? = nil) async throws -> Int {
+    package func requeue(_ recordIds: [String]? = nil) async throws -> Int {
         try await database.write { db in
             var setAside = OutboxRecord.filter(Outbox.status == OutboxStatus.setAside)
             if let recordIds { setAside = setAside.filter(keys: recordIds) }
@@ -253,7 +255,7 @@ extension AnalyticsStore {
     }
 
     /// The queue's summary.
-    public func uploadStatus() async throws -> UploadStatus {
+    package func uploadStatus() async throws -> UploadStatus {
         try await pool.read { db in
             func count(_ status: OutboxStatus) throws -> Int { try OutboxRecord.filter(Outbox.status == status).fetchCount(db) }
             let queued = OutboxRecord.filter(Outbox.status == OutboxStatus.queued)

@@ -5,9 +5,10 @@ import Logging
 /// slide view when a slide is left, and media views when an overlay closes. Every date and
 /// duration it records is read from ``clock``.
 public final class SessionTracker: Sendable {
+    /// The analytics records (`context.sessions.store.database` is the host's database).
     public let store: AnalyticsStore
     /// Where the tracker reads the time: record dates, and the durations of slide and media views.
-    public let clock: any HostClock
+    package let clock: any HostClock
     let identity: HostIdentity
     let policy: ViewerPolicy
     let viewers: ViewerRegistry
@@ -166,12 +167,12 @@ public final class SessionTracker: Sendable {
     }
 
     /// A record stamp for now: the clock's date, the host's time zone and location.
-    public func stampNow() -> RecordStamp {
+    package func stampNow() -> RecordStamp {
         RecordStamp(at: clock.now, identity: identity)
     }
 
     /// The viewer's current session id; 400 when no presentation is open.
-    public func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
+    package func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
         guard let id = viewer.latest(\.sessionId) else {
             throw .refused("No session is open in this viewer: no presentation is shown")
         }

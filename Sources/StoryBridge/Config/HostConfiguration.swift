@@ -18,20 +18,20 @@ import Foundation
 ///   "sync": {"every": "15m", "window": "01:00-05:00", "limitRate": "2M", "keepRevisions": 1}
 /// }
 /// ```
-public struct HostConfiguration: Sendable, Hashable, Codable {
+package struct HostConfiguration: Sendable, Hashable, Codable {
     /// The `server` section.
-    public struct Server: Sendable, Hashable, Codable {
-        public var host: String?
-        public var port: Int?
+    package struct Server: Sendable, Hashable, Codable {
+        package var host: String?
+        package var port: Int?
         /// Names (`Host` headers) the server answers to besides its own loopback names and bound
         /// address; added to `serve --allowed-host`.
-        public var allowedHosts: [String]?
+        package var allowedHosts: [String]?
         /// How long a viewer without a page connection stays in memory (`serve --viewer-idle-time`).
-        public var viewerIdleTime: TimeLimit?
+        package var viewerIdleTime: TimeLimit?
         /// How long after its viewer left a session is finished by timeout, or `none`
         /// (`serve --session-timeout`).
-        public var sessionTimeout: TimeLimit?
-        public init(
+        package var sessionTimeout: TimeLimit?
+        package init(
             host: String? = nil, port: Int? = nil, allowedHosts: [String]? = nil, viewerIdleTime: TimeLimit? = nil,
             sessionTimeout: TimeLimit? = nil
         ) {
@@ -44,32 +44,32 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     }
 
     /// The `bridge` section.
-    public struct BridgeSettings: Sendable, Hashable, Codable {
+    package struct BridgeSettings: Sendable, Hashable, Codable {
         /// Seconds the router waits for a module before answering a 504 `Failure`.
-        public var deadlineSeconds: Double?
-        public init(deadlineSeconds: Double? = nil) {
+        package var deadlineSeconds: Double?
+        package init(deadlineSeconds: Double? = nil) {
             self.deadlineSeconds = deadlineSeconds
         }
     }
 
-    public var identity: HostIdentity
-    public var server: Server
-    public var bridge: BridgeSettings
+    package var identity: HostIdentity
+    package var server: Server
+    package var bridge: BridgeSettings
     /// The collector analytics are published to; `nil` when not configured.
-    public var upload: UploadSettings?
+    package var upload: UploadSettings?
     /// What the HTTP module may reach.
-    public var http: HTTPModuleSettings
+    package var http: HTTPModuleSettings
     /// Tables declared for the Tables module (others are created by their first entry).
-    public var tables: [TableDefinition]
+    package var tables: [TableDefinition]
     /// Commands answered without Swift: fixed replies, templates, webhooks.
-    public var commands: [ConfiguredCommand]
+    package var commands: [ConfiguredCommand]
     /// A Story context definition file (``StoryContextDefinition``) every presentation starts
     /// from; a presentation's own `story-context.json` wins object by object.
-    public var storyContext: String?
+    package var storyContext: String?
     /// Serve's built-in sync.
-    public var sync: SyncSettings = SyncSettings()
+    package var sync: SyncSettings = SyncSettings()
 
-    public init(
+    package init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
         upload: UploadSettings? = nil, http: HTTPModuleSettings = HTTPModuleSettings()
     ) {
@@ -82,7 +82,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
         self.upload = upload
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         identity = try container.decodeIfPresent(HostIdentity.self, forKey: .identity) ?? HostIdentity()
         server = try container.decodeIfPresent(Server.self, forKey: .server) ?? Server()
@@ -97,7 +97,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
 
     /// The Story context definition of ``storyContext``; empty when none is configured, an error
     /// when the file is missing or not valid.
-    public func storyContextDefinition() throws(StoryContextError) -> StoryContextDefinition {
+    package func storyContextDefinition() throws(StoryContextError) -> StoryContextDefinition {
         guard let storyContext else { return StoryContextDefinition() }
         let file = URL(fileURLWithPath: storyContext)
         guard let definition = try StoryContextDefinition.read(from: file) else {
@@ -107,7 +107,7 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
     }
 
     /// Reads a config file, with an error that names the file and the bad key.
-    public static func load(from file: URL) throws(ConfigurationError) -> HostConfiguration {
+    package static func load(from file: URL) throws(ConfigurationError) -> HostConfiguration {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -125,11 +125,11 @@ public struct HostConfiguration: Sendable, Hashable, Codable {
 }
 
 /// A config file that cannot be used.
-public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case invalid(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path, let reason): return "cannot read config file '\(path)': \(reason)"
         case .invalid(let path, let reason): return "config file '\(path)' is invalid: \(reason)"
@@ -137,7 +137,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// A sentence naming the key a decoding error is about.
-    public static func describe(_ error: DecodingError) -> String {
+    package static func describe(_ error: DecodingError) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             codingPath.isEmpty ? "(top level)" : codingPath.map(\.stringValue).joined(separator: ".")
         }

@@ -5,8 +5,11 @@ import Foundation
 public struct HostIdentity: Sendable, Hashable, Codable {
     /// `getUserInfo` → `{id, username}`.
     public struct User: Sendable, Hashable, Codable {
+        /// The user id `getUserInfo` answers with.
         public var id: String
+        /// The user name `getUserInfo` answers with.
         public var username: String
+        /// A user; the defaults are the local user of a development host.
         public init(id: String = "local-user", username: String = "Local User") {
             self.id = id
             self.username = username
@@ -15,11 +18,17 @@ public struct HostIdentity: Sendable, Hashable, Codable {
 
     /// `getAppInfo` → `{localization, osVersion, os, device, appVersion}`.
     public struct App: Sendable, Hashable, Codable {
+        /// The interface language, such as `en` or `ru`.
         public var localization: String
+        /// The operating system's name (`Linux`).
         public var os: String
+        /// The operating system's version.
         public var osVersion: String
+        /// The device's name (`storybridge`).
         public var device: String
+        /// The host application's version.
         public var appVersion: String
+        /// App facts; the defaults are this machine's language and system version and this build's version.
         public init(
             localization: String = HostIdentity.systemLocalization(), os: String = "Linux",
             osVersion: String = HostIdentity.systemOSVersion(), device: String = "storybridge",
@@ -35,9 +44,13 @@ public struct HostIdentity: Sendable, Hashable, Codable {
 
     /// `getGeoLocationInfo` → `{latitude, longitude, address}`.
     public struct Location: Sendable, Hashable, Codable {
+        /// Degrees north.
         public var latitude: Double
+        /// Degrees east.
         public var longitude: Double
+        /// The address as text.
         public var address: String
+        /// A location; the default is 0, 0 with no address.
         public init(latitude: Double = 0, longitude: Double = 0, address: String = "") {
             self.latitude = latitude
             self.longitude = longitude
@@ -45,10 +58,14 @@ public struct HostIdentity: Sendable, Hashable, Codable {
         }
     }
 
+    /// What `getUserInfo` answers.
     public var user = User()
+    /// What `getAppInfo` answers.
     public var app = App()
+    /// What `getGeoLocationInfo` answers.
     public var location = Location()
 
+    /// An identity; each part defaults to its own defaults.
     public init(user: User = User(), app: App = App(), location: Location = Location()) {
         self.user = user
         self.app = app
@@ -71,6 +88,7 @@ public struct HostIdentity: Sendable, Hashable, Codable {
 
 extension HostIdentity {
     // Every key is optional in the file: a partial section keeps the defaults of what it omits.
+    /// Reads the config file's `identity` section; an absent part keeps its defaults.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         user = try container.decodeIfPresent(User.self, forKey: .user) ?? User()
@@ -80,6 +98,7 @@ extension HostIdentity {
 }
 
 extension HostIdentity.User {
+    /// Reads `identity.user`; an absent key keeps its default.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = Self()
@@ -89,6 +108,7 @@ extension HostIdentity.User {
 }
 
 extension HostIdentity.App {
+    /// Reads `identity.app`; an absent key keeps its default.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = Self()
@@ -101,6 +121,7 @@ extension HostIdentity.App {
 }
 
 extension HostIdentity.Location {
+    /// Reads `identity.location`; an absent key is 0 or empty.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         latitude = try container.decodeIfPresent(Double.self, forKey: .latitude) ?? 0

@@ -1,4 +1,5 @@
 /// The version of this storybridge build.
 public enum StoryBridgeVersion {
+    /// This build's version, as `getAppInfo` reports it by default.
     public static let current = "0.1.0"
 }

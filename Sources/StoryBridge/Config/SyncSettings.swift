@@ -6,17 +6,17 @@ import Foundation
 /// ```json
 /// "sync": {"every": "15m", "window": "01:00-05:00", "limitRate": "2M"}
 /// ```
-public struct SyncSettings: Sendable, Hashable, Codable {
+package struct SyncSettings: Sendable, Hashable, Codable {
     /// How often serve syncs the library (`none`, or absent, for never).
-    public var every: TimeLimit?
+    package var every: TimeLimit?
     /// The hours when packages may download, `HH:MM-HH:MM` in local time.
-    public var window: String?
+    package var window: String?
     /// The download speed limit, as `--limit-rate` writes it (`2M`).
-    public var limitRate: String?
+    package var limitRate: String?
     /// Earlier revisions of each presentation kept on disk for `storybridge rollback` (default 1).
-    public var keepRevisions: Int?
+    package var keepRevisions: Int?
 
-    public init(every: TimeLimit? = nil, window: String? = nil, limitRate: String? = nil, keepRevisions: Int? = nil) {
+    package init(every: TimeLimit? = nil, window: String? = nil, limitRate: String? = nil, keepRevisions: Int? = nil) {
         self.every = every
         self.window = window
         self.limitRate = limitRate

@@ -2,22 +2,22 @@ import Foundation
 
 /// A length of time given in a flag or the config file: `90s`, `30m`, `2h`, `1d`, or a plain
 /// number of seconds (`1800`, `0.5`); `none` for no limit where one may be switched off.
-public enum TimeLimit: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum TimeLimit: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A limit of this long.
     case after(Duration)
     /// No limit.
     case none
 
     /// Why a text is not a time limit.
-    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
-        public let text: String
-        public var description: String {
+    package struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        package let text: String
+        package var description: String {
             "'\(text)' is not a length of time: use a number of seconds or a number with s, m, h or d (90s, 30m, 2h), or none"
         }
     }
 
     /// Reads `90s`, `30m`, `2h`, `1d`, `1800` (seconds) or `none`.
-    public init(_ text: String) throws(ParseError) {
+    package init(_ text: String) throws(ParseError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         if trimmed == "none" {
             self = .none
@@ -35,12 +35,12 @@ public enum TimeLimit: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The limit, `nil` for ``none``.
-    public var duration: Duration? {
+    package var duration: Duration? {
         if case .after(let duration) = self { return duration }
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: return "none"
         case .after(let duration): return "\(duration.components.seconds)s"
@@ -48,7 +48,7 @@ public enum TimeLimit: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// A string (as ``init(_:)`` reads) or a number of seconds.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let seconds = try? container.decode(Double.self) {
             guard seconds.isFinite, seconds >= 0 else {
@@ -65,7 +65,7 @@ public enum TimeLimit: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

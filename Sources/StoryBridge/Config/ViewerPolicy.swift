@@ -28,6 +28,7 @@ public struct ViewerPolicy: Sendable, Hashable, Codable {
     /// What happens to unfinished sessions; `ask` by default.
     public var restoreDecision: RestoreDecision
 
+    /// A policy; both decisions default to asking the viewer.
     public init(closeDecision: CloseDecision = .ask, restoreDecision: RestoreDecision = .ask) {
         self.closeDecision = closeDecision
         self.restoreDecision = restoreDecision

@@ -3,16 +3,16 @@
 /// to it before anything reaches the socket.
 public struct ConsoleRateLimit: Sendable, Equatable {
     /// Lines a second, sustained.
-    public var linesPerSecond: Int
+    package var linesPerSecond: Int
     /// Lines that may come at once, after a quiet spell.
-    public var burst: Int
+    package var burst: Int
 
     /// 20 lines a second, bursts of 50: a deck's start-up chatter passes, a loop of `console.log`
     /// is cut after a moment.
     public static let standard = ConsoleRateLimit(linesPerSecond: 20, burst: 50)
 
     /// A limit of `linesPerSecond` (at least 1) with bursts of `burst` (at least 1).
-    public init(linesPerSecond: Int, burst: Int) {
+    package init(linesPerSecond: Int, burst: Int) {
         self.linesPerSecond = max(1, linesPerSecond)
         self.burst = max(1, burst)
     }

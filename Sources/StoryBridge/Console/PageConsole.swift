@@ -6,9 +6,9 @@ import Synchronization
 /// deck cannot flood either. Lines over the limit are dropped and counted; the count is told as
 /// one warning when the page's lines pass again (at most once a second per page, so a page that
 /// keeps flooding does not get a count before each line that passes) or when it disconnects.
-public final class PageConsole: Sendable {
+package final class PageConsole: Sendable {
     /// What the host does with console lines.
-    public let settings: PageConsoleSettings
+    package let settings: PageConsoleSettings
     private let clock: any HostClock
     private let feed: InspectorFeed
     /// Each page's bucket and the lines dropped since its count was last told, by viewer id. Only
@@ -16,10 +16,10 @@ public final class PageConsole: Sendable {
     private let pages = Mutex<[String: Page]>([:])
 
     /// Characters of a line kept for the log and the inspector; longer lines are cut.
-    public static let lineLimit = InspectorFeed.dataLimit
+    package static let lineLimit = InspectorFeed.dataLimit
 
     /// The shortest time between two counts of a page's dropped lines.
-    public static let countInterval: Duration = .seconds(1)
+    package static let countInterval: Duration = .seconds(1)
 
     private struct Page {
         var bucket: ConsoleTokenBucket
@@ -30,7 +30,7 @@ public final class PageConsole: Sendable {
     }
 
     /// A page console of a host, reading time from `clock` and showing lines in `feed`.
-    public init(settings: PageConsoleSettings, clock: any HostClock, feed: InspectorFeed) {
+    package init(settings: PageConsoleSettings, clock: any HostClock, feed: InspectorFeed) {
         self.settings = settings
         self.clock = clock
         self.feed = feed
@@ -40,7 +40,7 @@ public final class PageConsole: Sendable {
     /// page is within its limit (after telling the lines dropped before it, if any), or drops and
     /// counts it. Returns whether the line was passed.
     @discardableResult
-    public func receive(_ line: PageConsoleLine, context: BridgeContext) -> Bool {
+    package func receive(_ line: PageConsoleLine, context: BridgeContext) -> Bool {
         let instant = clock.instant
         let limit = settings.limit
         let (passed, dropped) = pages.withLock { pages -> (Bool, Int) in
@@ -55,13 +55,13 @@ public final class PageConsole: Sendable {
     }
 
     /// Forgets the page of `context` (its connection ended), telling the lines it had dropped.
-    public func pageClosed(_ context: BridgeContext) {
+    package func pageClosed(_ context: BridgeContext) {
         let page = pages.withLock { $0.removeValue(forKey: context.viewer.id) }
         if let dropped = page?.dropped, dropped > 0 { tellDropped(dropped, context: context) }
     }
 
     /// Pages whose lines are being counted now.
-    public var pageCount: Int { pages.withLock { $0.count } }
+    package var pageCount: Int { pages.withLock { $0.count } }
 
     /// Counts the page's own drops, then takes a token for the line: when there is none, the line
     /// is dropped; when there is one (or the frame only reports drops, which takes none: a page
@@ -117,7 +117,7 @@ public final class PageConsole: Sendable {
     }
 
     /// The sentence that tells `count` dropped lines.
-    public static func droppedMessage(_ count: Int) -> String {
+    package static func droppedMessage(_ count: Int) -> String {
         count == 1
             ? "1 console line from this page was dropped (rate limit)"
             : "\(count) console lines from this page were dropped (rate limit)"

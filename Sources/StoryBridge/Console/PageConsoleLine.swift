@@ -9,16 +9,16 @@
 ///
 /// An object may also carry `dropped`, the lines the page itself left out (its own rate limit)
 /// since it last sent one; an object with `dropped` only reports them and carries no line.
-public struct PageConsoleLine: Sendable, Equatable {
+package struct PageConsoleLine: Sendable, Equatable {
     /// The level the page used; ``PageConsoleLevel/log`` when it named none or an unknown one.
-    public var level: PageConsoleLevel
+    package var level: PageConsoleLevel
     /// The line's text; `nil` for a report of dropped lines only.
-    public var message: String?
+    package var message: String?
     /// Lines the page dropped before this one.
-    public var droppedByPage: Int
+    package var droppedByPage: Int
 
     /// Creates a line.
-    public init(level: PageConsoleLevel, message: String?, droppedByPage: Int = 0) {
+    package init(level: PageConsoleLevel, message: String?, droppedByPage: Int = 0) {
         self.level = level
         self.message = message
         self.droppedByPage = droppedByPage
@@ -27,7 +27,7 @@ public struct PageConsoleLine: Sendable, Equatable {
     /// Reads a `consolelog` command's `Data`. Throws a 400 for an object that carries neither a
     /// line (`message`, `args`) nor a count of dropped lines, and for a `dropped` that is not a
     /// whole number of zero or more.
-    public init(data: JSONValue) throws(BridgeError) {
+    package init(data: JSONValue) throws(BridgeError) {
         switch data {
         case .string(let text):
             self.init(level: .log, message: text)

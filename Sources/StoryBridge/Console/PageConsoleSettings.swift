@@ -21,5 +21,5 @@ public struct PageConsoleSettings: Sendable, Equatable {
     }
 
     /// The limit the client forwards the page's console at; `nil` when it does not forward.
-    public var clientLimit: ConsoleRateLimit? { forwarding == .forward ? limit : nil }
+    package var clientLimit: ConsoleRateLimit? { forwarding == .forward ? limit : nil }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a `Range` header asks of a file or blob of a known size: one parser for the host's static
 /// files and the content server's blobs.
-public enum ByteRangeRequest: Equatable {
+package enum ByteRangeRequest: Equatable {
     /// No range, or one this server does not honour (several ranges, a unit other than bytes,
     /// unreadable syntax): the whole blob is served.
     case whole
@@ -12,7 +12,7 @@ public enum ByteRangeRequest: Equatable {
     case unsatisfiable
 
     /// Reads a `Range` header value (RFC 9110 §14.1.2) for a blob of `size` bytes.
-    public init(header: String?, size: Int64) {
+    package init(header: String?, size: Int64) {
         guard let header else {
             self = .whole
             return

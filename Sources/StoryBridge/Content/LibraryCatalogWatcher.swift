@@ -10,11 +10,11 @@ import Logging
 /// cross-process notification, and sees every writer. A sync that only changes flags (the service
 /// blocked a deck, hid it, or asks for confirmation now) reaches the host the same way: a deck
 /// blocked while shown reloads its viewers onto the blocked page.
-public struct LibraryCatalogWatcher: Sendable {
+package struct LibraryCatalogWatcher: Sendable {
     /// The library's catalog.
-    public let store: LibraryStore
+    package let store: LibraryStore
     /// How long to wait between looks at the catalog.
-    public let interval: Duration
+    package let interval: Duration
 
     /// One row's identity: a new folder means a new install (a revision swap or a reinstall); new
     /// flags, a change of what the content service allows.
@@ -31,13 +31,13 @@ public struct LibraryCatalogWatcher: Sendable {
     }
 
     /// Follows `store`'s catalog, looking every `interval`.
-    public init(store: LibraryStore, interval: Duration = .seconds(1)) {
+    package init(store: LibraryStore, interval: Duration = .seconds(1)) {
         self.store = store
         self.interval = interval
     }
 
     /// Watches until the task is cancelled, waiting on the host's clock between looks.
-    public func run(host: StoryBridgeHost) async {
+    package func run(host: StoryBridgeHost) async {
         var known = await readStamps(host: host) ?? [:]
         var failing = false
         while !Task.isCancelled {

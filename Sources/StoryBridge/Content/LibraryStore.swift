@@ -2,12 +2,12 @@ import Foundation
 import GRDB
 
 /// Why a library operation failed.
-public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case notInstalled(Int)
     case invalidId(Int)
     case storage(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notInstalled(let id): return "no presentation with id \(id) is installed"
         case .invalidId(let id): return "presentation ids are positive integers, got \(id)"
@@ -22,66 +22,66 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Installing is atomic: the package is unpacked into a staging folder, moved to a folder of its
 /// own, and only then does one transaction point the catalog at it. A crash at any point leaves
 /// either the old presentation or the new one; stray folders are swept at the next start.
-public final class LibraryStore: Sendable {
+package final class LibraryStore: Sendable {
     /// Catalog facts an install may set.
-    public struct InstallOptions: Sendable {
-        public var id: Int?
-        public var name: String?
-        public var shortDescription: String?
-        public var longDescription: String?
-        public var order: Int?
-        public var limits = PackageLimits()
+    package struct InstallOptions: Sendable {
+        package var id: Int?
+        package var name: String?
+        package var shortDescription: String?
+        package var longDescription: String?
+        package var order: Int?
+        package var limits = PackageLimits()
         /// The revision to record; default: one more than the installed one (a synced package
         /// carries the service's revision instead).
-        public var revision: Int?
+        package var revision: Int?
         /// What the presentation came from, as `list` shows it; default: the zip's path.
-        public var source: String?
+        package var source: String?
         /// Files to add to the unpacked package, by path inside it, when it does not hold them
         /// already (media files a synced package does not carry). They are moved, not copied.
-        public var extraFiles: [String: URL] = [:]
+        package var extraFiles: [String: URL] = [:]
         /// Builds the new revision's folder instead of unpacking the zip: given the staging folder
         /// to create, it returns the files and bytes it holds, and removes what it made on error
         /// (a delta update assembles the folder from fetched entries and the installed files).
-        public var assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))?
+        package var assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))?
         /// Leave the replaced revision's folder on disk (a running `serve` may still be sending
         /// its files until it notices the swap); the next opening of the library sweeps it.
-        public var keepsReplacedFolder = false
+        package var keepsReplacedFolder = false
         /// How many earlier revisions stay on disk for `storybridge rollback` (`--keep-revisions`);
         /// the replaced revision is the newest of them. 0 removes it as before.
-        public var keptRevisions = 0
+        package var keptRevisions = 0
         /// How the package came (recorded in the revision history): `local` for a zip on this
         /// machine, `full` or `delta` for a download.
-        public var how: RevisionHistory.How = .local
+        package var how: RevisionHistory.How = .local
         /// Bytes received over the network for this revision (recorded in the revision history).
-        public var bytesTransferred: Int64 = 0
+        package var bytesTransferred: Int64 = 0
         /// The size of the downloaded package (recorded in the revision history, where a delta
         /// update's saving is derived from it); nil for a local zip.
-        public var packageSize: Int64?
+        package var packageSize: Int64?
         /// The content package revision installed, for a synced presentation (recorded in the
         /// revision history; the sync catalog keeps its own copy).
-        public var packageRevision: Int?
+        package var packageRevision: Int?
 
-        public init(id: Int? = nil, name: String? = nil) {
+        package init(id: Int? = nil, name: String? = nil) {
             self.id = id
             self.name = name
         }
     }
 
     /// A catalog row with what `list` shows.
-    public struct Entry: Sendable, Hashable {
-        public var presentation: Presentation
-        public var sizeBytes: Int64
-        public var fileCount: Int
-        public var source: String
-        public var installedAt: Date
+    package struct Entry: Sendable, Hashable {
+        package var presentation: Presentation
+        package var sizeBytes: Int64
+        package var fileCount: Int
+        package var source: String
+        package var installedAt: Date
     }
 
-    public let directory: DataDirectory
-    public let database: StoryBridgeDatabase
+    package let directory: DataDirectory
+    package let database: StoryBridgeDatabase
 
     /// Opens the library in `directory`, creating it if needed, and sweeps leftovers of
     /// interrupted installs.
-    public init(directory: DataDirectory, database: StoryBridgeDatabase? = nil) throws {
+    package init(directory: DataDirectory, database: StoryBridgeDatabase? = nil) throws {
         try directory.prepare()
         self.directory = directory
         self.database = try database ?? PhaseTiming.measure("database opened") { try StoryBridgeDatabase(file: directory.database) }
@@ -91,12 +91,12 @@ public final class LibraryStore: Sendable {
     // MARK: Reading
 
     /// All installed presentations, by order then id.
-    public func entries() throws -> [Entry] {
+    package func entries() throws -> [Entry] {
         try database.pool.read(entries(db:))
     }
 
     /// All installed presentations, by order then id, read on a reader's queue (for async code).
-    public func readEntries() async throws -> [Entry] {
+    package func readEntries() async throws -> [Entry] {
         try await database.read(entries(db:))
     }
 
@@ -107,7 +107,7 @@ public final class LibraryStore: Sendable {
 
     /// The presentations `serve` offers: every installed one but the synced presentations the
     /// service withdrew (state `withdrawn` in the sync catalog; their files stay until removed).
-    public func servedEntries() throws -> [Entry] {
+    package func servedEntries() throws -> [Entry] {
         try database.pool.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM presentation WHERE \(Self.servedCondition) ORDER BY sortOrder, id")
             return try rows.map { try self.entry(from: $0, db: db) }
@@ -115,10 +115,10 @@ public final class LibraryStore: Sendable {
     }
 
     /// The SQL condition on `presentation` rows that `serve` offers (see ``servedEntries()``).
-    public static let servedCondition = "presentation.id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
+    package static let servedCondition = "presentation.id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
 
     /// One installed presentation.
-    public func entry(id: Int) throws -> Entry? {
+    package func entry(id: Int) throws -> Entry? {
         try database.pool.read { db in try entry(id: id, db: db) }
     }
 
@@ -129,7 +129,7 @@ public final class LibraryStore: Sendable {
     }
 
     /// The in-memory library of everything installed.
-    public func library() throws -> PresentationLibrary {
+    package func library() throws -> PresentationLibrary {
         PresentationLibrary(try entries().map(\.presentation))
     }
 
@@ -165,7 +165,7 @@ public final class LibraryStore: Sendable {
     ///
     /// `alongside` runs inside the transaction that points the catalog at the new folder, so a
     /// caller's own bookkeeping (the sync catalog's installed revision) changes with it or not at all.
-    public func install(
+    package func install(
         zip: URL, options: InstallOptions = InstallOptions(), progress: PackageExtractor.Progress? = nil,
         alongside: ((Database) throws -> Void)? = nil
     ) throws -> Entry {
@@ -276,7 +276,7 @@ public final class LibraryStore: Sendable {
 
     /// Removes an installed presentation: the catalog row first, then its folder.
     /// Its kept revisions go with it, and the revision history records the removal.
-    public func remove(id: Int) throws {
+    package func remove(id: Int) throws {
         let folders: [String]? = try database.writeSeparately { db in
             guard let folder = try String.fetchOne(db, sql: "SELECT folder FROM presentation WHERE id = ?", arguments: [id]) else {
                 return nil

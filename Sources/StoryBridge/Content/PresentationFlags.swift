@@ -2,19 +2,19 @@
 /// presentation object carries (`visibility`, `lockout`, `needConfirmation`), which
 /// `storybridge sync` keeps in the sync catalog. A presentation the catalog does not know
 /// (installed by hand, or served from a folder) has the ``defaults``.
-public struct PresentationFlags: Sendable, Hashable {
+package struct PresentationFlags: Sendable, Hashable {
     /// `visibility`: whether the launcher and `list` show it. A hidden one (a library or a
     /// dependency of another deck) still opens by link and by the bridge's `open`.
-    public var isListed: Bool
+    package var isListed: Bool
     /// `lockout`: the content service has blocked it; its slides and files are refused.
-    public var isLockedOut: Bool
+    package var isLockedOut: Bool
     /// `needConfirmation`: leaving it through the viewer's close asks "Save the session?" first.
-    public var needsConfirmation: Bool
+    package var needsConfirmation: Bool
 
     /// Listed, not blocked, closing without a question.
-    public static let defaults = PresentationFlags()
+    package static let defaults = PresentationFlags()
 
-    public init(isListed: Bool = true, isLockedOut: Bool = false, needsConfirmation: Bool = false) {
+    package init(isListed: Bool = true, isLockedOut: Bool = false, needsConfirmation: Bool = false) {
         self.isListed = isListed
         self.isLockedOut = isLockedOut
         self.needsConfirmation = needsConfirmation

@@ -6,6 +6,7 @@ public enum PresentationFolderError: Error, Sendable, Equatable, CustomStringCon
     case missingIndex(String)
     case unreadable(path: String, reason: String)
 
+    /// The reason, naming the folder.
     public var description: String {
         switch self {
         case .notADirectory(let path): return "'\(path)' is not a folder"
@@ -20,13 +21,20 @@ public enum PresentationFolderError: Error, Sendable, Equatable, CustomStringCon
 public enum PresentationFolder {
     /// Facts about a presentation that the folder does not hold.
     public struct Catalog: Sendable, Hashable {
+        /// The presentation's id, as content and analytics know it.
         public var id: Int
+        /// The presentation's name; `nil` takes the folder's name.
         public var name: String?
+        /// The short description the Presentation module reports.
         public var shortDescription = ""
+        /// The long description the Presentation module reports.
         public var longDescription = ""
+        /// The revision number, 1 for a folder that has no history.
         public var revision = 1
+        /// Where the presentation sorts in the library's list.
         public var order = 0
 
+        /// Catalog facts with an id and, optionally, a name; the rest keep their defaults.
         public init(id: Int, name: String? = nil) {
             self.id = id
             self.name = name

@@ -27,13 +27,13 @@ public final class PresentationLibrary: Sendable {
     }
 
     /// Lets ``missing(id:)`` name presentations from the sync catalog in `database`.
-    public func namesMissingPresentations(from database: StoryBridgeDatabase) {
+    package func namesMissingPresentations(from database: StoryBridgeDatabase) {
         catalog.withLock { $0 = database }
     }
 
     /// What to say about presentation `id`, which is not in the library: its name from the sync
     /// catalog when known. Reads the database (only for a presentation that is not there).
-    public func missing(id: Int) async -> MissingPresentation {
+    package func missing(id: Int) async -> MissingPresentation {
         let database = catalog.withLock { $0 }
         let name = try? await database?.read { db in try SyncCatalogFacts.name(presentationId: id, db: db) }
         return MissingPresentation(id: id, catalogName: name)

@@ -1,14 +1,14 @@
 /// The map of a presentation: the tree rooted at `index.html` built from the slides' links
 /// (PROTOCOL.md §4). Each slide appears once, under the first slide that links to it in
 /// breadth-first order.
-public struct PresentationMap: Sendable, Hashable {
+package struct PresentationMap: Sendable, Hashable {
     /// Children of each slide on the map, in the order its links list them.
-    public private(set) var children: [String: [String]] = [:]
+    package private(set) var children: [String: [String]] = [:]
     /// Each slide's parent on the map (`index.html` has none).
-    public private(set) var parents: [String: String] = [:]
+    package private(set) var parents: [String: String] = [:]
 
     /// Builds the map of a presentation's slides.
-    public init(slides: [Slide]) {
+    package init(slides: [Slide]) {
         let byName = Dictionary(slides.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         guard byName[Presentation.startSlide] != nil else { return }
         var visited: Set<String> = [Presentation.startSlide]
@@ -34,12 +34,12 @@ public struct PresentationMap: Sendable, Hashable {
     }
 
     /// The map as `getMap` answers it: `{"slide.html": ["child.html", ...]}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(children.mapValues { .array($0.map(JSONValue.string)) })
     }
 }
 
 extension Presentation {
     /// The presentation's map.
-    public var map: PresentationMap { PresentationMap(slides: slides) }
+    package var map: PresentationMap { PresentationMap(slides: slides) }
 }

@@ -25,6 +25,7 @@ public struct PresentationWatcher: Sendable {
         let size: Int
     }
 
+    /// A watcher of `folder`, which looks every `interval` at up to `fileLimit` files, waiting on `clock`.
     public init(
         folder: URL, catalog: PresentationFolder.Catalog, interval: Duration = .milliseconds(500), fileLimit: Int = 20_000,
         clock: any HostClock = SystemHostClock()

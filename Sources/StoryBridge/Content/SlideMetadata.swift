@@ -1,13 +1,13 @@
 /// The navigation facts a slide declares in its `<meta>` tags (PROTOCOL.md §4):
 /// `clm-swipe-next`, `clm-swipe-previous` and `clm` (linked slides, previous first).
-public struct SlideMetadata: Sendable, Hashable, Codable {
-    public var swipeNext: String?
-    public var swipePrevious: String?
-    public var links: [String]
+package struct SlideMetadata: Sendable, Hashable, Codable {
+    package var swipeNext: String?
+    package var swipePrevious: String?
+    package var links: [String]
     /// The text of the page's `<title>`, if any.
-    public var title: String?
+    package var title: String?
 
-    public init(swipeNext: String? = nil, swipePrevious: String? = nil, links: [String] = [], title: String? = nil) {
+    package init(swipeNext: String? = nil, swipePrevious: String? = nil, links: [String] = [], title: String? = nil) {
         self.swipeNext = swipeNext
         self.swipePrevious = swipePrevious
         self.links = links
@@ -16,7 +16,7 @@ public struct SlideMetadata: Sendable, Hashable, Codable {
 
     /// Reads the meta tags and title of an HTML page. Tolerant: unknown markup is skipped, names
     /// and attributes are case-insensitive, quotes may be single, double or absent.
-    public init(html: String) {
+    package init(html: String) {
         self.init()
         var scanner = TagScanner(html)
         while let tag = scanner.nextTag() {

@@ -17,6 +17,7 @@ public struct DeepLink: Sendable, Hashable, Codable {
     public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         case notAURI(String)
         case missingContentId(String)
+        /// The reason the text is not a deep link.
         public var description: String {
             switch self {
             case .notAURI(let text): return "'\(text)' is not a deep link URI (expected storyclm://content?contentId=N&slide=x.html)"
@@ -40,25 +41,25 @@ public struct DeepLink: Sendable, Hashable, Codable {
     }
 
     /// `getDeepLinkingInboundData`'s answer.
-    public var json: JSONValue {
+    package var json: JSONValue {
         ["source": .string(source), "uri": .string(uri), "parameters": .object(parameters.mapValues(JSONValue.string))]
     }
 }
 
 /// What content prepares for an outbound deep link (to another app).
-public struct OutboundDeepLink: Sendable, Hashable, Codable {
-    public var scheme: String?
-    public var parameters: [String: String] = [:]
+package struct OutboundDeepLink: Sendable, Hashable, Codable {
+    package var scheme: String?
+    package var parameters: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// `getDeepLinkingOutboundData`'s answer.
-    public var json: JSONValue {
+    package var json: JSONValue {
         ["source": scheme.map(JSONValue.string) ?? .null, "parameters": .object(parameters.mapValues(JSONValue.string))]
     }
 
     /// The link it makes, `scheme://?k=v&...`, when a scheme is set.
-    public var uri: String? {
+    package var uri: String? {
         guard let scheme else { return nil }
         var components = URLComponents()
         components.scheme = scheme

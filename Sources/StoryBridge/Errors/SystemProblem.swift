@@ -8,7 +8,7 @@ import NIOPosix
 /// person can act on. Built from the errors Foundation, POSIX calls, SwiftNIO, AsyncHTTPClient and
 /// SQLite throw, so their own texts ("The operation could not be completed", `NSCocoaErrorDomain`)
 /// never reach a user. ``SystemFailure`` adds what was being done and to which path or address.
-public enum SystemProblem: Error, Equatable, Sendable, CustomStringConvertible {
+package enum SystemProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound
     case permissionDenied
     case isAFolder
@@ -31,7 +31,7 @@ public enum SystemProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// Something none of the cases above covers, in the words of the part that failed.
     case other(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound: "not found"
         case .permissionDenied: "permission denied"
@@ -57,7 +57,7 @@ public enum SystemProblem: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Classifies `error`; an error this type does not know keeps its own description.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         if let problem = error as? SystemProblem {
             self = problem
         } else if let failure = error as? SystemFailure {
@@ -90,7 +90,7 @@ public enum SystemProblem: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The problem a C library call reported in `errno`.
-    public init(errno code: Int32) {
+    package init(errno code: Int32) {
         switch code {
         case ENOENT: self = .notFound
         case EACCES, EPERM: self = .permissionDenied
@@ -165,22 +165,23 @@ public enum SystemProblem: Error, Equatable, Sendable, CustomStringConvertible {
 /// the ``SystemProblem``, e.g. `cannot read '/srv/deck.yaml': not found`.
 public struct SystemFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was being done, as the start of a sentence: "cannot read", "cannot create the data folder".
-    public var action: String
+    package var action: String
     /// The path or address it was done to.
-    public var subject: String
+    package var subject: String
     /// What went wrong.
-    public var problem: SystemProblem
+    package var problem: SystemProblem
 
-    public init(_ action: String, _ subject: String, _ problem: SystemProblem) {
+    package init(_ action: String, _ subject: String, _ problem: SystemProblem) {
         self.action = action
         self.subject = subject
         self.problem = problem
     }
 
     /// Classifies `error` as the failure of `action` on `subject`.
-    public init(_ action: String, _ subject: String, error: any Error) {
+    package init(_ action: String, _ subject: String, error: any Error) {
         self.init(action, subject, SystemProblem(error))
     }
 
+    /// The action, its subject and what the system said, for a log line or an error message.
     public var description: String { "\(action) '\(subject)': \(problem)" }
 }

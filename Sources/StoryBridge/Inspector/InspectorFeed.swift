@@ -6,9 +6,9 @@ import Synchronization
 ///
 /// Recording is cheap (one of several locks and a reference to the exchange); entries are turned into JSON only when
 /// somebody reads them, so an unwatched host pays almost nothing.
-public final class InspectorFeed: Sendable {
+package final class InspectorFeed: Sendable {
     /// One thing that happened.
-    public enum Entry: Sendable {
+    package enum Entry: Sendable {
         case exchange(BridgeExchange)
         case event(viewerId: String, HostEvent)
         case connection(viewerId: String, connected: Bool, presentationId: Int, slide: String)
@@ -72,14 +72,14 @@ public final class InspectorFeed: Sendable {
     private let shardCapacity: Int
     private let nextSeq = Atomic<Int>(1)
     /// How many recent entries are kept for an inspector that opens later.
-    public let capacity: Int
+    package let capacity: Int
     /// Data larger than this (as JSON) is shown as a preview only.
-    public static let dataLimit = 4_096
+    package static let dataLimit = 4_096
     /// Characters of a preview of clipped data.
-    public static let previewLength = 512
+    package static let previewLength = 512
 
     /// Creates an empty feed keeping `capacity` recent entries.
-    public init(capacity: Int = 500) {
+    package init(capacity: Int = 500) {
         self.capacity = max(1, capacity)
         let parts = min(8, self.capacity)
         shards = (0..<parts).map { _ in ShardLock() }
@@ -87,7 +87,7 @@ public final class InspectorFeed: Sendable {
     }
 
     /// Records an entry and sends it to the subscribers.
-    public func record(_ entry: Entry) {
+    package func record(_ entry: Entry) {
         let kept: Kept
         if case .exchange(let exchange) = entry { kept = .exchange(exchange) } else { kept = .other(Dated(entry, date: Date())) }
         let seq = nextSeq.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -114,7 +114,7 @@ public final class InspectorFeed: Sendable {
     }
 
     /// The recent entries, oldest first, as JSON.
-    public var recentEntries: [JSONValue] {
+    package var recentEntries: [JSONValue] {
         var kept: [Stamped] = []
         acrossShards { kept.append(contentsOf: $0.recent) }
         return recent(kept).map(json)
@@ -122,7 +122,7 @@ public final class InspectorFeed: Sendable {
 
     /// Subscribes to the feed: the recent entries, then `{"type":"live"}`, then each new entry as
     /// JSON text. Ends when the subscriber's task stops iterating or ``unsubscribe(_:)`` is called.
-    public func subscribe() -> (id: UUID, entries: AsyncStream<String>) {
+    package func subscribe() -> (id: UUID, entries: AsyncStream<String>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(2_000))
         // The history and the registration happen under every part's lock at once, so no entry is
@@ -139,7 +139,7 @@ public final class InspectorFeed: Sendable {
     }
 
     /// Ends a subscription.
-    public func unsubscribe(_ id: UUID) {
+    package func unsubscribe(_ id: UUID) {
         var continuation: AsyncStream<String>.Continuation?
         acrossShards { shard in
             if let removed = shard.subscribers.removeValue(forKey: id) { continuation = removed }
@@ -148,7 +148,7 @@ public final class InspectorFeed: Sendable {
     }
 
     /// How many inspectors are watching.
-    public var subscriberCount: Int { shards[0].state.withLock { $0.subscribers.count } }
+    package var subscriberCount: Int { shards[0].state.withLock { $0.subscribers.count } }
 
     /// Runs `body` on every part, holding all their locks until the last has run (taken in order,
     /// so two such calls cannot wait on each other).
@@ -231,7 +231,7 @@ public final class InspectorFeed: Sendable {
     }
 
     /// `value` itself, or a preview of it when its JSON is longer than ``dataLimit`` bytes.
-    public static func clip(_ value: JSONValue) -> JSONValue {
+    package static func clip(_ value: JSONValue) -> JSONValue {
         let text = value.jsonString()
         guard text.utf8.count > dataLimit else { return value }
         return ["truncated": true, "bytes": .int(text.utf8.count), "preview": .string(String(text.prefix(previewLength)) + "…")]

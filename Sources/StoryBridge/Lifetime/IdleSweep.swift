@@ -1,13 +1,13 @@
 import Foundation
 
 /// What one sweep did.
-public struct IdleSweepReport: Sendable, Hashable {
+package struct IdleSweepReport: Sendable, Hashable {
     /// Sessions saved because their viewer was gone longer than the session timeout.
-    public var sessionsTimedOut = 0
+    package var sessionsTimedOut = 0
     /// Viewers that left memory.
-    public var viewersEvicted = 0
+    package var viewersEvicted = 0
     /// Viewers in memory after the sweep.
-    public var viewersInMemory = 0
+    package var viewersInMemory = 0
 }
 
 extension StoryBridgeHost {
@@ -23,7 +23,7 @@ extension StoryBridgeHost {
     /// Run at start-up (before serving) and then every ``ViewerLifetime/sweepInterval`` by the
     /// server's `IdleSweepService`. A failure of one step is logged; the others still run.
     @discardableResult
-    public func sweepIdle() async -> IdleSweepReport {
+    package func sweepIdle() async -> IdleSweepReport {
         var report = IdleSweepReport()
         let now = clock.now
         if let timeout = lifetime.sessionTimeout {

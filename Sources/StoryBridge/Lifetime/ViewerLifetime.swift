@@ -11,6 +11,7 @@ public struct ViewerLifetime: Sendable, Hashable {
     /// Viewers kept in the database without a session are forgotten after this long. 30 days.
     public var forgetAfter: Duration
 
+    /// Lifetimes; the defaults are 30 minutes idle, 30 minutes to a session's timeout, 30 days to forget.
     public init(
         idleTime: Duration = .seconds(30 * 60), sessionTimeout: Duration? = .seconds(30 * 60),
         forgetAfter: Duration = .seconds(30 * 24 * 3600)
@@ -22,7 +23,7 @@ public struct ViewerLifetime: Sendable, Hashable {
 
     /// How often the host looks for idle viewers and sessions: a sixth of the shorter limit,
     /// between 1 second and 1 minute, so each is acted on at most a sixth late.
-    public var sweepInterval: Duration {
+    package var sweepInterval: Duration {
         let shortest = min(idleTime, sessionTimeout ?? idleTime)
         return min(max(shortest / 6, .seconds(1)), .seconds(60))
     }

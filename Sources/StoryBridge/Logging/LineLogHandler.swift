@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 
 /// How log lines are written.
-public enum LogFormat: String, Sendable, CaseIterable {
+package enum LogFormat: String, Sendable, CaseIterable {
     /// `2026-11-22T08:01:02.345Z debug storybridge: request command=go ms=0.21 viewer=…`
     case text
     /// One JSON object per line: `{"at":…,"level":…,"label":…,"message":…,"metadata":{…}}`.
@@ -13,37 +13,37 @@ public enum LogFormat: String, Sendable, CaseIterable {
 /// A swift-log handler writing one line per message, as text or JSON, to a file handle (standard
 /// error by default). Metadata values longer than ``valueLimit`` characters are cut, so a large
 /// payload can never flood the log.
-public struct LineLogHandler: LogHandler {
+package struct LineLogHandler: LogHandler {
     /// Characters of one metadata value written at most.
-    public static let valueLimit = 300
+    package static let valueLimit = 300
 
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
-    public let label: String
-    public let format: LogFormat
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package let label: String
+    package let format: LogFormat
     private let sink: LineSink
 
     /// A handler for `label` writing in `format` to `output`.
-    public init(label: String, format: LogFormat, level: Logger.Level, output: FileHandle = .standardError) {
+    package init(label: String, format: LogFormat, level: Logger.Level, output: FileHandle = .standardError) {
         self.label = label
         self.format = format
         self.logLevel = level
         self.sink = LineSink.shared(for: output)
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         sink.write(Self.line(level: event.level, label: label, message: "\(event.message)", metadata: merged, format: format))
     }
 
     /// One formatted line (without the newline).
-    public static func line(
+    package static func line(
         level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, format: LogFormat, at date: Date = Date()
     ) -> String {
         let time = AnalyticsFormat.timestamp(date)

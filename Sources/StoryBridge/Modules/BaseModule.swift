@@ -1,12 +1,12 @@
 /// The Base module: `go`, `getNavigationData`, `getAppInfo`, `getUserInfo`, `getGeoLocationInfo`
 /// (PROTOCOL.md §5.1).
-public struct BaseModule: BridgeModule {
-    public let name = "Base"
+package struct BaseModule: BridgeModule {
+    package let name = "Base"
 
-    public init() {}
+    package init() {}
 
     /// Every command answers from the viewer's state, the library and the identity in memory.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("go", .fromMemory, handler: go)
         BridgeCommand.fromMemory("getNavigationData") { _, context in
             context.viewer.latest(\.navigationData)

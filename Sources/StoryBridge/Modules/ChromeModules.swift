@@ -1,13 +1,13 @@
 import Foundation
 
 /// The UI module (§5.3): hides host chrome buttons.
-public struct UIModule: BridgeModule {
-    public let name = "UI"
+package struct UIModule: BridgeModule {
+    package let name = "UI"
 
-    public init() {}
+    package init() {}
 
     /// Both commands change the viewer's chrome flags in memory.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("hideCloseBtn", .fromMemory) { _, context in
             await changeChrome(context) { $0.closeButton = false }
         }
@@ -23,13 +23,13 @@ public struct UIModule: BridgeModule {
 }
 
 /// The Map module (§5.3): the presentation's map, and the map button.
-public struct MapModule: BridgeModule {
-    public let name = "Map"
+package struct MapModule: BridgeModule {
+    package let name = "Map"
 
-    public init() {}
+    package init() {}
 
     /// Every command answers from the library and the viewer's state in memory.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("getMap", .readFromMemory) { _, context in
             try await context.currentPresentation().map.json
         }
@@ -52,17 +52,17 @@ func changeChrome(_ context: BridgeContext, _ change: @Sendable (inout ChromeFla
 /// Commands the injected client sends on the viewer's behalf (never content): answers to
 /// prompts, navigation from the host's map, the state its chrome shows, and media views of files
 /// opened from its media library. Their names start with `storybridge.`.
-public struct ViewerChromeModule: BridgeModule {
-    public let name = "ViewerChrome"
+package struct ViewerChromeModule: BridgeModule {
+    package let name = "ViewerChrome"
 
     /// The longest media view recorded from the page's own measurement (a day).
     static let longestMediaView: Double = 86_400
 
-    public init() {}
+    package init() {}
 
     /// All answer from the viewer's state and the library in memory, except the media view, which
     /// is written to the analytics database.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("storybridge.promptAnswer", .fromMemory) { request, context in
             let prompt = try request.string("prompt")
             let value = try request.member("value") ?? .null

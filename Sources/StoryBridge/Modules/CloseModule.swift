@@ -7,21 +7,21 @@ import Foundation
 /// `--close-answer` other than `ask` answers mode 0 for every presentation without asking. When
 /// the viewer has to be asked, the module waits for the answer without a deadline and without
 /// holding up the page's other requests.
-public struct CloseModule: BridgeModule {
-    public let name = "Close"
+package struct CloseModule: BridgeModule {
+    package let name = "Close"
 
     /// Asking the viewer may take as long as the viewer likes, so the command runs on its own task
     /// without a deadline.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("closePresentation", .concurrent(.unlimited), handler: close)
     }
 
     /// What a close ended in.
-    public enum Outcome: String, Sendable {
+    package enum Outcome: String, Sendable {
         case saved, discarded, cancelled
     }
 
-    public init() {}
+    package init() {}
 
     private func close(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
         let rawMode = (try? request.member("mode"))??.intValue ?? 0

@@ -25,16 +25,21 @@ public struct ConfiguredCommand: Sendable, Hashable, Codable {
 
     /// Where a webhook is and how long it may take.
     public struct Webhook: Sendable, Hashable, Codable {
+        /// The endpoint's URL.
         public var url: String
+        /// How long the endpoint may take before the command fails, in seconds.
         public var timeoutSeconds: Double
+        /// Headers sent with the POST.
         public var headers: [String: String]
 
+        /// A webhook; 10 seconds and no extra headers unless given.
         public init(url: String, timeoutSeconds: Double = 10, headers: [String: String] = [:]) {
             self.url = url
             self.timeoutSeconds = timeoutSeconds
             self.headers = headers
         }
 
+        /// Reads `{url, timeoutSeconds?, headers?}`.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             url = try c.decode(String.self, forKey: .url)
@@ -43,13 +48,16 @@ public struct ConfiguredCommand: Sendable, Hashable, Codable {
         }
     }
 
+    /// The command's name, as content sends it.
     public var name: String
+    /// Where the answer comes from.
     public var source: Source
     /// `ErrorCode` of a fixed or template answer (200 by default; anything else answers `Failure`).
     public var status: Int
     /// `ErrorMessage` of a fixed or template answer.
     public var message: String
 
+    /// A command answered from `source`, with status 200 unless given.
     public init(name: String, source: Source, status: Int = 200, message: String = "") {
         self.name = name
         self.source = source
@@ -61,6 +69,7 @@ public struct ConfiguredCommand: Sendable, Hashable, Codable {
         case name, reply, template, webhook, status, message
     }
 
+    /// Reads one entry of `commands`: a name and exactly one of `reply`, `template` or `webhook`.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
@@ -88,6 +97,7 @@ public struct ConfiguredCommand: Sendable, Hashable, Codable {
         }
     }
 
+    /// Writes the entry as the config file holds it.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)

@@ -4,18 +4,18 @@ import NIOCore
 
 /// Answers the commands declared in the config file (``ConfiguredCommand``): fixed replies,
 /// templates filled from the request, and webhooks.
-public struct ConfiguredCommandsModule: BridgeModule {
-    public let name = "ConfiguredCommands"
+package struct ConfiguredCommandsModule: BridgeModule {
+    package let name = "ConfiguredCommands"
     /// The declared commands by name (the last of several with the same name wins).
-    public let definitions: [String: ConfiguredCommand]
+    package let definitions: [String: ConfiguredCommand]
 
-    public init(_ commands: [ConfiguredCommand]) {
+    package init(_ commands: [ConfiguredCommand]) {
         definitions = Dictionary(commands.map { (CommandNames.canonical($0.name), $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// One command per definition. Fixed and template answers come in the page's order; a webhook
     /// waits on the network, so it runs on its own task, with a deadline 2 s after its own timeout.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         for (name, definition) in definitions.sorted(by: { $0.key < $1.key }) {
             BridgeCommand.replying(name, Self.policy(of: definition)) { request, context in
                 try await answer(definition, request: request, context: context)

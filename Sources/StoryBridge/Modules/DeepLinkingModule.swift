@@ -1,12 +1,12 @@
 /// The Deep linking module (§5.7): the inbound link the viewer arrived with, and the outbound
 /// link content prepares for another app (kept per viewer and shown at `/__storybridge/deeplinks`).
-public struct DeepLinkingModule: BridgeModule {
-    public let name = "DeepLinking"
+package struct DeepLinkingModule: BridgeModule {
+    package let name = "DeepLinking"
 
-    public init() {}
+    package init() {}
 
     /// Every command reads or changes the viewer's deep links in memory.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("getDeepLinkingInboundData", .readFromMemory) { _, context in
             guard let link = context.viewer.latestState.inboundDeepLink else {
                 throw BridgeError.notFound("Not launched by a deep link")

@@ -9,14 +9,14 @@ import NIOHTTP1
 /// `{headers, body}` (`body` Base64). As in the iOS app, `ErrorCode` is the remote HTTP status;
 /// `Status` is `Success` for 2xx and `Failure` otherwise; `ErrorMessage` is the reason phrase.
 /// Requests the settings do not allow, and transport failures, are `Failure`s that say why.
-public struct HTTPModule: BridgeModule {
-    public let name = "HTTP"
-    public let settings: HTTPModuleSettings
-    public let reserved: HostAddresses
+package struct HTTPModule: BridgeModule {
+    package let name = "HTTP"
+    package let settings: HTTPModuleSettings
+    package let reserved: HostAddresses
 
     /// The requests wait on the network: they run on their own task, and the router's deadline
     /// comes 5 s after the module's own timeout. The answer carries the remote status.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         let policy = CommandPolicy.concurrent(.after(.milliseconds(Int64((settings.timeoutSeconds + 5) * 1000))))
         BridgeCommand.replying("httpget", policy) { request, _ in try await fetch(request, method: .GET) }
         BridgeCommand.replying("httppost", policy) { request, _ in try await fetch(request, method: .POST) }
@@ -24,7 +24,7 @@ public struct HTTPModule: BridgeModule {
         BridgeCommand.replying("httpdelete", policy) { request, _ in try await fetch(request, method: .DELETE) }
     }
 
-    public init(settings: HTTPModuleSettings, reserved: HostAddresses) {
+    package init(settings: HTTPModuleSettings, reserved: HostAddresses) {
         self.settings = settings
         self.reserved = reserved
     }

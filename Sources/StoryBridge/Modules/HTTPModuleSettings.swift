@@ -18,6 +18,7 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
     /// Redirects followed (each one checked against the allow-list) before giving up.
     public var maxRedirects: Int
 
+    /// Settings; by default no host is allowed, over HTTPS or HTTP, 15 seconds, 10 MiB, 5 redirects.
     public init(
         allowedHosts: [String] = [], allowedSchemes: [String] = ["https", "http"], timeoutSeconds: Double = 15,
         maxBodyBytes: Int = 10 << 20, maxRedirects: Int = 5
@@ -29,6 +30,7 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
         self.maxRedirects = maxRedirects
     }
 
+    /// Reads the config file's `http` section; an absent key keeps its default.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = HTTPModuleSettings()
@@ -41,7 +43,7 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
 
     /// Why `url` may not be fetched, or `nil` when it may. `reserved` are the host's own
     /// `host:port` addresses, whose reserved paths are never reachable.
-    public func refusal(for url: URL, reserved: Set<String>) -> String? {
+    package func refusal(for url: URL, reserved: Set<String>) -> String? {
         guard let scheme = url.scheme?.lowercased() else { return "'\(url.absoluteString)' has no scheme" }
         guard scheme == "http" || scheme == "https" else { return "scheme '\(scheme):' is never allowed" }
         guard allowedSchemes.map({ $0.lowercased() }).contains(scheme) else {
@@ -65,13 +67,13 @@ public struct HTTPModuleSettings: Sendable, Hashable, Codable {
 }
 
 /// The host's own addresses (`host:port`), learned when the server binds.
-public final class HostAddresses: Sendable {
+package final class HostAddresses: Sendable {
     private let addresses = Mutex<Set<String>>([])
 
-    public init() {}
+    package init() {}
 
     /// Adds the address a server listens on.
-    public func add(host: String, port: Int) {
+    package func add(host: String, port: Int) {
         addresses.withLock { set in
             set.insert("\(host.lowercased()):\(port)")
             if host == "127.0.0.1" || host == "localhost" || host == "0.0.0.0" || host == "::" {
@@ -82,5 +84,5 @@ public final class HostAddresses: Sendable {
         }
     }
 
-    public var all: Set<String> { addresses.withLock { $0 } }
+    package var all: Set<String> { addresses.withLock { $0 } }
 }

@@ -2,14 +2,14 @@ import Foundation
 
 /// The Media files module (§5.4): list the presentation's media, open one or the library in the
 /// viewer's overlay, and answer only when the viewer closes it.
-public struct MediaModule: BridgeModule {
-    public let name = "Media"
+package struct MediaModule: BridgeModule {
+    package let name = "Media"
 
-    public init() {}
+    package init() {}
 
     /// Opening a file or the library waits for the viewer to close it: those run on their own task,
     /// without a deadline, so the page's other requests go on meanwhile.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("getMediaFiles") { _, context in
             let presentation = try await context.currentPresentation()
             return .array(presentation.mediaFiles.map { ["title": .string($0.title), "fileName": .string($0.fileName)] })
@@ -62,7 +62,7 @@ public struct MediaModule: BridgeModule {
     }
 
     /// A media file as the viewer chrome shows it: title, name, URL and kind.
-    public static func describe(_ file: MediaFile, presentationId: Int) -> JSONValue {
+    package static func describe(_ file: MediaFile, presentationId: Int) -> JSONValue {
         let ext = (file.fileName as NSString).pathExtension.lowercased()
         let kind: String
         switch ext {

@@ -9,18 +9,18 @@
 /// itself, when the host says (in the client's script tag) that its built-in modules answer them;
 /// once the socket is open it reports each such exchange (`storybridge.pageAnswered`), and the
 /// host shows it to the bridge's observers (inspector, metrics) like any other.
-public enum PageAnswers {
+package enum PageAnswers {
     /// The commands a page may answer, with the built-in module that must be answering them.
     static let candidates: [(command: String, module: any BridgeModule.Type)] = [
         ("getNavigationData", BaseModule.self), ("getCurrentSlideName", PresentationModule.self),
     ]
 
     /// The command by which a page reports the exchanges it answered.
-    public static let reportCommand = "storybridge.pageAnswered"
+    package static let reportCommand = "storybridge.pageAnswered"
 
     /// The commands pages of `bridge` may answer themselves: those whose built-in module still
     /// answers them (none that an embedding program has given to a module of its own).
-    public static func allowed(by bridge: Bridge) -> [String] {
+    package static func allowed(by bridge: Bridge) -> [String] {
         candidates.compactMap { candidate in
             guard let module = bridge.registration(for: candidate.command)?.module,
                 ObjectIdentifier(type(of: module)) == ObjectIdentifier(candidate.module)

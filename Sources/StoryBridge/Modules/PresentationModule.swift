@@ -1,12 +1,12 @@
 /// The Presentation module (PROTOCOL.md §5.2) except `closePresentation` (see ``CloseModule``):
 /// open another presentation, and read the current one's info, neighbours and history.
-public struct PresentationModule: BridgeModule {
-    public let name = "Presentation"
+package struct PresentationModule: BridgeModule {
+    package let name = "Presentation"
 
-    public init() {}
+    package init() {}
 
     /// Every command answers from the viewer's state and the library in memory.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("open", .fromMemory, handler: open)
         BridgeCommand("getPresentationInfo", .readFromMemory) { _, context in
             let presentation = try await context.currentPresentation()

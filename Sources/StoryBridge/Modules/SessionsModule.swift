@@ -1,11 +1,11 @@
 /// The Sessions module (§5.5): the viewer's sessions and their slides, and the `complete` flag.
-public struct SessionsModule: BridgeModule {
-    public let name = "Sessions"
+package struct SessionsModule: BridgeModule {
+    package let name = "Sessions"
 
-    public init() {}
+    package init() {}
 
     /// Every command reads or writes the analytics database, in the page's order.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("getSessions") { _, context in
             .array(
                 try await context.sessions.store.sessions(userId: context.identity.user.id).map {
@@ -51,14 +51,14 @@ public struct SessionsModule: BridgeModule {
 }
 
 /// The CustomEvents module (§5.5): one value per key per session.
-public struct CustomEventsModule: BridgeModule {
-    public let name = "CustomEvents"
+package struct CustomEventsModule: BridgeModule {
+    package let name = "CustomEvents"
 
-    public init() {}
+    package init() {}
 
     /// Every command reads or writes the analytics database, in the page's order, so a read sees
     /// the page's own earlier write.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand.recording("setCustomEvent", handler: setCustomEvent)
         BridgeCommand("getCustomEventByKey") { request, context in
             let key = try request.string("key")

@@ -6,16 +6,16 @@
 /// `insertEntries` → `[entries]`; `updateEntry`/`updateEntries` → the entries (404 for an unknown
 /// `_id`, nothing changed); `deleteById` → the deleted entry (404 when absent); `deleteByIds` →
 /// `[deleted]`; `count`, `countByQuery` → `{count}`.
-public struct TablesModule: BridgeModule {
-    public let name = "Tables"
-    public let store: TablesStore
+package struct TablesModule: BridgeModule {
+    package let name = "Tables"
+    package let store: TablesStore
 
-    public init(store: TablesStore) {
+    package init(store: TablesStore) {
         self.store = store
     }
 
     /// Every command reads or writes the tables database, in the page's order.
-    public var commands: CommandTable {
+    package var commands: CommandTable {
         BridgeCommand("tables") { _, _ in try await store.tables() }
         BridgeCommand("findById") { request, _ in
             let tableId = try request.int("tableId")

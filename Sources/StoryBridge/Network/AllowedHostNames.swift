@@ -13,14 +13,14 @@ import NIOCore
 ///
 /// Shared by `serve` and `content-server` (the same `--allowed-host` flag); each answers a refusal
 /// in its own form (421).
-public struct AllowedHostNames: Sendable, Hashable {
+package struct AllowedHostNames: Sendable, Hashable {
     /// Exact names, lower-cased, without port or brackets.
     private let names: Set<String>
     /// Domains whose sub-domains are allowed (from `*.domain` entries), with a leading dot.
     private let domainSuffixes: [String]
 
     /// The default names plus `extra`, for a server bound to `boundAddress`.
-    public init(boundAddress: String, extra: [String] = []) {
+    package init(boundAddress: String, extra: [String] = []) {
         var names: Set<String> = ["127.0.0.1", "localhost", "::1"]
         var suffixes: [String] = []
         let bound = Self.hostName(ofAuthority: boundAddress) ?? boundAddress.lowercased()
@@ -44,7 +44,7 @@ public struct AllowedHostNames: Sendable, Hashable {
     }
 
     /// What a request's `Host` header says of it.
-    public enum Verdict: Sendable, Hashable {
+    package enum Verdict: Sendable, Hashable {
         /// It names this host.
         case allowed
         /// There is no `Host` header (or it is empty).
@@ -54,7 +54,7 @@ public struct AllowedHostNames: Sendable, Hashable {
     }
 
     /// Whether a request whose `Host` header is `authority` is for this host.
-    public func verdict(authority: String?) -> Verdict {
+    package func verdict(authority: String?) -> Verdict {
         guard let authority, !authority.isEmpty else { return .missing }
         guard let name = Self.hostName(ofAuthority: authority) else { return .foreign(authority) }
         if names.contains(name) { return .allowed }
@@ -64,7 +64,7 @@ public struct AllowedHostNames: Sendable, Hashable {
 
     /// The lower-cased host name of an authority (`Host` header value): the port, the brackets of
     /// an IPv6 literal and a trailing dot removed; `nil` when it is malformed.
-    public static func hostName(ofAuthority authority: String) -> String? {
+    package static func hostName(ofAuthority authority: String) -> String? {
         var text = Substring(authority.lowercased())
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }

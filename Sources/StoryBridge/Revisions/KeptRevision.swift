@@ -3,34 +3,34 @@ import GRDB
 
 /// An earlier revision of a presentation kept on disk (`keptRevision`) with the catalog facts it
 /// was served with, so that a rollback only points the library row at it again.
-public struct KeptRevision: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "keptRevision"
+package struct KeptRevision: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "keptRevision"
     /// The folder under `presentations/` that holds its files.
-    public var folder: String
-    public var presentationId: Int
+    package var folder: String
+    package var presentationId: Int
     /// The library revision it had.
-    public var revision: Int
+    package var revision: Int
     /// The content package revision and package id, for a synced presentation.
-    public var packageRevision: Int?
-    public var packageId: Int?
-    public var name: String
-    public var shortDescription: String
-    public var longDescription: String
-    public var sortOrder: Int
-    public var sizeBytes: Int64
-    public var fileCount: Int
-    public var source: String
-    public var installedAt: Date
+    package var packageRevision: Int?
+    package var packageId: Int?
+    package var name: String
+    package var shortDescription: String
+    package var longDescription: String
+    package var sortOrder: Int
+    package var sizeBytes: Int64
+    package var fileCount: Int
+    package var source: String
+    package var installedAt: Date
     /// The `slide` rows, as JSON (``StoredSlide``).
-    public var slides: String
+    package var slides: String
     /// The `mediaFile` rows, as JSON (``StoredMediaFile``).
-    public var mediaFiles: String
+    package var mediaFiles: String
     /// When it stopped being the served revision.
-    public var keptAt: Date
+    package var keptAt: Date
 
     /// The number that orders revisions of one presentation: the package revision when synced,
     /// else the library revision.
-    public var orderingRevision: Int { packageRevision ?? revision }
+    package var orderingRevision: Int { packageRevision ?? revision }
 
     struct StoredSlide: Codable {
         var name: String
@@ -48,7 +48,7 @@ public struct KeptRevision: Codable, Sendable, Hashable, FetchableRecord, Persis
 
 /// The kept revisions of the library: keeping the replaced one, pruning beyond a count, and
 /// forgetting them with their presentation.
-public enum KeptRevisions {
+package enum KeptRevisions {
     /// Snapshots the served revision of `presentationId` (its library row, slides and media
     /// files, and the installed package of the sync catalog) as a kept revision. Returns nil when
     /// the presentation is not installed.
@@ -112,7 +112,7 @@ public enum KeptRevisions {
     }
 
     /// The kept revisions of a presentation, newest first.
-    public static func all(_ db: Database, presentationId: Int) throws -> [KeptRevision] {
+    package static func all(_ db: Database, presentationId: Int) throws -> [KeptRevision] {
         try KeptRevision.fetchAll(
             db, sql: "SELECT * FROM keptRevision WHERE presentationId = ? ORDER BY keptAt DESC, revision DESC",
             arguments: [presentationId])
@@ -127,7 +127,7 @@ public enum KeptRevisions {
     }
 
     /// Forgets the kept revisions and the pin of a presentation being removed; returns their folders.
-    public static func forget(_ db: Database, presentationId: Int) throws -> [String] {
+    package static func forget(_ db: Database, presentationId: Int) throws -> [String] {
         let folders = try String.fetchAll(db, sql: "SELECT folder FROM keptRevision WHERE presentationId = ?", arguments: [presentationId])
         try db.execute(sql: "DELETE FROM keptRevision WHERE presentationId = ?", arguments: [presentationId])
         try db.execute(sql: "DELETE FROM revisionPin WHERE presentationId = ?", arguments: [presentationId])

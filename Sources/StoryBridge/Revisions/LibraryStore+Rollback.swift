@@ -7,7 +7,7 @@ extension LibraryStore {
     /// downloaded), keeps the revision it replaces, updates the sync catalog's installed package,
     /// and writes a `rollback` history line. A running `serve` notices the swap like an update.
     @discardableResult
-    public func rollback(id: Int, at: Date = Date()) throws(RollbackError) -> RollbackOutcome {
+    package func rollback(id: Int, at: Date = Date()) throws(RollbackError) -> RollbackOutcome {
         do {
             return try database.writeSeparately { db throws -> RollbackOutcome in
                 guard let served = try KeptRevisions.keepServed(db, presentationId: id, at: at) else {
@@ -48,7 +48,7 @@ extension LibraryStore {
     }
 
     /// Lifts the pin of a rolled-back presentation: the next sync installs what the service offers.
-    public func unpin(id: Int) throws(RollbackError) {
+    package func unpin(id: Int) throws(RollbackError) {
         do {
             try database.writeSeparately { db throws in
                 guard try RevisionPin.deleteOne(db, key: id) else { throw RollbackError.notPinned(id) }
@@ -61,22 +61,22 @@ extension LibraryStore {
     }
 
     /// The pin of a presentation, if it is pinned.
-    public func pin(id: Int) throws -> RevisionPin? {
+    package func pin(id: Int) throws -> RevisionPin? {
         try database.pool.read { db in try RevisionPin.fetchOne(db, key: id) }
     }
 
     /// The kept revisions of a presentation, newest first.
-    public func keptRevisions(id: Int) throws -> [KeptRevision] {
+    package func keptRevisions(id: Int) throws -> [KeptRevision] {
         try database.pool.read { db in try KeptRevisions.all(db, presentationId: id) }
     }
 
     /// The history, oldest first; one presentation's when `id` is given.
-    public func history(id: Int? = nil) throws -> [RevisionHistoryEntry] {
+    package func history(id: Int? = nil) throws -> [RevisionHistoryEntry] {
         try database.pool.read { db in try RevisionHistory.entries(db, presentationId: id) }
     }
 
     /// The bytes delta updates saved, per presentation (``RevisionHistory/bytesSavedByDelta(_:)``).
-    public func bytesSavedByDelta() throws -> [Int: Int64] {
+    package func bytesSavedByDelta() throws -> [Int: Int64] {
         try database.pool.read { db in try RevisionHistory.bytesSavedByDelta(db) }
     }
 }

@@ -3,33 +3,33 @@ import GRDB
 
 /// One line of a presentation's history (`revisionHistory`): an install, update, rollback or
 /// removal, when it happened, the revision it left served and the bytes it transferred.
-public struct RevisionHistoryEntry: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "revisionHistory"
-    public var id: Int64?
-    public var at: Date
-    public var presentationId: Int
+package struct RevisionHistoryEntry: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    package static let databaseTableName = "revisionHistory"
+    package var id: Int64?
+    package var at: Date
+    package var presentationId: Int
     /// ``RevisionHistory/Event``'s raw value.
-    public var event: String
+    package var event: String
     /// ``RevisionHistory/How``'s raw value.
-    public var how: String
+    package var how: String
     /// The library revision served afterwards (nil for a removal).
-    public var revision: Int?
+    package var revision: Int?
     /// The content package revision served afterwards, for a synced presentation.
-    public var packageRevision: Int?
+    package var packageRevision: Int?
     /// Bytes received over the network for this change.
-    public var bytes: Int64
+    package var bytes: Int64
     /// The size of the package a download installed (nil for other changes, and for lines
     /// written before migration `v12-history-package-size`).
-    public var packageSize: Int64?
+    package var packageSize: Int64?
 
     /// What a delta update did not transfer: the package's size less the bytes fetched (0 for
     /// any other line, or when the package size was not recorded).
-    public var bytesSaved: Int64 {
+    package var bytesSaved: Int64 {
         guard how == RevisionHistory.How.delta.rawValue, let packageSize else { return 0 }
         return max(0, packageSize - bytes)
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 }
@@ -40,9 +40,9 @@ public struct RevisionHistoryEntry: Codable, Sendable, Hashable, FetchableRecord
 /// so the history never claims a change that did not happen. `LibraryStore.install` records its
 /// own line (``LibraryStore/InstallOptions/how`` and `bytesTransferred` say how); code that
 /// changes the served revision in a transaction of its own calls ``record(_:presentationId:event:how:revision:packageRevision:bytes:packageSize:at:)``.
-public enum RevisionHistory {
+package enum RevisionHistory {
     /// What changed.
-    public enum Event: String, Sendable, CaseIterable {
+    package enum Event: String, Sendable, CaseIterable {
         /// The first revision of a presentation was installed.
         case install
         /// A new revision replaced the served one.
@@ -54,7 +54,7 @@ public enum RevisionHistory {
     }
 
     /// How the served revision came to be.
-    public enum How: String, Sendable, CaseIterable {
+    package enum How: String, Sendable, CaseIterable {
         /// The whole package was downloaded.
         case full
         /// Only the changed entries of the package were downloaded.
@@ -68,7 +68,7 @@ public enum RevisionHistory {
     }
 
     /// Writes one history line inside the caller's transaction.
-    public static func record(
+    package static func record(
         _ db: Database, presentationId: Int, event: Event, how: How, revision: Int?, packageRevision: Int?, bytes: Int64,
         packageSize: Int64? = nil, at: Date = Date()
     ) throws {
@@ -79,7 +79,7 @@ public enum RevisionHistory {
     }
 
     /// The history, oldest first; one presentation's when `presentationId` is given.
-    public static func entries(_ db: Database, presentationId: Int? = nil) throws -> [RevisionHistoryEntry] {
+    package static func entries(_ db: Database, presentationId: Int? = nil) throws -> [RevisionHistoryEntry] {
         if let presentationId {
             return try RevisionHistoryEntry.fetchAll(
                 db, sql: "SELECT * FROM revisionHistory WHERE presentationId = ? ORDER BY at, id", arguments: [presentationId])
@@ -89,7 +89,7 @@ public enum RevisionHistory {
 
     /// The bytes delta updates saved, per presentation: the sum over its delta lines of the
     /// package size less the bytes fetched. Lines without a recorded package size count nothing.
-    public static func bytesSavedByDelta(_ db: Database) throws -> [Int: Int64] {
+    package static func bytesSavedByDelta(_ db: Database) throws -> [Int: Int64] {
         let rows = try Row.fetchAll(
             db,
             sql: """

@@ -3,19 +3,19 @@ import GRDB
 
 /// One served presentation's revisions as the inspector shows them: the served one, the kept
 /// ones a rollback can go back to, and the pin of an earlier rollback.
-public struct RevisionOverview: Sendable, Hashable {
-    public var presentationId: Int
-    public var name: String
+package struct RevisionOverview: Sendable, Hashable {
+    package var presentationId: Int
+    package var name: String
     /// The served library revision, and package revision for a synced presentation.
-    public var revision: Int
-    public var packageRevision: Int?
+    package var revision: Int
+    package var packageRevision: Int?
     /// Kept revisions on disk, newest first.
-    public var kept: [KeptRevision]
-    public var pin: RevisionPin?
+    package var kept: [KeptRevision]
+    package var pin: RevisionPin?
 
     /// Whether `rollback` has somewhere to go: a kept revision older than the served one (the
     /// same rule as ``LibraryStore/rollback(id:at:)``).
-    public var canRollBack: Bool {
+    package var canRollBack: Bool {
         let served = packageRevision ?? revision
         return kept.contains { $0.orderingRevision < served }
     }
@@ -23,7 +23,7 @@ public struct RevisionOverview: Sendable, Hashable {
 
 extension LibraryStore {
     /// The revisions of every served presentation, in the library's order.
-    public func revisionOverview() throws -> [RevisionOverview] {
+    package func revisionOverview() throws -> [RevisionOverview] {
         try database.pool.read { db in
             let rows = try Row.fetchAll(
                 db,

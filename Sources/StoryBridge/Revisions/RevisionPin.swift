@@ -4,37 +4,37 @@ import GRDB
 /// A presentation rolled back and pinned (`revisionPin`): sync leaves it on the revision it
 /// serves until `storybridge unpin` or until the service offers a package newer than the one it
 /// was rolled back from.
-public struct RevisionPin: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "revisionPin"
-    public var presentationId: Int
+package struct RevisionPin: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "revisionPin"
+    package var presentationId: Int
     /// The library revision (and package revision, when synced) pinned.
-    public var revision: Int
-    public var packageRevision: Int?
+    package var revision: Int
+    package var packageRevision: Int?
     /// The revision served before the first rollback of this pin.
-    public var rolledBackFromRevision: Int
-    public var rolledBackFromPackageRevision: Int?
-    public var pinnedAt: Date
+    package var rolledBackFromRevision: Int
+    package var rolledBackFromPackageRevision: Int?
+    package var pinnedAt: Date
 
     /// Whether an offered package revision lifts the pin: it is newer than the one rolled back from.
-    public func isLifted(byOfferedPackageRevision offered: Int?) -> Bool {
+    package func isLifted(byOfferedPackageRevision offered: Int?) -> Bool {
         guard let offered, let from = rolledBackFromPackageRevision else { return false }
         return offered > from
     }
 
     /// Every pin, by presentation id.
-    public static func all(_ db: Database) throws -> [Int: RevisionPin] {
+    package static func all(_ db: Database) throws -> [Int: RevisionPin] {
         Dictionary(uniqueKeysWithValues: try RevisionPin.fetchAll(db).map { ($0.presentationId, $0) })
     }
 }
 
 /// Why a rollback or unpin was refused.
-public enum RollbackError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum RollbackError: Error, Sendable, Equatable, CustomStringConvertible {
     case notInstalled(Int)
     case noEarlierRevision(Int)
     case notPinned(Int)
     case storage(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notInstalled(let id): return "no presentation with id \(id) is installed"
         case .noEarlierRevision(let id):
@@ -46,11 +46,11 @@ public enum RollbackError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What a rollback did.
-public struct RollbackOutcome: Sendable, Hashable {
-    public var presentationId: Int
+package struct RollbackOutcome: Sendable, Hashable {
+    package var presentationId: Int
     /// The library (and package) revision served before and after.
-    public var fromRevision: Int
-    public var fromPackageRevision: Int?
-    public var toRevision: Int
-    public var toPackageRevision: Int?
+    package var fromRevision: Int
+    package var fromPackageRevision: Int?
+    package var toRevision: Int
+    package var toPackageRevision: Int?
 }

@@ -5,8 +5,10 @@ import Foundation
 /// Default: `$STORYBRIDGE_DATA_DIR`, else `$XDG_DATA_HOME/storybridge`, else
 /// `~/.local/share/storybridge`. The CLI's `--data-dir` overrides it.
 public struct DataDirectory: Sendable, Hashable {
+    /// The folder itself.
     public let root: URL
 
+    /// A data folder at `root` (created by ``prepare()``, not here).
     public init(_ root: URL) {
         self.root = root.standardizedFileURL
     }

@@ -2,13 +2,13 @@ import Foundation
 import GRDB
 
 /// Why the host cannot start on its data folder.
-public enum StorageSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum StorageSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The data folder (or the database in it) cannot be written.
     case readOnlyFolder(path: String, reason: String)
     /// The database cannot be opened, even after a damaged one was moved aside.
     case cannotOpen(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .readOnlyFolder(let path, let reason):
             return "the data folder \(path) cannot be written (\(reason)): give a writable one with --data-dir or STORYBRIDGE_DATA_DIR"
@@ -19,13 +19,13 @@ public enum StorageSetupError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// A damaged database found at start-up and moved aside.
-public struct MovedAsideDatabase: Sendable, Hashable, CustomStringConvertible {
+package struct MovedAsideDatabase: Sendable, Hashable, CustomStringConvertible {
     /// Where the damaged file is now.
-    public let movedTo: URL
+    package let movedTo: URL
     /// What was wrong with it.
-    public let reason: String
+    package let reason: String
 
-    public var description: String {
+    package var description: String {
         "the database failed its integrity check (\(reason)); it was moved to \(movedTo.path) and a fresh one was created"
     }
 }
@@ -40,7 +40,7 @@ extension StoryBridgeDatabase {
     ///   is created, so a damaged file never stops the host twice.
     ///
     /// Returns the database and, when it happened, what was moved aside.
-    public static func openChecked(
+    package static func openChecked(
         in directory: DataDirectory, now: Date = Date(), maxPageCount: Int? = nil
     ) throws(StorageSetupError) -> (database: StoryBridgeDatabase, movedAside: MovedAsideDatabase?) {
         try checkWritable(directory.root)
@@ -69,7 +69,7 @@ extension StoryBridgeDatabase {
     }
 
     /// What is wrong with the database file, `nil` when it passes `PRAGMA integrity_check`.
-    public static func integrityProblem(_ file: URL) -> String? {
+    package static func integrityProblem(_ file: URL) -> String? {
         do {
             var configuration = Configuration()
             configuration.readonly = true

@@ -27,6 +27,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What failed, for a log line or an error message.
     public var description: String {
         switch self {
         case .full(let path): return "the database \(path) is full (no space left on its disk, or its size limit reached)"

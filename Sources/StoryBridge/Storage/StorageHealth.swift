@@ -5,9 +5,9 @@ import Synchronization
 /// other ``StorageError``) starts an *episode*: observers hear of it once, however many writes
 /// fail during it. The first write that succeeds afterwards ends it (the space came back) and
 /// observers hear of that too. Nothing has to be restarted.
-public final class StorageHealth: Sendable {
+package final class StorageHealth: Sendable {
     /// A change observers are told of.
-    public enum Change: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         /// Writes started failing with this error (once per episode).
         case degraded(StorageError)
         /// A write succeeded again after an episode.
@@ -24,16 +24,16 @@ public final class StorageHealth: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// The error of the episode in progress, `nil` while writes succeed.
-    public var currentFailure: StorageError? { state.withLock { $0.failing } }
+    package var currentFailure: StorageError? { state.withLock { $0.failing } }
 
     /// How many episodes of failing writes there have been.
-    public var episodes: Int { state.withLock { $0.episodes } }
+    package var episodes: Int { state.withLock { $0.episodes } }
 
     /// Calls `observer` on every change, from the thread of the write that caused it.
-    public func observe(_ observer: @escaping @Sendable (Change) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (Change) -> Void) {
         state.withLock { $0.observers.append(observer) }
     }
 

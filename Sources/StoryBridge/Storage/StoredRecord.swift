@@ -4,22 +4,22 @@ import GRDB
 /// A stored row that can no longer be read back as its record (a value the schema allows but the
 /// record does not, such as an unknown state or a date or JSON that does not parse). Fetching it
 /// fails with this error, naming the row, instead of skipping it or reading a default.
-public struct CorruptRecordError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+package struct CorruptRecordError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The table the row is in.
-    public let table: String
+    package let table: String
     /// The row's id.
-    public let id: String
+    package let id: String
     /// What could not be read.
-    public let reason: String
+    package let reason: String
 
-    public init(table: String, id: String, reason: String) {
+    package init(table: String, id: String, reason: String) {
         self.table = table
         self.id = id
         self.reason = reason
     }
 
-    public var description: String { "the stored \(table) record '\(id)' cannot be read: \(reason)" }
-    public var errorDescription: String? { description }
+    package var description: String { "the stored \(table) record '\(id)' cannot be read: \(reason)" }
+    package var errorDescription: String? { description }
 }
 
 /// A GRDB record of the host's database whose rows are read through ``readAll(_:_:)`` and
@@ -65,10 +65,10 @@ extension StoredRecord {
 
 /// A record that keeps its dates as ISO-8601 text with milliseconds (``AnalyticsFormat``), as the
 /// analytics tables have since v2-analytics; a stored date that does not parse fails its fetch.
-public protocol TimestampedAsText {}
+package protocol TimestampedAsText {}
 
 /// A record that carries a ``RecordStamp`` in four columns of its own.
-public protocol Stamped {
+package protocol Stamped {
     var created: Date { get set }
     var timeZone: Double { get set }
     var latitude: Double { get set }
@@ -77,7 +77,7 @@ public protocol Stamped {
 
 extension Stamped {
     /// When, in which time zone and where it was made.
-    public var stamp: RecordStamp {
+    package var stamp: RecordStamp {
         get { RecordStamp(created: created, timeZone: timeZone, latitude: latitude, longitude: longitude) }
         set { (created, timeZone, latitude, longitude) = (newValue.created, newValue.timeZone, newValue.latitude, newValue.longitude) }
     }
@@ -85,14 +85,14 @@ extension Stamped {
 
 extension EncodableRecord where Self: TimestampedAsText {
     /// Dates are written as ``AnalyticsFormat/timestamp(_:)`` text.
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+    package static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .custom { AnalyticsFormat.timestamp($0) }
     }
 }
 
 extension FetchableRecord where Self: TimestampedAsText {
     /// Dates are read with ``AnalyticsFormat/date(_:)``.
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+    package static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
         .custom { value in String.fromDatabaseValue(value).flatMap(AnalyticsFormat.date) }
     }
 }

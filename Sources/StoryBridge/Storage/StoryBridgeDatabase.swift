@@ -17,7 +17,7 @@ public final class StoryBridgeDatabase: Sendable {
     /// The database file.
     public let file: URL
     /// Whether writes succeed; see ``write(_:)``.
-    public let health = StorageHealth()
+    package let health = StorageHealth()
     /// Puts the writes that arrive together into one transaction.
     private let groupCommit: GroupCommit
     /// Puts the reads that arrive together into one read access.
@@ -137,7 +137,7 @@ public final class StoryBridgeDatabase: Sendable {
     /// writer, one commit) and returns each one's outcome, in order, once their transaction has
     /// committed. Each is a write of its own, as through ``write(_:)``: one that throws fails
     /// alone, and each runs at most twice. Storage failures are reported as by ``write(_:)``.
-    public func writeEach(_ writes: [@Sendable (Database) throws -> Void]) async -> [Result<Void, any Error>] {
+    package func writeEach(_ writes: [@Sendable (Database) throws -> Void]) async -> [Result<Void, any Error>] {
         let outcomes = await groupCommit.writeEach(writes).map { $0.mapError(reported) }
         if outcomes.contains(where: { (try? $0.get()) != nil }) { health.writeSucceeded() }
         return outcomes
@@ -164,7 +164,7 @@ public final class StoryBridgeDatabase: Sendable {
     var writesWaiting: Int { groupCommit.waitingCount }
 
     /// The schema versions applied so far, in order.
-    public func appliedMigrations() throws -> [String] {
+    package func appliedMigrations() throws -> [String] {
         try pool.read { db in try Self.migrator.appliedMigrations(db) }
     }
 

@@ -1,16 +1,16 @@
 /// The Story context of one presentation and user: the scheme, and the objects the app and
 /// content share. The objects the host fills (`app`, `user`, `presentation`) are not kept here;
 /// ``story(filled:)`` adds them.
-public struct StoryContext: Sendable, Hashable {
+package struct StoryContext: Sendable, Hashable {
     /// The objects the host fills from its identity and catalog, read-only to both sides.
-    public static let hostFilledObjects: Set<String> = ["app", "user", "presentation"]
+    package static let hostFilledObjects: Set<String> = ["app", "user", "presentation"]
 
     /// Who may change each object.
-    public var scheme: [String: StoryObjectScheme]
+    package var scheme: [String: StoryObjectScheme]
     /// Each declared object's value, an object.
-    public var objects: [String: JSONValue]
+    package var objects: [String: JSONValue]
 
-    public init(scheme: [String: StoryObjectScheme] = [:], objects: [String: JSONValue] = [:]) {
+    package init(scheme: [String: StoryObjectScheme] = [:], objects: [String: JSONValue] = [:]) {
         self.scheme = scheme
         self.objects = objects
     }
@@ -19,7 +19,7 @@ public struct StoryContext: Sendable, Hashable {
     /// scheme forbids, or whose key path runs through a value that is not an object, throws and
     /// changes nothing.
     @discardableResult
-    public mutating func apply(_ change: StoryChange, by writer: StoryWriter) throws(StoryContextError) -> Bool {
+    package mutating func apply(_ change: StoryChange, by writer: StoryWriter) throws(StoryContextError) -> Bool {
         let name = change.address.objectName
         if Self.hostFilledObjects.contains(name) { throw .filledByHost(name) }
         guard let rights = scheme[name] else { throw .undeclaredObject(name) }
@@ -81,7 +81,7 @@ public struct StoryContext: Sendable, Hashable {
     }
 
     /// The value at `address`, or `nil` when no key is there (a key holding null gives `.null`).
-    public func value(at address: StoryAddress, filled: StoryHostObjects) -> JSONValue? {
+    package func value(at address: StoryAddress, filled: StoryHostObjects) -> JSONValue? {
         var current: JSONValue? = filled.objects[address.objectName] ?? objects[address.objectName]
         for key in address.keyPath.components { current = current?[key] }
         return current
@@ -89,7 +89,7 @@ public struct StoryContext: Sendable, Hashable {
 
     /// The whole context as the page sees it in `window._story`: `scheme`, the host's objects and
     /// every declared object (an empty object when it holds nothing yet).
-    public func story(filled: StoryHostObjects) -> JSONValue {
+    package func story(filled: StoryHostObjects) -> JSONValue {
         var schemeJSON: [String: JSONValue] = [:]
         var members: [String: JSONValue] = [:]
         for (name, rights) in scheme where !Self.hostFilledObjects.contains(name) {
@@ -107,10 +107,10 @@ public struct StoryContext: Sendable, Hashable {
 
 /// The objects the host fills: `app` (name, version, os, device, localization), `user` (id,
 /// username) and `presentation` (id, name, revision), from its identity and catalog.
-public struct StoryHostObjects: Sendable, Hashable {
-    public let objects: [String: JSONValue]
+package struct StoryHostObjects: Sendable, Hashable {
+    package let objects: [String: JSONValue]
 
-    public init(identity: HostIdentity, presentation: Presentation) {
+    package init(identity: HostIdentity, presentation: Presentation) {
         objects = [
             "app": [
                 "name": "storybridge", "version": .string(identity.app.appVersion), "os": .string(identity.app.os),

@@ -18,11 +18,12 @@ import Foundation
 /// ```
 public struct StoryContextDefinition: Sendable, Hashable {
     /// The file name in a presentation's package.
-    public static let fileName = "story-context.json"
+    package static let fileName = "story-context.json"
 
-    public var scheme: [String: StoryObjectScheme]
-    public var objects: [String: JSONValue]
+    package var scheme: [String: StoryObjectScheme]
+    package var objects: [String: JSONValue]
 
+    /// A definition from object schemes and initial objects; empty by default.
     public init(scheme: [String: StoryObjectScheme] = [:], objects: [String: JSONValue] = [:]) {
         self.scheme = scheme
         self.objects = objects
@@ -31,7 +32,7 @@ public struct StoryContextDefinition: Sendable, Hashable {
     /// Reads a definition; `source` names it in errors. Every object must be declared in
     /// `scheme` and be a JSON object. The host's own objects (`app`, `user`, `presentation`) may
     /// appear in the scheme only as read-only to both sides, and never with values.
-    public init(json: JSONValue, source: String) throws(StoryContextError) {
+    package init(json: JSONValue, source: String) throws(StoryContextError) {
         guard case .object(let members) = json else {
             throw .invalidDefinition(source: source, reason: "it must be a JSON object")
         }
@@ -72,7 +73,7 @@ public struct StoryContextDefinition: Sendable, Hashable {
     }
 
     /// Reads the definition in `file`; `nil` when there is no such file.
-    public static func read(from file: URL) throws(StoryContextError) -> StoryContextDefinition? {
+    package static func read(from file: URL) throws(StoryContextError) -> StoryContextDefinition? {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -91,12 +92,12 @@ public struct StoryContextDefinition: Sendable, Hashable {
     }
 
     /// This definition with `other`'s objects added, `other` winning for an object both declare.
-    public func overlaid(by other: StoryContextDefinition) -> StoryContextDefinition {
+    package func overlaid(by other: StoryContextDefinition) -> StoryContextDefinition {
         StoryContextDefinition(
             scheme: scheme.merging(other.scheme) { _, new in new },
             objects: objects.filter { other.scheme[$0.key] == nil }.merging(other.objects) { _, new in new })
     }
 
     /// The context before anything changed it.
-    public var startingContext: StoryContext { StoryContext(scheme: scheme, objects: objects) }
+    package var startingContext: StoryContext { StoryContext(scheme: scheme, objects: objects) }
 }

@@ -1,6 +1,6 @@
 /// Why a change to the Story context, or a context definition, was refused. Each case knows the
 /// bridge answer and the HTTP status it is given, so no caller reads the message to decide.
-public enum StoryContextError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum StoryContextError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The object is not declared in the context's scheme.
     case undeclaredObject(String)
     /// Content wrote to an object whose scheme says `contentMutable: false`.
@@ -26,7 +26,7 @@ public enum StoryContextError: Error, Sendable, Hashable, CustomStringConvertibl
     /// No such presentation in the library.
     case unknownPresentation(Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .undeclaredObject(let name):
             return "the Story context has no object '\(name)' (it is not in the scheme)"
@@ -58,7 +58,7 @@ public enum StoryContextError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The bridge's answer: a refusal (400) for writes the scheme forbids and bad input, not
     /// found (404) for an unknown presentation.
-    public var bridgeError: BridgeError {
+    package var bridgeError: BridgeError {
         switch self {
         case .invalidKeyPath, .crossesValue, .typeMismatch, .unknownType, .notJSON, .invalidChange:
             return .invalidData(field: "change", reason: description)
@@ -71,7 +71,7 @@ public enum StoryContextError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The HTTP status of the endpoint's answer: 403 for writes the scheme forbids, 404 for an
     /// unknown object or presentation, 400 for bad input, 500 for a broken definition.
-    public var httpStatus: Int {
+    package var httpStatus: Int {
         switch self {
         case .readOnlyToContent, .readOnlyToApp, .filledByHost: return 403
         case .undeclaredObject, .unknownPresentation: return 404

@@ -2,16 +2,16 @@
 /// written with a fraction or an exponent (`3.0`, never `3`), so that reading the text back gives
 /// the same types. The bridge's own writer prints whole floats as integers (the page cannot tell
 /// them apart); the context's storage, `storybridge context show` and the HTTP endpoint use this.
-public enum StoryContextJSON {
+package enum StoryContextJSON {
     /// Compact text with sorted keys.
-    public static func text(_ value: JSONValue) -> String {
+    package static func text(_ value: JSONValue) -> String {
         var output = ""
         append(value, to: &output)
         return output
     }
 
     /// Reads text written by ``text(_:)`` (or any JSON: `3` is an integer, `3.0` a float).
-    public static func parse(_ text: String) throws(StoryContextError) -> JSONValue {
+    package static func parse(_ text: String) throws(StoryContextError) -> JSONValue {
         do {
             return try JSONValue.parse(text)
         } catch {

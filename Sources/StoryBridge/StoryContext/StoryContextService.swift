@@ -6,12 +6,12 @@ import Synchronization
 /// host's user, its definition (the presentation's `story-context.json` over the configured one),
 /// the objects the host fills, changes from either side, and the `storyChange` pushes to every
 /// open page of the presentation after a change.
-public final class StoryContextService: Sendable {
+package final class StoryContextService: Sendable {
     /// The event that carries the new context to pages: `{presentation, story, revision, version}`
     /// (and `restore: true` when a page gets the state back after a refused change).
-    public static let changeEvent = "storyChange"
+    package static let changeEvent = "storyChange"
 
-    public let store: StoryContextStore
+    package let store: StoryContextStore
     let library: PresentationLibrary
     let identity: HostIdentity
     /// The definition every presentation starts from (the config's `storyContext` file).
@@ -60,10 +60,10 @@ public final class StoryContextService: Sendable {
 
     /// A state of a context as a slide gets it: its JSON text, the revision it was read under,
     /// and its version (which names the content: equal texts, equal versions).
-    public struct PageStory: Sendable, Equatable {
-        public let text: String
-        public let revision: Int
-        public let version: String
+    package struct PageStory: Sendable, Equatable {
+        package let text: String
+        package let revision: Int
+        package let version: String
 
         package init(text: String, revision: Int, version: String) {
             self.text = text
@@ -72,7 +72,7 @@ public final class StoryContextService: Sendable {
         }
     }
 
-    public init(
+    package init(
         store: StoryContextStore, library: PresentationLibrary, identity: HostIdentity,
         base: StoryContextDefinition = StoryContextDefinition(), viewers: ViewerRegistry?, logger: Logger
     ) {
@@ -85,14 +85,14 @@ public final class StoryContextService: Sendable {
     }
 
     /// The presentation with `id`; throws when the library has none.
-    public func presentation(_ id: Int) throws(StoryContextError) -> Presentation {
+    package func presentation(_ id: Int) throws(StoryContextError) -> Presentation {
         guard let presentation = library.presentation(id: id) else { throw .unknownPresentation(id) }
         return presentation
     }
 
     /// The definition of `presentation`: its `story-context.json` over the configured one. Read
     /// again when the file's modification date changes (live reload, a new install).
-    public func definition(for presentation: Presentation) throws(StoryContextError) -> StoryContextDefinition {
+    package func definition(for presentation: Presentation) throws(StoryContextError) -> StoryContextDefinition {
         let file = Self.definitionFile(of: presentation)
         let stamp = FileStamp(path: file.path)
         let cached = definitions.withLock { $0[presentation.id] }
@@ -121,13 +121,13 @@ public final class StoryContextService: Sendable {
     /// the next until the context changes (here or in another process, ``StoryContextStore``),
     /// the presentation's definition file changes, or the presentation is re-read: two `stat`
     /// calls instead of a database read and a JSON rendering per slide.
-    public func pageStoryText(for presentation: Presentation) async throws -> String {
+    package func pageStoryText(for presentation: Presentation) async throws -> String {
         try await pageStory(for: presentation).text
     }
 
     /// ``pageStoryText(for:)`` with its revision and version. The revision is taken before the
     /// text is read, so a push that follows carries a greater one.
-    public func pageStory(for presentation: Presentation) async throws -> PageStory {
+    package func pageStory(for presentation: Presentation) async throws -> PageStory {
         let revision = currentRevision(presentationId: presentation.id)
         // Two `stat` calls, on the blocking pool (``BlockingIO``) like the slide's own file.
         let (definition, changes) = await BlockingIO.run { [store, file = Self.definitionFile(of: presentation).path] in
@@ -149,13 +149,13 @@ public final class StoryContextService: Sendable {
     }
 
     /// The revision of presentation `id`'s last push (``revisionBase`` before its first).
-    public func currentRevision(presentationId id: Int) -> Int {
+    package func currentRevision(presentationId id: Int) -> Int {
         revisions.withLock { $0[id] ?? revisionBase }
     }
 
     /// The version of a context's JSON text: its FNV-1a 64-bit hash in hex. It only tells states
     /// apart (a page compares it with the one it has); it is no digest against tampering.
-    public static func version(ofStoryText text: String) -> String {
+    package static func version(ofStoryText text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -171,7 +171,7 @@ public final class StoryContextService: Sendable {
     /// the page, whose viewer is on the presentation by then). For a viewer that arrives from
     /// another presentation between its slide being served and its socket opening: no push
     /// went to it meanwhile.
-    public func catchUp(pageVersion version: String, presentation: Presentation) async -> HostEvent? {
+    package func catchUp(pageVersion version: String, presentation: Presentation) async -> HostEvent? {
         let before = currentRevision(presentationId: presentation.id)
         guard let current = try? await pageStory(for: presentation), current.version != version,
             currentRevision(presentationId: presentation.id) == before,
@@ -181,19 +181,19 @@ public final class StoryContextService: Sendable {
     }
 
     /// The objects the host fills for `presentation`.
-    public func hostObjects(for presentation: Presentation) -> StoryHostObjects {
+    package func hostObjects(for presentation: Presentation) -> StoryHostObjects {
         StoryHostObjects(identity: identity, presentation: presentation)
     }
 
     /// The current context of presentation `id`.
-    public func context(presentationId id: Int) async throws -> StoryContext {
+    package func context(presentationId id: Int) async throws -> StoryContext {
         let presentation = try presentation(id)
         return try await store.context(
             presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
     }
 
     /// The context of presentation `id` as the page sees it in `window._story`.
-    public func story(presentationId id: Int) async throws -> JSONValue {
+    package func story(presentationId id: Int) async throws -> JSONValue {
         let presentation = try presentation(id)
         let context = try await store.context(
             presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
@@ -201,7 +201,7 @@ public final class StoryContextService: Sendable {
     }
 
     /// The value at `address` in presentation `id`'s context; `nil` when no key is there.
-    public func value(at address: StoryAddress, presentationId id: Int) async throws -> JSONValue? {
+    package func value(at address: StoryAddress, presentationId id: Int) async throws -> JSONValue? {
         let presentation = try presentation(id)
         let context = try await context(presentationId: id)
         return context.value(at: address, filled: hostObjects(for: presentation))
@@ -210,7 +210,7 @@ public final class StoryContextService: Sendable {
     /// Applies `changes` asked for by `writer` to presentation `id`'s context; when anything
     /// changed, sends the new context to every page of the presentation. Each refusal is logged
     /// with its reason.
-    public func apply(_ changes: [StoryChange], by writer: StoryWriter, presentationId id: Int) async throws -> StoryContextOutcome {
+    package func apply(_ changes: [StoryChange], by writer: StoryWriter, presentationId id: Int) async throws -> StoryContextOutcome {
         let presentation = try presentation(id)
         let outcome = try await store.apply(
             changes, by: writer, presentationId: id, userId: identity.user.id, definition: try definition(for: presentation))
@@ -273,7 +273,7 @@ public final class StoryContextService: Sendable {
     /// set` on the same data folder) reaches open pages. Reads the database once per presentation
     /// shown. Returns `false`, sending nothing, when this process changed a context while it read
     /// (what it read may be older than what that change sent): the caller tries again.
-    public func publishChangesFromElsewhere() async -> Bool {
+    package func publishChangesFromElsewhere() async -> Bool {
         guard let viewers else { return true }
         let changesBefore = localChanges.withLock { $0 }
         let shown = Set(await viewers.all.compactMap { $0.latestState.presentationId })

@@ -4,11 +4,11 @@ import GRDB
 /// The Story contexts in the host's database: per presentation and user, the objects that have
 /// changed since their starting values. Each change is read, applied and written in one
 /// transaction, so changes from pages, the CLI and the HTTP endpoint never overwrite each other.
-public struct StoryContextStore: Sendable {
+package struct StoryContextStore: Sendable {
     let database: StoryBridgeDatabase
     let clock: any HostClock
 
-    public init(database: StoryBridgeDatabase, clock: any HostClock = SystemHostClock()) {
+    package init(database: StoryBridgeDatabase, clock: any HostClock = SystemHostClock()) {
         self.database = database
         self.clock = clock
     }
@@ -23,7 +23,7 @@ public struct StoryContextStore: Sendable {
 
     /// The context of `presentationId` for `userId`: `definition`'s starting values with the
     /// stored objects over them. Stored objects the scheme no longer declares are left out.
-    public func context(presentationId: Int, userId: String, definition: StoryContextDefinition) async throws -> StoryContext {
+    package func context(presentationId: Int, userId: String, definition: StoryContextDefinition) async throws -> StoryContext {
         try await database.read { db in
             try Self.read(db, presentationId: presentationId, userId: userId, definition: definition)
         }
@@ -31,7 +31,7 @@ public struct StoryContextStore: Sendable {
 
     /// Applies `changes` in order, each on its own: one the scheme forbids is refused and the
     /// others still apply. Returns the context after them and each change's outcome.
-    public func apply(
+    package func apply(
         _ changes: [StoryChange], by writer: StoryWriter, presentationId: Int, userId: String,
         definition: StoryContextDefinition
     ) async throws -> StoryContextOutcome {
@@ -63,7 +63,7 @@ public struct StoryContextStore: Sendable {
     /// Forgets what changed in `presentationId`'s context for `userId`: it starts again from its
     /// starting values. Returns how many objects were reset.
     @discardableResult
-    public func reset(presentationId: Int, userId: String) async throws -> Int {
+    package func reset(presentationId: Int, userId: String) async throws -> Int {
         let count = try await database.write { db in
             try StoredStoryObject.filter(
                 StoredStoryObject.CodingKeys.presentationId == presentationId && StoredStoryObject.CodingKeys.userId == userId
@@ -95,11 +95,11 @@ public struct StoryContextStore: Sendable {
 }
 
 /// What applying changes did.
-public struct StoryContextOutcome: Sendable {
+package struct StoryContextOutcome: Sendable {
     /// The context after the changes.
-    public let context: StoryContext
+    package let context: StoryContext
     /// For each change, in order: `nil` when it applied, else why it was refused.
-    public let refusals: [StoryContextError?]
+    package let refusals: [StoryContextError?]
     /// Whether any object changed.
-    public let changed: Bool
+    package let changed: Bool
 }

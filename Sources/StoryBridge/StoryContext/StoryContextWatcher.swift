@@ -5,17 +5,17 @@
 /// presentation shown and push the ones that differ from what their pages hold
 /// (``StoryContextService/publishChangesFromElsewhere()``). A change made by this host moves the
 /// stamp too, and then finds nothing new to send: it was pushed when it was made.
-public struct StoryContextWatcher: Sendable {
+package struct StoryContextWatcher: Sendable {
     /// How long to wait between looks at the stamp.
-    public let interval: Duration
+    package let interval: Duration
 
     /// Looks every `interval`.
-    public init(interval: Duration = .seconds(1)) {
+    package init(interval: Duration = .seconds(1)) {
         self.interval = interval
     }
 
     /// Watches until the task is cancelled, waiting on the host's clock between looks.
-    public func run(host: StoryBridgeHost) async {
+    package func run(host: StoryBridgeHost) async {
         let service = host.storyContext
         let store = service.store
         var known = await BlockingIO.run { store.changeStamp }

@@ -1,12 +1,12 @@
 /// A dotted key path inside one object of the Story context (`presentation.rating.value`), as
 /// `context.js` spells it: the names from the object down to the leaf, joined with dots. The empty
 /// path names the object itself.
-public struct StoryKeyPath: Sendable, Hashable, CustomStringConvertible {
+package struct StoryKeyPath: Sendable, Hashable, CustomStringConvertible {
     /// The names from the object down, outermost first; empty for the object itself.
-    public let components: [String]
+    package let components: [String]
 
     /// Reads `text`; every name between dots must be non-empty.
-    public init(_ text: String) throws(StoryContextError) {
+    package init(_ text: String) throws(StoryContextError) {
         if text.isEmpty {
             components = []
             return
@@ -18,22 +18,22 @@ public struct StoryKeyPath: Sendable, Hashable, CustomStringConvertible {
         components = parts
     }
 
-    public var description: String { components.joined(separator: ".") }
+    package var description: String { components.joined(separator: ".") }
 }
 
 /// A full address in the context: an object's name and a key path inside it, written
 /// `object.key.path` on the command line and in scripts.
-public struct StoryAddress: Sendable, Hashable, CustomStringConvertible {
-    public let objectName: String
-    public let keyPath: StoryKeyPath
+package struct StoryAddress: Sendable, Hashable, CustomStringConvertible {
+    package let objectName: String
+    package let keyPath: StoryKeyPath
 
-    public init(objectName: String, keyPath: StoryKeyPath) {
+    package init(objectName: String, keyPath: StoryKeyPath) {
         self.objectName = objectName
         self.keyPath = keyPath
     }
 
     /// Reads `object.key.path` (the object alone names the whole object).
-    public init(_ text: String) throws(StoryContextError) {
+    package init(_ text: String) throws(StoryContextError) {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let object = parts.first, !object.isEmpty else {
             throw .invalidKeyPath(text, reason: "it must start with an object's name")
@@ -50,7 +50,7 @@ public struct StoryAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         keyPath.components.isEmpty ? objectName : "\(objectName).\(keyPath)"
     }
 }

@@ -3,11 +3,11 @@
 /// Content's `context.js` names the type of every value it reports, so that the app side need not
 /// guess: `3` is an `integer`, `2.5` a `float`, `null` a `null` (a key that exists and holds null,
 /// unlike a deleted key). The host keeps integers and floats apart when it stores them.
-public enum StoryPropType: String, Sendable, CaseIterable {
+package enum StoryPropType: String, Sendable, CaseIterable {
     case boolean, integer, float, string, null, object
 
     /// The type of `value` as content would name it.
-    public static func of(_ value: JSONValue) -> StoryPropType {
+    package static func of(_ value: JSONValue) -> StoryPropType {
         switch value {
         case .null: return .null
         case .bool: return .boolean
@@ -21,7 +21,7 @@ public enum StoryPropType: String, Sendable, CaseIterable {
     /// `value` as a value of this type. A value of the right kind is taken as it is; a string is
     /// read as the type says (the Android app side receives every argument as text); an integer
     /// given as `float` becomes a float. Anything else is refused.
-    public func coerce(_ value: JSONValue) throws(StoryContextError) -> JSONValue {
+    package func coerce(_ value: JSONValue) throws(StoryContextError) -> JSONValue {
         switch (self, value) {
         case (.boolean, .bool), (.integer, .int), (.float, .double), (.string, .string), (.null, .null), (.object, .object):
             return value

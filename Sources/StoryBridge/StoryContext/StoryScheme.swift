@@ -3,23 +3,23 @@
 /// `nativeStory` or `webkit.messageHandlers`). Sent to the page in `_story.scheme`, where
 /// `context.js` makes the objects content may not change refuse writes.
 public struct StoryObjectScheme: Sendable, Hashable {
-    public var appMutable: Bool
-    public var contentMutable: Bool
+    package var appMutable: Bool
+    package var contentMutable: Bool
 
-    public init(appMutable: Bool, contentMutable: Bool) {
+    package init(appMutable: Bool, contentMutable: Bool) {
         self.appMutable = appMutable
         self.contentMutable = contentMutable
     }
 
     /// Neither side changes it: the objects the host fills.
-    public static let readOnly = StoryObjectScheme(appMutable: false, contentMutable: false)
+    package static let readOnly = StoryObjectScheme(appMutable: false, contentMutable: false)
 
     /// As `_story.scheme.NAME`.
-    public var json: JSONValue { ["appMutable": .bool(appMutable), "contentMutable": .bool(contentMutable)] }
+    package var json: JSONValue { ["appMutable": .bool(appMutable), "contentMutable": .bool(contentMutable)] }
 }
 
 /// Which side asks for a change, checked against the scheme.
-public enum StoryWriter: String, Sendable {
+package enum StoryWriter: String, Sendable {
     /// The page (`setStoryProp` / `deleteStoryProp`).
     case content
     /// The app side: `storybridge context`, the HTTP endpoint, script steps.
@@ -27,18 +27,18 @@ public enum StoryWriter: String, Sendable {
 }
 
 /// One change: set a value at a key path of an object, or delete the key there.
-public struct StoryChange: Sendable, Hashable {
-    public enum Operation: Sendable, Hashable {
+package struct StoryChange: Sendable, Hashable {
+    package enum Operation: Sendable, Hashable {
         /// Set the value (already of its declared type).
         case set(JSONValue)
         /// Remove the key (a deleted key is absent, unlike one set to null).
         case delete
     }
 
-    public var address: StoryAddress
-    public var operation: Operation
+    package var address: StoryAddress
+    package var operation: Operation
 
-    public init(_ address: StoryAddress, _ operation: Operation) {
+    package init(_ address: StoryAddress, _ operation: Operation) {
         self.address = address
         self.operation = operation
     }
@@ -46,7 +46,7 @@ public struct StoryChange: Sendable, Hashable {
     /// A change as the client sends it: `{op: "set", objectName, keyPath, type, value}` or
     /// `{op: "delete", objectName, keyPath}` (the arguments of `setStoryProp` and
     /// `deleteStoryProp`).
-    public init(json: JSONValue) throws(StoryContextError) {
+    package init(json: JSONValue) throws(StoryContextError) {
         guard case .string(let op)? = json["op"] else { throw .invalidChange(reason: "'op' must be \"set\" or \"delete\"") }
         guard case .string(let objectName)? = json["objectName"], !objectName.isEmpty else {
             throw .invalidChange(reason: "'objectName' must be a non-empty string")

@@ -7,26 +7,26 @@ import Foundation
 /// Operators: eq, ne, lt, lte, gt, gte, in, nin, cn (contains), re (regex), sw (starts with),
 /// ew (ends with). Strings are double-quoted; numbers and true/false are bare; lists are
 /// comma-separated. Field names match exactly, else ignoring case.
-public indirect enum TablesQuery: Sendable, Hashable {
+package indirect enum TablesQuery: Sendable, Hashable {
     case all
     case comparison(field: String, op: String, values: [JSONValue])
     case and(TablesQuery, TablesQuery)
     case or(TablesQuery, TablesQuery)
 
     /// Why a query could not be read.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let position: Int
-        public let reason: String
-        public var description: String { "\(reason) at character \(position + 1)" }
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package let position: Int
+        package let reason: String
+        package var description: String { "\(reason) at character \(position + 1)" }
     }
 
     /// Why a query built in code (not parsed) could not be matched: ``parse(_:)`` refuses these
     /// already, naming them.
-    public enum MatchError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum MatchError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A `re` operand that is not a regular expression.
         case invalidPattern(String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .invalidPattern(let pattern, let reason): return "invalid regular expression '\(pattern)': \(reason)"
             }
@@ -36,7 +36,7 @@ public indirect enum TablesQuery: Sendable, Hashable {
     static let operators: Set<String> = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "nin", "cn", "re", "sw", "ew"]
 
     /// Parses a query; an empty one matches everything.
-    public static func parse(_ text: String) throws(ParseError) -> TablesQuery {
+    package static func parse(_ text: String) throws(ParseError) -> TablesQuery {
         var parser = Parser(Array(text))
         parser.skipSpaces()
         if parser.atEnd { return .all }
@@ -47,7 +47,7 @@ public indirect enum TablesQuery: Sendable, Hashable {
     }
 
     /// Whether `entry` matches.
-    public func matches(_ entry: [String: JSONValue]) throws(MatchError) -> Bool {
+    package func matches(_ entry: [String: JSONValue]) throws(MatchError) -> Bool {
         switch self {
         case .all: return true
         case .and(let left, let right):

@@ -4,20 +4,20 @@ import GRDB
 /// A table content can use: declared in the config file (`tables`), or created by its first entry.
 public struct TableDefinition: Sendable, Hashable, Codable {
     /// A field of the schema: `k` the name, `t` the type (1 string, 2 integer, 3 double, 4 bool, 5 date).
-    public struct Field: Sendable, Hashable, Codable {
-        public var k: String
-        public var t: Int
-        public init(k: String, t: Int) {
+    package struct Field: Sendable, Hashable, Codable {
+        package var k: String
+        package var t: Int
+        package init(k: String, t: Int) {
             self.k = k
             self.t = t
         }
     }
 
-    public var id: Int
-    public var name: String
-    public var schema: [Field]
+    package var id: Int
+    package var name: String
+    package var schema: [Field]
 
-    public init(id: Int, name: String, schema: [Field] = []) {
+    package init(id: Int, name: String, schema: [Field] = []) {
         self.id = id
         self.name = name
         self.schema = schema
@@ -26,13 +26,13 @@ public struct TableDefinition: Sendable, Hashable, Codable {
 
 /// Table entries as JSON objects in SQLite, each with a generated `_id`. A stored entry that is
 /// no longer a JSON object is a ``CorruptEntryError`` naming it, never silently left out.
-public final class TablesStore: Sendable {
+package final class TablesStore: Sendable {
     let database: StoryBridgeDatabase
     var pool: DatabasePool { database.pool }
     /// Where the store reads the time it stamps on new tables and entries.
-    public let clock: any HostClock
+    package let clock: any HostClock
 
-    public init(database: StoryBridgeDatabase, clock: any HostClock = SystemHostClock()) {
+    package init(database: StoryBridgeDatabase, clock: any HostClock = SystemHostClock()) {
         self.database = database
         self.clock = clock
     }
@@ -40,7 +40,7 @@ public final class TablesStore: Sendable {
     private typealias Entry = StoredTableEntry.CodingKeys
 
     /// Declares (or renames and re-schemes) tables.
-    public func declare(_ definitions: [TableDefinition]) async throws {
+    package func declare(_ definitions: [TableDefinition]) async throws {
         let now = clock.now
         try await database.write { db in try Self.declare(definitions, at: now, db: db) }
     }
@@ -65,13 +65,13 @@ public final class TablesStore: Sendable {
     }
 
     /// The tables: `[{id, name, schema, created}]`.
-    public func tables() async throws -> JSONValue {
+    package func tables() async throws -> JSONValue {
         let tables = try await database.read { db in try StoredTable.readAll(db, StoredTable.order(StoredTable.CodingKeys.id)) }
         return .array(tables.map(\.json))
     }
 
     /// All entries of a table, oldest first.
-    public func entries(tableId: Int) async throws -> [[String: JSONValue]] {
+    package func entries(tableId: Int) async throws -> [[String: JSONValue]] {
         try await database.read { db in
             try StoredTableEntry.readAll(
                 db, StoredTableEntry.filter(Entry.tableId == tableId).order(Entry.created, Column.rowID))
@@ -79,7 +79,7 @@ public final class TablesStore: Sendable {
     }
 
     /// One entry.
-    public func entry(tableId: Int, id: String) async throws -> [String: JSONValue]? {
+    package func entry(tableId: Int, id: String) async throws -> [String: JSONValue]? {
         try await database.read { db in try Self.stored(tableId: tableId, id: id, db: db) }?.object()
     }
 
@@ -88,7 +88,7 @@ public final class TablesStore: Sendable {
     }
 
     /// Inserts entries in one transaction, giving each an `_id`; creates the table if it is new.
-    public func insert(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
+    package func insert(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
         let now = clock.now
         return try await database.write { db in
             if try !StoredTable.exists(db, key: tableId) {
@@ -106,7 +106,7 @@ public final class TablesStore: Sendable {
 
     /// Replaces entries by their `_id` in one transaction and returns them as stored; throws
     /// ``UpdateError`` (and changes nothing) when an entry has no id or names one that does not exist.
-    public func update(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
+    package func update(tableId: Int, entries: [[String: JSONValue]]) async throws -> [[String: JSONValue]] {
         try await database.write { db in
             try entries.map { entry in
                 guard let id = entry["_id"]?.stringValue ?? entry["id"]?.stringValue else { throw UpdateError.missingId }
@@ -122,7 +122,7 @@ public final class TablesStore: Sendable {
 
     /// Deletes entries by id and returns them (missing ids are skipped; a corrupt one is an error
     /// and nothing is deleted).
-    public func delete(tableId: Int, ids: [String]) async throws -> [[String: JSONValue]] {
+    package func delete(tableId: Int, ids: [String]) async throws -> [[String: JSONValue]] {
         try await database.write { db in
             var deleted: [[String: JSONValue]] = []
             for id in ids {
@@ -140,7 +140,7 @@ public final class TablesStore: Sendable {
     }
 
     /// Why an update changed nothing.
-    public enum UpdateError: Error, Sendable, Equatable {
+    package enum UpdateError: Error, Sendable, Equatable {
         case missingId
         case unknownEntry(String)
     }
@@ -148,20 +148,20 @@ public final class TablesStore: Sendable {
 
 /// A stored table entry that is no longer a JSON object: queries that meet it fail with its id
 /// (answered 500) rather than leave it out.
-public struct CorruptEntryError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    public let tableId: Int
-    public let entryId: String
+package struct CorruptEntryError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    package let tableId: Int
+    package let entryId: String
     /// Why its stored text is not an entry.
-    public let reason: String
+    package let reason: String
 
-    public init(tableId: Int, entryId: String, reason: String) {
+    package init(tableId: Int, entryId: String, reason: String) {
         self.tableId = tableId
         self.entryId = entryId
         self.reason = reason
     }
 
-    public var description: String { "entry '\(entryId)' of table \(tableId) is stored corrupt: \(reason)" }
-    public var errorDescription: String? { description }
+    package var description: String { "entry '\(entryId)' of table \(tableId) is stored corrupt: \(reason)" }
+    package var errorDescription: String? { description }
 }
 
 /// A declared table (table `dataTable`); its schema is kept as JSON.

@@ -17,12 +17,16 @@ public protocol HostClock: Sendable {
 
 /// The real clock: the system's date, `ContinuousClock` and `Task.sleep`.
 public struct SystemHostClock: HostClock {
+    /// The system clock.
     public init() {}
 
+    /// The system's date.
     public var now: Date { Date() }
 
+    /// `ContinuousClock.now`.
     public var instant: ContinuousClock.Instant { ContinuousClock.now }
 
+    /// `Task.sleep(for:)`: throws `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
     }

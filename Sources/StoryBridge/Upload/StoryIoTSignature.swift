@@ -2,15 +2,15 @@ import Crypto
 import Foundation
 
 /// The StoryIoT request signature (PROTOCOL.md §7).
-public enum StoryIoTSignature {
+package enum StoryIoTSignature {
     /// `now + seconds` as ISO-8601 UTC without fractions, e.g. `2026-11-22T03:04:05Z`.
-    public static func expiration(now: Date = Date(), seconds: Int) -> String {
+    package static func expiration(now: Date = Date(), seconds: Int) -> String {
         iso8601(now.addingTimeInterval(TimeInterval(seconds)))
     }
 
     /// Base64(HMAC-SHA512(secret, "key=" + key + "expiration=" + expiration)), with `/` → `_` and
     /// `+` → `-`, padding kept.
-    public static func sign(key: String, expiration: String, secret: String) -> String {
+    package static func sign(key: String, expiration: String, secret: String) -> String {
         let mac = HMAC<SHA512>.authenticationCode(
             for: Data("key=\(key)expiration=\(expiration)".utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return Data(mac).base64EncodedString().replacingOccurrences(of: "/", with: "_")
@@ -18,7 +18,7 @@ public enum StoryIoTSignature {
     }
 
     /// Whether `signature` is right for `key` and `expiration` (compared in constant time).
-    public static func verify(signature: String, key: String, expiration: String, secret: String) -> Bool {
+    package static func verify(signature: String, key: String, expiration: String, secret: String) -> Bool {
         let expected = Array(sign(key: key, expiration: expiration, secret: secret).utf8)
         let given = Array(signature.utf8)
         guard expected.count == given.count else { return false }
@@ -28,7 +28,7 @@ public enum StoryIoTSignature {
     }
 
     /// The publish URL: `{endpoint}/{hub}/publish/?key=…&expiration=…&signature=…`, values URL-encoded.
-    public static func publishURL(endpoint: String, hub: String, key: String, secret: String, now: Date = Date(), expirationSeconds: Int)
+    package static func publishURL(endpoint: String, hub: String, key: String, secret: String, now: Date = Date(), expirationSeconds: Int)
         -> String
     {
         let expiration = expiration(now: now, seconds: expirationSeconds)
@@ -51,7 +51,7 @@ public enum StoryIoTSignature {
     }
 
     /// Parses an expiration value.
-    public static func parseExpiration(_ text: String) -> Date? {
+    package static func parseExpiration(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         if let date = formatter.date(from: text) { return date }
@@ -62,14 +62,14 @@ public enum StoryIoTSignature {
 
 /// Header values must be ASCII: Cyrillic is transliterated, accents are dropped, anything else
 /// outside printable ASCII is removed.
-public enum ASCIIHeader {
+package enum ASCIIHeader {
     private static let cyrillic: [Character: String] = [
         "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i", "й": "y",
         "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f",
         "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu", "я": "ya",
     ]
 
-    public static func sanitize(_ value: String) -> String {
+    package static func sanitize(_ value: String) -> String {
         var result = ""
         for character in value {
             let lower = Character(character.lowercased())

@@ -5,8 +5,11 @@ import Foundation
 public struct UploadSettings: Sendable, Hashable, Codable {
     /// Base URL of the collector, e.g. `http://127.0.0.1:8090`.
     public var endpoint: String
+    /// The StoryIoT hub the records are published to (`storybridge` by default).
     public var hub: String
+    /// The StoryIoT key that signs the requests.
     public var key: String
+    /// The StoryIoT secret that signs the requests.
     public var secret: String
     /// Seconds a signed request stays valid (default 180).
     public var expiration: Int
@@ -20,10 +23,12 @@ public struct UploadSettings: Sendable, Hashable, Codable {
     public var maxBackoffSeconds: Double
     /// Caps of the upload queue.
     public var maxQueuedRecords: Int
+    /// The most bytes the upload queue holds.
     public var maxQueuedBytes: Int
     /// A stable id of this device for `s-m-did` (default: the host name).
     public var deviceId: String
 
+    /// Settings for `endpoint` with the StoryIoT `key` and `secret`; the rest default as documented on each property.
     public init(
         endpoint: String, hub: String = "storybridge", key: String, secret: String, expiration: Int = 180,
         intervalSeconds: Double = 10, batchSize: Int = 100, requestTimeoutSeconds: Double = 15,
@@ -44,6 +49,7 @@ public struct UploadSettings: Sendable, Hashable, Codable {
         self.deviceId = deviceId
     }
 
+    /// Reads the config file's `upload` section; an absent key keeps its default.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = UploadSettings(endpoint: "", key: "", secret: "")
@@ -62,7 +68,7 @@ public struct UploadSettings: Sendable, Hashable, Codable {
     }
 
     /// The queue caps as the store takes them.
-    public var outboxLimits: OutboxLimits {
+    package var outboxLimits: OutboxLimits {
         OutboxLimits(maxQueuedRecords: maxQueuedRecords, maxQueuedBytes: maxQueuedBytes)
     }
 

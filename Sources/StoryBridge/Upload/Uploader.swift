@@ -14,18 +14,18 @@ import NIOHTTP1
 /// that gets any other 4xx (kept, counted, listable and re-queueable) so it cannot block the rest.
 public actor Uploader {
     /// What one pass did.
-    public struct PassResult: Sendable, Hashable {
-        public var sent = 0
-        public var retried = 0
-        public var setAside = 0
+    package struct PassResult: Sendable, Hashable {
+        package var sent = 0
+        package var retried = 0
+        package var setAside = 0
         /// The collector could not take records (unreachable, 5xx, 429): the pass stopped early.
-        public var collectorFailing = false
+        package var collectorFailing = false
         /// Seconds the collector asked to wait, if it did.
-        public var retryAfter: Double?
+        package var retryAfter: Double?
         /// Whether more records were due than one batch held.
-        public var moreDue = false
+        package var moreDue = false
 
-        public init() {}
+        package init() {}
     }
 
     let store: AnalyticsStore
@@ -61,7 +61,7 @@ public actor Uploader {
     }
 
     /// Releases the HTTP client. Call once, after the last pass.
-    public func shutdown() async {
+    package func shutdown() async {
         do {
             try await client.shutdown()
         } catch {
@@ -73,7 +73,7 @@ public actor Uploader {
     /// once while a backlog remains, and with growing, jittered pauses while the collector fails.
     /// Cancellation ends the loop between passes: a pass already started finishes, so no request
     /// is abandoned midway and every record it took is marked.
-    public func run() async {
+    package func run() async {
         while !Task.isCancelled {
             let result = await Task { await runOnce() }.value
             let delay: Double
@@ -90,7 +90,7 @@ public actor Uploader {
     }
 
     /// One pass: publishes the records that are due, oldest first, up to one batch.
-    public func runOnce() async -> PassResult {
+    package func runOnce() async -> PassResult {
         var result = PassResult()
         let due: [OutboxRecord]
         do {

@@ -12,13 +12,13 @@ public actor Viewer {
     /// lock, so a reader that does not wait for the actor never sees half of one.
     private nonisolated let stored: Mutex<ViewerState>
     /// Waits for answers given in the browser chrome.
-    public nonisolated let prompts = ViewerPrompts()
+    package nonisolated let prompts = ViewerPrompts()
     /// `getCurrentSlideName`'s `Data` for the slide it was made for, written as JSON once per slide
     /// (content asks for it on every slide, often several times).
     private nonisolated let slideNameAnswer = WrittenAnswer<String>()
 
     /// A function that delivers an event to one open connection.
-    public typealias EventSink = @Sendable (HostEvent) -> Void
+    package typealias EventSink = @Sendable (HostEvent) -> Void
 
     private var connections: [(id: UUID, sink: EventSink)] = []
     private var undelivered: [HostEvent] = []
@@ -40,7 +40,7 @@ public actor Viewer {
 
     /// Creates a viewer with the id its page sent; `eventObserver` is told of every event sent.
     /// `idleSince` starts its idle time (now, for a viewer nobody holds yet).
-    public init(id: String, idleSince: Date = Date(), eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
+    package init(id: String, idleSince: Date = Date(), eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
         self.id = id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: idleSince))
@@ -48,7 +48,7 @@ public actor Viewer {
     }
 
     /// Brings back a viewer that left memory, as it was; its idle time restarts at `now`.
-    public init(snapshot: ViewerSnapshot, now: Date, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
+    package init(snapshot: ViewerSnapshot, now: Date, eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil) {
         self.id = snapshot.id
         self.eventObserver = eventObserver
         self.activity = Mutex(Activity(idleSince: now))
@@ -57,7 +57,7 @@ public actor Viewer {
     }
 
     /// What the viewer keeps when it leaves memory; a viewer held now counts as idle from `now`.
-    public func snapshot(at now: Date) -> ViewerSnapshot {
+    package func snapshot(at now: Date) -> ViewerSnapshot {
         ViewerSnapshot(id: id, state: state, lastPageLoad: lastPageLoad, idleSince: idleSince ?? now)
     }
 
@@ -91,7 +91,7 @@ public actor Viewer {
     }
 
     /// Since when nobody has held the viewer; `nil` while it is held.
-    public nonisolated var idleSince: Date? {
+    package nonisolated var idleSince: Date? {
         activity.withLock { $0.leases == 0 ? $0.idleSince : nil }
     }
 
@@ -139,7 +139,7 @@ public actor Viewer {
     // MARK: Connections and events
 
     /// Attaches a connection; events sent while none was attached are delivered to it now.
-    public func attach(connection: UUID, sink: @escaping EventSink) {
+    package func attach(connection: UUID, sink: @escaping EventSink) {
         connections.append((connection, sink))
         let backlog = undelivered
         undelivered.removeAll()
@@ -147,7 +147,7 @@ public actor Viewer {
     }
 
     /// Detaches a connection that closed.
-    public func detach(connection: UUID) {
+    package func detach(connection: UUID) {
         connections.removeAll { $0.id == connection }
     }
 
@@ -165,22 +165,22 @@ public actor Viewer {
     // MARK: Navigation
 
     /// What a page load meant for the viewer.
-    public struct SlideEntry: Sendable, Hashable {
+    package struct SlideEntry: Sendable, Hashable {
         /// `false` when the same page reconnected (no new slide view).
-        public var isNewPageLoad: Bool
+        package var isNewPageLoad: Bool
         /// The slide shown before, if any (same or other presentation).
-        public var previousSlide: String?
+        package var previousSlide: String?
         /// The presentation shown before, if any.
-        public var previousPresentationId: Int?
+        package var previousPresentationId: Int?
         /// What caused this load.
-        public var cause: NavigationCause
+        package var cause: NavigationCause
     }
 
     /// Records that the page `pageLoad` shows `slide` of `presentationId`. A reconnect of the same
     /// page load changes nothing. Navigation data handed over by a pending `go`/`open` to this very
     /// slide becomes the slide's navigation data; any other load gets `{}`.
     @discardableResult
-    public func enterSlide(presentationId: Int, slide: String, pageLoad: String) -> SlideEntry {
+    package func enterSlide(presentationId: Int, slide: String, pageLoad: String) -> SlideEntry {
         let before = state
         let previousSlide = before.currentSlide
         let previousPresentation = before.presentationId
@@ -217,12 +217,12 @@ public actor Viewer {
     }
 
     /// Remembers a navigation the host is about to ask the page for.
-    public func expectNavigation(_ navigation: PendingNavigation) {
+    package func expectNavigation(_ navigation: PendingNavigation) {
         change { $0.pendingNavigation = navigation }
     }
 
     /// Records that the next page load comes from a deep link.
-    public func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
+    package func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
         guard pageLoad != lastPageLoad else { return }
         change { state in
             state.inboundDeepLink = link
@@ -233,7 +233,7 @@ public actor Viewer {
 
     /// Changes the outbound deep link.
     @discardableResult
-    public func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
+    package func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
         self.change { state in
             change(&state.outboundDeepLink)
             return state.outboundDeepLink
@@ -241,12 +241,12 @@ public actor Viewer {
     }
 
     /// Sets the analytics session of the presentation shown.
-    public func setSession(_ id: String?) {
+    package func setSession(_ id: String?) {
         change { $0.sessionId = id }
     }
 
     /// Notes when and how the current slide was entered.
-    public func markSlideEntered(at date: Date, navigation: String) {
+    package func markSlideEntered(at date: Date, navigation: String) {
         change { state in
             state.slideEnteredAt = date
             state.slideNavigation = navigation
@@ -254,7 +254,7 @@ public actor Viewer {
     }
 
     /// Records that the viewer closed its presentation (the page then leaves the slides).
-    public func closePresentation() {
+    package func closePresentation() {
         change { state in
             state.presentationId = nil
             state.currentSlide = nil
@@ -269,7 +269,7 @@ public actor Viewer {
 
     /// Changes the viewer chrome and returns the new flags.
     @discardableResult
-    public func updateChrome(_ change: @Sendable (inout ChromeFlags) -> Void) -> ChromeFlags {
+    package func updateChrome(_ change: @Sendable (inout ChromeFlags) -> Void) -> ChromeFlags {
         self.change { state in
             change(&state.chrome)
             return state.chrome

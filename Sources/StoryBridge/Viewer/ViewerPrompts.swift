@@ -1,13 +1,13 @@
 /// Things the host waits for the viewer to do in the browser chrome: close a media overlay,
 /// answer "save the session?". Each wait has an id that the page sends back with the answer.
-public actor ViewerPrompts {
+package actor ViewerPrompts {
     private var waiting: [String: CheckedContinuation<JSONValue?, Never>] = [:]
     private var early: [String: JSONValue] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Waits for the answer to prompt `id`; `nil` when the wait is cancelled (the page went away).
-    public func answer(to id: String) async -> JSONValue? {
+    package func answer(to id: String) async -> JSONValue? {
         if let value = early.removeValue(forKey: id) { return value }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -21,7 +21,7 @@ public actor ViewerPrompts {
     /// Delivers the answer to prompt `id`. An answer that arrives before the wait starts is kept
     /// for it. Returns `false` when nobody waits for it yet.
     @discardableResult
-    public func resolve(_ id: String, with value: JSONValue?) -> Bool {
+    package func resolve(_ id: String, with value: JSONValue?) -> Bool {
         if let continuation = waiting.removeValue(forKey: id) {
             continuation.resume(returning: value)
             return true
@@ -34,8 +34,8 @@ public actor ViewerPrompts {
     }
 
     /// Whether a prompt is open.
-    public func isWaiting(_ id: String) -> Bool { waiting[id] != nil }
+    package func isWaiting(_ id: String) -> Bool { waiting[id] != nil }
 
     /// The ids of the open prompts.
-    public var open: [String] { Array(waiting.keys) }
+    package var open: [String] { Array(waiting.keys) }
 }

@@ -7,7 +7,7 @@ import Logging
 /// (``evictIdle(before:)``): its ``ViewerSnapshot`` goes to the database. When its tab comes back,
 /// ``lease(id:)`` reads it back and the tab continues as before. Memory is then bounded by the
 /// viewers active within the idle time, however many tabs the host has ever seen.
-public actor ViewerRegistry {
+package actor ViewerRegistry {
     private var viewers: [String: Viewer] = [:]
     /// Viewers being read back from the database, by id.
     private var arrivals: [String: Task<Void, Never>] = [:]
@@ -15,13 +15,13 @@ public actor ViewerRegistry {
     private var departures: [String: Task<Viewer?, Never>] = [:]
     private let eventObserver: (@Sendable (String, HostEvent) -> Void)?
     /// Where viewers that leave memory are kept; `nil` keeps every viewer in memory.
-    public nonisolated let store: ViewerStore?
+    package nonisolated let store: ViewerStore?
     private let clock: any HostClock
     private let logger: Logger
 
     /// Creates an empty registry; `eventObserver` is told of every event sent to any viewer.
     /// With a `store`, idle viewers can leave memory (``evictIdle(before:)``) and come back.
-    public init(
+    package init(
         store: ViewerStore? = nil, clock: any HostClock = SystemHostClock(), logger: Logger = Logger(label: "storybridge.viewers"),
         eventObserver: (@Sendable (String, HostEvent) -> Void)? = nil
     ) {
@@ -32,7 +32,7 @@ public actor ViewerRegistry {
     }
 
     /// The viewer with this id: in memory, read back from the database, or new.
-    public func viewer(id: String) async -> Viewer {
+    package func viewer(id: String) async -> Viewer {
         while true {
             if let existing = viewers[id] { return existing }
             await arrival(of: id).value
@@ -41,7 +41,7 @@ public actor ViewerRegistry {
 
     /// The viewer with this id (as ``viewer(id:)``), held in memory until ``release(_:)``: a page
     /// connection holds its viewer while it is served.
-    public func lease(id: String) async -> Viewer {
+    package func lease(id: String) async -> Viewer {
         while true {
             if let existing = viewers[id], existing.lease() { return existing }
             await arrival(of: id).value
@@ -49,7 +49,7 @@ public actor ViewerRegistry {
     }
 
     /// Ends a lease taken with ``lease(id:)``; the viewer is idle from now when none is left.
-    public nonisolated func release(_ viewer: Viewer) {
+    package nonisolated func release(_ viewer: Viewer) {
         viewer.release(at: clock.now)
     }
 
@@ -89,19 +89,19 @@ public actor ViewerRegistry {
     }
 
     /// The viewer with this id, if it is in memory.
-    public func existingViewer(id: String) -> Viewer? { viewers[id] }
+    package func existingViewer(id: String) -> Viewer? { viewers[id] }
 
     /// The viewers in memory.
-    public var all: [Viewer] { Array(viewers.values) }
+    package var all: [Viewer] { Array(viewers.values) }
 
     /// How many viewers are in memory.
-    public var count: Int { viewers.count }
+    package var count: Int { viewers.count }
 
     /// Moves every viewer nobody has held since before `cutoff` to the database and out of
     /// memory; returns how many left. A viewer whose state cannot be written stays in memory.
     /// Without a store nothing leaves.
     @discardableResult
-    public func evictIdle(before cutoff: Date) async -> Int {
+    package func evictIdle(before cutoff: Date) async -> Int {
         guard let store else { return 0 }
         var leaving: [Viewer] = []
         for (id, viewer) in viewers where viewer.retireIfIdle(before: cutoff) {
@@ -137,7 +137,7 @@ public actor ViewerRegistry {
     /// Writes every viewer in memory to the database (at shutdown), so the tabs continue after a
     /// restart; returns how many were written.
     @discardableResult
-    public func persistAll() async -> Int {
+    package func persistAll() async -> Int {
         guard let store else { return 0 }
         var written = 0
         for viewer in viewers.values {

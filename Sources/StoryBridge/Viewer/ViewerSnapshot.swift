@@ -5,27 +5,27 @@ import GRDB
 /// tab needs to continue as before (history, navigation data, chrome flags, deep links, its
 /// session), and since when it has been idle. Events queued for a page that never came back and
 /// open prompts are not kept.
-public struct ViewerSnapshot: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
-    public static let databaseTableName = "viewer"
+package struct ViewerSnapshot: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord, StoredRecord, TimestampedAsText {
+    package static let databaseTableName = "viewer"
     static let idColumn = CodingKeys.id.rawValue
 
     /// The columns; each property is its column.
-    public enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
+    package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, state, lastPageLoad, sessionId, idleSince
     }
 
     /// The viewer id its page sent.
-    public var id: String
+    package var id: String
     /// Its navigation state (stored as JSON).
-    public var state: ViewerState
+    package var state: ViewerState
     /// The page load it showed last, so a reconnect of that same page is not a new slide view.
-    public var lastPageLoad: String?
+    package var lastPageLoad: String?
     /// Its analytics session (also in ``state``; a column of its own for queries).
-    public var sessionId: String?
+    package var sessionId: String?
     /// When its last page connection closed: its last activity.
-    public var idleSince: Date
+    package var idleSince: Date
 
-    public init(id: String, state: ViewerState, lastPageLoad: String?, idleSince: Date) {
+    package init(id: String, state: ViewerState, lastPageLoad: String?, idleSince: Date) {
         self.id = id
         self.state = state
         self.lastPageLoad = lastPageLoad
@@ -35,35 +35,35 @@ public struct ViewerSnapshot: Sendable, Hashable, Codable, FetchableRecord, Pers
 }
 
 /// The viewers that left memory, in the database.
-public final class ViewerStore: Sendable {
-    public let database: StoryBridgeDatabase
+package final class ViewerStore: Sendable {
+    package let database: StoryBridgeDatabase
 
-    public init(database: StoryBridgeDatabase) {
+    package init(database: StoryBridgeDatabase) {
         self.database = database
     }
 
     private typealias Column = ViewerSnapshot.CodingKeys
 
     /// Keeps `snapshot`, replacing the viewer's earlier one.
-    public func save(_ snapshot: ViewerSnapshot) async throws {
+    package func save(_ snapshot: ViewerSnapshot) async throws {
         try await database.write { db in try snapshot.save(db) }
     }
 
     /// Takes the viewer `id` back out of the database, if it is there: the returning viewer lives
     /// in memory again and its row is deleted.
-    public func takeBack(id: String) async throws -> ViewerSnapshot? {
+    package func takeBack(id: String) async throws -> ViewerSnapshot? {
         guard let snapshot = try await snapshot(id: id) else { return nil }
         _ = try await database.write { db in try ViewerSnapshot.deleteOne(db, key: id) }
         return snapshot
     }
 
     /// The stored viewer `id`, if any.
-    public func snapshot(id: String) async throws -> ViewerSnapshot? {
+    package func snapshot(id: String) async throws -> ViewerSnapshot? {
         try await database.pool.read { db in try ViewerSnapshot.readOne(db, ViewerSnapshot.filter(key: id)) }
     }
 
     /// Stored viewers that hold a session and have been idle since before `cutoff`, oldest first.
-    public func holdingSessions(idleBefore cutoff: Date, limit: Int = 500) async throws -> [ViewerSnapshot] {
+    package func holdingSessions(idleBefore cutoff: Date, limit: Int = 500) async throws -> [ViewerSnapshot] {
         let stamp = AnalyticsFormat.timestamp(cutoff)
         return try await database.pool.read { db in
             try ViewerSnapshot.readAll(
@@ -74,7 +74,7 @@ public final class ViewerStore: Sendable {
 
     /// Forgets stored viewers idle since before `cutoff` that hold no session; returns how many.
     @discardableResult
-    public func forget(idleBefore cutoff: Date) async throws -> Int {
+    package func forget(idleBefore cutoff: Date) async throws -> Int {
         let stamp = AnalyticsFormat.timestamp(cutoff)
         return try await database.write { db in
             try ViewerSnapshot.filter(Column.sessionId == nil && Column.idleSince < stamp).deleteAll(db)
@@ -82,7 +82,7 @@ public final class ViewerStore: Sendable {
     }
 
     /// How many viewers are stored.
-    public func count() async throws -> Int {
+    package func count() async throws -> Int {
         try await database.pool.read { db in try ViewerSnapshot.fetchCount(db) }
     }
 }

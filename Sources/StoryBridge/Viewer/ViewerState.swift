@@ -2,11 +2,16 @@ import Foundation
 
 /// Which buttons of the viewer chrome are shown (changed by the UI, map and media commands).
 public struct ChromeFlags: Sendable, Hashable, Codable {
+    /// Whether the close button is shown.
     public var closeButton = true
+    /// Whether the map button is shown.
     public var mapButton = true
+    /// Whether the media library button is shown.
     public var mediaLibraryButton = true
+    /// Whether the system buttons are shown.
     public var systemButtons = true
 
+    /// Every button shown.
     public init() {}
 
     /// The flags as sent to the page in a `chrome` event.
@@ -34,11 +39,16 @@ public enum NavigationCause: String, Sendable, Hashable, Codable {
 
 /// A navigation the host has asked the page to perform and which the next page load completes.
 public struct PendingNavigation: Sendable, Hashable, Codable {
+    /// The presentation to load.
     public var presentationId: Int
+    /// The slide to load.
     public var slide: String
+    /// The navigation data the slide receives.
     public var data: JSONValue
+    /// What asked for the navigation.
     public var cause: NavigationCause
 
+    /// A navigation to `slide` of a presentation, with its data and cause.
     public init(presentationId: Int, slide: String, data: JSONValue, cause: NavigationCause) {
         self.presentationId = presentationId
         self.slide = slide
@@ -70,11 +80,12 @@ public struct ViewerState: Sendable, Hashable, Codable {
     /// When the current slide was entered (for its slide view's duration).
     public var slideEnteredAt: Date?
     /// The deep link that brought the viewer here, if any.
-    public var inboundDeepLink: DeepLink?
+    package var inboundDeepLink: DeepLink?
     /// The outbound deep link content prepares.
-    public var outboundDeepLink = OutboundDeepLink()
+    package var outboundDeepLink = OutboundDeepLink()
     /// How the current slide was reached: `in` (content, go, open) or `out` (the host's map).
     public var slideNavigation = "in"
 
+    /// The state of a viewer that has shown nothing yet.
     public init() {}
 }

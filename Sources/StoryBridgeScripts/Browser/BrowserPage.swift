@@ -2,13 +2,13 @@ import Foundation
 import StoryBridge
 
 /// One browser tab: navigate, evaluate JavaScript, click, wait for conditions, take screenshots.
-public final class BrowserPage: Sendable {
+package final class BrowserPage: Sendable {
     /// A script that threw, or a condition that did not come true in time.
-    public enum PageError: Error, CustomStringConvertible {
+    package enum PageError: Error, CustomStringConvertible {
         case scriptFailed(expression: String, message: String)
         case timedOut(condition: String, seconds: Double, last: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .scriptFailed(let expression, let message):
                 return "script failed: \(message)\n  in: \(expression.prefix(200))"
@@ -19,7 +19,7 @@ public final class BrowserPage: Sendable {
     }
 
     /// The DevTools session of the tab.
-    public let devTools: DevToolsConnection
+    package let devTools: DevToolsConnection
 
     init(devTools: DevToolsConnection) {
         self.devTools = devTools
@@ -28,7 +28,7 @@ public final class BrowserPage: Sendable {
     /// Loads `url` and waits until the new document has loaded. The document being left is
     /// marked first, so a check that runs before the navigation commits cannot take the old
     /// document (an `about:blank` is "complete" too) for the new one.
-    public func navigate(to url: String, timeout: Duration = .seconds(20)) async throws {
+    package func navigate(to url: String, timeout: Duration = .seconds(20)) async throws {
         let marker = UUID().uuidString
         _ = try? await evaluate("window.__storybridgeLeaving = '\(marker)'")
         let result = try await devTools.send("Page.navigate", ["url": .string(url)])
@@ -40,14 +40,14 @@ public final class BrowserPage: Sendable {
     }
 
     /// Waits until the document is complete, optionally at a URL containing `fragment`.
-    public func waitForLoad(urlContaining fragment: String?, timeout: Duration = .seconds(20)) async throws {
+    package func waitForLoad(urlContaining fragment: String?, timeout: Duration = .seconds(20)) async throws {
         let urlCheck = fragment.map { "location.href.indexOf(\(JSONValue.string($0).jsonString())) >= 0 && " } ?? ""
         _ = try await waitFor("\(urlCheck)document.readyState === 'complete'", timeout: timeout)
     }
 
     /// Evaluates `expression` (awaiting a promise) and returns its JSON value.
     @discardableResult
-    public func evaluate(_ expression: String) async throws -> JSONValue {
+    package func evaluate(_ expression: String) async throws -> JSONValue {
         let result = try await devTools.send(
             "Runtime.evaluate",
             ["expression": .string(expression), "returnByValue": true, "awaitPromise": true])
@@ -61,7 +61,7 @@ public final class BrowserPage: Sendable {
 
     /// Polls `condition` until it is truthy and returns its value.
     @discardableResult
-    public func waitFor(_ condition: String, timeout: Duration = .seconds(15)) async throws -> JSONValue {
+    package func waitFor(_ condition: String, timeout: Duration = .seconds(15)) async throws -> JSONValue {
         let deadline = ContinuousClock.now + timeout
         var last = JSONValue.null
         while ContinuousClock.now < deadline {
@@ -83,7 +83,7 @@ public final class BrowserPage: Sendable {
     }
 
     /// Clicks the first element matching `selector`.
-    public func click(_ selector: String) async throws {
+    package func click(_ selector: String) async throws {
         let quoted = JSONValue.string(selector).jsonString()
         try await evaluate(
             "(function(){var e=document.querySelector(\(quoted));if(!e){throw new Error('no element '+\(quoted));}e.click();return true;})()"
@@ -91,7 +91,7 @@ public final class BrowserPage: Sendable {
     }
 
     /// Types `text` into the input matching `selector` (replacing its value) and fires `input`.
-    public func type(_ selector: String, _ text: String) async throws {
+    package func type(_ selector: String, _ text: String) async throws {
         let quoted = JSONValue.string(selector).jsonString()
         let value = JSONValue.string(text).jsonString()
         try await evaluate(
@@ -100,14 +100,14 @@ public final class BrowserPage: Sendable {
     }
 
     /// The text content of the first element matching `selector`, or `nil` when there is none.
-    public func text(_ selector: String) async throws -> String? {
+    package func text(_ selector: String) async throws -> String? {
         let quoted = JSONValue.string(selector).jsonString()
         return try await evaluate("(function(){var e=document.querySelector(\(quoted));return e?e.textContent:null;})()")
             .stringValue
     }
 
     /// A PNG screenshot of the viewport.
-    public func screenshot() async throws -> Data {
+    package func screenshot() async throws -> Data {
         let result = try await devTools.send("Page.captureScreenshot", ["format": "png"])
         guard let encoded = result["data"]?.stringValue, let data = Data(base64Encoded: encoded) else {
             throw PageError.scriptFailed(expression: "Page.captureScreenshot", message: "no image data")
@@ -116,7 +116,7 @@ public final class BrowserPage: Sendable {
     }
 
     /// Closes the tab's DevTools session.
-    public func close() async {
+    package func close() async {
         _ = try? await devTools.send("Page.close")
         await devTools.close()
     }

@@ -3,16 +3,16 @@ import StoryBridge
 import Synchronization
 
 /// A Chrome DevTools Protocol session over one WebSocket: numbered commands with awaited results.
-public final class DevToolsConnection: Sendable {
+package final class DevToolsConnection: Sendable {
     /// A command that failed in the browser.
-    public struct ProtocolError: Error, CustomStringConvertible {
-        public let method: String
-        public let message: String
-        public var description: String { "DevTools \(method) failed: \(message)" }
+    package struct ProtocolError: Error, CustomStringConvertible {
+        package let method: String
+        package let message: String
+        package var description: String { "DevTools \(method) failed: \(message)" }
 
         /// Whether the command failed only because the page navigated while it ran (its
         /// JavaScript context was destroyed), so asking again reaches the new document.
-        public var isNavigationRace: Bool {
+        package var isNavigationRace: Bool {
             ["navigated or closed", "Cannot find context", "context was destroyed"].contains { message.contains($0) }
         }
     }
@@ -21,14 +21,14 @@ public final class DevToolsConnection: Sendable {
     private let nextId = Atomic<Int>(0)
     private let waiters = Mutex<[Int: CheckedContinuation<JSONValue?, Never>]>([:])
     /// Protocol events (`{"method", "params"}`), in order.
-    public let events = Mailbox<JSONValue>()
+    package let events = Mailbox<JSONValue>()
 
     private init(connection: WebSocketTextConnection) {
         self.connection = connection
     }
 
     /// Connects to a DevTools WebSocket URL.
-    public static func connect(url: String) async throws -> DevToolsConnection {
+    package static func connect(url: String) async throws -> DevToolsConnection {
         let session = DevToolsConnection(connection: try await WebSocketTextConnection.connect(url: url))
         Task { await session.readLoop() }
         return session
@@ -54,7 +54,7 @@ public final class DevToolsConnection: Sendable {
 
     /// Sends `method` with `params` and returns its `result`.
     @discardableResult
-    public func send(_ method: String, _ params: JSONValue = .emptyObject, timeout: Duration = .seconds(30)) async throws
+    package func send(_ method: String, _ params: JSONValue = .emptyObject, timeout: Duration = .seconds(30)) async throws
         -> JSONValue
     {
         let id = nextId.add(1, ordering: .relaxed).newValue
@@ -76,7 +76,7 @@ public final class DevToolsConnection: Sendable {
     }
 
     /// Closes the session.
-    public func close() async {
+    package func close() async {
         await connection.close()
     }
 }

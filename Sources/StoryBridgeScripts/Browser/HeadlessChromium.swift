@@ -4,13 +4,13 @@ import Synchronization
 
 /// A headless Chromium process driven over the DevTools protocol: the real browser path of the
 /// end-to-end tests. Runs as root with `--no-sandbox`, in a throw-away profile.
-public final class HeadlessChromium: Sendable {
+package final class HeadlessChromium: Sendable {
     /// Why Chromium could not be used.
-    public enum LaunchError: Error, CustomStringConvertible {
+    package enum LaunchError: Error, CustomStringConvertible {
         case notInstalled(searched: [String])
         case didNotStart(binary: String, detail: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notInstalled(let searched):
                 return "no Chromium found (looked for \(searched.joined(separator: ", "))). "
@@ -22,12 +22,12 @@ public final class HeadlessChromium: Sendable {
     }
 
     /// The binary names looked up on `PATH`, in order.
-    public static let candidateNames = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+    package static let candidateNames = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
 
-    public let binary: String
-    public let devToolsPort: Int
+    package let binary: String
+    package let devToolsPort: Int
     /// The browser-wide DevTools path, `/devtools/browser/<id>`.
-    public let browserPath: String
+    package let browserPath: String
     private let process: LaunchedProcess
     private let profile: URL
 
@@ -40,7 +40,7 @@ public final class HeadlessChromium: Sendable {
     }
 
     /// Finds a Chromium binary: `explicit`, then `$STORYBRIDGE_CHROMIUM`, then `PATH`.
-    public static func locate(explicit: String? = nil) throws -> String {
+    package static func locate(explicit: String? = nil) throws -> String {
         // A binary named explicitly is the only one tried: a typo must not silently pick another browser.
         if let explicit {
             guard FileManager.default.isExecutableFile(atPath: explicit) else { throw LaunchError.notInstalled(searched: [explicit]) }
@@ -63,7 +63,7 @@ public final class HeadlessChromium: Sendable {
     }
 
     /// Starts Chromium headless and waits for its DevTools endpoint.
-    public static func launch(
+    package static func launch(
         binary explicit: String? = nil, extraArguments: [String] = [], timeout: Duration = .seconds(30)
     ) async throws
         -> HeadlessChromium
@@ -107,7 +107,7 @@ public final class HeadlessChromium: Sendable {
     }
 
     /// Opens a new tab in the browser's window.
-    public func newPage() async throws -> BrowserPage {
+    package func newPage() async throws -> BrowserPage {
         try await newPage(inNewWindow: false)
     }
 
@@ -116,7 +116,7 @@ public final class HeadlessChromium: Sendable {
     /// Headless Chromium renders only the tab in front of each window: a second tab of the same
     /// window runs no animation frames and takes no screenshots. Pages that must work at the same
     /// time (such as the two of the `shots` pipeline) each need their own window.
-    public func newPage(inNewWindow: Bool) async throws -> BrowserPage {
+    package func newPage(inNewWindow: Bool) async throws -> BrowserPage {
         let browser = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)\(browserPath)")
         let created = try await browser.send(
             "Target.createTarget", ["url": "about:blank", "newWindow": .bool(inNewWindow)])
@@ -132,7 +132,7 @@ public final class HeadlessChromium: Sendable {
 
     /// Ends the browser (SIGTERM; SIGKILL if it still runs 10 s later), awaits its exit without
     /// holding a thread, and removes its profile.
-    public func close() async {
+    package func close() async {
         if process.isRunning { process.terminate() }
         await process.exit(killingAfter: .seconds(10))
         LaunchedBrowsers.forget(process.processIdentifier)
@@ -141,7 +141,7 @@ public final class HeadlessChromium: Sendable {
 
     /// Runs `body` with this browser, then closes it, whether `body` returned or threw (what a
     /// `defer` would do, which cannot await).
-    public func closingAfter<Result>(_ body: (HeadlessChromium) async throws -> Result) async rethrows -> Result {
+    package func closingAfter<Result>(_ body: (HeadlessChromium) async throws -> Result) async rethrows -> Result {
         let result: Result
         do {
             result = try await body(self)

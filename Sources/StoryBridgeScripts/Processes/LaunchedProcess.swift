@@ -21,9 +21,9 @@ import SystemPackage
 /// runs: its exit is collected after this type has seen it end, so an identifier that a signal is
 /// sent to is never another process's. Wait for the end with ``exit()`` (or
 /// ``exit(killingAfter:)``); ``waitUntilExit()`` blocks a thread and is for threads of their own.
-public final class LaunchedProcess: Sendable {
+package final class LaunchedProcess: Sendable {
     /// Where one of the child's standard streams goes.
-    public enum Stream: Sendable {
+    package enum Stream: Sendable {
         /// This process's own stream.
         case inherit
         /// `/dev/null`.
@@ -37,7 +37,7 @@ public final class LaunchedProcess: Sendable {
     }
 
     /// How the child ended.
-    public enum TerminationReason: Sendable, Equatable {
+    package enum TerminationReason: Sendable, Equatable {
         /// It exited: ``terminationStatus`` is its exit code.
         case exit
         /// A signal ended it: ``terminationStatus`` is the signal's number.
@@ -45,12 +45,12 @@ public final class LaunchedProcess: Sendable {
     }
 
     /// Why the child could not be started.
-    public struct LaunchError: Error, CustomStringConvertible {
+    package struct LaunchError: Error, CustomStringConvertible {
         /// The program that was to run.
-        public let executable: String
+        package let executable: String
         /// What went wrong, in swift-subprocess's words.
-        public let reason: String
-        public var description: String { "could not start \(executable): \(reason)" }
+        package let reason: String
+        package var description: String { "could not start \(executable): \(reason)" }
     }
 
     /// Running, or ended with its termination status (known before its exit is collected).
@@ -60,7 +60,7 @@ public final class LaunchedProcess: Sendable {
     }
 
     /// The child's process id.
-    public let processIdentifier: Int32
+    package let processIdentifier: Int32
     private let state: ChildState
     /// The task holding swift-subprocess's `run` open until the child has ended.
     private let supervisor: Task<TerminationStatus, any Error>
@@ -79,7 +79,7 @@ public final class LaunchedProcess: Sendable {
     /// Starts `executable` with `arguments` and `environment` (`nil`: this process's) and returns
     /// once it runs. Throws ``LaunchError`` when it cannot be started (no such program, not
     /// executable...).
-    public static func launch(
+    package static func launch(
         _ executable: URL, arguments: [String] = [], environment: [String: String]? = nil, input: Stream = .inherit,
         output: Stream = .inherit, error: Stream = .inherit
     ) async throws(LaunchError) -> LaunchedProcess {
@@ -134,12 +134,12 @@ public final class LaunchedProcess: Sendable {
     /// Whether the child has not ended yet. Asks the system (without collecting the exit), so it
     /// does not wait for the supervising task: ``waitUntilExit()`` works with every cooperative
     /// thread blocked.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         !state.checkEnded(processIdentifier)
     }
 
     /// Its exit code, or the number of the signal that ended it; 0 while it runs.
-    public var terminationStatus: Int32 {
+    package var terminationStatus: Int32 {
         guard case .ended(let status) = state.life.withLock({ $0 }) else { return 0 }
         switch status {
         case .exited(let code): return code
@@ -148,23 +148,23 @@ public final class LaunchedProcess: Sendable {
     }
 
     /// How it ended (`.exit` while it runs).
-    public var terminationReason: TerminationReason {
+    package var terminationReason: TerminationReason {
         guard case .ended(let status) = state.life.withLock({ $0 }) else { return .exit }
         if case .signaled = status { return .uncaughtSignal }
         return .exit
     }
 
     /// Sends SIGTERM, when it is still running.
-    public func terminate() { send(SIGTERM) }
+    package func terminate() { send(SIGTERM) }
 
     /// Sends SIGINT (Ctrl-C), when it is still running.
-    public func interrupt() { send(SIGINT) }
+    package func interrupt() { send(SIGINT) }
 
     /// Sends SIGKILL, when it is still running.
-    public func kill() { send(SIGKILL) }
+    package func kill() { send(SIGKILL) }
 
     /// Sends `signal` to the child while it runs; nothing once it has ended.
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         // Under the lock, so the watcher cannot mark it ended (and let its exit be collected) meanwhile.
         state.life.withLock { life in
             if case .running = life { _ = Glibc.kill(processIdentifier, signal) }
@@ -174,7 +174,7 @@ public final class LaunchedProcess: Sendable {
     /// Waits for the child to end and returns its status (exit code or signal number), without
     /// holding a thread.
     @discardableResult
-    public func exit() async -> Int32 {
+    package func exit() async -> Int32 {
         _ = try? await supervisor.value
         return terminationStatus
     }
@@ -182,7 +182,7 @@ public final class LaunchedProcess: Sendable {
     /// Waits up to `limit` for the child to end and kills it (SIGKILL) if it has not; answers whether
     /// it ended by itself.
     @discardableResult
-    public func exit(killingAfter limit: Duration) async -> Bool {
+    package func exit(killingAfter limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -195,7 +195,7 @@ public final class LaunchedProcess: Sendable {
 
     /// Blocks the calling thread until the child has ended (call it from a thread of its own,
     /// never a cooperative one; async code awaits ``exit()``).
-    public func waitUntilExit() {
+    package func waitUntilExit() {
         while isRunning { usleep(1_000) }
     }
 }

@@ -8,13 +8,13 @@ import Synchronization
 /// with its answer as the expectation (`status`, `code`, and `dataLike`: the answer, with ids and
 /// times matched by type, see ``VolatileFields``). The file is rewritten after every step, so a
 /// host stopped any way leaves the recording up to its last step.
-public final class ClickThroughRecorder: Sendable {
+package final class ClickThroughRecorder: Sendable {
     /// A presentation the script serves: its files (folder or zip) and id.
-    public struct Deck: Sendable {
-        public var path: String
-        public var id: Int
+    package struct Deck: Sendable {
+        package var path: String
+        package var id: Int
 
-        public init(path: String, id: Int) {
+        package init(path: String, id: Int) {
             self.path = path
             self.id = id
         }
@@ -34,12 +34,12 @@ public final class ClickThroughRecorder: Sendable {
     }
 
     /// The script's file.
-    public let file: URL
+    package let file: URL
     /// The presentations served, the first being the script's `presentation`.
-    public let decks: [Deck]
+    package let decks: [Deck]
     private let state = Mutex(State())
 
-    public init(file: URL, decks: [Deck]) {
+    package init(file: URL, decks: [Deck]) {
         self.file = file
         self.decks = decks
     }
@@ -49,12 +49,12 @@ public final class ClickThroughRecorder: Sendable {
 
     /// Follows `feed` from now on until the task is cancelled, rewriting the file after each step;
     /// `onFailure` hears of a file that cannot be written (once per failure run).
-    public func follow(_ feed: InspectorFeed, onFailure: @Sendable (String) -> Void = { _ in }) async {
+    package func follow(_ feed: InspectorFeed, onFailure: @Sendable (String) -> Void = { _ in }) async {
         await follow(feed.subscribe(), of: feed, onFailure: onFailure)
     }
 
     /// Follows a subscription already made to `feed` (so the caller knows it is subscribed).
-    public func follow(
+    package func follow(
         _ subscription: (id: UUID, entries: AsyncStream<String>), of feed: InspectorFeed,
         onFailure: @Sendable (String) -> Void = { _ in }
     ) async {
@@ -82,7 +82,7 @@ public final class ClickThroughRecorder: Sendable {
 
     /// Takes one feed entry; returns whether it added a step.
     @discardableResult
-    public func handle(_ entry: JSONValue) -> Bool {
+    package func handle(_ entry: JSONValue) -> Bool {
         guard let viewerId = entry["viewer"]?.stringValue else { return false }
         switch entry["type"]?.stringValue {
         case "connection":
@@ -140,15 +140,15 @@ public final class ClickThroughRecorder: Sendable {
     }
 
     /// Requests left out because their data was too large for the feed to keep.
-    public var skippedRequests: Int { state.withLock { $0.skipped } }
+    package var skippedRequests: Int { state.withLock { $0.skipped } }
 
     /// How many tests (viewers) and steps are recorded.
-    public var counts: (tests: Int, steps: Int) {
+    package var counts: (tests: Int, steps: Int) {
         state.withLock { state in (state.tests.count, state.tests.reduce(0) { $0 + $1.steps.count }) }
     }
 
     /// The script as JSON (which is YAML too, so any script file name works).
-    public var script: JSONValue {
+    package var script: JSONValue {
         let tests = state.withLock { $0.tests }
         var top: [String: JSONValue] = [
             "name": .string("Recorded click-through"),
@@ -171,7 +171,7 @@ public final class ClickThroughRecorder: Sendable {
     }
 
     /// Writes the script to the file (atomically).
-    public func write() throws {
+    package func write() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(script).write(to: file, options: .atomic)

@@ -5,7 +5,7 @@ import StoryBridgeServer
 /// Records click-throughs of a host into test scripts on demand: the ``RecordingControl`` behind
 /// the inspector's Record/Stop button and `serve --record`. Each start follows the host's feed
 /// with a new ``ClickThroughRecorder``; each stop writes its script a last time.
-public actor ScriptRecordingControl: RecordingControl {
+package actor ScriptRecordingControl: RecordingControl {
     private let decks: [ClickThroughRecorder.Deck]
     private let nextFile: @Sendable () -> URL
     private let onFailure: @Sendable (String) -> Void
@@ -14,7 +14,7 @@ public actor ScriptRecordingControl: RecordingControl {
 
     /// `nextFile` names the script of each recording started; `onFailure` hears of a file that
     /// cannot be written while recording.
-    public init(
+    package init(
         decks: [ClickThroughRecorder.Deck], nextFile: @escaping @Sendable () -> URL,
         onFailure: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -23,7 +23,7 @@ public actor ScriptRecordingControl: RecordingControl {
         self.onFailure = onFailure
     }
 
-    public func start(on host: StoryBridgeHost) async throws -> RecordingStatus {
+    package func start(on host: StoryBridgeHost) async throws -> RecordingStatus {
         if current == nil {
             let recorder = ClickThroughRecorder(file: nextFile(), decks: decks)
             try recorder.write()
@@ -37,7 +37,7 @@ public actor ScriptRecordingControl: RecordingControl {
         return status()
     }
 
-    public func stop() async -> RecordingStatus {
+    package func stop() async -> RecordingStatus {
         if let current {
             current.task.cancel()
             await current.task.value
@@ -48,12 +48,12 @@ public actor ScriptRecordingControl: RecordingControl {
         return status()
     }
 
-    public func status() -> RecordingStatus {
+    package func status() -> RecordingStatus {
         let recorder = current?.recorder ?? last
         let counts = recorder?.counts ?? (tests: 0, steps: 0)
         return RecordingStatus(recording: current != nil, file: recorder?.file.path, viewers: counts.tests, steps: counts.steps)
     }
 
     /// The recorder of the recording under way, or of the last one.
-    public var recorder: ClickThroughRecorder? { current?.recorder ?? last }
+    package var recorder: ClickThroughRecorder? { current?.recorder ?? last }
 }

@@ -8,9 +8,9 @@ import StoryBridge
 /// `Guid` or `At` (`sessionId`, `createdAt`), or containing `time`, `date` or `timestamp` (any
 /// case); or when its value does: a string that is a UUID or starts with an ISO 8601 date and
 /// time, or a number above 10^12 (milliseconds since 1970).
-public enum VolatileFields {
+package enum VolatileFields {
     /// `value` with every volatile member replaced by its type marker.
-    public static func template(of value: JSONValue, key: String? = nil) -> JSONValue {
+    package static func template(of value: JSONValue, key: String? = nil) -> JSONValue {
         switch value {
         case .object(let members):
             return .object(Dictionary(uniqueKeysWithValues: members.map { ($0.key, template(of: $0.value, key: $0.key)) }))

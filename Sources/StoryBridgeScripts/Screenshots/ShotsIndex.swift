@@ -2,39 +2,39 @@ import Foundation
 
 /// What `storybridge shots` wrote: one entry per slide, in the order they were taken, saved as
 /// `index.json` next to the PNGs (and shown by `index.html`).
-public struct ShotsIndex: Sendable, Codable, Hashable {
+package struct ShotsIndex: Sendable, Codable, Hashable {
     /// One slide's screenshot.
-    public struct Entry: Sendable, Codable, Hashable {
+    package struct Entry: Sendable, Codable, Hashable {
         /// The slide's file name, e.g. `index.html`.
-        public var slide: String
+        package var slide: String
         /// The slide's title from its meta tags, if it has one.
-        public var title: String?
+        package var title: String?
         /// The PNG's file name inside the output folder.
-        public var image: String
+        package var image: String
         /// Milliseconds from navigation to the screenshot written.
-        public var milliseconds: Int
+        package var milliseconds: Int
         /// Bridge commands the slide sent and that were not answered before the settle timeout.
-        public var unansweredCommands: [String]
+        package var unansweredCommands: [String]
         /// Animations still running after the animation limit, ended so the picture is stable.
-        public var animationsEnded: Int
+        package var animationsEnded: Int
     }
 
-    public var presentationId: Int
-    public var presentationName: String
-    public var revision: Int
-    public var size: ViewportSize
-    public var slides: [Entry]
+    package var presentationId: Int
+    package var presentationName: String
+    package var revision: Int
+    package var size: ViewportSize
+    package var slides: [Entry]
     /// Milliseconds for the whole run, browser start excluded.
-    public var milliseconds: Int
+    package var milliseconds: Int
 
     /// The entry of `slide`, if it was taken.
-    public func entry(for slide: String) -> Entry? { slides.first { $0.slide == slide } }
+    package func entry(for slide: String) -> Entry? { slides.first { $0.slide == slide } }
 
     /// The index's file name inside an output folder.
-    public static let fileName = "index.json"
+    package static let fileName = "index.json"
 
     /// Reads the index of an output folder.
-    public static func read(from folder: URL) throws -> ShotsIndex {
+    package static func read(from folder: URL) throws -> ShotsIndex {
         try JSONDecoder().decode(ShotsIndex.self, from: Data(contentsOf: folder.appendingPathComponent(fileName)))
     }
 

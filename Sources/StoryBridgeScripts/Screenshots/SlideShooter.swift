@@ -10,19 +10,19 @@ import StoryBridge
 /// (a new compositor frame, its copy and the PNG encoding), loading is mostly the page's and the
 /// host's, so on two or more cores the two overlap. The pictures, files and index order are the
 /// ones a single tab gives.
-public struct SlideShooter: Sendable {
+package struct SlideShooter: Sendable {
     /// How slides are rendered and how long they may take to settle.
-    public struct Options: Sendable {
-        public var size: ViewportSize
+    package struct Options: Sendable {
+        package var size: ViewportSize
         /// How long to keep ending animations that start as others end (each is ended at once).
-        public var animationLimit: Duration
+        package var animationLimit: Duration
         /// A slide whose load event or bridge answers take longer is taken anyway (the index says why).
-        public var settleTimeout: Duration
+        package var settleTimeout: Duration
         /// Two tabs in turn, one captured while the other settles the next slide; `false`: one tab
         /// settles and captures each slide in turn.
-        public var pipelined: Bool
+        package var pipelined: Bool
 
-        public init(
+        package init(
             size: ViewportSize = .standard, animationLimit: Duration = .seconds(2), settleTimeout: Duration = .seconds(10),
             pipelined: Bool = true
         ) {
@@ -34,15 +34,15 @@ public struct SlideShooter: Sendable {
     }
 
     /// Called after each slide: how many are done, how many in all, and the slide just taken.
-    public typealias Progress = @Sendable (_ done: Int, _ total: Int, _ slide: String) -> Void
+    package typealias Progress = @Sendable (_ done: Int, _ total: Int, _ slide: String) -> Void
 
     /// Why a run could not finish.
-    public enum ShotsError: Error, CustomStringConvertible {
+    package enum ShotsError: Error, CustomStringConvertible {
         case noSlides(presentation: String)
         case outputFolder(path: String, reason: String)
         case slideFailed(slide: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .noSlides(let presentation): return "\(presentation) has no slides (no root .html files)"
             case .outputFolder(let path, let reason): return "cannot write screenshots to '\(path)': \(reason)"
@@ -51,17 +51,17 @@ public struct SlideShooter: Sendable {
         }
     }
 
-    public let browser: HeadlessChromium
-    public let options: Options
+    package let browser: HeadlessChromium
+    package let options: Options
 
-    public init(browser: HeadlessChromium, options: Options = Options()) {
+    package init(browser: HeadlessChromium, options: Options = Options()) {
         self.browser = browser
         self.options = options
     }
 
     /// The slides in the order they are taken: the map's tree from `index.html`, depth first in
     /// link order, then the slides no link reaches, by name.
-    public static func order(of presentation: Presentation) -> [Slide] {
+    package static func order(of presentation: Presentation) -> [Slide] {
         let map = presentation.map
         var ordered: [String] = []
         var seen: Set<String> = []
@@ -76,12 +76,12 @@ public struct SlideShooter: Sendable {
     }
 
     /// The PNG's file name of `slide`.
-    public static func imageName(of slide: String) -> String {
+    package static func imageName(of slide: String) -> String {
         (slide.hasSuffix(".html") ? String(slide.dropLast(5)) : slide) + ".png"
     }
 
     /// Screenshots every slide of the presentation in `folder` into `output` (created if missing).
-    public func shoot(
+    package func shoot(
         presentationIn folder: URL, catalog: PresentationFolder.Catalog, to output: URL, progress: Progress? = nil
     ) async throws -> ShotsIndex {
         let presentation = try PresentationFolder.load(folder, catalog: catalog)
@@ -188,7 +188,7 @@ public struct SlideShooter: Sendable {
 
     /// Loads every slide in the same kind of tab and waits only for its load event, taking no
     /// screenshot: the baseline `shots --timing` compares a run with. Returns the milliseconds taken.
-    public func loadOnly(presentationIn folder: URL, catalog: PresentationFolder.Catalog) async throws -> Int {
+    package func loadOnly(presentationIn folder: URL, catalog: PresentationFolder.Catalog) async throws -> Int {
         let presentation = try PresentationFolder.load(folder, catalog: catalog)
         let host = try await TestHost.start(presentationFolders: [folder], catalogs: [catalog])
         let tab: SlideTab

@@ -1,19 +1,19 @@
 /// The size of the browser viewport a slide is rendered in, in CSS pixels (one device pixel each).
-public struct ViewportSize: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
+package struct ViewportSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var width: Int
+    package var height: Int
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
 
     /// The iPad's landscape viewport, which StoryCLM decks are made for.
-    public static let standard = ViewportSize(width: 1024, height: 768)
+    package static let standard = ViewportSize(width: 1024, height: 768)
 
     /// Parses `WIDTHxHEIGHT`, e.g. `1024x768`; `nil` when the text is not two positive whole numbers
     /// of at most 8192.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
             (1...8192).contains(width), (1...8192).contains(height)
@@ -21,5 +21,5 @@ public struct ViewportSize: Sendable, Hashable, Codable, CustomStringConvertible
         self.init(width: width, height: height)
     }
 
-    public var description: String { "\(width)x\(height)" }
+    package var description: String { "\(width)x\(height)" }
 }

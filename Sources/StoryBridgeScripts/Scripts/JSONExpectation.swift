@@ -4,17 +4,17 @@ import StoryBridge
 /// Checks a JSON value against what a script expects: exact value, subset, type, regex on a
 /// string, substring, or a template (`like`) whose `"$type:NAME"` strings match any value of that
 /// type (what `serve --record` writes for ids and times).
-public struct JSONExpectation: Sendable, Hashable {
-    public var exact: JSONValue?
+package struct JSONExpectation: Sendable, Hashable {
+    package var exact: JSONValue?
     /// The same shape and values as `like`, except that a string `"$type:NAME"` matches any value
     /// of type NAME (`null|boolean|number|string|array|object`).
-    public var like: JSONValue?
-    public var subset: JSONValue?
-    public var type: String?
-    public var matches: String?
-    public var contains: String?
+    package var like: JSONValue?
+    package var subset: JSONValue?
+    package var type: String?
+    package var matches: String?
+    package var contains: String?
 
-    public init(
+    package init(
         exact: JSONValue? = nil, subset: JSONValue? = nil, type: String? = nil, matches: String? = nil, contains: String? = nil,
         like: JSONValue? = nil
     ) {
@@ -26,10 +26,10 @@ public struct JSONExpectation: Sendable, Hashable {
         self.contains = contains
     }
 
-    public var isEmpty: Bool { exact == nil && like == nil && subset == nil && type == nil && matches == nil && contains == nil }
+    package var isEmpty: Bool { exact == nil && like == nil && subset == nil && type == nil && matches == nil && contains == nil }
 
     /// Why `value` does not meet the expectation, or `nil` when it does.
-    public func mismatch(_ value: JSONValue, label: String) -> String? {
+    package func mismatch(_ value: JSONValue, label: String) -> String? {
         if let exact, exact != value { return "\(label): expected \(exact.jsonString()), got \(value.jsonString())" }
         if let like, let difference = Self.firstUnlike(like, value, path: label) { return difference }
         if let subset, let path = Self.firstDifference(subset, in: value, path: label) {
@@ -50,7 +50,7 @@ public struct JSONExpectation: Sendable, Hashable {
     }
 
     /// What starts a type marker in a `like` template: `"$type:string"`.
-    public static let typeMarkerPrefix = "$type:"
+    package static let typeMarkerPrefix = "$type:"
 
     /// The first place where `actual` does not have `template`'s shape: a member missing or extra,
     /// an array of another length, a value of another type where a marker stands, or another value.

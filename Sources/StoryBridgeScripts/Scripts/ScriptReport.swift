@@ -1,31 +1,31 @@
 import Foundation
 
 /// What a script run found.
-public struct ScriptReport: Sendable {
+package struct ScriptReport: Sendable {
     /// One test's outcome.
-    public struct TestResult: Sendable {
-        public var script: String
+    package struct TestResult: Sendable {
+        package var script: String
         /// The script file, as named on the command line (`nil` for a script built in memory).
-        public var file: String?
-        public var name: String
-        public var steps: Int
-        public var seconds: Double
+        package var file: String?
+        package var name: String
+        package var steps: Int
+        package var seconds: Double
         /// The failing step (1-based) and what was expected and what came; `nil` when it passed.
-        public var failure: (step: Int, label: String, detail: String)?
-        public var passed: Bool { failure == nil }
+        package var failure: (step: Int, label: String, detail: String)?
+        package var passed: Bool { failure == nil }
         /// What the report groups by: the file, else the script's name.
-        public var group: String { file ?? script }
+        package var group: String { file ?? script }
     }
 
-    public var results: [TestResult] = []
+    package var results: [TestResult] = []
 
-    public init() {}
+    package init() {}
 
-    public var passed: Int { results.filter(\.passed).count }
-    public var failed: Int { results.count - passed }
+    package var passed: Int { results.filter(\.passed).count }
+    package var failed: Int { results.count - passed }
 
     /// The results grouped by script file, in the order the files ran.
-    public var groups: [(file: String, results: [TestResult])] {
+    package var groups: [(file: String, results: [TestResult])] {
         var order: [String] = []
         var byFile: [String: [TestResult]] = [:]
         for result in results {
@@ -37,7 +37,7 @@ public struct ScriptReport: Sendable {
 
     /// A readable report: a heading per script file with how many of its tests passed, its tests under it,
     /// and the closing line `N passed, N failed`.
-    public var text: String {
+    package var text: String {
         var lines: [String] = []
         for (file, results) in groups {
             let failures = results.filter { !$0.passed }.count
@@ -60,7 +60,7 @@ public struct ScriptReport: Sendable {
     }
 
     /// The report as JUnit XML, one test suite per script file.
-    public var junitXML: String {
+    package var junitXML: String {
         var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<testsuites tests=\"\(results.count)\" failures=\"\(failed)\">"]
         for (script, cases) in groups {
             let time = cases.reduce(0) { $0 + $1.seconds }

@@ -4,31 +4,31 @@ import StoryBridgeServer
 import Synchronization
 
 /// Runs test scripts against an in-process host (the default) or a running one (`url`).
-public final class ScriptRunner: Sendable {
+package final class ScriptRunner: Sendable {
     /// Where scripts run.
-    public enum Target: Sendable {
+    package enum Target: Sendable {
         /// A host started for each script with the script's presentation and config.
         case inProcess
         /// A host already running at this base URL (e.g. `http://127.0.0.1:8080`).
         case running(url: String)
     }
 
-    public let target: Target
-    public let browserBinary: String?
+    package let target: Target
+    package let browserBinary: String?
     private let browser = Mutex<HeadlessChromium?>(nil)
 
-    public init(target: Target = .inProcess, browserBinary: String? = nil) {
+    package init(target: Target = .inProcess, browserBinary: String? = nil) {
         self.target = target
         self.browserBinary = browserBinary
     }
 
     /// Ends the browser, if one was started.
-    public func close() async {
+    package func close() async {
         await browser.withLock { $0 }?.close()
     }
 
     /// Runs every test of a script, adding the results to `report`.
-    public func run(_ script: TestScript, into report: inout ScriptReport) async {
+    package func run(_ script: TestScript, into report: inout ScriptReport) async {
         let environment: Environment
         do {
             environment = try await Environment.make(for: script, target: target)

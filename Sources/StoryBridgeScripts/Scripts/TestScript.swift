@@ -5,9 +5,9 @@ import Yams
 /// A scripted test file (JSON or YAML): where to run, and tests made of steps that act as a viewer
 /// (commands, events, page loads, analytics) and, optionally, as a real browser. The format is
 /// documented in docs/TESTING.md ("Scripted command tests") and `Fixtures/scripts/schema.json`.
-public struct TestScript: Sendable {
+package struct TestScript: Sendable {
     /// What a step does.
-    public enum Step: Sendable {
+    package enum Step: Sendable {
         case send(command: String, data: JSONValue, expect: ResponseExpectation?, noAnswer: Bool, timeout: Double)
         case expectEvent(name: String, data: JSONExpectation, timeout: Double)
         case load(slide: String, presentationId: Int?)
@@ -26,7 +26,7 @@ public struct TestScript: Sendable {
         case expectContext(StoryContextExpectation)
 
         /// A short label for reports.
-        public var label: String {
+        package var label: String {
             switch self {
             case .send(let command, _, _, _, _): return "send \(command)"
             case .expectEvent(let name, _, _): return "expectEvent \(name)"
@@ -47,68 +47,68 @@ public struct TestScript: Sendable {
     }
 
     /// What an answer must look like.
-    public struct ResponseExpectation: Sendable {
-        public var status: String?
-        public var code: Int?
-        public var message: JSONExpectation
-        public var data: JSONExpectation
+    package struct ResponseExpectation: Sendable {
+        package var status: String?
+        package var code: Int?
+        package var message: JSONExpectation
+        package var data: JSONExpectation
     }
 
     /// What the analytics of the scripted viewer's session must hold.
-    public struct RecordExpectation: Sendable {
-        public var sessionState: Int?
-        public var complete: Bool?
-        public var slideViews: [String]?
-        public var mediaViews: [String]?
-        public var customEvents: [String: String]?
+    package struct RecordExpectation: Sendable {
+        package var sessionState: Int?
+        package var complete: Bool?
+        package var slideViews: [String]?
+        package var mediaViews: [String]?
+        package var customEvents: [String: String]?
     }
 
     /// A `setContext` (`value` set) or `deleteContext` (`value` nil) step.
-    public struct StoryContextChange: Sendable {
-        public var keyPath: String
-        public var value: JSONValue?
+    package struct StoryContextChange: Sendable {
+        package var keyPath: String
+        package var value: JSONValue?
         /// The Story type to read `value` as (`contextType`).
-        public var type: String?
+        package var type: String?
         /// When set, the step expects a refusal whose reason contains this.
-        public var refused: String?
-        public var presentationId: Int?
+        package var refused: String?
+        package var presentationId: Int?
     }
 
     /// An `expectContext` step.
-    public struct StoryContextExpectation: Sendable {
-        public var keyPath: String
-        public var expect: JSONExpectation
+    package struct StoryContextExpectation: Sendable {
+        package var keyPath: String
+        package var expect: JSONExpectation
         /// The Story type the value must have (`contextType`: integer and float are told apart).
-        public var type: String?
+        package var type: String?
         /// The key must not be there (`absent: true`).
-        public var absent: Bool
-        public var presentationId: Int?
-        public var timeout: Double
+        package var absent: Bool
+        package var presentationId: Int?
+        package var timeout: Double
     }
 
     /// One named test.
-    public struct Test: Sendable {
-        public var name: String
-        public var presentationId: Int
-        public var slide: String
-        public var steps: [Step]
+    package struct Test: Sendable {
+        package var name: String
+        package var presentationId: Int
+        package var slide: String
+        package var steps: [Step]
     }
 
-    public var name: String
+    package var name: String
     /// The presentation folder or .zip (resolved against the script's folder); `nil` with `--url`.
-    public var presentation: URL?
-    public var presentationId: Int
+    package var presentation: URL?
+    package var presentationId: Int
     /// More presentations for `open` (folder or zip, with ids).
-    public var extraPresentations: [(URL, Int)]
-    public var configuration: HostConfiguration
-    public var policy: ViewerPolicy
-    public var tests: [Test]
+    package var extraPresentations: [(URL, Int)]
+    package var configuration: HostConfiguration
+    package var policy: ViewerPolicy
+    package var tests: [Test]
     /// The file the script was read from, as it was named (`nil` for a script parsed from JSON in memory).
-    public var file: String?
+    package var file: String?
 
     /// Why a script cannot be used, naming the place.
-    public struct FormatError: Error, CustomStringConvertible, Sendable {
-        public let description: String
+    package struct FormatError: Error, CustomStringConvertible, Sendable {
+        package let description: String
     }
 
     static let stepKinds = [
@@ -117,7 +117,7 @@ public struct TestScript: Sendable {
     ]
 
     /// Reads a script file (`.json`, `.yaml` or `.yml`).
-    public static func load(_ file: URL) throws -> TestScript {
+    package static func load(_ file: URL) throws -> TestScript {
         let text: String
         do {
             text = try String(contentsOf: file, encoding: .utf8)
@@ -161,7 +161,7 @@ public struct TestScript: Sendable {
     }
 
     /// Reads a script from its JSON form.
-    public static func parse(_ json: JSONValue, baseFolder: URL, fileName: String) throws -> TestScript {
+    package static func parse(_ json: JSONValue, baseFolder: URL, fileName: String) throws -> TestScript {
         guard case .object(let top) = json else { throw FormatError(description: "\(fileName): the script must be an object") }
         let known: Set<String> = [
             "name", "presentation", "presentationId", "presentations", "config", "closeAnswer", "restoreAnswer", "tests",

@@ -1,5 +1,5 @@
 /// A buffered queue of values with waits that time out: what a test reads incoming messages from.
-public actor Mailbox<Value: Sendable> {
+package actor Mailbox<Value: Sendable> {
     private var buffered: [Value] = []
     /// Readers waiting for a value, each with the timer that ends its wait; the timer is cancelled
     /// when the wait ends otherwise, so a long timeout holds nothing once answered.
@@ -7,10 +7,10 @@ public actor Mailbox<Value: Sendable> {
     private var finished = false
     private var nextWaiterId = 0
 
-    public init() {}
+    package init() {}
 
     /// Adds a value, waking the oldest waiter.
-    public func put(_ value: Value) {
+    package func put(_ value: Value) {
         if !waiters.isEmpty {
             let waiter = waiters.removeFirst()
             waiter.timer?.cancel()
@@ -21,7 +21,7 @@ public actor Mailbox<Value: Sendable> {
     }
 
     /// Ends the mailbox: waiters and later reads get `nil` once the buffer is empty.
-    public func finish() {
+    package func finish() {
         finished = true
         for waiter in waiters {
             waiter.timer?.cancel()
@@ -31,14 +31,14 @@ public actor Mailbox<Value: Sendable> {
     }
 
     /// The next value, or `nil` when none arrives within `timeout` or the mailbox is finished.
-    public func next(timeout: Duration) async -> Value? {
+    package func next(timeout: Duration) async -> Value? {
         await wait(timeout: timeout)
     }
 
     /// The next value, or `nil` once the mailbox is finished: a wait with no timer at all, for a
     /// loop that reads until the end (a cancelled timer's sleep stays scheduled until its time,
     /// so an hour-long timeout per read would pile up in a long run).
-    public func next() async -> Value? {
+    package func next() async -> Value? {
         await wait(timeout: nil)
     }
 
@@ -63,7 +63,7 @@ public actor Mailbox<Value: Sendable> {
     var waitingCount: Int { waiters.count }
 
     /// Values received and not read yet.
-    public var pending: [Value] { buffered }
+    package var pending: [Value] { buffered }
 
     private func expire(_ id: Int) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }

@@ -12,24 +12,24 @@ import Synchronization
 /// let answer = try await viewer.request("getUserInfo")
 /// #expect(answer.status == .success)
 /// ```
-public final class ViewerClient: Sendable {
+package final class ViewerClient: Sendable {
     /// The viewer id sent to the host.
-    public let viewerId: String
+    package let viewerId: String
     /// The underlying connection.
-    public let connection: WebSocketTextConnection
+    package let connection: WebSocketTextConnection
     /// Host events received, in order (`hello` first).
-    public let events = Mailbox<HostEvent>()
+    package let events = Mailbox<HostEvent>()
     /// Every message received, in order, as JSON: for counting answers.
-    public let received = Mutex<[JSONValue]>([])
+    package let received = Mutex<[JSONValue]>([])
     /// Requests waiting for their answer, by GUID, each with the timer that ends its wait.
     private let waiters = Mutex<[String: Waiter]>([:])
     private let early = Mutex<[String: BridgeResponse]>([:])
     private let counter = Atomic<Int>(0)
 
     /// Why a request could not be completed.
-    public enum ClientError: Error, CustomStringConvertible {
+    package enum ClientError: Error, CustomStringConvertible {
         case noAnswer(command: String, guid: String, seconds: Int)
-        public var description: String {
+        package var description: String {
             switch self {
             case .noAnswer(let command, let guid, let seconds):
                 return "no answer to '\(command)' (GUID \(guid)) within \(seconds) s"
@@ -46,7 +46,7 @@ public final class ViewerClient: Sendable {
     /// `pageLoad` identifies the page load; reuse it to simulate a reconnect of the same page.
     /// `storyVersion` is the version of the Story context the page was served (the
     /// `data-storybridge-story` attribute of its slide), as a browser's client sends it.
-    public static func connect(
+    package static func connect(
         baseURL: String, token: String, presentationId: Int, slide: String,
         viewerId: String = UUID().uuidString, pageLoad: String = UUID().uuidString, viaDeepLink: Bool = false,
         storyVersion: String? = nil
@@ -95,7 +95,7 @@ public final class ViewerClient: Sendable {
     }
 
     /// A fresh GUID in the format storyclm.js uses.
-    public func makeGUID() -> String {
+    package func makeGUID() -> String {
         let number = counter.add(1, ordering: .relaxed).newValue
         let hex = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         return "GUID_\(number)\(hex)"
@@ -104,7 +104,7 @@ public final class ViewerClient: Sendable {
     /// Sends a command with a GUID and waits for its answer. The default wait is generous, so that
     /// a test on a loaded machine (all suites start at once) does not fail by waiting too little;
     /// script steps pass their own.
-    public func request(
+    package func request(
         _ command: String, data: JSONValue = .emptyObject, timeout: Duration = .seconds(30)
     ) async throws -> BridgeResponse {
         let guid = makeGUID()
@@ -116,17 +116,17 @@ public final class ViewerClient: Sendable {
     }
 
     /// Sends a request as is (with or without GUID) and does not wait.
-    public func send(_ request: BridgeRequest) {
+    package func send(_ request: BridgeRequest) {
         connection.send(request.json.jsonString())
     }
 
     /// Sends raw text, for tests of malformed frames.
-    public func sendRaw(_ text: String) {
+    package func sendRaw(_ text: String) {
         connection.send(text)
     }
 
     /// Waits for the answer to `guid`; `nil` on timeout.
-    public func answer(to guid: String, timeout: Duration = .seconds(30)) async -> BridgeResponse? {
+    package func answer(to guid: String, timeout: Duration = .seconds(30)) async -> BridgeResponse? {
         if let response = early.withLock({ $0.removeValue(forKey: guid) }) { return response }
         return await withCheckedContinuation { continuation in
             let already = early.withLock { $0.removeValue(forKey: guid) }
@@ -160,7 +160,7 @@ public final class ViewerClient: Sendable {
 
     /// The next host event named `name` (others before it are skipped), or `nil` on timeout (30 s
     /// unless given: a caller that expects no event passes a short one).
-    public func nextEvent(named name: String, timeout: Duration = .seconds(30)) async -> HostEvent? {
+    package func nextEvent(named name: String, timeout: Duration = .seconds(30)) async -> HostEvent? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             guard let event = await events.next(timeout: deadline - ContinuousClock.now) else { return nil }
@@ -170,12 +170,12 @@ public final class ViewerClient: Sendable {
     }
 
     /// How many answers carrying `guid` arrived so far.
-    public func answerCount(for guid: String) -> Int {
+    package func answerCount(for guid: String) -> Int {
         received.withLock { messages in messages.filter { $0["GUID"]?.stringValue == guid }.count }
     }
 
     /// Closes the connection.
-    public func close() async {
+    package func close() async {
         await connection.close()
     }
 }

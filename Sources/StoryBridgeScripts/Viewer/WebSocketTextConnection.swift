@@ -6,14 +6,14 @@ import WSClient
 
 /// A WebSocket client connection that exchanges text messages: the peer tests use to talk to
 /// the bridge endpoint and to Chromium's DevTools.
-public final class WebSocketTextConnection: Sendable {
+package final class WebSocketTextConnection: Sendable {
     private enum Outbound: Sendable {
         case text(String)
         case close(WebSocketErrorCode)
     }
 
     /// Text messages received, in order; finished when the connection closes.
-    public let inbox: Mailbox<String>
+    package let inbox: Mailbox<String>
     private let outbound: AsyncStream<Outbound>.Continuation
     private let task: Task<Void, Never>
     private let closeFrame = Mutex<WebSocketCloseFrame?>(nil)
@@ -25,7 +25,7 @@ public final class WebSocketTextConnection: Sendable {
     }
 
     /// Connects to `url` (`ws://…`), failing when the server refuses the upgrade.
-    public static func connect(
+    package static func connect(
         url: String, headers: HTTPFields = [:], maxMessageSize: Int = 1 << 26
     ) async throws -> WebSocketTextConnection {
         let (outgoing, outboundContinuation) = AsyncStream<Outbound>.makeStream()
@@ -84,7 +84,7 @@ public final class WebSocketTextConnection: Sendable {
     /// without the server's close frame) is abandoned and tried again, up to `attempts` times
     /// (the last attempt is returned when none got the frame): under heavy load the WebSocket client can miss a close frame that
     /// arrives while it is still switching protocols, and a test must not fail on that.
-    public static func refused(
+    package static func refused(
         url: String, headers: HTTPFields = [:], attempts: Int = 3, timeout: Duration = .seconds(10)
     ) async throws -> WebSocketTextConnection? {
         var last: WebSocketTextConnection?
@@ -99,26 +99,26 @@ public final class WebSocketTextConnection: Sendable {
     }
 
     /// Sends a text message.
-    public func send(_ text: String) {
+    package func send(_ text: String) {
         outbound.yield(.text(text))
     }
 
     /// The next text message, or `nil` on timeout or close.
-    public func receive(timeout: Duration = .seconds(10)) async -> String? {
+    package func receive(timeout: Duration = .seconds(10)) async -> String? {
         await inbox.next(timeout: timeout)
     }
 
     /// The next text message, or `nil` once the connection has closed: no time limit, for a loop
     /// that reads everything the server sends.
-    public func receiveUntilClosed() async -> String? {
+    package func receiveUntilClosed() async -> String? {
         await inbox.next()
     }
 
     /// The close frame the server sent, once the connection has ended.
-    public var serverCloseFrame: WebSocketCloseFrame? { closeFrame.withLock { $0 } }
+    package var serverCloseFrame: WebSocketCloseFrame? { closeFrame.withLock { $0 } }
 
     /// Closes the connection and waits until it has ended.
-    public func close(code: WebSocketErrorCode = .normalClosure) async {
+    package func close(code: WebSocketErrorCode = .normalClosure) async {
         outbound.yield(.close(code))
         outbound.finish()
         await task.value
@@ -127,7 +127,7 @@ public final class WebSocketTextConnection: Sendable {
     /// Waits until the server ends the connection, at most `timeout`; then the connection is
     /// abandoned and `false` returned, so a peer that never closes fails a test instead of hanging it.
     @discardableResult
-    public func waitUntilClosed(timeout: Duration = .seconds(30)) async -> Bool {
+    package func waitUntilClosed(timeout: Duration = .seconds(30)) async -> Bool {
         let task = self.task
         let closed = await withTaskGroup(of: Bool.self) { group in
             group.addTask {

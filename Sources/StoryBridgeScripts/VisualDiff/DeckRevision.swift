@@ -3,12 +3,12 @@ import StoryBridge
 
 /// One side of a visual diff: a deck's files in a folder, with the catalog facts to serve them
 /// under and a label for the report ("presentation 3, revision 2", a path).
-public struct DeckRevision: Sendable {
-    public var folder: URL
-    public var catalog: PresentationFolder.Catalog
-    public var label: String
+package struct DeckRevision: Sendable {
+    package var folder: URL
+    package var catalog: PresentationFolder.Catalog
+    package var label: String
 
-    public init(folder: URL, catalog: PresentationFolder.Catalog, label: String) {
+    package init(folder: URL, catalog: PresentationFolder.Catalog, label: String) {
         self.folder = folder
         self.catalog = catalog
         self.label = label
@@ -16,13 +16,13 @@ public struct DeckRevision: Sendable {
 }
 
 /// A file that is not the same in two revisions.
-public struct FileChange: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Codable { case added, removed, modified }
+package struct FileChange: Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Codable { case added, removed, modified }
     /// The path inside the deck, `/`-separated.
-    public var path: String
-    public var kind: Kind
+    package var path: String
+    package var kind: Kind
 
-    public init(path: String, kind: Kind) {
+    package init(path: String, kind: Kind) {
         self.path = path
         self.kind = kind
     }

@@ -3,15 +3,15 @@ import Foundation
 /// What a visual diff says: a short summary for the terminal and a self-contained HTML page
 /// (pictures inline as `data:` URLs) with, for each changed slide, the before and after pictures
 /// and the highlight of what changed, the most changed first.
-public struct DiffReport: Sendable {
-    public let result: VisualDiff.Result
+package struct DiffReport: Sendable {
+    package let result: VisualDiff.Result
 
-    public init(_ result: VisualDiff.Result) {
+    package init(_ result: VisualDiff.Result) {
         self.result = result
     }
 
     /// The terminal summary: one line per finding, then the counts.
-    public var summary: String {
+    package var summary: String {
         var lines: [String] = ["\(result.before.label) -> \(result.after.label)"]
         for slide in result.changed {
             lines.append("  changed  \(slide.slide)  \(Self.percent(slide.comparison.differingFraction)) of pixels differ")
@@ -34,7 +34,7 @@ public struct DiffReport: Sendable {
     }
 
     /// The report page.
-    public var html: String {
+    package var html: String {
         let escape = HTMLText.escape
         func image(_ data: Data, _ alt: String) -> String {
             "<img src=\"data:image/png;base64,\(data.base64EncodedString())\" alt=\"\(escape(alt))\" width=\"\(result.size.width / 3)\">"

@@ -5,31 +5,31 @@ import StoryBridge
 /// them on canvases and reads them back with `getImageData`, so no image codec is written here.
 /// The same tab draws the highlight: the "after" picture greyed and faded, with the pixels that
 /// differ in red and a frame around them.
-public struct PixelComparer: Sendable {
+package struct PixelComparer: Sendable {
     /// How two pictures compare.
-    public struct Comparison: Sendable, Hashable {
+    package struct Comparison: Sendable, Hashable {
         /// Pixels whose colour differs by more than the channel tolerance in any channel (red, green,
         /// blue or alpha). A pixel only one picture has (sizes differ) counts as differing.
-        public var differingPixels: Int
-        public var totalPixels: Int
+        package var differingPixels: Int
+        package var totalPixels: Int
         /// Whether both pictures have the same size.
-        public var sameSize: Bool
+        package var sameSize: Bool
         /// The smallest rectangle holding every differing pixel, as x, y, width, height.
-        public var changedRegion: [Int]?
+        package var changedRegion: [Int]?
         /// A PNG of the "after" picture with the differing pixels marked; `nil` when none differ.
-        public var highlightPNG: Data?
+        package var highlightPNG: Data?
 
         /// The fraction of the pixels that differ, 0 to 1.
-        public var differingFraction: Double { totalPixels == 0 ? 0 : Double(differingPixels) / Double(totalPixels) }
+        package var differingFraction: Double { totalPixels == 0 ? 0 : Double(differingPixels) / Double(totalPixels) }
     }
 
     /// A picture the browser could not read, or an answer it did not give.
-    public struct ComparisonError: Error, CustomStringConvertible {
-        public let description: String
+    package struct ComparisonError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// A difference in one colour channel up to this much (0 to 255) does not count.
-    public let channelTolerance: Int
+    package let channelTolerance: Int
     private let page: BrowserPage
 
     private init(page: BrowserPage, channelTolerance: Int) {
@@ -38,13 +38,13 @@ public struct PixelComparer: Sendable {
     }
 
     /// Opens a blank tab of `browser` to compare pictures in.
-    public static func open(in browser: HeadlessChromium, channelTolerance: Int = 0) async throws -> PixelComparer {
+    package static func open(in browser: HeadlessChromium, channelTolerance: Int = 0) async throws -> PixelComparer {
         let page = try await browser.newPage()
         return PixelComparer(page: page, channelTolerance: max(0, min(255, channelTolerance)))
     }
 
     /// Compares two PNG pictures.
-    public func compare(before: Data, after: Data) async throws -> Comparison {
+    package func compare(before: Data, after: Data) async throws -> Comparison {
         let expression =
             "(\(Self.script))('data:image/png;base64,\(before.base64EncodedString())', "
             + "'data:image/png;base64,\(after.base64EncodedString())', \(channelTolerance))"
@@ -67,7 +67,7 @@ public struct PixelComparer: Sendable {
     }
 
     /// Closes the tab.
-    public func close() async {
+    package func close() async {
         await page.close()
     }
 

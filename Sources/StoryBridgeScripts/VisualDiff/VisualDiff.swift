@@ -5,85 +5,85 @@ import StoryBridge
 /// browser, matches the slides by name, and compares the pictures of the slides both have with
 /// ``PixelComparer``. A slide only the old revision has whose HTML file the new one has under
 /// another name is *renamed*; the deck's other file changes are listed too.
-public struct VisualDiff: Sendable {
+package struct VisualDiff: Sendable {
     /// What counts as a change.
-    public struct Tolerance: Sendable {
+    package struct Tolerance: Sendable {
         /// A pixel differs when a colour channel moves by more than this (0 to 255).
-        public var channel: Int
+        package var channel: Int
         /// A slide has changed when more than this fraction of its pixels differ (0 to 1).
-        public var pixels: Double
+        package var pixels: Double
 
-        public init(channel: Int = 0, pixels: Double = 0) {
+        package init(channel: Int = 0, pixels: Double = 0) {
             self.channel = channel
             self.pixels = pixels
         }
     }
 
     /// A slide both revisions have whose picture differs beyond the tolerance.
-    public struct ChangedSlide: Sendable {
-        public var slide: String
-        public var comparison: PixelComparer.Comparison
-        public var before: Data
-        public var after: Data
+    package struct ChangedSlide: Sendable {
+        package var slide: String
+        package var comparison: PixelComparer.Comparison
+        package var before: Data
+        package var after: Data
     }
 
     /// A slide only one revision has, with its picture.
-    public struct LoneSlide: Sendable {
-        public var slide: String
-        public var image: Data
+    package struct LoneSlide: Sendable {
+        package var slide: String
+        package var image: Data
     }
 
     /// A slide whose HTML file is the same in both revisions under another name.
-    public struct RenamedSlide: Sendable {
-        public var from: String
-        public var to: String
-        public var image: Data
+    package struct RenamedSlide: Sendable {
+        package var from: String
+        package var to: String
+        package var image: Data
     }
 
     /// Everything the diff found.
-    public struct Result: Sendable {
-        public var before: DeckRevision
-        public var after: DeckRevision
-        public var tolerance: Tolerance
-        public var size: ViewportSize
+    package struct Result: Sendable {
+        package var before: DeckRevision
+        package var after: DeckRevision
+        package var tolerance: Tolerance
+        package var size: ViewportSize
         /// Changed slides, the most changed first.
-        public var changed: [ChangedSlide]
-        public var added: [LoneSlide]
-        public var removed: [LoneSlide]
-        public var renamed: [RenamedSlide]
+        package var changed: [ChangedSlide]
+        package var added: [LoneSlide]
+        package var removed: [LoneSlide]
+        package var renamed: [RenamedSlide]
         /// Slides both revisions have that look the same (within the tolerance).
-        public var unchanged: [String]
+        package var unchanged: [String]
         /// Slides whose pixels differ but within the tolerance, with the fraction that differs.
-        public var withinTolerance: [(slide: String, fraction: Double)]
+        package var withinTolerance: [(slide: String, fraction: Double)]
         /// Every file added, removed or modified, slides included.
-        public var files: [FileChange]
+        package var files: [FileChange]
 
         /// Whether any slide was added, removed, renamed or changed beyond the tolerance.
-        public var hasVisibleChanges: Bool { !(changed.isEmpty && added.isEmpty && removed.isEmpty && renamed.isEmpty) }
+        package var hasVisibleChanges: Bool { !(changed.isEmpty && added.isEmpty && removed.isEmpty && renamed.isEmpty) }
 
         /// The changed files that no slide listed above accounts for: scripts, styles, data, media,
         /// and slides whose file changed while their picture did not.
-        public var filesWithoutVisibleChange: [FileChange] {
+        package var filesWithoutVisibleChange: [FileChange] {
             let shown = Set(changed.map(\.slide) + added.map(\.slide) + removed.map(\.slide) + renamed.flatMap { [$0.from, $0.to] })
             return files.filter { !shown.contains($0.path) }
         }
     }
 
-    public let browser: HeadlessChromium
-    public let options: SlideShooter.Options
-    public let tolerance: Tolerance
+    package let browser: HeadlessChromium
+    package let options: SlideShooter.Options
+    package let tolerance: Tolerance
 
-    public init(browser: HeadlessChromium, options: SlideShooter.Options = .init(), tolerance: Tolerance = Tolerance()) {
+    package init(browser: HeadlessChromium, options: SlideShooter.Options = .init(), tolerance: Tolerance = Tolerance()) {
         self.browser = browser
         self.options = options
         self.tolerance = tolerance
     }
 
     /// Called after each slide taken: the side ("before" or "after"), slides done, slides in all, the slide.
-    public typealias Progress = @Sendable (_ side: String, _ done: Int, _ total: Int, _ slide: String) -> Void
+    package typealias Progress = @Sendable (_ side: String, _ done: Int, _ total: Int, _ slide: String) -> Void
 
     /// Screenshots both revisions into `workFolder` (`before/` and `after/`) and compares them.
-    public func compare(
+    package func compare(
         _ before: DeckRevision, _ after: DeckRevision, workFolder: URL, progress: Progress? = nil
     ) async throws -> Result {
         let shooter = SlideShooter(browser: browser, options: options)

@@ -4,7 +4,7 @@ import StoryBridge
 
 /// What the inspector's Record/Stop button drives: a recorder of click-throughs that the program
 /// running the server provides (`storybridge serve` gives one that writes test scripts).
-public protocol RecordingControl: Sendable {
+package protocol RecordingControl: Sendable {
     /// Starts recording what happens on `host` (a no-op when already recording) and says where.
     func start(on host: StoryBridgeHost) async throws -> RecordingStatus
     /// Stops recording, the file complete, and says what it holds.
@@ -14,14 +14,14 @@ public protocol RecordingControl: Sendable {
 }
 
 /// The state of a ``RecordingControl``, as `/__storybridge/recording` answers it.
-public struct RecordingStatus: Sendable, Hashable {
-    public var recording: Bool
+package struct RecordingStatus: Sendable, Hashable {
+    package var recording: Bool
     /// The script being written, or the last one written.
-    public var file: String?
-    public var viewers: Int
-    public var steps: Int
+    package var file: String?
+    package var viewers: Int
+    package var steps: Int
 
-    public init(recording: Bool, file: String?, viewers: Int, steps: Int) {
+    package init(recording: Bool, file: String?, viewers: Int, steps: Int) {
         self.recording = recording
         self.file = file
         self.viewers = viewers

@@ -5,22 +5,22 @@ import StoryBridge
 /// What the inspector's Rollback and Unpin buttons change: the library's served and kept
 /// revisions (``LibraryStore/rollback(id:at:)``, ``LibraryStore/unpin(id:)``), each change made
 /// while no sync can install a revision, as `storybridge rollback` does.
-public struct RevisionControl: Sendable {
-    public var store: LibraryStore
+package struct RevisionControl: Sendable {
+    package var store: LibraryStore
     /// Runs `change` holding what keeps a sync from installing meanwhile (`storybridge serve`:
     /// the data folder's sync lock); throws ``SyncIsRunning`` without running it when a sync
     /// holds it.
-    public var whileNoSyncRuns: @Sendable (_ change: () throws -> Void) throws -> Void
+    package var whileNoSyncRuns: @Sendable (_ change: () throws -> Void) throws -> Void
 
-    public init(store: LibraryStore, whileNoSyncRuns: @escaping @Sendable (_ change: () throws -> Void) throws -> Void = { try $0() }) {
+    package init(store: LibraryStore, whileNoSyncRuns: @escaping @Sendable (_ change: () throws -> Void) throws -> Void = { try $0() }) {
         self.store = store
         self.whileNoSyncRuns = whileNoSyncRuns
     }
 }
 
 /// A sync holds the lock a rollback needs (answered 409).
-public struct SyncIsRunning: Error, Sendable {
-    public init() {}
+package struct SyncIsRunning: Error, Sendable {
+    package init() {}
 }
 
 /// `/__storybridge/revisions`, with the launch token: `GET` lists each served presentation's

@@ -5,15 +5,15 @@ import StoryBridge
 /// the scheduled sync (last run, its result, the next one), each deck's state and revision, the
 /// upload queue's length and the age of its oldest record, and the data folder's free disk. It
 /// names nothing but deck ids and revisions, so it needs no token.
-public struct HealthReport: Sendable {
+package struct HealthReport: Sendable {
     /// Why the host is not healthy; empty when it is.
-    public var problems: [String]
-    public var document: JSONValue
+    package var problems: [String]
+    package var document: JSONValue
 
-    public var isHealthy: Bool { problems.isEmpty }
+    package var isHealthy: Bool { problems.isEmpty }
 
     /// Reads everything now.
-    public static func build(host: StoryBridgeHost, sources: HealthSources, now: Date = Date()) async -> HealthReport {
+    package static func build(host: StoryBridgeHost, sources: HealthSources, now: Date = Date()) async -> HealthReport {
         let thresholds = sources.thresholds
         var problems: [String] = []
         var sync: JSONValue = .null

@@ -1,15 +1,15 @@
 import Foundation
 
 /// When `GET /__storybridge/health` answers 503.
-public struct HealthThresholds: Sendable, Hashable {
+package struct HealthThresholds: Sendable, Hashable {
     /// Scheduled syncs failing for longer than this.
-    public var syncFailingFor: Duration
+    package var syncFailingFor: Duration
     /// Less free disk than this in the data folder.
-    public var minimumFreeBytes: Int64
+    package var minimumFreeBytes: Int64
     /// An upload queue whose oldest record waited longer than this.
-    public var uploadBacklogAge: Duration
+    package var uploadBacklogAge: Duration
 
-    public init(
+    package init(
         syncFailingFor: Duration = .seconds(3600), minimumFreeBytes: Int64 = 500 << 20, uploadBacklogAge: Duration = .seconds(86_400)
     ) {
         self.syncFailingFor = syncFailingFor
@@ -19,15 +19,15 @@ public struct HealthThresholds: Sendable, Hashable {
 }
 
 /// What the scheduled sync reports to the health endpoint.
-public struct SyncHealth: Sendable, Hashable {
-    public var lastRunAt: Date?
-    public var lastRunSucceeded: Bool?
+package struct SyncHealth: Sendable, Hashable {
+    package var lastRunAt: Date?
+    package var lastRunSucceeded: Bool?
     /// The first failed run since the last success.
-    public var failingSince: Date?
-    public var nextRunAt: Date?
-    public var running: Bool
+    package var failingSince: Date?
+    package var nextRunAt: Date?
+    package var running: Bool
 
-    public init(lastRunAt: Date?, lastRunSucceeded: Bool?, failingSince: Date?, nextRunAt: Date?, running: Bool) {
+    package init(lastRunAt: Date?, lastRunSucceeded: Bool?, failingSince: Date?, nextRunAt: Date?, running: Bool) {
         self.lastRunAt = lastRunAt
         self.lastRunSucceeded = lastRunSucceeded
         self.failingSince = failingSince
@@ -37,13 +37,13 @@ public struct SyncHealth: Sendable, Hashable {
 }
 
 /// One deck as the health endpoint shows it: its id, the revision served, and its sync state.
-public struct DeckHealth: Sendable, Hashable {
-    public var id: Int
-    public var revision: Int?
+package struct DeckHealth: Sendable, Hashable {
+    package var id: Int
+    package var revision: Int?
     /// `ready`, `update available`, `failed`... (nil when the deck is not synced).
-    public var state: String?
+    package var state: String?
 
-    public init(id: Int, revision: Int?, state: String?) {
+    package init(id: Int, revision: Int?, state: String?) {
         self.id = id
         self.revision = revision
         self.state = state
@@ -52,16 +52,16 @@ public struct DeckHealth: Sendable, Hashable {
 
 /// Where the health endpoint reads what is not the host's own: the scheduled sync, the decks'
 /// sync states, the data folder.
-public struct HealthSources: Sendable {
-    public var thresholds: HealthThresholds
+package struct HealthSources: Sendable {
+    package var thresholds: HealthThresholds
     /// The data folder whose free disk is reported.
-    public var dataFolder: URL
+    package var dataFolder: URL
     /// The scheduled sync's state; nil when serve does not sync.
-    public var sync: (@Sendable () -> SyncHealth)?
+    package var sync: (@Sendable () -> SyncHealth)?
     /// The decks with their sync states; nil to list the served presentations alone.
-    public var decks: (@Sendable () async -> [DeckHealth])?
+    package var decks: (@Sendable () async -> [DeckHealth])?
 
-    public init(
+    package init(
         thresholds: HealthThresholds = HealthThresholds(), dataFolder: URL, sync: (@Sendable () -> SyncHealth)? = nil,
         decks: (@Sendable () async -> [DeckHealth])? = nil
     ) {

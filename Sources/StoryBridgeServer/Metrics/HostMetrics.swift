@@ -21,11 +21,11 @@ import Synchronization
 ///   (`host`, `token`, `origin`, `request`, `connection-limit`);
 /// - `storybridge_storage_write_failures_total`, `storybridge_storage_failure_episodes_total` and
 ///   `storybridge_storage_failing` (1 during an episode of failing writes, such as a full disk).
-public final class HostMetrics: Sendable {
+package final class HostMetrics: Sendable {
     /// The registry the metrics live in.
-    public let registry = PrometheusCollectorRegistry()
+    package let registry = PrometheusCollectorRegistry()
     /// A swift-metrics factory writing into ``registry``; hand it to the ``Uploader``.
-    public let factory: PrometheusMetricsFactory
+    package let factory: PrometheusMetricsFactory
     /// Per command: its duration histogram and its request counters by answer code (one lookup
     /// per request).
     private let series = Mutex<[String: CommandSeries]>([:])
@@ -66,7 +66,7 @@ public final class HostMetrics: Sendable {
     static let durationName = "storybridge_request_duration_seconds"
 
     /// Creates an empty set of metrics.
-    public init() {
+    package init() {
         let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory
         connectedViewers = CoreMetrics.Meter(label: "storybridge_connected_viewers", factory: factory)
@@ -81,7 +81,7 @@ public final class HostMetrics: Sendable {
     }
 
     /// Counts the failing writes of `health` and shows whether an episode is in progress.
-    public func watch(_ health: StorageHealth) {
+    package func watch(_ health: StorageHealth) {
         health.observe { [weak self] change in
             guard let self else { return }
             switch change {
@@ -96,7 +96,7 @@ public final class HostMetrics: Sendable {
 
     /// Counts the requests `bridge` handles, by command and status, and times them. The bridge
     /// keeps these metrics as long as it lives (they do not refer back to it).
-    public func watch(_ bridge: Bridge) {
+    package func watch(_ bridge: Bridge) {
         bridge.observe { exchange in self.record(exchange) }
     }
 
@@ -150,7 +150,7 @@ public final class HostMetrics: Sendable {
 
     /// The metrics in Prometheus text format, with the upload queue read from `analytics` now;
     /// throws when the queue cannot be read.
-    public func render(analytics: AnalyticsStore) async throws -> String {
+    package func render(analytics: AnalyticsStore) async throws -> String {
         let status = try await analytics.uploadStatus()
         queueDepth.record(status.queued)
         setAside.record(status.setAside)

@@ -26,6 +26,6 @@ public struct HostFollowerService<Follower: HostFollower>: Service {
 /// Live reload of a served folder as a service.
 public typealias PresentationWatcherService = HostFollowerService<PresentationWatcher>
 /// The library catalog followed as a service (installs, syncs and removals by other processes).
-public typealias LibraryCatalogWatcherService = HostFollowerService<LibraryCatalogWatcher>
+package typealias LibraryCatalogWatcherService = HostFollowerService<LibraryCatalogWatcher>
 /// Story context changes by other processes pushed to open pages, as a service.
-public typealias StoryContextWatcherService = HostFollowerService<StoryContextWatcher>
+package typealias StoryContextWatcherService = HostFollowerService<StoryContextWatcher>

@@ -7,12 +7,12 @@ import UnixSignals
 ///
 /// On shutdown the group stops its services one at a time, the last one given first, each
 /// finishing what it has in flight (the server its responses, the uploader its pass).
-public enum HostServiceGroup {
+package enum HostServiceGroup {
     /// The signals that begin a graceful shutdown.
-    public static let shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+    package static let shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
 
     /// A group running `services` until one of ``shutdownSignals`` arrives.
-    public static func make(_ services: [any Service], logger: Logger) -> ServiceGroup {
+    package static func make(_ services: [any Service], logger: Logger) -> ServiceGroup {
         ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: shutdownSignals, logger: logger))
     }
 }

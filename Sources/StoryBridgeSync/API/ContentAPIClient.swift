@@ -7,15 +7,15 @@ import NIOHTTP1
 /// The content API's five GET routes, with a bearer token from ``AccessTokenProvider``: one
 /// renewal and retry on a 401, back-off with jitter on 5xx, 429 (honouring `Retry-After`) and
 /// dropped connections; 204 No Content is "no object" and 403 is ``SyncError/notAllowed(path:)``.
-public struct ContentAPIClient: Sendable {
-    public let http: HTTPClient
-    public let apiURL: URL
-    public let tokens: AccessTokenProvider
-    public var retry: RetryPolicy
-    public var timeout: TimeAmount = .seconds(60)
-    public var logger: Logger
+package struct ContentAPIClient: Sendable {
+    package let http: HTTPClient
+    package let apiURL: URL
+    package let tokens: AccessTokenProvider
+    package var retry: RetryPolicy
+    package var timeout: TimeAmount = .seconds(60)
+    package var logger: Logger
 
-    public init(http: HTTPClient, apiURL: URL, tokens: AccessTokenProvider, retry: RetryPolicy = RetryPolicy(), logger: Logger) {
+    package init(http: HTTPClient, apiURL: URL, tokens: AccessTokenProvider, retry: RetryPolicy = RetryPolicy(), logger: Logger) {
         self.http = http
         self.apiURL = apiURL
         self.tokens = tokens
@@ -25,35 +25,35 @@ public struct ContentAPIClient: Sendable {
 
     /// `/v1/clients/`: the clients the token sees, each with its presentations' ids and revisions.
     /// A 204 (the service's "no object") is an empty list.
-    public func clients() async throws(SyncError) -> [RemoteClient] {
+    package func clients() async throws(SyncError) -> [RemoteClient] {
         try await get("/v1/clients/") ?? []
     }
 
     /// `/v1/presentations/{id}`; nil when the service has no such presentation (204 or 404: it was
     /// deleted or deactivated after the client list was read).
-    public func presentation(id: Int) async throws(SyncError) -> RemotePresentation? {
+    package func presentation(id: Int) async throws(SyncError) -> RemotePresentation? {
         try await get("/v1/presentations/\(id)", absentOn: [404])
     }
 
     /// `/v1/contentpackages/{presentationId}`: the package with a fresh download link; nil when
     /// the presentation has no package (204).
-    public func contentPackage(presentationId: Int) async throws(SyncError) -> RemoteContentPackage? {
+    package func contentPackage(presentationId: Int) async throws(SyncError) -> RemoteContentPackage? {
         try await get("/v1/contentpackages/\(presentationId)")
     }
 
     /// `/v1/mediafiles/{id}`, with a fresh download link; nil when there is no such file (204).
-    public func mediaFile(id: Int) async throws(SyncError) -> RemoteMediaFile? {
+    package func mediaFile(id: Int) async throws(SyncError) -> RemoteMediaFile? {
         try await get("/v1/mediafiles/\(id)")
     }
 
     /// `/v1/slides/{id}`; nil when there is no such slide (204).
-    public func slide(id: Int) async throws(SyncError) -> RemoteSlide? {
+    package func slide(id: Int) async throws(SyncError) -> RemoteSlide? {
         try await get("/v1/slides/\(id)")
     }
 
     /// The API's root without a trailing `/v1` (or slash): the Android app is configured with
     /// `https://api.storyclm.com/v1/`, the routes already start with `/v1`.
-    public static func root(of apiURL: URL) -> String {
+    package static func root(of apiURL: URL) -> String {
         var text = apiURL.absoluteString.trimmingTrailingSlashes()
         if text.lowercased().hasSuffix("/v1") { text.removeLast(3) }
         return text.trimmingTrailingSlashes()

@@ -4,108 +4,108 @@ import Foundation
 // or send as null is optional, so a sparse object still decodes.
 
 /// A client (`/v1/clients` item) with the presentations it holds.
-public struct RemoteClient: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var name: String?
-    public var shortDescription: String?
-    public var updated: Date?
-    public var presentations: [RemotePresentationStub]?
+package struct RemoteClient: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var name: String?
+    package var shortDescription: String?
+    package var updated: Date?
+    package var presentations: [RemotePresentationStub]?
 }
 
 /// A presentation as a client lists it: id, revision and flags.
-public struct RemotePresentationStub: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var revision: Int
+package struct RemotePresentationStub: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var revision: Int
     /// "Do not sync."
-    public var skip: Bool?
-    public var debug: Bool?
-    public var lockout: Bool?
+    package var skip: Bool?
+    package var debug: Bool?
+    package var lockout: Bool?
 }
 
 /// `/v1/presentations/{id}`.
-public struct RemotePresentation: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var name: String?
-    public var shortDescription: String?
-    public var longDescription: String?
-    public var thumbImgId: String?
-    public var imgId: String?
-    public var order: Int?
-    public var revision: Int
-    public var clientId: Int?
-    public var mapEnabled: Bool?
-    public var visibility: Bool?
-    public var skip: Bool?
-    public var needConfirmation: Bool?
-    public var created: Date?
-    public var updated: Date?
-    public var sourcesFolder: RemoteSourcesFolder?
-    public var mediaFiles: [RemoteMediaStub]?
-    public var slides: [RemoteSlideStub]?
+package struct RemotePresentation: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var name: String?
+    package var shortDescription: String?
+    package var longDescription: String?
+    package var thumbImgId: String?
+    package var imgId: String?
+    package var order: Int?
+    package var revision: Int
+    package var clientId: Int?
+    package var mapEnabled: Bool?
+    package var visibility: Bool?
+    package var skip: Bool?
+    package var needConfirmation: Bool?
+    package var created: Date?
+    package var updated: Date?
+    package var sourcesFolder: RemoteSourcesFolder?
+    package var mediaFiles: [RemoteMediaStub]?
+    package var slides: [RemoteSlideStub]?
     /// Presentations this one needs (ids; some SDKs decode them as strings, so both are read).
-    public var presentations: [FlexibleId]?
+    package var presentations: [FlexibleId]?
 }
 
 /// A presentation's content package (`sourcesFolder`).
-public struct RemoteSourcesFolder: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var blobId: String?
-    public var fileSize: Int64
-    public var mimeType: String?
-    public var revision: Int
+package struct RemoteSourcesFolder: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var blobId: String?
+    package var fileSize: Int64
+    package var mimeType: String?
+    package var revision: Int
 }
 
 /// `/v1/contentpackages/{presentationId}`: the package plus a time-limited download URL.
-public struct RemoteContentPackage: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var blobId: String?
-    public var fileSize: Int64
-    public var mimeType: String?
-    public var revision: Int
-    public var sas: String?
+package struct RemoteContentPackage: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var blobId: String?
+    package var fileSize: Int64
+    package var mimeType: String?
+    package var revision: Int
+    package var sas: String?
 }
 
 /// A media file as a presentation lists it.
-public struct RemoteMediaStub: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var revision: Int
-    public var fileSize: Int64?
+package struct RemoteMediaStub: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var revision: Int
+    package var fileSize: Int64?
 }
 
 /// A slide as a presentation lists it.
-public struct RemoteSlideStub: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var revision: Int
+package struct RemoteSlideStub: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var revision: Int
 }
 
 /// `/v1/mediafiles/{id}`.
-public struct RemoteMediaFile: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var revision: Int
-    public var fileName: String
-    public var title: String?
-    public var blobId: String?
-    public var fileSize: Int64
-    public var mimeType: String?
-    public var sas: String?
+package struct RemoteMediaFile: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var revision: Int
+    package var fileName: String
+    package var title: String?
+    package var blobId: String?
+    package var fileSize: Int64
+    package var mimeType: String?
+    package var sas: String?
 }
 
 /// `/v1/slides/{id}`.
-public struct RemoteSlide: Decodable, Sendable, Hashable {
-    public var id: Int
-    public var revision: Int
-    public var name: String?
-    public var linkedSlides: String?
-    public var swipeNext: String?
-    public var swipePrevious: String?
-    public var pageSource: String?
+package struct RemoteSlide: Decodable, Sendable, Hashable {
+    package var id: Int
+    package var revision: Int
+    package var name: String?
+    package var linkedSlides: String?
+    package var swipeNext: String?
+    package var swipePrevious: String?
+    package var pageSource: String?
 }
 
 /// An id sent as a number or as a string of digits.
-public struct FlexibleId: Decodable, Sendable, Hashable {
-    public var value: Int
+package struct FlexibleId: Decodable, Sendable, Hashable {
+    package var value: Int
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int.self) {
             value = number

@@ -2,15 +2,15 @@ import Foundation
 
 /// How often and how long to wait before asking again after a 5xx, a 429 or a dropped connection:
 /// exponential back-off with full jitter, capped, and a server's `Retry-After` honoured (up to the cap).
-public struct RetryPolicy: Sendable, Hashable {
+package struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first one included.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The first back-off's upper bound.
-    public var baseDelay: Duration
+    package var baseDelay: Duration
     /// No wait is longer than this.
-    public var maxDelay: Duration
+    package var maxDelay: Duration
 
-    public init(maxAttempts: Int = 6, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(30)) {
+    package init(maxAttempts: Int = 6, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(30)) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
@@ -18,7 +18,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait before attempt `attempt + 1` (attempt counts from 1), given the server's
     /// `Retry-After` value if it sent one.
-    public func delay(afterAttempt attempt: Int, retryAfter: String? = nil, now: Date = Date()) -> Duration {
+    package func delay(afterAttempt attempt: Int, retryAfter: String? = nil, now: Date = Date()) -> Duration {
         if let retryAfter, let asked = Self.parseRetryAfter(retryAfter, now: now) {
             return min(asked, maxDelay)
         }

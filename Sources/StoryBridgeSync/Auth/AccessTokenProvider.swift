@@ -4,7 +4,7 @@ import StoryBridge
 /// Hands out a valid access token: renews it shortly before it expires, and once more when the
 /// API answers 401 to it. However many requests wait, one renewal is in flight; they all get
 /// its result. Each renewal is written to the session file before it is used.
-public actor AccessTokenProvider {
+package actor AccessTokenProvider {
     private var session: SyncSession
     private let store: SessionStore?
     private let auth: AuthClient
@@ -12,12 +12,12 @@ public actor AccessTokenProvider {
     private let now: @Sendable () -> Date
     private var renewal: Task<SyncSession, any Error>?
     /// Renewals performed by this provider (for logs and tests).
-    public private(set) var renewals = 0
+    package private(set) var renewals = 0
 
     /// - Parameters:
     ///   - renewBefore: seconds before expiry at which the token is renewed ahead of need; a token
     ///     living less than four times that is renewed at three quarters of its life.
-    public init(
+    package init(
         session: SyncSession, store: SessionStore?, auth: AuthClient, renewBefore: TimeInterval = 60,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -29,17 +29,17 @@ public actor AccessTokenProvider {
     }
 
     /// The current session (after any renewal).
-    public var current: SyncSession { session }
+    package var current: SyncSession { session }
 
     /// A token valid for at least its renewal margin, renewed first when needed.
-    public func token() async throws(SyncError) -> String {
+    package func token() async throws(SyncError) -> String {
         if session.expiresAt.timeIntervalSince(now()) > session.renewalMargin(preferred: renewBefore) { return session.accessToken }
         return try await renew(replacing: session.accessToken)
     }
 
     /// Called after the API answered 401 to `rejected`: renews unless another request already
     /// did (then the newer token is returned at once).
-    public func tokenAfterRejection(of rejected: String) async throws(SyncError) -> String {
+    package func tokenAfterRejection(of rejected: String) async throws(SyncError) -> String {
         if session.accessToken != rejected { return session.accessToken }
         return try await renew(replacing: rejected)
     }

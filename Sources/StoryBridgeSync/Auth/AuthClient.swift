@@ -4,19 +4,19 @@ import NIOCore
 import NIOHTTP1
 
 /// Talks to the token endpoint, `POST {auth}/connect/token`.
-public struct AuthClient: Sendable {
-    public let http: HTTPClient
-    public let authURL: URL
-    public var timeout: TimeAmount = .seconds(30)
+package struct AuthClient: Sendable {
+    package let http: HTTPClient
+    package let authURL: URL
+    package var timeout: TimeAmount = .seconds(30)
 
-    public init(http: HTTPClient, authURL: URL) {
+    package init(http: HTTPClient, authURL: URL) {
         self.http = http
         self.authURL = authURL
     }
 
     /// Asks for a token. A 400/401 with an OAuth error becomes ``SyncError/wrongCredentials(oauthError:)``
     /// (``SyncError/refreshRefused(oauthError:)`` for a refresh grant).
-    public func requestToken(_ grant: TokenGrant) async throws(SyncError) -> TokenReply {
+    package func requestToken(_ grant: TokenGrant) async throws(SyncError) -> TokenReply {
         let endpoint = authURL.appendingPathComponent("connect").appendingPathComponent("token")
         var request = HTTPClientRequest(url: endpoint.absoluteString)
         request.method = .POST

@@ -3,15 +3,15 @@ import Foundation
 /// The session file in the data folder (`sync-session.json`, mode 0600). Writes are atomic: a
 /// new file is written and synced beside the old one and renamed over it, so a crash leaves the
 /// old session or the new one, never half of one.
-public struct SessionStore: Sendable {
-    public let file: URL
+package struct SessionStore: Sendable {
+    package let file: URL
 
-    public init(folder: URL) {
+    package init(folder: URL) {
         file = folder.appendingPathComponent("sync-session.json")
     }
 
     /// The stored session, or nil when logged out.
-    public func load() throws(SyncError) -> SyncSession? {
+    package func load() throws(SyncError) -> SyncSession? {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         do {
             let data = try Data(contentsOf: file)
@@ -24,7 +24,7 @@ public struct SessionStore: Sendable {
     }
 
     /// Replaces the stored session.
-    public func save(_ session: SyncSession) throws(SyncError) {
+    package func save(_ session: SyncSession) throws(SyncError) {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -35,7 +35,7 @@ public struct SessionStore: Sendable {
 
     /// Forgets the session. Returns whether there was one.
     @discardableResult
-    public func delete() throws(SyncError) -> Bool {
+    package func delete() throws(SyncError) -> Bool {
         guard FileManager.default.fileExists(atPath: file.path) else { return false }
         guard unlink(file.path) == 0 else { throw .storage("cannot delete \(file.path): \(String(cString: strerror(errno)))") }
         return true

@@ -3,31 +3,31 @@ import Foundation
 /// A logged-in session as stored in the data folder: where the service is, how to renew the
 /// access token, and who is logged in. The user's password is never part of it; the client
 /// secret is, because renewing a token needs it (the file is readable by its owner only).
-public struct SyncSession: Codable, Sendable, Hashable {
+package struct SyncSession: Codable, Sendable, Hashable {
     /// How the session was opened.
-    public enum Kind: String, Codable, Sendable {
+    package enum Kind: String, Codable, Sendable {
         /// `client_credentials`: renewed by asking again with the same client id and secret.
         case service
         /// `password`: renewed with the refresh token.
         case user
     }
 
-    public var authURL: URL
-    public var apiURL: URL
-    public var kind: Kind
-    public var clientId: String
-    public var clientSecret: String
-    public var username: String?
-    public var accessToken: String
-    public var refreshToken: String?
-    public var expiresAt: Date
+    package var authURL: URL
+    package var apiURL: URL
+    package var kind: Kind
+    package var clientId: String
+    package var clientSecret: String
+    package var username: String?
+    package var accessToken: String
+    package var refreshToken: String?
+    package var expiresAt: Date
     /// When the access token was received (nil in sessions stored before this was kept).
-    public var issuedAt: Date?
-    public var subject: String?
-    public var fullName: String?
+    package var issuedAt: Date?
+    package var subject: String?
+    package var fullName: String?
 
     /// A session from a token reply received at `now`.
-    public init(
+    package init(
         authURL: URL, apiURL: URL, kind: Kind, clientId: String, clientSecret: String, username: String?, reply: TokenReply,
         now: Date = Date()
     ) {
@@ -74,7 +74,7 @@ public struct SyncSession: Codable, Sendable, Hashable {
     }
 
     /// Who is logged in, for messages.
-    public var who: String {
+    package var who: String {
         switch kind {
         case .service: return "service client \(clientId)"
         case .user: return "\(fullName ?? username ?? subject ?? "user") (\(username ?? subject ?? clientId))"

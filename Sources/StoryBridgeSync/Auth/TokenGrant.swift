@@ -1,5 +1,5 @@
 /// A request to the token endpoint (`POST {auth}/connect/token`, form-encoded).
-public enum TokenGrant: Sendable, Hashable {
+package enum TokenGrant: Sendable, Hashable {
     /// A service account: `grant_type=client_credentials`.
     case clientCredentials(clientId: String, clientSecret: String)
     /// A user of an application: `grant_type=password` with the application's id and secret.

@@ -2,12 +2,12 @@ import Foundation
 import JWTKit
 
 /// The token endpoint's answer.
-public struct TokenReply: Decodable, Sendable, Hashable {
-    public var accessToken: String
-    public var expiresIn: Int?
-    public var tokenType: String?
-    public var refreshToken: String?
-    public var scope: String?
+package struct TokenReply: Decodable, Sendable, Hashable {
+    package var accessToken: String
+    package var expiresIn: Int?
+    package var tokenType: String?
+    package var refreshToken: String?
+    package var scope: String?
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -21,13 +21,13 @@ public struct TokenReply: Decodable, Sendable, Hashable {
 /// The claims of an access token (a JWT) sync reads: who is logged in and until when. The
 /// signature is the server's business (sync holds no key, so jwt-kit reads the token unverified);
 /// a token that is not a JWT simply has no claims.
-public struct AccessTokenClaims: Sendable, Hashable {
-    public var subject: String?
-    public var fullName: String?
-    public var expires: Date?
+package struct AccessTokenClaims: Sendable, Hashable {
+    package var subject: String?
+    package var fullName: String?
+    package var expires: Date?
 
     /// The claims `jwt` carries; none when it is not a JWT.
-    public init(jwt: String) {
+    package init(jwt: String) {
         guard let payload = try? DefaultJWTParser().parse(Array(jwt.utf8), as: ReadClaims.self).payload else { return }
         subject = payload.sub
         fullName = payload.fullname

@@ -1,5 +1,5 @@
 /// Where a synced presentation stands on this machine.
-public enum PresentationState: String, Codable, Sendable, CaseIterable {
+package enum PresentationState: String, Codable, Sendable, CaseIterable {
     /// Known from the service, no content here yet.
     case notDownloaded
     /// Installed, and the service has a newer package revision.
@@ -16,7 +16,7 @@ public enum PresentationState: String, Codable, Sendable, CaseIterable {
     case withdrawn
 
     /// As `sync --status` prints it.
-    public var label: String {
+    package var label: String {
         switch self {
         case .notDownloaded: return "not downloaded"
         case .updateAvailable: return "update available"

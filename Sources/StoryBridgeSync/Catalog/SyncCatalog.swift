@@ -3,32 +3,32 @@ import GRDB
 import StoryBridge
 
 /// Reads and writes the sync tables.
-public struct SyncCatalog: Sendable {
-    public let database: StoryBridgeDatabase
+package struct SyncCatalog: Sendable {
+    package let database: StoryBridgeDatabase
 
-    public init(database: StoryBridgeDatabase) {
+    package init(database: StoryBridgeDatabase) {
         self.database = database
     }
 
     /// Every synced presentation, by client, order, id.
-    public func presentations() async throws(SyncError) -> [SyncedPresentation] {
+    package func presentations() async throws(SyncError) -> [SyncedPresentation] {
         try await read { db in
             try SyncedPresentation.fetchAll(db, sql: "SELECT * FROM syncPresentation ORDER BY clientId, sortOrder, id")
         }
     }
 
     /// One synced presentation.
-    public func presentation(id: Int) async throws(SyncError) -> SyncedPresentation? {
+    package func presentation(id: Int) async throws(SyncError) -> SyncedPresentation? {
         try await read { db in try SyncedPresentation.fetchOne(db, key: id) }
     }
 
     /// The clients.
-    public func clients() async throws(SyncError) -> [SyncedClient] {
+    package func clients() async throws(SyncError) -> [SyncedClient] {
         try await read { db in try SyncedClient.fetchAll(db, sql: "SELECT * FROM syncClient ORDER BY name, id") }
     }
 
     /// Media stubs of a presentation.
-    public func mediaFiles(presentationId: Int) async throws(SyncError) -> [SyncedMediaFile] {
+    package func mediaFiles(presentationId: Int) async throws(SyncError) -> [SyncedMediaFile] {
         try await read { db in
             try SyncedMediaFile.fetchAll(
                 db, sql: "SELECT * FROM syncMediaFile WHERE presentationId = ? ORDER BY id", arguments: [presentationId])
@@ -36,7 +36,7 @@ public struct SyncCatalog: Sendable {
     }
 
     /// Slide stubs of a presentation.
-    public func slides(presentationId: Int) async throws(SyncError) -> [SyncedSlide] {
+    package func slides(presentationId: Int) async throws(SyncError) -> [SyncedSlide] {
         try await read { db in
             try SyncedSlide.fetchAll(db, sql: "SELECT * FROM syncSlide WHERE presentationId = ? ORDER BY id", arguments: [presentationId])
         }

@@ -2,22 +2,22 @@ import Foundation
 
 /// What the last `storybridge sync` left undone, kept in the data folder (`sync-last-run.json`)
 /// so `sync --status` can say why a run was partial after it ended.
-public struct SyncRunRecord: Codable, Sendable, Hashable {
+package struct SyncRunRecord: Codable, Sendable, Hashable {
     /// When the run ended.
-    public var finishedAt: Date
+    package var finishedAt: Date
     /// The exit status it ended with.
-    public var exitStatus: Int32
+    package var exitStatus: Int32
     /// One line per thing left undone (a presentation that failed, removals held back...).
-    public var notes: [String]
+    package var notes: [String]
 
-    public init(finishedAt: Date = Date(), exitStatus: Int32, notes: [String]) {
+    package init(finishedAt: Date = Date(), exitStatus: Int32, notes: [String]) {
         self.finishedAt = finishedAt
         self.exitStatus = exitStatus
         self.notes = notes
     }
 
     /// The record of the last run in `paths`' data folder, if one was kept.
-    public static func load(_ paths: SyncPaths) -> SyncRunRecord? {
+    package static func load(_ paths: SyncPaths) -> SyncRunRecord? {
         guard let data = try? Data(contentsOf: paths.lastRunFile) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -25,7 +25,7 @@ public struct SyncRunRecord: Codable, Sendable, Hashable {
     }
 
     /// Replaces the record of the last run.
-    public func save(_ paths: SyncPaths) throws(SyncError) {
+    package func save(_ paths: SyncPaths) throws(SyncError) {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -1,6 +1,6 @@
 /// Why a package update is fetched whole instead of as a delta. Each case is said to the
 /// operator (log line and `sync` output); none of them is a failure: the full download follows.
-public enum DeltaFallback: Error, Sendable, Equatable, CustomStringConvertible {
+package enum DeltaFallback: Error, Sendable, Equatable, CustomStringConvertible {
     /// No installed revision of this package, or no entry index was kept when it was unpacked.
     case nothingInstalled
     /// The server answered a range request with the whole blob (200).
@@ -27,7 +27,7 @@ public enum DeltaFallback: Error, Sendable, Equatable, CustomStringConvertible {
     /// The connection failed during a range request (the full download retries and resumes).
     case transport(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .nothingInstalled: return "no installed revision with an entry index"
         case .rangesIgnored: return "the server answered a range request with the whole blob (200)"

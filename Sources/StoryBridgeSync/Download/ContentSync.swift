@@ -4,38 +4,38 @@ import Logging
 import StoryBridge
 
 /// What a content sync did.
-public struct ContentSyncReport: Sendable {
+package struct ContentSyncReport: Sendable {
     /// Presentations installed or updated, with the package revision installed.
-    public var installed: [(id: Int, revision: Int)] = []
+    package var installed: [(id: Int, revision: Int)] = []
     /// Presentations whose download or install failed.
-    public var failed: [(id: Int, error: SyncError)] = []
+    package var failed: [(id: Int, error: SyncError)] = []
     /// Presentations already up to date.
-    public var upToDate = 0
+    package var upToDate = 0
     /// Bytes received over the network.
-    public var bytesTransferred: Int64 = 0
+    package var bytesTransferred: Int64 = 0
     /// Bytes reused from interrupted downloads.
-    public var bytesResumed: Int64 = 0
+    package var bytesResumed: Int64 = 0
     /// Packages updated as a delta of the installed revision, the range requests they took, the
     /// connections those went on (one per package when the server keeps connections alive), and
     /// the bytes they did not transfer (package sizes minus bytes fetched).
-    public var deltaUpdates = 0
-    public var deltaRequests = 0
-    public var deltaConnections = 0
-    public var bytesSaved: Int64 = 0
+    package var deltaUpdates = 0
+    package var deltaRequests = 0
+    package var deltaConnections = 0
+    package var bytesSaved: Int64 = 0
     /// Fresh download links asked for after a refused one.
-    public var linkRenewals = 0
+    package var linkRenewals = 0
     /// Presentations asked for by id that the service marks skip (not downloaded).
-    public var markedSkip: [Int] = []
+    package var markedSkip: [Int] = []
     /// Presentations brought because one asked for opens them (its `presentations` field).
-    public var dependencies: [Int] = []
+    package var dependencies: [Int] = []
     /// Dependencies the service does not offer.
-    public var missingDependencies: [Int] = []
+    package var missingDependencies: [Int] = []
     /// Presentations the service has no package for (204 on the content package).
-    public var withoutPackage: [Int] = []
+    package var withoutPackage: [Int] = []
     /// Packages installed with a warning (a size other than the declared one).
-    public var warnings: [(id: Int, warning: String)] = []
+    package var warnings: [(id: Int, warning: String)] = []
     /// Presentations left on a rolled-back revision because they are pinned (`storybridge rollback`).
-    public var pinned: [Int] = []
+    package var pinned: [Int] = []
 }
 
 /// Downloads content packages and installs them into the library: bounded concurrency, each
@@ -43,26 +43,26 @@ public struct ContentSyncReport: Sendable {
 /// free space checked first, the archive checked like `storybridge install`, missing media
 /// files fetched, and the new revision unpacked beside the old one and swapped in by one
 /// transaction that also records it in the sync catalog. A failure leaves the old revision in place.
-public struct ContentSync: Sendable {
-    public let api: ContentAPIClient
-    public let catalog: SyncCatalog
-    public let library: LibraryStore
-    public let paths: SyncPaths
-    public let downloader: ResumableDownloader
-    public var concurrency: Int
-    public var limits: PackageLimits
-    public var logger: Logger
+package struct ContentSync: Sendable {
+    package let api: ContentAPIClient
+    package let catalog: SyncCatalog
+    package let library: LibraryStore
+    package let paths: SyncPaths
+    package let downloader: ResumableDownloader
+    package var concurrency: Int
+    package var limits: PackageLimits
+    package var logger: Logger
     /// Update an installed package by fetching only its changed entries when the server allows
     /// (see docs/SYNC.md, "Delta updates"); false always downloads whole packages.
-    public var deltaUpdates = true
+    package var deltaUpdates = true
     /// Earlier revisions kept on disk per presentation for `storybridge rollback` (`--keep-revisions`).
-    public var keepRevisions = 1
+    package var keepRevisions = 1
     /// The free bytes of the file system holding a folder (`statvfs`), asked before a download
     /// or a delta update writes anything; nil when it cannot be told (the check is skipped).
     /// A test gives its own to stand for a nearly full disk.
-    public var freeBytes: @Sendable (URL) -> Int64? = { PosixIO.freeBytes(at: $0.path) }
+    package var freeBytes: @Sendable (URL) -> Int64? = { PosixIO.freeBytes(at: $0.path) }
 
-    public init(
+    package init(
         api: ContentAPIClient, catalog: SyncCatalog, library: LibraryStore, paths: SyncPaths, downloader: ResumableDownloader,
         concurrency: Int = 2, limits: PackageLimits = PackageLimits(), logger: Logger
     ) {
@@ -77,7 +77,7 @@ public struct ContentSync: Sendable {
     }
 
     /// Downloads the packages of `ids` (every presentation that needs one when nil).
-    public func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
+    package func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
         let planBegan = PhaseTiming.begin()
         try await catalog.settleInterruptedDownloads()
         await BlockingIO.run { [library, paths] in

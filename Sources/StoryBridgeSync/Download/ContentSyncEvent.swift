@@ -1,5 +1,5 @@
 /// What a content sync reports as it goes, for progress displays.
-public enum ContentSyncEvent: Sendable {
+package enum ContentSyncEvent: Sendable {
     /// The run will fetch `packages` packages, `totalBytes` in all (`onDiskBytes` of them already
     /// here from interrupted downloads).
     case planned(packages: Int, totalBytes: Int64, onDiskBytes: Int64)

@@ -4,27 +4,27 @@ import Foundation
 /// (what they are: blob, revision, declared size, and the server's strong ETag, the validator a
 /// resume sends in `If-Range`). Both survive Ctrl-C, SIGKILL and reboots; the next run resumes
 /// from the part file's length when the validator still describes the same blob.
-public struct PartialDownload: Sendable {
+package struct PartialDownload: Sendable {
     /// What the bytes are.
-    public struct Validator: Codable, Sendable, Hashable {
-        public var blobId: String?
-        public var revision: Int
-        public var expectedSize: Int64
-        public var etag: String?
+    package struct Validator: Codable, Sendable, Hashable {
+        package var blobId: String?
+        package var revision: Int
+        package var expectedSize: Int64
+        package var etag: String?
         /// The blob's size as the server sent it (`Content-Length`, `Content-Range`), when known.
-        public var actualSize: Int64?
+        package var actualSize: Int64?
     }
 
-    public let partFile: URL
-    public let validatorFile: URL
+    package let partFile: URL
+    package let validatorFile: URL
 
     /// The partial download of a package revision.
-    public init(folder: URL, presentationId: Int, revision: Int) {
+    package init(folder: URL, presentationId: Int, revision: Int) {
         self.init(folder: folder, name: "\(presentationId)-r\(revision).zip")
     }
 
     /// The partial download of a media file.
-    public init(folder: URL, presentationId: Int, mediaFileId: Int, revision: Int) {
+    package init(folder: URL, presentationId: Int, mediaFileId: Int, revision: Int) {
         self.init(folder: folder, name: "\(presentationId)-media\(mediaFileId)-r\(revision)")
     }
 
@@ -46,12 +46,12 @@ public struct PartialDownload: Sendable {
     }
 
     /// Bytes on disk so far.
-    public var bytesOnDisk: Int64 {
+    package var bytesOnDisk: Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: partFile.path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     /// Removes both files.
-    public func discard() {
+    package func discard() {
         unlink(partFile.path)
         unlink(validatorFile.path)
     }

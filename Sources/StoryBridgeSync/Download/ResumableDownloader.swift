@@ -14,50 +14,50 @@ import NIOHTTP1
 ///
 /// The blob's own length (`Content-Length`, `Content-Range`) is what the download completes to;
 /// when it differs from the declared size, ``Outcome/size`` says so and the caller decides.
-public struct ResumableDownloader: Sendable {
+package struct ResumableDownloader: Sendable {
     /// Transient failures in a row (no byte received in between) before giving up.
-    public var retry: RetryPolicy
+    package var retry: RetryPolicy
     /// Fresh links asked for in a row before giving up.
-    public var linkRenewalLimit = 3
+    package var linkRenewalLimit = 3
     /// Redirects followed for one request.
-    public var redirectLimit = 5
+    package var redirectLimit = 5
     /// Bytes between two `fsync`s of the part file, so a reboot loses little.
-    public var syncEvery: Int64 = 16 << 20
-    public var connectTimeout: TimeAmount = .seconds(10)
+    package var syncEvery: Int64 = 16 << 20
+    package var connectTimeout: TimeAmount = .seconds(10)
     /// A connection that delivers nothing for this long is closed and the download resumed.
-    public var readTimeout: TimeAmount = .seconds(30)
+    package var readTimeout: TimeAmount = .seconds(30)
     /// The speed limit shared with the run's other downloads (`--limit-rate`); nil for none.
-    public var rateLimiter: TransferRateLimiter?
-    public var logger: Logger
+    package var rateLimiter: TransferRateLimiter?
+    package var logger: Logger
 
     /// The Azure Blob Storage API version sent as `x-ms-version`.
-    public static let azureStorageVersion = "2020-04-08"
+    package static let azureStorageVersion = "2020-04-08"
 
-    public init(retry: RetryPolicy = RetryPolicy(maxAttempts: 8), logger: Logger) {
+    package init(retry: RetryPolicy = RetryPolicy(maxAttempts: 8), logger: Logger) {
         self.retry = retry
         self.logger = logger
     }
 
     /// What was fetched.
-    public struct Outcome: Sendable, Hashable {
+    package struct Outcome: Sendable, Hashable {
         /// Bytes already on disk from an earlier run.
-        public var resumedFrom: Int64
+        package var resumedFrom: Int64
         /// Bytes received over the network in this run.
-        public var transferred: Int64
+        package var transferred: Int64
         /// Fresh links asked for.
-        public var linkRenewals: Int
+        package var linkRenewals: Int
         /// The blob's size as the server sent it (may differ from the declared size).
-        public var size: Int64
+        package var size: Int64
     }
 
     /// A fresh link and what the API says it points at.
-    public struct RenewedLink: Sendable, Hashable {
-        public var link: String
-        public var revision: Int
-        public var blobId: String?
-        public var size: Int64
+    package struct RenewedLink: Sendable, Hashable {
+        package var link: String
+        package var revision: Int
+        package var blobId: String?
+        package var size: Int64
 
-        public init(link: String, revision: Int, blobId: String?, size: Int64) {
+        package init(link: String, revision: Int, blobId: String?, size: Int64) {
             self.link = link
             self.revision = revision
             self.blobId = blobId
@@ -66,17 +66,17 @@ public struct ResumableDownloader: Sendable {
     }
 
     /// What to fetch.
-    public struct Blob: Sendable {
-        public var presentationId: Int
-        public var blobId: String?
-        public var revision: Int
+    package struct Blob: Sendable {
+        package var presentationId: Int
+        package var blobId: String?
+        package var revision: Int
         /// The size the API declared.
-        public var expectedSize: Int64
-        public var link: String
+        package var expectedSize: Int64
+        package var link: String
         /// Asks the API for a new link when the current one is refused.
-        public var freshLink: @Sendable () async throws(SyncError) -> RenewedLink
+        package var freshLink: @Sendable () async throws(SyncError) -> RenewedLink
 
-        public init(
+        package init(
             presentationId: Int, blobId: String?, revision: Int, expectedSize: Int64, link: String,
             freshLink: @escaping @Sendable () async throws(SyncError) -> RenewedLink
         ) {
@@ -104,7 +104,7 @@ public struct ResumableDownloader: Sendable {
 
     /// Downloads `blob` into `partial` until the part file holds the whole blob. `progress` gets
     /// the bytes on disk after each chunk.
-    public func download(
+    package func download(
         _ blob: Blob, into partial: PartialDownload, progress: @escaping @Sendable (Int64) -> Void
     ) async throws(SyncError) -> Outcome {
         let file = try await PartFile(blob, partial, syncEvery: syncEvery)

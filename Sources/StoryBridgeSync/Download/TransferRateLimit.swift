@@ -3,16 +3,16 @@ import Synchronization
 
 /// A download speed limit (`--limit-rate`): bytes per second, written like curl's — a number with
 /// an optional `K`, `M` or `G` suffix in binary units (`2M` is 2,097,152 bytes a second).
-public struct TransferRate: Sendable, Hashable, CustomStringConvertible {
-    public let bytesPerSecond: Int64
+package struct TransferRate: Sendable, Hashable, CustomStringConvertible {
+    package let bytesPerSecond: Int64
 
-    public init(bytesPerSecond: Int64) {
+    package init(bytesPerSecond: Int64) {
         self.bytesPerSecond = bytesPerSecond
     }
 
     /// Parses `500K`, `2M`, `1.5M`, `1G` or a plain byte count; nil for anything else or for less
     /// than 1 KB a second (a limit that low would stall every connection into its read timeout).
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let last = trimmed.last else { return nil }
         let multiplier: Double
@@ -29,7 +29,7 @@ public struct TransferRate: Sendable, Hashable, CustomStringConvertible {
         bytesPerSecond = Int64(bytes)
     }
 
-    public var description: String {
+    package var description: String {
         if bytesPerSecond % (1024 * 1024) == 0 { return "\(bytesPerSecond / (1024 * 1024))M" }
         if bytesPerSecond % 1024 == 0 { return "\(bytesPerSecond / 1024)K" }
         return "\(bytesPerSecond)"
@@ -41,21 +41,21 @@ public struct TransferRate: Sendable, Hashable, CustomStringConvertible {
 /// written; a reader that is ahead of the rate sleeps, and while it sleeps it reads nothing, so
 /// TCP flow control slows the sender too. Over any interval the bytes let through are at most
 /// `rate × interval + burst`, and a steady reader gets the rate within the burst.
-public final class TransferRateLimiter: Sendable {
-    public let rate: TransferRate
+package final class TransferRateLimiter: Sendable {
+    package let rate: TransferRate
     /// Bytes that may pass at once after an idle spell (a quarter second at the rate, at least 16 KB).
-    public let burst: Int64
+    package let burst: Int64
     /// When the bytes paid for so far would have passed at exactly the rate.
     private let paidUntil = Mutex<ContinuousClock.Instant?>(nil)
 
-    public init(rate: TransferRate) {
+    package init(rate: TransferRate) {
         self.rate = rate
         burst = max(16 * 1024, rate.bytesPerSecond / 4)
     }
 
     /// Pays for `bytes` just received: returns at once while within the burst, else after the
     /// delay that keeps the total at the rate. Throws `CancellationError` when the task is cancelled.
-    public func pay(_ bytes: Int) async throws {
+    package func pay(_ bytes: Int) async throws {
         guard bytes > 0 else { return }
         let now = ContinuousClock.now
         let burstTime = duration(of: burst)

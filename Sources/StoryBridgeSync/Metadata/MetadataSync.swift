@@ -13,14 +13,14 @@ import StoryBridge
 /// withdrawn first (off the launcher, files kept) and removed only when it is still gone after
 /// ``RemovalPolicy/grace`` or with ``RemovalPolicy/prune``; see ``RemovalPolicy`` for the guard
 /// against a transient empty list.
-public struct MetadataSync: Sendable {
-    public let api: ContentAPIClient
-    public let catalog: SyncCatalog
-    public let paths: SyncPaths
-    public var parallelism: Int
-    public var removals: RemovalPolicy
+package struct MetadataSync: Sendable {
+    package let api: ContentAPIClient
+    package let catalog: SyncCatalog
+    package let paths: SyncPaths
+    package var parallelism: Int
+    package var removals: RemovalPolicy
 
-    public init(
+    package init(
         api: ContentAPIClient, catalog: SyncCatalog, paths: SyncPaths, parallelism: Int = 4, removals: RemovalPolicy = RemovalPolicy()
     ) {
         self.api = api
@@ -39,7 +39,7 @@ public struct MetadataSync: Sendable {
         case failed(String)
     }
 
-    public func run(now: Date = Date()) async throws(SyncError) -> MetadataSyncReport {
+    package func run(now: Date = Date()) async throws(SyncError) -> MetadataSyncReport {
         let clients = try await PhaseTiming.measure("client list request") { () async throws(SyncError) in try await self.api.clients() }
         var listed: [Int: ClientStub] = [:]
         for client in clients {

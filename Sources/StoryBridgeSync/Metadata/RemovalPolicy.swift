@@ -7,13 +7,13 @@ import Foundation
 /// with ``prune``. A run that would withdraw every synced presentation, or more than half of
 /// them, withdraws none unless ``prune`` is set: a transient empty list (`[]` with 200) or a user
 /// moved out of a client must not wipe a kiosk's library in one run.
-public struct RemovalPolicy: Sendable, Hashable {
+package struct RemovalPolicy: Sendable, Hashable {
     /// How long a withdrawn presentation stays on disk before it is removed.
-    public var grace: TimeInterval
+    package var grace: TimeInterval
     /// Withdraw and remove whatever is gone now, without the grace period or the guard.
-    public var prune: Bool
+    package var prune: Bool
 
-    public init(grace: TimeInterval = 24 * 3600, prune: Bool = false) {
+    package init(grace: TimeInterval = 24 * 3600, prune: Bool = false) {
         self.grace = grace
         self.prune = prune
     }

@@ -3,38 +3,38 @@ import Synchronization
 
 /// What serve's built-in sync has done and will do next, for the health endpoint: shared between
 /// the sync service that writes it and the requests that read it.
-public final class ScheduledSyncStatus: Sendable {
+package final class ScheduledSyncStatus: Sendable {
     /// One finished (or skipped) run.
-    public struct Run: Sendable, Hashable {
-        public var finishedAt: Date
+    package struct Run: Sendable, Hashable {
+        package var finishedAt: Date
         /// Whether everything the run set out to do was done.
-        public var succeeded: Bool
+        package var succeeded: Bool
         /// A line for people: what it did, or why it failed.
-        public var summary: String
+        package var summary: String
 
-        public init(finishedAt: Date, succeeded: Bool, summary: String) {
+        package init(finishedAt: Date, succeeded: Bool, summary: String) {
             self.finishedAt = finishedAt
             self.succeeded = succeeded
             self.summary = summary
         }
     }
 
-    public struct Snapshot: Sendable, Hashable {
-        public var lastRun: Run?
+    package struct Snapshot: Sendable, Hashable {
+        package var lastRun: Run?
         /// The first failed run since the last success (nil while runs succeed).
-        public var failingSince: Date?
-        public var nextRunAt: Date?
-        public var running: Bool
+        package var failingSince: Date?
+        package var nextRunAt: Date?
+        package var running: Bool
     }
 
     private let state = Mutex(Snapshot(lastRun: nil, failingSince: nil, nextRunAt: nil, running: false))
 
-    public init() {}
+    package init() {}
 
-    public var snapshot: Snapshot { state.withLock { $0 } }
+    package var snapshot: Snapshot { state.withLock { $0 } }
 
     /// A run starts (the next one is not planned yet).
-    public func started() {
+    package func started() {
         state.withLock {
             $0.running = true
             $0.nextRunAt = nil
@@ -42,7 +42,7 @@ public final class ScheduledSyncStatus: Sendable {
     }
 
     /// A run ended with `run`.
-    public func finished(_ run: Run) {
+    package func finished(_ run: Run) {
         state.withLock {
             $0.running = false
             $0.lastRun = run
@@ -51,7 +51,7 @@ public final class ScheduledSyncStatus: Sendable {
     }
 
     /// The next run is planned for `date`.
-    public func planned(_ date: Date) {
+    package func planned(_ date: Date) {
         state.withLock { $0.nextRunAt = date }
     }
 }

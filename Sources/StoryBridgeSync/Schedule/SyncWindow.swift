@@ -2,24 +2,24 @@ import Foundation
 
 /// The hours of the day when downloads may run (`--sync-window 01:00-05:00`), in local time. A
 /// window whose end is before its start runs over midnight (`22:00-06:00`); equal ends mean all day.
-public struct SyncWindow: Sendable, Hashable, CustomStringConvertible {
+package struct SyncWindow: Sendable, Hashable, CustomStringConvertible {
     /// Minutes after midnight.
-    public let start: Int
-    public let end: Int
+    package let start: Int
+    package let end: Int
 
     /// Why a text is not a window.
-    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
-        public let text: String
-        public var description: String { "'\(text)' is not a window of the day: write HH:MM-HH:MM, e.g. 01:00-05:00" }
+    package struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        package let text: String
+        package var description: String { "'\(text)' is not a window of the day: write HH:MM-HH:MM, e.g. 01:00-05:00" }
     }
 
-    public init(start: Int, end: Int) {
+    package init(start: Int, end: Int) {
         self.start = start
         self.end = end
     }
 
     /// Reads `HH:MM-HH:MM` (24-hour clock).
-    public init(_ text: String) throws(ParseError) {
+    package init(_ text: String) throws(ParseError) {
         let halves = text.trimmingCharacters(in: .whitespaces).split(separator: "-")
         guard halves.count == 2, let start = Self.minutes(halves[0]), let end = Self.minutes(halves[1]) else {
             throw ParseError(text: text)
@@ -36,7 +36,7 @@ public struct SyncWindow: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `date` (in `calendar`'s time zone) falls inside the window.
-    public func contains(_ date: Date, calendar: Calendar = .current) -> Bool {
+    package func contains(_ date: Date, calendar: Calendar = .current) -> Bool {
         let parts = calendar.dateComponents([.hour, .minute], from: date)
         let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
         if start == end { return true }
@@ -44,13 +44,13 @@ public struct SyncWindow: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first moment at or after `date` inside the window.
-    public func nextOpening(after date: Date, calendar: Calendar = .current) -> Date {
+    package func nextOpening(after date: Date, calendar: Calendar = .current) -> Date {
         if contains(date, calendar: calendar) { return date }
         let opening = DateComponents(hour: start / 60, minute: start % 60, second: 0)
         return calendar.nextDate(after: date, matching: opening, matchingPolicy: .nextTime) ?? date
     }
 
-    public var description: String {
+    package var description: String {
         String(format: "%02d:%02d-%02d:%02d", start / 60, start % 60, end / 60, end % 60)
     }
 }

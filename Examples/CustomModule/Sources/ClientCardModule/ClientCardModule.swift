@@ -14,6 +14,7 @@ import Synchronization
 /// server would be `.concurrent(.after(.seconds(30)))` instead, and one that wrote to a database
 /// `.ordered`, so a later read of the page sees the write.
 public final class ClientCardModule: BridgeModule {
+    /// The module's name, in logs and error messages.
     public let name = "ClientCard"
 
     /// The module's own state: client cards by id.
@@ -24,10 +25,12 @@ public final class ClientCardModule: BridgeModule {
         var notes: [String]
     }
 
+    /// A module holding a card for each of `clients` (id → name), with no notes yet.
     public init(clients: [Int: String]) {
         cards = Mutex(clients.mapValues { Card(name: $0, notes: []) })
     }
 
+    /// `getClientCard` and `saveClientNote`, both answered from the module's memory.
     public var commands: CommandTable {
         BridgeCommand("getClientCard", .fromMemory, handler: clientCard)
         BridgeCommand("saveClientNote", .fromMemory, handler: saveNote)

@@ -1,6 +1,6 @@
 /// Why a presentation package (.zip) was refused. Each case names what was wrong, and nothing of
 /// the package is left behind when one is thrown.
-public enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case notAZip(path: String)
     case corrupt(path: String, reason: String)
@@ -14,7 +14,7 @@ public enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingIndex
     case writeFailed(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
         case .notAZip(let path): return "'\(path)' is not a zip file"
@@ -34,18 +34,18 @@ public enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Limits that protect the host from hostile packages.
-public struct PackageLimits: Sendable, Hashable {
+package struct PackageLimits: Sendable, Hashable {
     /// Most entries (files and folders) a package may hold.
-    public var maxEntries: Int
+    package var maxEntries: Int
     /// Most bytes a package may unpack to.
-    public var maxUncompressedBytes: Int64
+    package var maxUncompressedBytes: Int64
     /// Highest compression ratio accepted for an entry once it has produced `ratioCheckAfterBytes`.
-    public var maxCompressionRatio: Int
+    package var maxCompressionRatio: Int
     /// Entries smaller than this are not ratio-checked (tiny, very compressible text is normal).
-    public var ratioCheckAfterBytes: Int64
+    package var ratioCheckAfterBytes: Int64
 
     /// 50,000 entries, 4 GiB, 200:1 once an entry has produced 4 MiB.
-    public init(
+    package init(
         maxEntries: Int = 50_000, maxUncompressedBytes: Int64 = 4 << 30, maxCompressionRatio: Int = 200,
         ratioCheckAfterBytes: Int64 = 4 << 20
     ) {

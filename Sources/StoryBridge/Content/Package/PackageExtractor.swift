@@ -3,33 +3,33 @@ import Foundation
 /// Unpacks a presentation package into a new folder, safely: every entry is checked before any
 /// byte is written, sizes and compression ratios are watched while streaming, and on any error
 /// the folder is removed, so nothing half-unpacked is left.
-public struct PackageExtractor: Sendable {
+package struct PackageExtractor: Sendable {
     /// What an extraction produced.
-    public struct Result: Sendable {
-        public var folder: URL
-        public var files: Int
-        public var bytes: Int64
+    package struct Result: Sendable {
+        package var folder: URL
+        package var files: Int
+        package var bytes: Int64
     }
 
     /// Progress of a long extraction: bytes written so far, of the total the package declares.
-    public typealias Progress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+    package typealias Progress = @Sendable (_ done: Int64, _ total: Int64) -> Void
 
-    public var limits: PackageLimits
+    package var limits: PackageLimits
 
-    public init(limits: PackageLimits = PackageLimits()) {
+    package init(limits: PackageLimits = PackageLimits()) {
         self.limits = limits
     }
 
     /// Checks the package's entries without writing anything; returns the declared total size.
     @discardableResult
-    public func validate(zip: URL) throws(PackageError) -> (entries: Int, declaredBytes: Int64) {
+    package func validate(zip: URL) throws(PackageError) -> (entries: Int, declaredBytes: Int64) {
         let archive = try ZipArchive(path: zip.path)
         let summary = try check(archive)
         return (summary.entries.count, summary.declaredBytes)
     }
 
     /// Checks the package's entries without writing anything; returns the paths of its files.
-    public func filePaths(zip: URL) throws(PackageError) -> [String] {
+    package func filePaths(zip: URL) throws(PackageError) -> [String] {
         let archive = try ZipArchive(path: zip.path)
         return try check(archive).entries.filter { !$0.isDirectory }.map(\.path)
     }
@@ -37,7 +37,7 @@ public struct PackageExtractor: Sendable {
     /// Unpacks `zip` into `destination`, which must not exist yet. `requiresStartSlide` false
     /// accepts a zip without `index.html`: part of a package (the changed entries of a delta
     /// update, whose whole listing was checked before).
-    public func extract(
+    package func extract(
         zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true
     ) throws(PackageError) -> Result {
         let archive = try ZipArchive(path: zip.path)
