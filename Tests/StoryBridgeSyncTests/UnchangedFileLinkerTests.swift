@@ -5,7 +5,7 @@ import Testing
 
 @testable import StoryBridgeSync
 
-@Suite("Delta updates: unchanged files linked folder by folder on several threads")
+@Suite("Delta updates: unchanged files linked folder by folder, parents first")
 struct UnchangedFileLinkerTests {
     /// A real zip with files at the root, two and three folders deep, and an empty folder; its
     /// central directory read back, and the files written into an "installed" folder.

@@ -1,25 +1,20 @@
-import Dispatch
 import Foundation
 import StoryBridge
-import Synchronization
 
 /// Hard-links a delta update's unchanged files from the installed revision folder into the new
 /// one (copied where a link is not possible), after checking that each installed file is still
 /// a regular file of its indexed size.
 ///
-/// The work goes folder by folder on a few threads at once, one depth of folders after another
-/// (a folder's parent exists before it is made). On ext4 a `mkdirat` costs several times a
-/// `linkat`, and a deck has a folder per slide; the calls of different folders do not wait for
-/// each other. Names are resolved from the two revision folders' descriptors (`mkdirat`,
-/// `fstatat`, `linkat`): no path walked from the root per file, no `URL` or `FileManager` per
-/// file.
+/// The work goes folder by folder, one depth of folders after another (a folder's parent exists
+/// before it is made), each folder made once, on one thread: linking on four threads at once was
+/// slower in the benchmark (docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from the
+/// two revision folders' descriptors (`mkdirat`, `fstatat`, `linkat`): no path walked from the
+/// root per file, no `URL` or `FileManager` per file.
 struct UnchangedFileLinker: Sendable {
     /// The installed revision's folder.
     var installed: URL
     /// The new revision's folder, which exists.
     var destination: URL
-    /// How many threads link at once.
-    var threads = 4
 
     /// What the linker did.
     struct Counts: Sendable, Hashable {
@@ -38,36 +33,21 @@ struct UnchangedFileLinker: Sendable {
         defer { close(from) }
         let into = try Self.openFolder(destination.path)
         defer { close(into) }
-        let levels = Self.levels(files: files, folders: folders)
-        let shared = SharedState()
-        for level in levels {
-            let workers = max(1, min(threads, level.count))
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var counts = Counts()
-                do {
-                    for index in stride(from: worker, to: level.count, by: workers) {
-                        guard !shared.failed else { return }
-                        let folder = level[index]
-                        if !folder.path.isEmpty {
-                            guard mkdirat(into, folder.path, 0o755) == 0 || errno == EEXIST else {
-                                throw PackageError.writeFailed(path: folder.path, reason: String(cString: strerror(errno)))
-                            }
-                        }
-                        for entry in folder.files {
-                            let copied = try reuse(entry, from: from, into: into)
-                            counts.files += 1
-                            counts.bytes += entry.uncompressedSize
-                            if copied { counts.copied += 1 } else { counts.linked += 1 }
-                        }
-                    }
-                } catch {
-                    shared.fail(error)
+        var counts = Counts()
+        for folder in Self.levels(files: files, folders: folders).joined() {
+            if !folder.path.isEmpty {
+                guard mkdirat(into, folder.path, 0o755) == 0 || errno == EEXIST else {
+                    throw PackageError.writeFailed(path: folder.path, reason: String(cString: strerror(errno)))
                 }
-                shared.add(counts)
             }
-            if let error = shared.error { throw error }
+            for entry in folder.files {
+                let copied = try reuse(entry, from: from, into: into)
+                counts.files += 1
+                counts.bytes += entry.uncompressedSize
+                if copied { counts.copied += 1 } else { counts.linked += 1 }
+            }
         }
-        return shared.counts
+        return counts
     }
 
     /// A folder to make (`path` empty: the revision folder itself) and the files linked into it.
@@ -121,27 +101,5 @@ struct UnchangedFileLinker: Sendable {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw PackageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
         return descriptor
-    }
-
-    /// The workers' first error and their summed counts.
-    private final class SharedState: Sendable {
-        private let state = Mutex<(error: (any Error)?, counts: Counts)>((nil, Counts()))
-
-        var failed: Bool { state.withLock { $0.error != nil } }
-        var error: (any Error)? { state.withLock { $0.error } }
-        var counts: Counts { state.withLock { $0.counts } }
-
-        func fail(_ error: any Error) {
-            state.withLock { if $0.error == nil { $0.error = error } }
-        }
-
-        func add(_ more: Counts) {
-            state.withLock {
-                $0.counts.files += more.files
-                $0.counts.bytes += more.bytes
-                $0.counts.linked += more.linked
-                $0.counts.copied += more.copied
-            }
-        }
     }
 }
