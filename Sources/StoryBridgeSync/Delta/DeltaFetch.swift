@@ -105,34 +105,51 @@ struct DeltaFetch: Sendable {
         guard plan.bytesToFetch * 2 <= packageSize else {
             throw DeltaFallback.mostBytesChanged(changed: plan.bytesToFetch, total: packageSize)
         }
+        // Refused (too little disk space) before a byte of an entry is fetched, as a full download is before it starts.
+        try await planned(plan, packageSize)
         // The whole listing goes through the checks of a full install (names, types, duplicates,
-        // entry count, declared sizes, index.html) before a byte of an entry is fetched.
+        // entry count, declared sizes, index.html), on the blocking pool while the changed
+        // entries are fetched: neither needs the other, and nothing fetched is unpacked or
+        // installed before the listing passed. A refused listing wins over a failed fetch.
+        let wholeListing = listing
+        async let checkedPaths = checkListing(wholeListing, location: location)
+        var fetchedChanges: Result<URL?, any Error> = .success(nil)
+        if !plan.changed.isEmpty {
+            phaseBegan = PhaseTiming.begin()
+            do {
+                fetchedChanges = .success(try await fetchChanges(plan, blob: &blob, progress: progress))
+            } catch {
+                fetchedChanges = .failure(error)
+            }
+            PhaseTiming.record("delta: changed entries fetched (\(plan.ranges.count) ranges)", since: phaseBegan)
+        }
+        let filePaths = try await checkedPaths
+        let changes = try fetchedChanges.get()
+        return FetchedDelta(
+            directory: directory, plan: plan, changesZip: changes, filePaths: filePaths, requests: blob.requests,
+            connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived, packageSize: packageSize)
+    }
+
+    /// The file paths of `listing` (the package's central directory) after the checks of a full
+    /// install, run on a zip of the listing alone written to the work folder.
+    private func checkListing(_ listing: Data, location: ZipDirectory.Location) async throws -> [String] {
         let checksBegan = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: listing checked like a full install's", since: checksBegan) }
         let endRecord = ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)
-        let filePaths = try await BlockingIO.run { [folder, limits, listingFile = self.listingZip, listing] () throws -> [String] in
+        return try await BlockingIO.run { [folder, limits, listingFile = self.listingZip] () throws -> [String] in
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try (listing + endRecord).write(to: listingFile)
             defer { unlink(listingFile.path) }
             return try PackageExtractor(limits: limits).filePaths(zip: listingFile)
         }
-        PhaseTiming.record("delta: listing checked like a full install's", since: checksBegan)
-        try await planned(plan, packageSize)
-        var changes: URL?
-        if !plan.changed.isEmpty {
-            phaseBegan = PhaseTiming.begin()
-            changes = try await fetchChanges(plan, blob: &blob, progress: progress)
-            PhaseTiming.record("delta: changed entries fetched (\(plan.ranges.count) ranges)", since: phaseBegan)
-        }
-        return FetchedDelta(
-            directory: directory, plan: plan, changesZip: changes, filePaths: filePaths, requests: blob.requests,
-            connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived, packageSize: packageSize)
     }
 
     /// Writes each range's bytes to the changes zip as they arrive, then a central directory of
     /// the changed entries pointing at their new places; the file is written on the blocking pool.
     private func fetchChanges(_ plan: DeltaPlan, blob: inout RangedBlob, progress: (Int64) -> Void) async throws -> URL {
         let changesZip = self.changesZip
-        let output = try await BlockingIO.run { () throws -> FileHandle in
+        let output = try await BlockingIO.run { [folder] () throws -> FileHandle in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: changesZip.path, contents: nil) else {
                 throw DeltaFallback.transport("cannot create \(changesZip.path)")
             }

@@ -74,10 +74,12 @@ package struct PackageExtractor: Sendable {
                 if !(previous && entry.isDirectory) { throw .duplicateEntry(entry.path) }
             }
             // A file may not sit where another entry needs a folder, nor the other way round.
-            var parent = (entry.path as NSString).deletingLastPathComponent
-            while !parent.isEmpty {
-                if seen[parent] == false { throw .duplicateEntry(parent) }
-                parent = (parent as NSString).deletingLastPathComponent
+            // Paths are normalised (`ZipArchive.safePath`: no empty segment, no trailing `/`), so
+            // a parent is everything before a `/`; no `NSString` per entry (a full package has thousands).
+            var parent = Substring(entry.path)
+            while let slash = parent.lastIndex(of: "/") {
+                parent = parent[..<slash]
+                if seen[String(parent)] == false { throw .duplicateEntry(String(parent)) }
             }
             seen[entry.path] = entry.isDirectory
             declared += max(entry.uncompressedSize, 0)
