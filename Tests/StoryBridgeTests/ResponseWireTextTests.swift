@@ -21,16 +21,21 @@ struct ResponseWireTextTests {
     func changedDataDropsKeptText() throws {
         let kept = EncodedJSON(["slide": "index.html"])
         var response = BridgeResponse(
-            guid: "G4", status: .success, errorCode: 200, errorMessage: "", data: kept.value)
-        response.encodedData = kept.bytes
+            guid: "G4", status: .success, errorCode: 200, errorMessage: "", payload: .encoded(kept))
         #expect(response.jsonText == response.json.jsonString())
+        #expect(response.data == kept.value)
         response.data = ["slide": "next.html"]
-        #expect(response.encodedData == nil)
         #expect(response.jsonText.contains("next.html"))
+        #expect(!response.jsonText.contains("index.html"))
         #expect(response.jsonText == response.json.jsonString())
 
         var reply = ModuleReply(encoded: kept)
+        #expect(reply.data == kept.value)
         reply.data = ["slide": "other.html"]
-        #expect(reply.encodedData == nil)
+        let answered = BridgeResponse(
+            guid: "G5", status: reply.status, errorCode: reply.code, errorMessage: reply.message,
+            payload: reply.payload)
+        #expect(answered.jsonText.contains("other.html"))
+        #expect(!answered.jsonText.contains("index.html"))
     }
 }

@@ -215,10 +215,9 @@ public final class Bridge: Sendable {
         guard let guid = request.guid else { return nil }
         switch result {
         case .success(let reply):
-            var response = BridgeResponse(
-                guid: guid, status: reply.status, errorCode: reply.code, errorMessage: reply.message, data: reply.data)
-            response.encodedData = reply.encodedData
-            return response
+            return BridgeResponse(
+                guid: guid, status: reply.status, errorCode: reply.code, errorMessage: reply.message,
+                payload: reply.payload)
         case .failure(let error):
             return .failure(guid: guid, error: error)
         }

@@ -39,25 +39,26 @@ public struct ModuleReply: Sendable, Hashable {
     public var status: ResponseStatus
     public var code: Int
     public var message: String
-    /// The answer's `Data`. Setting it drops the written form the module may have kept.
+    /// The answer's `Data`. Setting it replaces whatever written form the module kept.
     public var data: JSONValue {
-        didSet { encodedData = nil }
+        get { payload.value }
+        set { payload = .value(newValue) }
     }
-    /// `data` already written as JSON, when the module keeps it so (sent as it is; see
-    /// ``BridgeResponse``). Not part of equality.
-    var encodedData: [UInt8]?
+    /// `data` as the serialiser receives it (see ``BridgeResponse``). Only the value takes part
+    /// in equality.
+    var payload: AnswerPayload
 
     public init(status: ResponseStatus = .success, code: Int = 200, message: String = "", data: JSONValue) {
         self.status = status
         self.code = code
         self.message = message
-        self.data = data
+        self.payload = .value(data)
     }
 
     /// A 200 `Success` whose `Data` the module keeps written.
     init(encoded: EncodedJSON) {
-        self.init(data: encoded.value)
-        encodedData = encoded.bytes
+        self.init(data: .null)
+        payload = .encoded(encoded)
     }
 
     public static func == (lhs: ModuleReply, rhs: ModuleReply) -> Bool {

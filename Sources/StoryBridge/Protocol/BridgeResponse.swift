@@ -15,21 +15,27 @@ public struct BridgeResponse: Sendable, Hashable {
     public var errorCode: Int
     /// Empty on success; a sentence saying what went wrong otherwise.
     public var errorMessage: String
-    /// The answer's payload. Setting it drops the written form the module may have kept.
+    /// The answer's payload. Setting it replaces whatever written form the module kept.
     public var data: JSONValue {
-        didSet { encodedData = nil }
+        get { payload.value }
+        set { payload = .value(newValue) }
     }
-    /// `data` already written as JSON (``JSONWriter``'s form), when the module kept it so: the
-    /// wire text then copies these bytes instead of writing `data` again. Not part of equality.
-    var encodedData: [UInt8]?
+    /// `data` as the serialiser receives it: a value, or a value the module keeps already written
+    /// (copied to the wire as it is). Only the value takes part in equality.
+    var payload: AnswerPayload
 
     /// Creates a response from its parts.
     public init(guid: String, status: ResponseStatus, errorCode: Int, errorMessage: String, data: JSONValue) {
+        self.init(guid: guid, status: status, errorCode: errorCode, errorMessage: errorMessage, payload: .value(data))
+    }
+
+    /// Creates a response whose payload may already be written.
+    init(guid: String, status: ResponseStatus, errorCode: Int, errorMessage: String, payload: AnswerPayload) {
         self.guid = guid
         self.status = status
         self.errorCode = errorCode
         self.errorMessage = errorMessage
-        self.data = data
+        self.payload = payload
     }
 
     /// A success answer carrying `data`.

@@ -346,11 +346,7 @@ enum JSONWriter {
     /// Writes `response` as ``write(_:)-(BridgeResponse)`` does, at the end of `output`.
     static func append(_ response: BridgeResponse, to output: inout [UInt8]) {
         appendLiteral(#"{"Data":"#, to: &output)
-        if let encoded = response.encodedData {
-            output.append(contentsOf: encoded)
-        } else {
-            append(response.data, to: &output)
-        }
+        response.payload.append(to: &output)
         appendLiteral(#","ErrorCode":"#, to: &output)
         if response.errorCode == 200 {
             appendLiteral("200", to: &output)
