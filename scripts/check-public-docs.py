@@ -23,10 +23,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # package). Not the embedding guide's package, whose .build holds its dependencies' checkouts.
 SOURCE_ROOTS = [ROOT / "Sources", ROOT / "Examples/CustomModule/Sources"]
 
-# Folders another change of issue #33 is rewriting (session of 2026-11-26): their undocumented
-# public declarations are listed as pending, not failed. Remove an entry once its folder is merged.
-PENDING = ["Sources/StoryBridge/Bridge/", "Sources/StoryBridge/Protocol/"]
-
 ATTRIBUTES = r"(?:@[\w.]+(?:\([^()]*\))?\s+)*"
 MODIFIERS = r"(?:(?:nonisolated|final|static|class|override|convenience|required|indirect|mutating|nonmutating|dynamic|lazy|weak|unowned)\s+)*"
 DECLARATION = re.compile(r"^\s*" + ATTRIBUTES + MODIFIERS + r"(public|open|package)\b(?:\s+|\(set\)\s+)(?=[A-Za-z@_])")
@@ -87,18 +83,12 @@ def main():
         for target in sorted(counts):
             print(f"{target}: {counts[target]['public']} public, {counts[target]['package']} package")
         return 0
-    pending = [entry for entry in missing if any(entry.startswith(folder) for folder in PENDING)]
-    missing = [entry for entry in missing if entry not in pending]
-    for entry in pending:
-        print(f"pending: {entry}")
     for entry in missing:
         print(entry)
-    if pending:
-        print(f"check-public-docs: {len(pending)} undocumented public declarations in {', '.join(PENDING)}, pending", file=sys.stderr)
     if missing:
         print(f"check-public-docs: {len(missing)} public declarations without a /// doc comment", file=sys.stderr)
         return 1
-    print("check-public-docs: every public declaration" + (" outside the pending folders" if pending else "") + " has a /// doc comment")
+    print("check-public-docs: every public declaration has a /// doc comment")
     return 0
 
 

@@ -16,6 +16,7 @@ import Synchronization
 public final class Bridge: Sendable {
     /// A module's subscription.
     public struct Registration: Sendable {
+        /// The registered module.
         public let module: any BridgeModule
         /// A deadline set at registration, overriding the one of every command's policy.
         public let deadlineOverride: CommandDeadline?
@@ -227,10 +228,13 @@ public final class Bridge: Sendable {
 /// One handled request, as observers see it. A class, so each observer (and the inspector's
 /// history) shares the one exchange instead of copying its strings and values.
 public final class BridgeExchange: Sendable {
+    /// The viewer (page connection) that sent the request.
     public let viewerId: String
+    /// The request as it was read from the frame.
     public let request: BridgeRequest
     /// `nil` for fire-and-forget requests.
     public let response: BridgeResponse?
+    /// From the request's arrival to its answer, on the bridge's clock.
     public let duration: Duration
     /// When the answer was made, on the bridge's clock.
     public let finished: ContinuousClock.Instant

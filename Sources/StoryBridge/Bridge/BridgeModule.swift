@@ -36,8 +36,11 @@ public protocol BridgeModule: Sendable {
 
 /// A command's full answer: what a ``BridgeCommand/replying(_:_:handler:)`` handler returns.
 public struct ModuleReply: Sendable, Hashable {
+    /// The answer's `Status` (`Success` or `Failure`).
     public var status: ResponseStatus
+    /// The answer's numeric `Code` (200 for success; the error's code otherwise).
     public var code: Int
+    /// The answer's `Message`: empty on success, the reason on failure.
     public var message: String
     /// The answer's `Data`. Setting it replaces whatever written form the module kept.
     public var data: JSONValue {
@@ -48,6 +51,7 @@ public struct ModuleReply: Sendable, Hashable {
     /// in equality.
     var payload: AnswerPayload
 
+    /// A reply with the given `Data`; a 200 `Success` with an empty message unless told otherwise.
     public init(status: ResponseStatus = .success, code: Int = 200, message: String = "", data: JSONValue) {
         self.status = status
         self.code = code
@@ -61,10 +65,12 @@ public struct ModuleReply: Sendable, Hashable {
         payload = .encoded(encoded)
     }
 
+    /// Equal when status, code, message and `Data` (as a value) are equal.
     public static func == (lhs: ModuleReply, rhs: ModuleReply) -> Bool {
         lhs.status == rhs.status && lhs.code == rhs.code && lhs.message == rhs.message && lhs.data == rhs.data
     }
 
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(status)
         hasher.combine(code)

@@ -27,12 +27,20 @@ public struct CommandTable: Sendable {
 /// ```
 @resultBuilder
 public enum CommandTableBuilder {
+    /// One command line of a table.
     public static func buildExpression(_ command: BridgeCommand) -> [BridgeCommand] { [command] }
+    /// Several commands at once (for example a module's shared list).
     public static func buildExpression(_ commands: [BridgeCommand]) -> [BridgeCommand] { commands }
+    /// The lines of a table, in order.
     public static func buildBlock(_ parts: [BridgeCommand]...) -> [BridgeCommand] { parts.flatMap { $0 } }
+    /// Commands declared under an `if` without `else`.
     public static func buildOptional(_ part: [BridgeCommand]?) -> [BridgeCommand] { part ?? [] }
+    /// The first branch of an `if`/`else` or `switch`.
     public static func buildEither(first part: [BridgeCommand]) -> [BridgeCommand] { part }
+    /// The second branch of an `if`/`else` or `switch`.
     public static func buildEither(second part: [BridgeCommand]) -> [BridgeCommand] { part }
+    /// Commands declared in a `for` loop.
     public static func buildArray(_ parts: [[BridgeCommand]]) -> [BridgeCommand] { parts.flatMap { $0 } }
+    /// The finished table.
     public static func buildFinalResult(_ commands: [BridgeCommand]) -> CommandTable { CommandTable(commands) }
 }

@@ -19,7 +19,9 @@ import Synchronization
 /// A frame that cannot be read yields an `error` event (or, when a GUID could be read, a
 /// `Failure` answer to it) and the connection goes on.
 public struct FrameDispatcher: Sendable {
+    /// The bridge whose modules answer the frames.
     public let bridge: Bridge
+    /// The viewer's context handed to every command of this connection.
     public let context: BridgeContext
     /// Delivers one outbound message (a response or an event) to the page.
     public let deliver: @Sendable (JSONValue) -> Void

@@ -8,6 +8,7 @@ public enum ModuleRegistrationError: Error, Hashable, CustomStringConvertible {
     /// The table declares a command whose name is empty or only spaces.
     case emptyCommandName(module: String)
 
+    /// A sentence naming the module and, where there is one, the command at fault.
     public var description: String {
         switch self {
         case .noHandler(let module, let command):

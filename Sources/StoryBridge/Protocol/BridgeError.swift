@@ -86,5 +86,6 @@ public enum BridgeError: Error, Sendable, Hashable {
 }
 
 extension BridgeError: LocalizedError {
+    /// The error's `Message`, as sent to the page.
     public var errorDescription: String? { message }
 }

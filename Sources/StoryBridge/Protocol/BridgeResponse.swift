@@ -72,11 +72,13 @@ public struct BridgeResponse: Sendable, Hashable {
         JSONWriter.append(self, to: &bytes)
     }
 
+    /// Equal when every field and the `Data` (as a value) are equal, however the data is kept.
     public static func == (lhs: BridgeResponse, rhs: BridgeResponse) -> Bool {
         lhs.guid == rhs.guid && lhs.status == rhs.status && lhs.errorCode == rhs.errorCode
             && lhs.errorMessage == rhs.errorMessage && lhs.data == rhs.data
     }
 
+    /// Hashes what equality compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(guid)
         hasher.combine(status)

@@ -74,6 +74,7 @@ extension JSONValue {
 }
 
 extension JSONValue: Codable {
+    /// Decodes any JSON value (numbers without a fraction become `int`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -95,6 +96,7 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Encodes the value as the JSON it stands for.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -112,14 +114,21 @@ extension JSONValue: Codable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// A string written as a literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer written as a literal.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A number with a fraction written as a literal.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` or `false` written as a literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array written as a literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object written as a literal (a repeated key keeps its last value).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `null` written as `nil`.
     public init(nilLiteral: ()) { self = .null }
 }
 
@@ -130,7 +139,9 @@ extension JSONValue {
 
     /// Input nested deeper than allowed.
     public struct NestingTooDeep: Error, CustomStringConvertible, Sendable {
+        /// The deepest nesting allowed.
         public let limit: Int
+        /// Names the limit that was passed.
         public var description: String { "arrays and objects nested deeper than \(limit) levels" }
     }
 
