@@ -18,6 +18,10 @@ struct VendorDeckBenchmark {
     var order = Order.alternate
     /// The branch of the mirror the deck is taken from.
     var branch = "develop"
+    /// Adds a third tab, on the host with its bridge socket withheld (`WebSocket` never connects),
+    /// to split the host's extra time into the page's own part (the client script, the host's HTTP)
+    /// and the bridge's part (the socket, hello, the page load recorded while the page loads).
+    var isolate = false
 
     func run() async throws {
         guard FileManager.default.fileExists(atPath: mirror) else {
@@ -49,25 +53,47 @@ struct VendorDeckBenchmark {
                 try await tab.devTools.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(Self.observer)])
             }
             try await staticTab.devTools.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(Self.silentDoorbell)])
+            // Its stand-in for WebSocket goes in before the observer, which wraps whatever it finds.
+            let withheldTab = isolate ? try await browser.newPage() : nil
+            if let withheldTab {
+                for script in [Self.withheldSocket, Self.observer] {
+                    try await withheldTab.devTools.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(script)])
+                }
+            }
             var host: [[String: Double]] = []
             var plain: [[String: Double]] = []
+            var withheld: [[String: Double]] = []
             for index in 0..<(warmUpPairs + pairs) {
                 let slide = "\(slides[index % slides.count])?n=\(index)"
-                // Which tab goes first alternates too, so neither always loads right after the other.
-                let hostFirst = order == .alternate ? index % 2 == 0 : order == .hostFirst
-                var onHost: [String: Double] = [:]
-                var onStatic: [String: Double] = [:]
-                if hostFirst { onHost = try await load(hostTab, "\(server.base)/p/1/\(slide)", "?n=\(index)", answered: true) }
-                onStatic = try await load(staticTab, "\(files.base)/\(slide)", "?n=\(index)", answered: false)
-                if !hostFirst { onHost = try await load(hostTab, "\(server.base)/p/1/\(slide)", "?n=\(index)", answered: true) }
-                guard index >= warmUpPairs else { continue }
-                host.append(onHost)
-                plain.append(onStatic)
+                let search = "?n=\(index)"
+                var loads: [() async throws -> Void] = [
+                    { host.append(try await load(hostTab, "\(server.base)/p/1/\(slide)", search, answered: true)) },
+                    { plain.append(try await load(staticTab, "\(files.base)/\(slide)", search, answered: false)) },
+                ]
+                if let withheldTab {
+                    loads.append { withheld.append(try await load(withheldTab, "\(server.base)/p/1/\(slide)", search, answered: false)) }
+                }
+                // Which tab goes first turns too, so none always loads right after another.
+                let first: Int
+                switch order {
+                case .alternate: first = index % loads.count
+                case .hostFirst: first = 0
+                case .staticFirst: first = 1
+                }
+                for step in 0..<loads.count { try await loads[(first + step) % loads.count]() }
+                guard index >= warmUpPairs else {
+                    host.removeAll()
+                    plain.removeAll()
+                    withheld.removeAll()
+                    continue
+                }
             }
             await hostTab.close()
             await staticTab.close()
+            await withheldTab?.close()
             await files.stop()
             report(host: host, plain: plain)
+            if isolate { reportIsolated(host: host, withheld: withheld, plain: plain) }
         }
     }
 
@@ -127,6 +153,20 @@ struct VendorDeckBenchmark {
           });
         })();
         """#
+
+    /// The isolating tab only (`--isolate`): a `WebSocket` that never connects, so the client runs
+    /// and the library calls as usual while the host sees no socket, no hello and records no page load.
+    static let withheldSocket = """
+        (function () {
+          function Withheld(url) { this.url = url; this.readyState = 0; this.bufferedAmount = 0; }
+          Withheld.prototype.send = function () {};
+          Withheld.prototype.close = function () {};
+          Withheld.prototype.addEventListener = function () {};
+          Withheld.prototype.removeEventListener = function () {};
+          Withheld.CONNECTING = 0; Withheld.OPEN = 1; Withheld.CLOSING = 2; Withheld.CLOSED = 3;
+          window.WebSocket = Withheld;
+        })();
+        """
 
     /// Navigates `tab` to `url` and returns the load's phases, ms (from navigation start unless the
     /// name says a duration), once the load event has run (and, `answered`, the first answer came).
@@ -222,6 +262,31 @@ struct VendorDeckBenchmark {
             String(
                 format: "ratio of medians: load %.2fx, first answer %.2fx", median(column(host, "load")) / median(column(plain, "load")),
                 median(column(host, "firstAnswer")) / median(column(plain, "load"))))
+    }
+
+    /// The split `--isolate` measures: per load of a slide in turn, the host tab against the host
+    /// tab with its socket withheld (the bridge's part), and that tab against the static one (the
+    /// page's own part: the client script, the host's HTTP).
+    func reportIsolated(host: [[String: Double]], withheld: [[String: Double]], plain: [[String: Double]]) {
+        func difference(_ one: [[String: Double]], _ other: [[String: Double]], _ name: String) -> String {
+            let values = zip(one, other).compactMap { pair in pair.0[name].flatMap { a in pair.1[name].map { a - $0 } } }
+            return values.isEmpty ? "-" : String(format: "%.1f", median(values))
+        }
+        print("")
+        print("the host's extra time split (--isolate), median of each slide's differences, ms:")
+        print("| phase | host - host with socket withheld (bridge's part) | withheld - static (page's part) | host - static |")
+        print("|---|---|---|---|")
+        let phases = [
+            ("htmlEnd", "HTML received"), ("lastResourceEnd", "last subresource received"), ("domReady", "DOMContentLoaded"),
+            ("firstCall", "library's first call"), ("load", "load event"),
+        ]
+        for (name, label) in phases {
+            print(
+                "| \(label) | \(difference(host, withheld, name)) | \(difference(withheld, plain, name)) | \(difference(host, plain, name)) |"
+            )
+        }
+        let ratios = zip(withheld, plain).compactMap { pair in pair.0["load"].flatMap { w in pair.1["load"].map { w / $0 } } }
+        print(String(format: "slide load, host with socket withheld / static: median of pairs %.2fx", median(ratios)))
     }
 
     // MARK: The deck

@@ -31,7 +31,7 @@ import StoryBridge
 //                                             headless Chromium: in-page bridge calls vs the same page's
 //                                             round trip to the plain echo; slide to slide (first bridge
 //                                             answer) vs the same slides from a plain static file server
-//   storybridge-bench browser --deck vendor [--pairs N] [--order alternate|host-first|static-first]
+//   storybridge-bench browser --deck vendor [--pairs N] [--order alternate|host-first|static-first] [--isolate]
 //                                             the storyCLM.js repository's test deck (read at run time
 //                                             from STORYCLM_JS_MIRROR), slide after slide, host vs static,
 //                                             alternating; each load taken apart into phases
@@ -66,9 +66,11 @@ let usage = """
                                  headless Chromium: in-page calls and slide-to-slide time
                                  (--network-timeline: when each step of a slide load crossed
                                  Chromium's network layer)
-      browser --deck vendor [--pairs N] [--order alternate|host-first|static-first]
+      browser --deck vendor [--pairs N] [--order alternate|host-first|static-first] [--isolate]
                                  the storyCLM.js test deck (a git mirror at STORYCLM_JS_MIRROR),
                                  host vs static, alternating, 50 pairs: each load by phase
+                                 (--isolate: a third tab on the host with its socket withheld,
+                                 to split the host's extra time)
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {
@@ -175,6 +177,7 @@ case "browser" where arguments.contains("--deck"):
         }
         benchmark.order = order
     }
+    benchmark.isolate = arguments.contains("--isolate")
     try await benchmark.run()
 case "browser":
     var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
