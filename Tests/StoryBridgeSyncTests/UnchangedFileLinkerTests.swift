@@ -80,6 +80,38 @@ struct UnchangedFileLinkerTests {
         try UnchangedFileLinker.makeFolders(directory.entries.filter(\.isDirectory), in: destination)
     }
 
+    @Test("linked ahead from the index, then kept to the plan: links of changed and removed files go, so do folders left empty")
+    func linkedAheadThenKept() throws {
+        let (root, installed, directory) = try makeInstalled(slides: 3)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Slide 2's markup changes in the new package; its installed copy differs too, which is
+        // no error since it is not reused. Slide 3's image is gone from the new package.
+        try Data("changed behind our back".utf8).write(to: installed.appendingPathComponent("slides/s2/index.html"))
+        let destination = root.appendingPathComponent("new")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let linker = UnchangedFileLinker(installed: installed, destination: destination)
+        let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
+        #expect(ahead.differing == ["slides/s2/index.html"])
+        #expect(ahead.reused.count == 6)
+        let gone: Set = ["slides/s2/index.html", "slides/s3/media/deep/image.jpg"]
+        let reused = directory.entries.filter { !$0.isDirectory && !gone.contains($0.name) }
+        let counts = try linker.keep(reused, of: ahead)
+        #expect(counts.files == 5)
+        #expect(counts.linked == 5)
+        let left = try FileManager.default.subpathsOfDirectory(atPath: destination.path)
+        let expected = [
+            "index.html", "slides", "slides/s1", "slides/s1/index.html", "slides/s1/media", "slides/s1/media/deep",
+            "slides/s1/media/deep/image.jpg", "slides/s2", "slides/s2/media", "slides/s2/media/deep", "slides/s2/media/deep/image.jpg",
+            "slides/s3", "slides/s3/index.html",
+        ]
+        #expect(Set(left) == Set(expected))
+        // A reused file whose installed copy differed stops the update.
+        let error = #expect(throws: DeltaFallback.self) {
+            try linker.keep(directory.entries.filter { !$0.isDirectory }, of: ahead)
+        }
+        #expect(error == .installedFileDiffers("slides/s2/index.html"))
+    }
+
     @Test("an installed file of another size stops the linking with installedFileDiffers")
     func installedFileChanged() throws {
         let (root, installed, directory) = try makeInstalled(slides: 12)

@@ -74,23 +74,36 @@ struct DeltaFetch: Sendable {
     /// index) and links the unchanged files meanwhile. Throws ``DeltaFallback`` when the full
     /// download is the way (also when an installed file is not what the index says),
     /// `PackageError` when the archive is refused, and what `planned` throws (told the plan and
-    /// the package size once the listing was parsed and planned, before any entry is fetched or
-    /// linked) to refuse the update. When it throws, the caller's ``discard()`` removes what it made.
+    /// the package size once the listing was parsed and planned, before any entry is fetched) to
+    /// refuse the update. Whatever it throws, all it started has ended, and the caller's
+    /// ``discard()`` removes what it made.
     /// All its range requests go on one kept-alive connection (``BlobConnection``).
     func run(
         link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         let target = try RangedBlob.target(link)
-        return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
-            var blob = RangedBlob(connection: connection)
-            blob.rateLimiter = rateLimiter
-            blob.wholeBlobReply = wholeBlobReply
-            return try await run(blob: &blob, installed: installed, planned: planned, progress: progress)
+        try await BlockingIO.run { [folder] () throws in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        // The installed revision's files are linked while the tail and the entries are requested:
+        // the index alone says what they are. The plan then keeps those it reuses.
+        let linkedAhead = Task { await linkAhead(installed) }
+        do {
+            return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
+                var blob = RangedBlob(connection: connection)
+                blob.rateLimiter = rateLimiter
+                blob.wholeBlobReply = wholeBlobReply
+                return try await run(blob: &blob, index: installed, linkedAhead: linkedAhead, planned: planned, progress: progress)
+            }
+        } catch {
+            _ = await linkedAhead.value
+            throw error
         }
     }
 
     private func run(
-        blob: inout RangedBlob, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
+        blob: inout RangedBlob, index: DeltaIndex, linkedAhead: Task<Result<UnchangedFileLinker.LinkedAhead, any Error>, Never>,
+        planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         // Phases measured with begin/record: `blob` is not sendable, so no closure carries it.
         var phaseBegan = PhaseTiming.begin()
@@ -114,25 +127,24 @@ struct DeltaFetch: Sendable {
         let planBegan = PhaseTiming.begin()
         let directory = try ZipDirectory.parse(listing, location: location)
         let packageSize = blob.length ?? 0
-        let plan = DeltaPlan(directory: directory, installed: installed)
+        let plan = DeltaPlan(directory: directory, installed: index)
         PhaseTiming.record("delta: central directory parsed and planned", since: planBegan)
         guard plan.bytesToFetch * 2 <= packageSize else {
             throw DeltaFallback.mostBytesChanged(changed: plan.bytesToFetch, total: packageSize)
         }
         // Refused (too little disk space) before a byte of an entry is fetched, as a full download is before it starts.
         try await planned(plan, packageSize)
-        try await makeWorkFolders()
         // Three things at once, none needing another: the whole listing goes through the checks
         // of a full install (names, types, duplicates, entry count, declared sizes, index.html)
-        // on the blocking pool; the unchanged files are linked into the work folder on another of
-        // its threads; the changed entries are fetched. Nothing fetched is unpacked and nothing
-        // linked is moved into the library before the listing passed. The linking touches only
-        // names the installed index holds (an installed revision's checked names), never a name
-        // of the unchecked listing. A refused listing wins over a failed fetch, which wins over a
-        // failed linking; whichever fails, both others have ended when this returns or throws.
+        // on the blocking pool; the files linked ahead are trimmed to the plan's unchanged ones
+        // on another of its threads; the changed entries are fetched. Nothing fetched is unpacked
+        // and nothing linked is moved into the library before the listing passed. The linking
+        // touches only names the installed index holds (an installed revision's checked names),
+        // never a name of the unchecked listing. A refused listing wins over a failed fetch, which
+        // wins over a failed linking; whichever fails, both others have ended when this throws.
         let wholeListing = listing
         async let checkedPaths = checkListing(wholeListing, location: location)
-        async let linked = linkUnchanged(plan.reused)
+        async let linked = keepUnchanged(plan.reused, linkedAhead: linkedAhead)
         var fetchedChanges: Result<URL?, any Error> = .success(nil)
         if !plan.changed.isEmpty {
             phaseBegan = PhaseTiming.begin()
@@ -152,26 +164,35 @@ struct DeltaFetch: Sendable {
             transferred: blob.bytesReceived, packageSize: packageSize)
     }
 
-    /// Makes the work folder and, in it, an empty linked folder (one a killed run left is removed first).
-    private func makeWorkFolders() async throws {
-        try await BlockingIO.run { [folder, linkedFolder] () throws in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            if mkdir(linkedFolder.path, 0o755) != 0 {
-                guard errno == EEXIST else {
-                    throw PackageError.writeFailed(path: linkedFolder.path, reason: String(cString: strerror(errno)))
+    /// Makes an empty linked folder (one a killed run left is removed first) and links into it
+    /// the installed revision's files that are what `index` says.
+    private func linkAhead(_ index: DeltaIndex) async -> Result<UnchangedFileLinker.LinkedAhead, any Error> {
+        let linksBegan = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: installed files linked (while the tail and the entries are requested)", since: linksBegan) }
+        let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
+        return await BlockingIO.run { [linkedFolder] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
+            Result {
+                if mkdir(linkedFolder.path, 0o755) != 0 {
+                    guard errno == EEXIST else {
+                        throw PackageError.writeFailed(path: linkedFolder.path, reason: String(cString: strerror(errno)))
+                    }
+                    try FileManager.default.removeItem(at: linkedFolder)
+                    try FileManager.default.createDirectory(at: linkedFolder, withIntermediateDirectories: false)
                 }
-                try FileManager.default.removeItem(at: linkedFolder)
-                try FileManager.default.createDirectory(at: linkedFolder, withIntermediateDirectories: false)
+                return try linker.linkAhead(index)
             }
         }
     }
 
-    /// Links `reused` (with their parent folders) from the installed revision into the linked folder.
-    private func linkUnchanged(_ reused: [ZipDirectoryEntry]) async throws -> UnchangedFileLinker.Counts {
-        let linksBegan = PhaseTiming.begin()
-        defer { PhaseTiming.record("delta: unchanged files linked (while the entries are fetched)", since: linksBegan) }
+    /// Keeps of the files linked ahead the plan's unchanged ones (``UnchangedFileLinker/keep(_:of:)``).
+    private func keepUnchanged(
+        _ reused: [ZipDirectoryEntry], linkedAhead: Task<Result<UnchangedFileLinker.LinkedAhead, any Error>, Never>
+    ) async throws -> UnchangedFileLinker.Counts {
+        let linked = try await linkedAhead.value.get()
+        let keepBegan = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: links of changed and removed files removed", since: keepBegan) }
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
-        return try await BlockingIO.run { () throws in try linker.link(reused, folders: []) }
+        return try await BlockingIO.run { () throws in try linker.keep(reused, of: linked) }
     }
 
     /// The file paths of `listing` (the package's central directory) after the checks of a full

@@ -37,7 +37,9 @@ struct UnchangedFileLinker: Sendable {
         var counts = Counts()
         for entry in files {
             try Self.makeFolder(entry.name.lastIndex(of: "/").map { entry.name[..<$0] } ?? "", in: into, made: &made)
-            let copied = try reuse(entry, from: from, into: into)
+            guard let copied = try reuse(entry.name, size: entry.uncompressedSize, from: from, into: into) else {
+                throw DeltaFallback.installedFileDiffers(entry.name)
+            }
             counts.files += 1
             counts.bytes += entry.uncompressedSize
             if copied { counts.copied += 1 } else { counts.linked += 1 }
@@ -62,7 +64,7 @@ struct UnchangedFileLinker: Sendable {
 
     /// Makes folder `path` of the new revision (relative; empty: the revision folder itself,
     /// which exists) after its parents, unless `made` says it was made already.
-    private static func makeFolder(_ path: Substring, in folder: Int32, made: inout Set<Substring>) throws {
+    static func makeFolder(_ path: Substring, in folder: Int32, made: inout Set<Substring>) throws {
         guard !made.contains(path) else { return }
         if let slash = path.lastIndex(of: "/") { try makeFolder(path[..<slash], in: folder, made: &made) }
         guard mkdirat(folder, String(path), 0o755) == 0 || errno == EEXIST else {
@@ -71,24 +73,25 @@ struct UnchangedFileLinker: Sendable {
         made.insert(path)
     }
 
-    /// Links (or copies) one unchanged file into its folder, which exists; returns whether it had
-    /// to be copied.
-    private func reuse(_ entry: ZipDirectoryEntry, from installedFolder: Int32, into folder: Int32) throws -> Bool {
+    /// Links (or copies) installed file `name` into its folder, which exists, when it is a
+    /// regular file of `size` bytes; returns whether it had to be copied, nil when it is not
+    /// what the index says (nothing made).
+    func reuse(_ name: String, size: Int64, from installedFolder: Int32, into folder: Int32) throws -> Bool? {
         var status = stat()
-        guard fstatat(installedFolder, entry.name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
-            Int64(status.st_size) == entry.uncompressedSize
-        else { throw DeltaFallback.installedFileDiffers(entry.name) }
-        if linkat(installedFolder, entry.name, folder, entry.name, 0) == 0 { return false }
+        guard fstatat(installedFolder, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
+            Int64(status.st_size) == size
+        else { return nil }
+        if linkat(installedFolder, name, folder, name, 0) == 0 { return false }
         let reason = errno
         guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
-            throw DeltaFallback.installedFileDiffers("\(entry.name) (\(String(cString: strerror(reason))))")
+            throw DeltaFallback.installedFileDiffers("\(name) (\(String(cString: strerror(reason))))")
         }
-        try FileManager.default.copyItem(atPath: installed.path + "/" + entry.name, toPath: destination.path + "/" + entry.name)
+        try FileManager.default.copyItem(atPath: installed.path + "/" + name, toPath: destination.path + "/" + name)
         return true
     }
 
     /// A descriptor of the folder at `path`, to resolve names from.
-    private static func openFolder(_ path: String) throws -> Int32 {
+    static func openFolder(_ path: String) throws -> Int32 {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw PackageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
         return descriptor
