@@ -60,6 +60,8 @@ struct DeltaKillTests {
         child.process.kill()
         _ = await SyncLab.finish(child)
         #expect(lab.leftoverDownloads().contains { $0.hasSuffix(".delta.changes.zip") })
+        // The folder of linked unchanged files is made before the fetch starts: the kill leaves it too.
+        #expect(lab.leftoverDownloads().contains { $0.hasSuffix(".delta.linked") })
         try await Self.expectRecovers(lab, old: old, expectOld: true)
         await lab.stopServer()
     }
@@ -86,6 +88,9 @@ struct DeltaKillTests {
         for name in ["3-r2.delta.changes.zip", "3-r2.delta.listing.zip"] {
             #expect(FileManager.default.createFile(atPath: downloads.appendingPathComponent(name).path, contents: Data("PK".utf8)))
         }
+        let linked = downloads.appendingPathComponent("3-r2.delta.linked/slides")
+        try FileManager.default.createDirectory(at: linked, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: linked.appendingPathComponent("s01.html").path, contents: Data("<p>".utf8)))
         let next = try await lab.cli(["sync", "--content"])
         #expect(next.status == 0, "\(next.errors)")
         #expect(lab.leftoverDownloads().isEmpty, "\(lab.leftoverDownloads())")

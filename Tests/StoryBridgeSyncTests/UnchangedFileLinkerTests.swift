@@ -5,7 +5,7 @@ import Testing
 
 @testable import StoryBridgeSync
 
-@Suite("Delta updates: unchanged files linked folder by folder, parents first")
+@Suite("Delta updates: unchanged files linked, each folder made once, parents first")
 struct UnchangedFileLinkerTests {
     /// A real zip with files at the root, two and three folders deep, and an empty folder; its
     /// central directory read back, and the files written into an "installed" folder.
@@ -56,19 +56,60 @@ struct UnchangedFileLinkerTests {
         #expect(isFolder.boolValue)
     }
 
-    @Test("folders come by depth, parents first, each with only its own files")
-    func levelsByDepth() throws {
-        let (root, _, directory) = try makeInstalled(slides: 3)
+    @Test("only files given: their parent folders are made at every depth, no folder entry; folder entries alone are made by makeFolders")
+    func parentsMadeWithoutFolderEntries() throws {
+        let (root, installed, directory) = try makeInstalled(slides: 3)
         defer { try? FileManager.default.removeItem(at: root) }
-        let levels = UnchangedFileLinker.levels(
-            files: directory.entries.filter { !$0.isDirectory }, folders: directory.entries.filter(\.isDirectory))
-        #expect(levels.map { $0.map(\.path) }.first == [""])
-        #expect(levels[0][0].files.map(\.name) == ["index.html"])
-        #expect(levels[1].map(\.path) == ["empty", "slides"])
-        #expect(levels[2].map(\.path) == ["empty/inner", "slides/s1", "slides/s2", "slides/s3"])
-        #expect(levels[2][1].files.map(\.name) == ["slides/s1/index.html"])
-        #expect(levels.count == 5)
-        #expect(levels[4].map(\.path) == ["slides/s1/media/deep", "slides/s2/media/deep", "slides/s3/media/deep"])
+        let destination = root.appendingPathComponent("new")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let counts = try UnchangedFileLinker(installed: installed, destination: destination)
+            .link(directory.entries.filter { !$0.isDirectory }, folders: [])
+        #expect(counts.linked == 7)
+        let made = try FileManager.default.subpathsOfDirectory(atPath: destination.path).filter { path in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: destination.appendingPathComponent(path).path, isDirectory: &isFolder)
+                && isFolder.boolValue
+        }
+        let expected = ["slides"] + (1...3).flatMap { ["slides/s\($0)", "slides/s\($0)/media", "slides/s\($0)/media/deep"] }
+        #expect(Set(made) == Set(expected))
+        try UnchangedFileLinker.makeFolders(directory.entries.filter(\.isDirectory), in: destination)
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: destination.appendingPathComponent("empty/inner").path, isDirectory: &isFolder))
+        #expect(isFolder.boolValue)
+        // Folders that exist already are left as they are.
+        try UnchangedFileLinker.makeFolders(directory.entries.filter(\.isDirectory), in: destination)
+    }
+
+    @Test("linked ahead from the index, then kept to the plan: links of changed and removed files go, so do folders left empty")
+    func linkedAheadThenKept() throws {
+        let (root, installed, directory) = try makeInstalled(slides: 3)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Slide 2's markup changes in the new package; its installed copy differs too, which is
+        // no error since it is not reused. Slide 3's image is gone from the new package.
+        try Data("changed behind our back".utf8).write(to: installed.appendingPathComponent("slides/s2/index.html"))
+        let destination = root.appendingPathComponent("new")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let linker = UnchangedFileLinker(installed: installed, destination: destination)
+        let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
+        #expect(ahead.differing == ["slides/s2/index.html"])
+        #expect(ahead.reused.count == 6)
+        let gone: Set = ["slides/s2/index.html", "slides/s3/media/deep/image.jpg"]
+        let reused = directory.entries.filter { !$0.isDirectory && !gone.contains($0.name) }
+        let counts = try linker.keep(reused, of: ahead)
+        #expect(counts.files == 5)
+        #expect(counts.linked == 5)
+        let left = try FileManager.default.subpathsOfDirectory(atPath: destination.path)
+        let expected = [
+            "index.html", "slides", "slides/s1", "slides/s1/index.html", "slides/s1/media", "slides/s1/media/deep",
+            "slides/s1/media/deep/image.jpg", "slides/s2", "slides/s2/media", "slides/s2/media/deep", "slides/s2/media/deep/image.jpg",
+            "slides/s3", "slides/s3/index.html",
+        ]
+        #expect(Set(left) == Set(expected))
+        // A reused file whose installed copy differed stops the update.
+        let error = #expect(throws: DeltaFallback.self) {
+            try linker.keep(directory.entries.filter { !$0.isDirectory }, of: ahead)
+        }
+        #expect(error == .installedFileDiffers("slides/s2/index.html"))
     }
 
     @Test("an installed file of another size stops the linking with installedFileDiffers")

@@ -50,6 +50,31 @@ extension ContentSync {
         }
     }
 
+    /// Assembles the new revision folder in `staging` and writes its entry index meanwhile, on a
+    /// second thread (neither needs the other; both end before the swap). An index written for
+    /// an assembly that failed is removed.
+    static func assembleWritingIndex(_ assembly: DeltaAssembly, into staging: URL, directory: DataDirectory) throws
+        -> DeltaAssembly.Counts
+    {
+        let assembled = Mutex<Result<DeltaAssembly.Counts, any Error>?>(nil)
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                let result = Result { try assembly.assemble(into: staging) }
+                assembled.withLock { $0 = result }
+            } else {
+                PhaseTiming.measure("delta: entry index written (while the folder is assembled)") {
+                    try? DeltaIndex.save(assembly.delta.directory, forFolder: staging.lastPathComponent, in: directory)
+                }
+            }
+        }
+        do {
+            return try assembled.withLock { $0! }.get()
+        } catch {
+            unlink(DeltaIndex.file(forFolder: staging.lastPathComponent, in: directory).path)
+            throw error
+        }
+    }
+
     /// Installs `package` as a delta of the installed revision: its central directory read with
     /// range requests, only changed and new entries fetched, unchanged files linked, then the
     /// same install and swap as a full download. Says, after logging why, when the full download
@@ -71,7 +96,8 @@ extension ContentSync {
         }
         guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
-        var fetch = DeltaFetch(limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta")
+        var fetch = DeltaFetch(
+            limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta", installed: installed)
         fetch.connectTimeout = downloader.connectTimeout
         fetch.readTimeout = downloader.readTimeout
         fetch.rateLimiter = downloader.rateLimiter
@@ -99,13 +125,6 @@ extension ContentSync {
                     events(.delta(presentationId: id, name: row.name, fetching: plan.bytesToFetch, packageSize: size))
                 },
                 progress: { events(.progress(presentationId: id, bytesOnDisk: $0)) })
-            let (installedPath, reused) = (installed.path, fetched.plan.reused)
-            let checkBegan = PhaseTiming.begin()
-            let differing = await BlockingIO.run { reused.first { !DeltaAssembly.installedFileMatches($0, in: installedPath) } }
-            PhaseTiming.record("delta: installed files checked", since: checkBegan)
-            if let differing {
-                throw DeltaFallback.installedFileDiffers(differing.name)
-            }
         } catch let fallback as DeltaFallback {
             logger.notice("full download: \(fallback)", metadata: ["presentation": "\(id)"])
             events(.deltaDeclined(presentationId: id, reason: fallback.description))
@@ -128,16 +147,13 @@ extension ContentSync {
             try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
         }
         events(.installing(presentationId: id))
-        let assembly = DeltaAssembly(delta: fetched, installed: installed, limits: limits)
+        let assembly = DeltaAssembly(delta: fetched, limits: limits)
         let directory = library.directory
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
             assemble: { staging in
-                let counts = try assembly.assemble(into: staging)
-                PhaseTiming.measure("delta: entry index written") {
-                    try? DeltaIndex.save(fetched.directory, forFolder: staging.lastPathComponent, in: directory)
-                }
+                let counts = try Self.assembleWritingIndex(assembly, into: staging, directory: directory)
                 return (counts.files, counts.bytes)
             })
         let cleanupBegan = PhaseTiming.begin()

@@ -4,10 +4,16 @@ import NIOHTTP1
 import StoryBridge
 
 /// A new package read as a delta against the installed revision: its central directory, the
-/// plan, and the changed entries fetched into a small zip of their own, ready to be assembled.
+/// plan, the changed entries fetched into a small zip of their own and the unchanged files linked
+/// into a work folder, ready to be assembled.
 struct FetchedDelta: Sendable {
     var directory: ZipDirectory
     var plan: DeltaPlan
+    /// The work folder holding the unchanged files (hard links of the installed ones) and their
+    /// parent folders; the assembly moves it into place and unpacks the changed entries into it.
+    var linkedFolder: URL
+    /// What the linking did.
+    var linked: UnchangedFileLinker.Counts
     /// The changed entries' spans as fetched, with a central directory of their own (nil when
     /// no entry changed).
     var changesZip: URL?
@@ -21,12 +27,16 @@ struct FetchedDelta: Sendable {
 }
 
 /// Reads a package's central directory over `Range` requests, checks the listing with the same
-/// archive checks as a full install, and fetches the changed entries.
+/// archive checks as a full install, and fetches the changed entries while the unchanged files
+/// are linked from the installed revision.
 struct DeltaFetch: Sendable {
     var limits: PackageLimits
-    /// Work files: `<prefix>.listing.zip` and `<prefix>.changes.zip` in `folder`.
+    /// Work files: `<prefix>.listing.zip`, `<prefix>.changes.zip` and the folder `<prefix>.linked`
+    /// in `folder`.
     var folder: URL
     var prefix: String
+    /// The installed revision's folder, which the unchanged files are linked from.
+    var installed: URL
     var connectTimeout: TimeAmount = .seconds(10)
     var readTimeout: TimeAmount = .seconds(30)
     var rateLimiter: TransferRateLimiter?
@@ -37,15 +47,17 @@ struct DeltaFetch: Sendable {
 
     var listingZip: URL { folder.appendingPathComponent(prefix + ".listing.zip") }
     var changesZip: URL { folder.appendingPathComponent(prefix + ".changes.zip") }
+    var linkedFolder: URL { folder.appendingPathComponent(prefix + ".linked") }
 
-    /// Removes the work files.
+    /// Removes the work files, and the linked folder unless the assembly moved it into place.
     func discard() {
         unlink(listingZip.path)
         unlink(changesZip.path)
+        if rmdir(linkedFolder.path) != 0, errno != ENOENT { try? FileManager.default.removeItem(at: linkedFolder) }
     }
 
     /// The end of every work file's name: `<id>-r<revision>.delta` then one of these.
-    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip"]
+    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip", ".delta.linked"]
 
     /// Removes the work files a run that was killed left in `folder`. They are never resumed (a
     /// run writes them afresh), so any that exist when a run starts, under the sync lock, are
@@ -54,29 +66,44 @@ struct DeltaFetch: Sendable {
     static func sweepWorkFiles(in folder: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names where workFileSuffixes.contains(where: { name.hasSuffix($0) }) {
-            unlink(folder.appendingPathComponent(name).path)
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }
 
-    /// Fetches the delta of the package at `link` against `installed`. Throws ``DeltaFallback``
-    /// when the full download is the way, `PackageError` when the archive is refused, and what
-    /// `planned` throws (told the plan and the package size once the listing passed its checks,
-    /// before any entry is fetched) to refuse the update.
+    /// Fetches the delta of the package at `link` against `installed` (the installed revision's
+    /// index) and links the unchanged files meanwhile. Throws ``DeltaFallback`` when the full
+    /// download is the way (also when an installed file is not what the index says),
+    /// `PackageError` when the archive is refused, and what `planned` throws (told the plan and
+    /// the package size once the listing was parsed and planned, before any entry is fetched) to
+    /// refuse the update. Whatever it throws, all it started has ended, and the caller's
+    /// ``discard()`` removes what it made.
     /// All its range requests go on one kept-alive connection (``BlobConnection``).
     func run(
         link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         let target = try RangedBlob.target(link)
-        return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
-            var blob = RangedBlob(connection: connection)
-            blob.rateLimiter = rateLimiter
-            blob.wholeBlobReply = wholeBlobReply
-            return try await run(blob: &blob, installed: installed, planned: planned, progress: progress)
+        try await BlockingIO.run { [folder] () throws in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        // The installed revision's files are linked while the tail and the entries are requested:
+        // the index alone says what they are. The plan then keeps those it reuses.
+        let linkedAhead = Task { await linkAhead(installed) }
+        do {
+            return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
+                var blob = RangedBlob(connection: connection)
+                blob.rateLimiter = rateLimiter
+                blob.wholeBlobReply = wholeBlobReply
+                return try await run(blob: &blob, index: installed, linkedAhead: linkedAhead, planned: planned, progress: progress)
+            }
+        } catch {
+            _ = await linkedAhead.value
+            throw error
         }
     }
 
     private func run(
-        blob: inout RangedBlob, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
+        blob: inout RangedBlob, index: DeltaIndex, linkedAhead: Task<Result<UnchangedFileLinker.LinkedAhead, any Error>, Never>,
+        planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         // Phases measured with begin/record: `blob` is not sendable, so no closure carries it.
         var phaseBegan = PhaseTiming.begin()
@@ -100,19 +127,24 @@ struct DeltaFetch: Sendable {
         let planBegan = PhaseTiming.begin()
         let directory = try ZipDirectory.parse(listing, location: location)
         let packageSize = blob.length ?? 0
-        let plan = DeltaPlan(directory: directory, installed: installed)
+        let plan = DeltaPlan(directory: directory, installed: index)
         PhaseTiming.record("delta: central directory parsed and planned", since: planBegan)
         guard plan.bytesToFetch * 2 <= packageSize else {
             throw DeltaFallback.mostBytesChanged(changed: plan.bytesToFetch, total: packageSize)
         }
         // Refused (too little disk space) before a byte of an entry is fetched, as a full download is before it starts.
         try await planned(plan, packageSize)
-        // The whole listing goes through the checks of a full install (names, types, duplicates,
-        // entry count, declared sizes, index.html), on the blocking pool while the changed
-        // entries are fetched: neither needs the other, and nothing fetched is unpacked or
-        // installed before the listing passed. A refused listing wins over a failed fetch.
+        // Three things at once, none needing another: the whole listing goes through the checks
+        // of a full install (names, types, duplicates, entry count, declared sizes, index.html)
+        // on the blocking pool; the files linked ahead are trimmed to the plan's unchanged ones
+        // on another of its threads; the changed entries are fetched. Nothing fetched is unpacked
+        // and nothing linked is moved into the library before the listing passed. The linking
+        // touches only names the installed index holds (an installed revision's checked names),
+        // never a name of the unchecked listing. A refused listing wins over a failed fetch, which
+        // wins over a failed linking; whichever fails, both others have ended when this throws.
         let wholeListing = listing
         async let checkedPaths = checkListing(wholeListing, location: location)
+        async let linked = keepUnchanged(plan.reused, linkedAhead: linkedAhead)
         var fetchedChanges: Result<URL?, any Error> = .success(nil)
         if !plan.changed.isEmpty {
             phaseBegan = PhaseTiming.begin()
@@ -125,9 +157,42 @@ struct DeltaFetch: Sendable {
         }
         let filePaths = try await checkedPaths
         let changes = try fetchedChanges.get()
+        let linkedCounts = try await linked
         return FetchedDelta(
-            directory: directory, plan: plan, changesZip: changes, filePaths: filePaths, requests: blob.requests,
-            connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived, packageSize: packageSize)
+            directory: directory, plan: plan, linkedFolder: linkedFolder, linked: linkedCounts, changesZip: changes,
+            filePaths: filePaths, requests: blob.requests, connections: blob.connection.connectionsOpened,
+            transferred: blob.bytesReceived, packageSize: packageSize)
+    }
+
+    /// Makes an empty linked folder (one a killed run left is removed first) and links into it
+    /// the installed revision's files that are what `index` says.
+    private func linkAhead(_ index: DeltaIndex) async -> Result<UnchangedFileLinker.LinkedAhead, any Error> {
+        let linksBegan = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: installed files linked (while the tail and the entries are requested)", since: linksBegan) }
+        let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
+        return await BlockingIO.run { [linkedFolder] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
+            Result {
+                if mkdir(linkedFolder.path, 0o755) != 0 {
+                    guard errno == EEXIST else {
+                        throw PackageError.writeFailed(path: linkedFolder.path, reason: String(cString: strerror(errno)))
+                    }
+                    try FileManager.default.removeItem(at: linkedFolder)
+                    try FileManager.default.createDirectory(at: linkedFolder, withIntermediateDirectories: false)
+                }
+                return try linker.linkAhead(index)
+            }
+        }
+    }
+
+    /// Keeps of the files linked ahead the plan's unchanged ones (``UnchangedFileLinker/keep(_:of:)``).
+    private func keepUnchanged(
+        _ reused: [ZipDirectoryEntry], linkedAhead: Task<Result<UnchangedFileLinker.LinkedAhead, any Error>, Never>
+    ) async throws -> UnchangedFileLinker.Counts {
+        let linked = try await linkedAhead.value.get()
+        let keepBegan = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: links of changed and removed files removed", since: keepBegan) }
+        let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
+        return try await BlockingIO.run { () throws in try linker.keep(reused, of: linked) }
     }
 
     /// The file paths of `listing` (the package's central directory) after the checks of a full
@@ -136,8 +201,7 @@ struct DeltaFetch: Sendable {
         let checksBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: listing checked like a full install's", since: checksBegan) }
         let endRecord = ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)
-        return try await BlockingIO.run { [folder, limits, listingFile = self.listingZip] () throws -> [String] in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return try await BlockingIO.run { [limits, listingFile = self.listingZip] () throws -> [String] in
             try (listing + endRecord).write(to: listingFile)
             defer { unlink(listingFile.path) }
             return try PackageExtractor(limits: limits).filePaths(zip: listingFile)
@@ -148,8 +212,7 @@ struct DeltaFetch: Sendable {
     /// the changed entries pointing at their new places; the file is written on the blocking pool.
     private func fetchChanges(_ plan: DeltaPlan, blob: inout RangedBlob, progress: (Int64) -> Void) async throws -> URL {
         let changesZip = self.changesZip
-        let output = try await BlockingIO.run { [folder] () throws -> FileHandle in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let output = try await BlockingIO.run { () throws -> FileHandle in
             guard FileManager.default.createFile(atPath: changesZip.path, contents: nil) else {
                 throw DeltaFallback.transport("cannot create \(changesZip.path)")
             }

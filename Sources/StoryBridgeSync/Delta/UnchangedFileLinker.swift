@@ -5,11 +5,10 @@ import StoryBridge
 /// one (copied where a link is not possible), after checking that each installed file is still
 /// a regular file of its indexed size.
 ///
-/// The work goes folder by folder, one depth of folders after another (a folder's parent exists
-/// before it is made), each folder made once, on one thread: linking on four threads at once was
-/// slower in the benchmark (docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from the
-/// two revision folders' descriptors (`mkdirat`, `fstatat`, `linkat`): no path walked from the
-/// root per file, no `URL` or `FileManager` per file.
+/// Each folder is made once, its parents first, on one thread: linking on four threads at once
+/// was slower in the benchmark (docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from
+/// the two revision folders' descriptors (`mkdirat`, `fstatat`, `linkat`): no path walked from
+/// the root per file, no `URL` or `FileManager` per file.
 struct UnchangedFileLinker: Sendable {
     /// The installed revision's folder.
     var installed: URL
@@ -24,80 +23,75 @@ struct UnchangedFileLinker: Sendable {
         var copied = 0
     }
 
-    /// Makes every folder `files` and `folders` need and links (or copies) each of `files`.
-    /// Throws ``DeltaFallback/installedFileDiffers(_:)`` when an installed file is not what the
-    /// index says, `PackageError.writeFailed` when a folder cannot be made; the caller removes
-    /// the half-built folder.
+    /// Makes every folder of `folders` and every parent of `files`, and links (or copies) each
+    /// of `files`. Throws ``DeltaFallback/installedFileDiffers(_:)`` when an installed file is
+    /// not what the index says, `PackageError.writeFailed` when a folder cannot be made; the
+    /// caller removes the half-built folder.
     func link(_ files: [ZipDirectoryEntry], folders: [ZipDirectoryEntry]) throws -> Counts {
         let from = try Self.openFolder(installed.path)
         defer { close(from) }
         let into = try Self.openFolder(destination.path)
         defer { close(into) }
+        var made: Set<Substring> = [""]
+        try Self.makeFolders(folders, in: into, made: &made)
         var counts = Counts()
-        for folder in Self.levels(files: files, folders: folders).joined() {
-            if !folder.path.isEmpty {
-                guard mkdirat(into, folder.path, 0o755) == 0 || errno == EEXIST else {
-                    throw PackageError.writeFailed(path: folder.path, reason: String(cString: strerror(errno)))
-                }
+        for entry in files {
+            try Self.makeFolder(entry.name.lastIndex(of: "/").map { entry.name[..<$0] } ?? "", in: into, made: &made)
+            guard let copied = try reuse(entry.name, size: entry.uncompressedSize, from: from, into: into) else {
+                throw DeltaFallback.installedFileDiffers(entry.name)
             }
-            for entry in folder.files {
-                let copied = try reuse(entry, from: from, into: into)
-                counts.files += 1
-                counts.bytes += entry.uncompressedSize
-                if copied { counts.copied += 1 } else { counts.linked += 1 }
-            }
+            counts.files += 1
+            counts.bytes += entry.uncompressedSize
+            if copied { counts.copied += 1 } else { counts.linked += 1 }
         }
         return counts
     }
 
-    /// A folder to make (`path` empty: the revision folder itself) and the files linked into it.
-    struct Folder: Sendable {
-        var path: String
-        var files: [ZipDirectoryEntry] = []
+    /// Makes every folder of `folders` (folder entries of a checked listing) and its parents in
+    /// `destination`, which exists; folders that exist already are left as they are.
+    static func makeFolders(_ folders: [ZipDirectoryEntry], in destination: URL) throws {
+        let into = try openFolder(destination.path)
+        defer { close(into) }
+        var made: Set<Substring> = [""]
+        try makeFolders(folders, in: into, made: &made)
     }
 
-    /// The folders by depth, shallowest first: every folder of `folders`, every parent of a file
-    /// and of a folder, each with the files directly inside it.
-    static func levels(files: [ZipDirectoryEntry], folders: [ZipDirectoryEntry]) -> [[Folder]] {
-        var byPath: [String: Folder] = [:]
-        func add(_ path: Substring) {
-            guard byPath[String(path)] == nil else { return }
-            byPath[String(path)] = Folder(path: String(path))
-            if let slash = path.lastIndex(of: "/") { add(path[..<slash]) } else if !path.isEmpty { add("") }
+    private static func makeFolders(_ folders: [ZipDirectoryEntry], in folder: Int32, made: inout Set<Substring>) throws {
+        for entry in folders {
+            try makeFolder(entry.name.hasSuffix("/") ? entry.name.dropLast() : entry.name[...], in: folder, made: &made)
         }
-        for folder in folders { add(folder.name.hasSuffix("/") ? folder.name.dropLast() : folder.name[...]) }
-        for file in files {
-            let parent = file.name.lastIndex(of: "/").map { file.name[..<$0] } ?? ""
-            add(parent)
-            byPath[String(parent)]?.files.append(file)
-        }
-        var levels: [[Folder]] = []
-        for folder in byPath.values.sorted(by: { $0.path < $1.path }) {
-            let depth = folder.path.isEmpty ? 0 : folder.path.utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
-            while levels.count <= depth { levels.append([]) }
-            levels[depth].append(folder)
-        }
-        return levels.filter { !$0.isEmpty }
     }
 
-    /// Links (or copies) one unchanged file into its folder, which exists; returns whether it had
-    /// to be copied.
-    private func reuse(_ entry: ZipDirectoryEntry, from installedFolder: Int32, into folder: Int32) throws -> Bool {
+    /// Makes folder `path` of the new revision (relative; empty: the revision folder itself,
+    /// which exists) after its parents, unless `made` says it was made already.
+    static func makeFolder(_ path: Substring, in folder: Int32, made: inout Set<Substring>) throws {
+        guard !made.contains(path) else { return }
+        if let slash = path.lastIndex(of: "/") { try makeFolder(path[..<slash], in: folder, made: &made) }
+        guard mkdirat(folder, String(path), 0o755) == 0 || errno == EEXIST else {
+            throw PackageError.writeFailed(path: String(path), reason: String(cString: strerror(errno)))
+        }
+        made.insert(path)
+    }
+
+    /// Links (or copies) installed file `name` into its folder, which exists, when it is a
+    /// regular file of `size` bytes; returns whether it had to be copied, nil when it is not
+    /// what the index says (nothing made).
+    func reuse(_ name: String, size: Int64, from installedFolder: Int32, into folder: Int32) throws -> Bool? {
         var status = stat()
-        guard fstatat(installedFolder, entry.name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
-            Int64(status.st_size) == entry.uncompressedSize
-        else { throw DeltaFallback.installedFileDiffers(entry.name) }
-        if linkat(installedFolder, entry.name, folder, entry.name, 0) == 0 { return false }
+        guard fstatat(installedFolder, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
+            Int64(status.st_size) == size
+        else { return nil }
+        if linkat(installedFolder, name, folder, name, 0) == 0 { return false }
         let reason = errno
         guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
-            throw DeltaFallback.installedFileDiffers("\(entry.name) (\(String(cString: strerror(reason))))")
+            throw DeltaFallback.installedFileDiffers("\(name) (\(String(cString: strerror(reason))))")
         }
-        try FileManager.default.copyItem(atPath: installed.path + "/" + entry.name, toPath: destination.path + "/" + entry.name)
+        try FileManager.default.copyItem(atPath: installed.path + "/" + name, toPath: destination.path + "/" + name)
         return true
     }
 
     /// A descriptor of the folder at `path`, to resolve names from.
-    private static func openFolder(_ path: String) throws -> Int32 {
+    static func openFolder(_ path: String) throws -> Int32 {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw PackageError.writeFailed(path: path, reason: String(cString: strerror(errno))) }
         return descriptor

@@ -36,16 +36,20 @@ package struct PackageExtractor: Sendable {
 
     /// Unpacks `zip` into `destination`, which must not exist yet. `requiresStartSlide` false
     /// accepts a zip without `index.html`: part of a package (the changed entries of a delta
-    /// update, whose whole listing was checked before).
+    /// update, whose whole listing was checked before). `destinationExists` unpacks into a folder
+    /// that exists (a delta update's folder of linked unchanged files); a file is still never
+    /// written over one that exists. An error while writing removes `destination` either way.
     package func extract(
-        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true
+        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true, destinationExists: Bool = false
     ) throws(PackageError) -> Result {
         let archive = try ZipArchive(path: zip.path)
         let summary = try check(archive, requiresStartSlide: requiresStartSlide)
-        do {
-            try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
-        } catch {
-            throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
+        if !destinationExists {
+            do {
+                try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+            } catch {
+                throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
+            }
         }
         do {
             let result = try unpack(archive, summary: summary, into: destination, progress: progress)
