@@ -119,7 +119,7 @@ struct MemoryAnswerTests {
     func synchronousMemoryCommand() async throws {
         let module = CounterModule()
         let (dispatcher, outbox, host) = try await dispatcher(module)
-        #expect(host.bridge.policy(for: "tick") == .readFromMemory)
+        #expect(host.bridge.policy(for: "tick") == .fromMemory(.readsOnly))
         #expect(host.bridge.policy(for: "refuse") == .fromMemory(.changesState))
         let spawned = Mutex(0)
         await dispatcher.dispatch(frame: Self.request("tick", "{}", guid: "first")) { _ in spawned.withLock { $0 += 1 } }
@@ -241,7 +241,7 @@ struct PageAnswersReportTests {
         #expect(PageAnswers.allowed(by: bridge) == ["getNavigationData", "getCurrentSlideName"])
         struct OwnNames: BridgeModule {
             let name = "OwnNames"
-            var commands: CommandTable { BridgeCommand("getCurrentSlideName", .readFromMemory) { _, _ in "mine" } }
+            var commands: CommandTable { BridgeCommand.fromMemory("getCurrentSlideName") { _, _ in "mine" } }
         }
         try bridge.register(OwnNames())
         #expect(PageAnswers.allowed(by: bridge) == ["getNavigationData"])

@@ -11,7 +11,7 @@ import Synchronization
 ///   connection's one worker, answered in the order sent. A command with an answer from memory
 ///   (``BridgeCommand/answeringFromMemory(_:)``) is first offered to it, like a `fromMemory` one,
 ///   when nothing of the page is waiting; what memory does not hold is queued. The worker, too,
-///   runs `fromMemory` commands without a deadline and tries answers from memory first.
+///   tries answers from memory first.
 /// - ``CommandPolicy/concurrent(_:)``: handed to `spawn` as a task of its own, so it cannot hold up
 ///   the rest; at most ``maxInFlight`` at once.
 ///
@@ -120,11 +120,6 @@ public struct FrameDispatcher: Sendable {
             return
         }
         switch routed.route.policy {
-        case .fromMemory(_) where ordered.isIdle:
-            // Only this task adds to the queue, so it stays idle while the handler answers.
-            await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
-                if let response { await respond(response) }
-            }
         case .fromMemory, .ordered:
             await ordered.enqueue(request, route: route, spawn: spawn)
         case .concurrent:

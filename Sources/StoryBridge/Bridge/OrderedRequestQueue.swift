@@ -5,9 +5,8 @@ import Synchronization
 /// task instead of one per request.
 ///
 /// Recording commands waiting one after another are taken as one run and committed together
-/// (`Bridge.runRecords`). When a request's turn comes, every earlier one has been answered, so a
-/// `fromMemory` command runs as on the reading task (no deadline) and an answer from memory is
-/// tried before the handler.
+/// (`Bridge.runRecords`). When a request's turn comes, every earlier one has been answered, so an
+/// answer from memory is tried before the handler, as on the reading task.
 ///
 /// A request whose handler outlives its deadline is answered 504 by the bridge's timer (the one
 /// deadline mechanism, in `Bridge.run`); the stuck worker is abandoned (its late answer is dropped)
@@ -169,15 +168,10 @@ final class OrderedRequestQueue: Sendable {
             await reply(bridge.finish(request, .failure(error), context: context, started: bridge.clock.instant))
         case .success(let routed):
             // Every earlier request of the page has been answered: what the dispatcher does for a
-            // request that finds the queue idle is right here too. A memory command runs as it
-            // would on the reading task (it cannot hang: no deadline), and a command with an
-            // answer from memory is answered from it when memory holds it.
+            // request that finds the queue idle is right here too. A command with an answer from
+            // memory is answered from it when memory holds it (a memory command always is).
             if let answered = bridge.answerFromMemory(routed, context: context, { $0 }) {
                 await reply(answered)
-                return
-            }
-            if case .fromMemory = routed.route.policy {
-                await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { await reply($0) }
                 return
             }
             // At the deadline the 504 is sent from the timer and this worker, stuck in the handler, is

@@ -9,9 +9,9 @@ extension Bridge {
         let command: BridgeCommand
         /// The command's policy, with the registration's deadline applied.
         let policy: CommandPolicy
-        /// The policy's deadline in time; `nil` when the handler may take as long as it likes.
-        /// A ``CommandPolicy/fromMemory`` command is run without it (it cannot hang), on the
-        /// reading task or by the page's worker; the bridge's ``Bridge/handle(_:context:)`` uses it.
+        /// The policy's deadline in time; `nil` when the handler may take as long as it likes
+        /// (``CommandDeadline/unlimited``). A connection answers a ``CommandPolicy/fromMemory(_:)``
+        /// command by its synchronous closure, which needs none; ``Bridge/handle(_:context:)`` uses it.
         let deadline: Duration?
 
         init(name: String, registration: Registration, command: BridgeCommand, policy: CommandPolicy, deadline: Duration?) {

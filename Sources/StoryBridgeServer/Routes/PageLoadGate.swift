@@ -3,7 +3,7 @@ import Synchronization
 
 /// Holds a page connection's requests until its page load has been recorded (the slide view of
 /// the slide left, a new or restored session: SQLite writes), except requests of a page load that
-/// keeps its session whose commands only read memory (``CommandPolicy/readFromMemory``), which are
+/// keeps its session whose commands only read memory (`.fromMemory(.readsOnly)`), which are
 /// answered at once: they read what the memory half of the page load has already set (current
 /// slide, history, navigation data...). So the first answer of a new slide does not wait for the
 /// database.
