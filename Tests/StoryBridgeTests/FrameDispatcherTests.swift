@@ -121,6 +121,25 @@ private final class Gate: Sendable {
     }
 }
 
+extension FrameDispatcher {
+    /// A dispatcher whose every outbound message goes to `deliver` as the page reads it: answers
+    /// as the bytes the one serialiser wrote, read back, and events.
+    init(
+        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
+    ) {
+        let read: @Sendable ([UInt8]) -> Void = { bytes in
+            do {
+                deliver(try JSONValue.parse(String(decoding: bytes, as: UTF8.self)))
+            } catch {
+                Issue.record("an answer that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+        self.init(
+            bridge: bridge, context: context, maxInFlight: maxInFlight, answers: AnswerSink(write: read, send: read),
+            events: { deliver($0.json) })
+    }
+}
+
 /// Collects what a dispatcher delivers.
 final class Outbox: Sendable {
     let messages = Mutex<[JSONValue]>([])

@@ -181,11 +181,13 @@ struct MemoryAnswerTests {
     func currentSession() async throws {
         let (_, _, host) = try await dispatcher()
         let viewer = await host.viewers.viewer(id: "viewer-1")
+        // The answers as made (their payload kept written or not), seen by the bridge's observers.
         let responses = Mutex<[BridgeResponse]>([])
+        host.bridge.observe { exchange in
+            if let response = exchange.response { responses.withLock { $0.append(response) } }
+        }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(
-            bridge: host.bridge, context: host.context(for: viewer), deliver: { outbox.append($0) },
-            respond: { response in responses.withLock { $0.append(response) } })
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
         await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "first"))
         await run(dispatcher, Self.request("setSessionComplete", "{}", guid: "complete"))
         await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "mirrored"))

@@ -25,9 +25,42 @@ extension Bridge {
 }
 
 /// A request with its route found and its command name made canonical.
-struct RoutedRequest: Sendable {
+package struct RoutedRequest: Sendable {
     let route: Bridge.Route
     let request: BridgeRequest
 
     var module: any BridgeModule { route.registration.module }
+}
+
+/// A frame as read, with each of its requests routed once (``FrameDispatcher/route(_:)``).
+package enum RoutedFrame: Sendable {
+    /// One request of a frame.
+    package enum Item: Sendable {
+        /// A module answers its command.
+        case routed(RoutedRequest)
+        /// No module answers its command: answered 400, in its place.
+        case unknown(BridgeRequest)
+        /// It could not be read.
+        case unreadable(FrameError)
+
+        /// Whether it is a command that only reads memory (``CommandPolicy/isReadOnly``).
+        var onlyReadsMemory: Bool {
+            if case .routed(let routed) = self { return routed.route.policy.isReadOnly }
+            return false
+        }
+    }
+
+    /// A frame holding one request (or that could not be read at all).
+    case one(Item)
+    /// An array frame: its requests in the order sent.
+    case queue([Item])
+
+    /// Whether every request of the frame is a command that only reads memory: what a page load
+    /// that keeps its session answers before its records are written.
+    package var onlyReadsMemory: Bool {
+        switch self {
+        case .one(let item): return item.onlyReadsMemory
+        case .queue(let items): return !items.isEmpty && items.allSatisfy(\.onlyReadsMemory)
+        }
+    }
 }

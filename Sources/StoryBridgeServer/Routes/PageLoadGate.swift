@@ -17,12 +17,10 @@ final class PageLoadGate: Sendable {
 
     private let state = Mutex(State())
     private let earlyAnswers: Bool
-    private let bridge: Bridge
 
     /// `earlyAnswers`: whether read-only requests may pass before the gate opens (the page load
     /// keeps the viewer's session).
-    init(bridge: Bridge, earlyAnswers: Bool) {
-        self.bridge = bridge
+    init(earlyAnswers: Bool) {
         self.earlyAnswers = earlyAnswers
     }
 
@@ -40,15 +38,12 @@ final class PageLoadGate: Sendable {
     /// ``admit(_:)``, on the path of every frame).
     var isOpen: Bool { state.withLock { $0.open } }
 
-    /// Returns when `frame` (as read; `nil` for anything else the connection does) may be
-    /// dispatched. Called by the connection's reading task only, one frame at a time.
-    func admit(_ frame: Result<BridgeRequest.Frame, FrameError>?) async {
+    /// Returns when `frame` (as routed, by the policies its routes carry; `nil` for anything else
+    /// the connection does) may be dispatched. Called by the connection's reading task only, one
+    /// frame at a time.
+    func admit(_ frame: RoutedFrame?) async {
         if isOpen { return }
-        if earlyAnswers, case .success(let requests)? = frame,
-            requests.allRequests({ bridge.policy(for: $0.command)?.isReadOnly == true })
-        {
-            return
-        }
+        if earlyAnswers, frame?.onlyReadsMemory == true { return }
         await withCheckedContinuation { continuation in
             let alreadyOpen = state.withLock { state -> Bool in
                 if state.open { return true }
