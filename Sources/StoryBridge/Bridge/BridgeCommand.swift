@@ -9,10 +9,8 @@
 /// is made with ``recording(_:deadline:handler:)``: its handler prepares the write and the router
 /// commits the records a page sends together in one transaction.
 ///
-/// A command answered from memory is made with ``fromMemory(_:_:answer:)``, whose closure is
-/// synchronous: the compiler refuses an `await` in it, and ``AwaitingPolicy`` (the policy of the
-/// other kinds) has no memory case, so a memory command cannot await and every command that can
-/// await has a deadline.
+/// A memory command is made with ``fromMemory(_:_:answer:)`` only, whose closure is synchronous
+/// (``AwaitingPolicy`` has no memory case): it cannot await, and every command that can has a deadline.
 ///
 /// ```swift
 /// BridgeCommand.fromMemory("getClientCard") { request, context in
@@ -82,14 +80,12 @@ public struct BridgeCommand: Sendable {
         BridgeCommand(name: name, policy: .ordered(deadline), handler: .record(handler))
     }
 
-    /// A command answered from memory by `answer`, a synchronous closure (it cannot await, so it
-    /// cannot hang): it reads (or, with ``MemoryUse/changesState``, changes) the viewer's state,
-    /// the library, the identity or the module's own memory, and returns the answer's `Data` at
-    /// once or throws a ``BridgeError``. The policy is ``CommandPolicy/fromMemory(_:)`` with `use`.
-    /// When nothing of the page is waiting, the router calls `answer` on the task that reads the
+    /// A command answered from memory by `answer`, a synchronous closure that cannot hang: it reads
+    /// (or, with ``MemoryUse/changesState``, changes) memory only, and returns the answer's `Data`
+    /// or throws a ``BridgeError``. The policy is ``CommandPolicy/fromMemory(_:)`` with `use`. When
+    /// nothing of the page is waiting, the router calls `answer` on the task that reads the
     /// connection as a plain function call, with no task, queue, deadline or suspension: the
-    /// cheapest path a command has. A handler that must await (an actor, the network, a file) is
-    /// an ordered or concurrent command instead, with a deadline.
+    /// cheapest path a command has. A handler that must await is an ordered or concurrent command.
     ///
     /// ```swift
     /// BridgeCommand.fromMemory("getCurrentSlideName") { _, context in

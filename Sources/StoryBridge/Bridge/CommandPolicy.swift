@@ -4,12 +4,10 @@ public enum CommandDeadline: Sendable, Hashable {
     case bridgeDefault
     /// A deadline of its own.
     case after(Duration)
-    /// No deadline, for a concurrent command that answers when something outside happens and may
-    /// rightly take minutes: `openMediaFile`, `openMediaLibrary` and `closePresentation` answer
-    /// once the person closes the file, the library or the dialog. Such a request runs as a task of
-    /// its own (it holds up nothing of the page), counts against the connection's requests in
-    /// flight, and is cancelled when its page goes away. Given to an ordered command, it holds up
-    /// the page's later requests for as long as the handler waits: do not.
+    /// No deadline, for a concurrent command that answers when the person closes something (a media
+    /// file, the media library, the close dialog): it runs as a task of its own, counts against the
+    /// connection's requests in flight and is cancelled when its page goes away. An ordered command
+    /// without a deadline would hold up the page's later requests as long as it waits: do not.
     case unlimited
 }
 
@@ -23,12 +21,10 @@ public enum MemoryUse: Sendable, Hashable {
     case changesState
 }
 
-/// How the router runs a command whose handler may await: the choice a module makes in
-/// ``BridgeCommand/init(_:_:handler:)`` and ``BridgeCommand/replying(_:_:handler:)``. Every such
-/// command has a deadline (``CommandDeadline/unlimited`` only for what the person ends). A command
-/// answered from memory is not one of these: it is made with
-/// ``BridgeCommand/fromMemory(_:_:answer:)``, whose closure is synchronous, so it cannot await and
-/// needs no deadline.
+/// How the router runs a command whose handler may await, as chosen in
+/// ``BridgeCommand/init(_:_:handler:)`` and ``BridgeCommand/replying(_:_:handler:)``: always with a
+/// deadline. There is no memory case: a memory command is made with
+/// ``BridgeCommand/fromMemory(_:_:answer:)``, whose closure is synchronous.
 public enum AwaitingPolicy: Sendable, Hashable {
     /// Answered in the order the page sent it, within `deadline`.
     case ordered(CommandDeadline)
@@ -43,31 +39,23 @@ public enum AwaitingPolicy: Sendable, Hashable {
 
 /// How the router runs one command, as ``Bridge/policy(for:)`` reports it.
 ///
-/// - ``fromMemory(_:)``: a command made with ``BridgeCommand/fromMemory(_:_:answer:)``, whose
-///   synchronous closure answers from the host's memory alone (the viewer's state, the library);
-///   it cannot await, so it cannot hang. When nothing else of the page is waiting, the request is
-///   answered on the connection's reading task, with no task, queue or deadline: the cheapest path.
-///   Otherwise it waits its turn like an ordered one. The ``MemoryUse`` says whether it only reads.
+/// - ``fromMemory(_:)``: made with ``BridgeCommand/fromMemory(_:_:answer:)``, whose synchronous
+///   closure cannot hang. When nothing else of the page is waiting, the request is answered on the
+///   connection's reading task, with no task, queue or deadline; otherwise it waits its turn like
+///   an ordered one. The ``MemoryUse`` says whether it only reads.
 /// - ``ordered(_:)``: the page's requests are answered in the order sent, one after another, so a
 ///   `setCustomEvent` followed by a `getCustomEventByKey` sees its own write. A handler stuck past
 ///   its deadline is answered 504 and the page's later requests go on without it.
 /// - ``concurrent(_:)``: the request runs as a task of its own, so a handler that waits on the
 ///   viewer or the network does not hold up the page's later requests.
 ///
-/// `.ordered` and `.concurrent` without a deadline mean the bridge's default deadline.
 public enum CommandPolicy: Sendable, Hashable {
-    /// Answered from memory by a synchronous closure, on the reading task when the page has
-    /// nothing else waiting.
+    /// Answered from memory by a synchronous closure.
     case fromMemory(MemoryUse)
     /// Answered in the order the page sent it, within `deadline`.
     case ordered(CommandDeadline)
     /// Answered by a task of its own, within `deadline`, without holding up later requests.
     case concurrent(CommandDeadline)
-
-    /// In order, within the bridge's default deadline (the policy of a command that says nothing).
-    public static var ordered: CommandPolicy { .ordered(.bridgeDefault) }
-    /// On a task of its own, within the bridge's default deadline.
-    public static var concurrent: CommandPolicy { .concurrent(.bridgeDefault) }
 
     /// The policy of a command whose handler may await.
     init(_ awaiting: AwaitingPolicy) {

@@ -2,22 +2,17 @@ import Synchronization
 
 /// Turns the text frames of one page connection into module calls and answers.
 ///
-/// A frame's requests are routed once, on the task that reads the connection (``route(_:)``:
-/// each command's ``Bridge/Route`` looked up, its name made canonical). Then each routed request
-/// meets one decision (``dispatch(_:writingInto:spawn:)``), by its command's ``CommandPolicy``:
-/// - answered now: a command with an answer from memory (every ``CommandPolicy/fromMemory(_:)``
-///   command, or an ordered one given ``BridgeCommand/answeringFromMemory(_:)``) when nothing of
-///   the page is waiting, by a plain synchronous call on the reading task (no task, queue or
-///   deadline), its answer written into the caller's buffer;
-/// - queued in the page's order for the connection's one worker (``OrderedRequestQueue``): every
-///   other ordered or memory request, a recording command as a record (the worker commits the
-///   records waiting one after another together), and an unknown command, whose 400 keeps its place;
-/// - a task of its own through `spawn`: a ``CommandPolicy/concurrent(_:)`` request, at most
-///   ``maxInFlight`` at once;
-/// - refused: a concurrent request past ``maxInFlight`` (429), a request that cannot be read (its
-///   GUID's 400, or an `error` event).
+/// A frame's requests are routed once, on the task that reads the connection (``route(_:)``).
+/// Then each routed request meets one decision (``dispatch(_:writingInto:spawn:)``), by its policy:
+/// - answered now, when it has an answer from memory (every ``CommandPolicy/fromMemory(_:)``
+///   command, or one given ``BridgeCommand/answeringFromMemory(_:)``) and nothing of the page is
+///   waiting: a plain synchronous call on the reading task, written into the caller's buffer;
+/// - queued in the page's order (``OrderedRequestQueue``): any other ordered or memory request,
+///   a recording command as a record, an unknown command (its 400 keeps its place);
+/// - a task of its own through `spawn`: a ``CommandPolicy/concurrent(_:)`` request;
+/// - refused: a concurrent request past ``maxInFlight`` (429), an unreadable one (400 or an event).
 ///
-/// Every answer goes through one ``AnswerSink``, written by ``BridgeResponse/appendJSON(to:)``.
+/// Every answer goes through one ``AnswerSink``.
 package struct FrameDispatcher: Sendable {
     /// The bridge whose modules answer the frames.
     package let bridge: Bridge
@@ -100,7 +95,12 @@ package struct FrameDispatcher: Sendable {
         }
         if case .concurrent = routed.route.policy {
             guard inFlight.enter(limit: maxInFlight) else { return refuseBusy(routed.request) }
-            return spawn { await self.runConcurrent(routed) }
+            // On its own task, cancelled at its deadline.
+            return spawn {
+                await self.bridge.run(
+                    routed, context: self.context, deadline: routed.route.deadline, cancelsAtDeadline: true,
+                    atDeadline: { self.sendConcurrentAnswer($0) }, onTime: { self.sendConcurrentAnswer($0) })
+            }
         }
         // Only this task adds to the queue, so it stays idle while the answer is made: the page's
         // earlier requests are all answered (their writes committed).
@@ -118,13 +118,6 @@ package struct FrameDispatcher: Sendable {
             return
         }
         await ordered.enqueue(routed.route.command.recordHandler == nil ? .request(routed) : .record(routed), spawn: spawn)
-    }
-
-    /// Runs a concurrent request on its own task, cancelled at its deadline.
-    private func runConcurrent(_ routed: RoutedRequest) async {
-        await bridge.run(
-            routed, context: context, deadline: routed.route.deadline, cancelsAtDeadline: true,
-            atDeadline: { sendConcurrentAnswer($0) }, onTime: { sendConcurrentAnswer($0) })
     }
 
     /// Sends the one answer of a concurrent request and frees its place in flight.
@@ -158,10 +151,10 @@ package struct FrameDispatcher: Sendable {
     }
 }
 
-/// Where one connection's answers go, as the bytes of one text frame each. Every answer, whoever
-/// made it (the reading task, the page's worker, a concurrent request's task, the deadline timer),
-/// is written by one function, ``BridgeResponse/appendJSON(to:)``: the same answer is the same
-/// bytes whichever path wrote it. Host events keep their own way out.
+/// Where one connection's answers go, as the bytes of one text frame each, written by one function
+/// (`JSONWriter.append`, behind ``BridgeResponse/appendJSON(to:)`` and `jsonBytes`) whoever made
+/// the answer: the same answer is the same bytes whichever path wrote it. Host events keep their
+/// own way out.
 package struct AnswerSink: Sendable {
     /// Writes one answer's bytes from the task that answers the page in order (the reading task
     /// or the page's worker), before that task goes on; kept in order with ``sendBytes``.
@@ -178,20 +171,12 @@ package struct AnswerSink: Sendable {
 
     /// Writes `response` (nothing for a request without a GUID) from the task answering in order.
     func write(_ response: BridgeResponse?) async {
-        if let response { await writeBytes(Self.bytes(of: response)) }
+        if let response { await writeBytes(response.jsonBytes) }
     }
 
     /// Sends `response` (nothing for a request without a GUID) from anywhere.
     func send(_ response: BridgeResponse?) {
-        if let response { sendBytes(Self.bytes(of: response)) }
-    }
-
-    /// `response` as it travels.
-    static func bytes(of response: BridgeResponse) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(128)
-        response.appendJSON(to: &bytes)
-        return bytes
+        if let response { sendBytes(response.jsonBytes) }
     }
 }
 

@@ -4,12 +4,10 @@ import Synchronization
 /// reads the page's frames never waits for a module and a burst of pipelined requests costs one
 /// task instead of one per request.
 ///
-/// The worker runs what ``FrameDispatcher``'s one decision queued, as it was queued (a ``Job``),
-/// without routing or deciding again: records waiting one after another are taken as one run
-/// and committed together (`Bridge.runRecords`), an unknown command is answered 400, a request is
-/// run with its deadline. A request with an answer from memory is offered to it first when its
-/// turn comes: that is the dispatcher's "answer now" decision deferred until every earlier request
-/// of the page has been answered, as it would have been taken on the reading task.
+/// The worker runs each ``Job`` as ``FrameDispatcher`` queued it, without routing or deciding
+/// again: records waiting one after another are committed together (`Bridge.runRecords`), an
+/// unknown command is answered 400, a request is run with its deadline. A request with an answer
+/// from memory is offered to it first: the dispatcher's "answer now", deferred to its turn.
 ///
 /// A request whose handler outlives its deadline is answered 504 by the bridge's timer (the one
 /// deadline mechanism, in `Bridge.run`); the stuck worker is abandoned (its late answer is dropped)
@@ -137,7 +135,7 @@ final class OrderedRequestQueue: Sendable {
                 }
             case .unknown(let request):
                 let error = BridgeError.unknownCommand(CommandNames.canonical(request.command))
-                await answers.write(bridge.finish(request, .failure(error), context: context, started: bridge.clock.instant))
+                await answers.write(bridge.finish(request, .failure(error), context: context, started: bridge.clock.instant) { $0 })
             }
         }
     }

@@ -30,6 +30,8 @@ package struct RoutedRequest: Sendable {
     let request: BridgeRequest
 
     var module: any BridgeModule { route.registration.module }
+    /// The command's policy, as its route carries it.
+    package var policy: CommandPolicy { route.policy }
 }
 
 /// A frame as read, with each of its requests routed once (``FrameDispatcher/route(_:)``).
@@ -42,25 +44,10 @@ package enum RoutedFrame: Sendable {
         case unknown(BridgeRequest)
         /// It could not be read.
         case unreadable(FrameError)
-
-        /// Whether it is a command that only reads memory (``CommandPolicy/isReadOnly``).
-        var onlyReadsMemory: Bool {
-            if case .routed(let routed) = self { return routed.route.policy.isReadOnly }
-            return false
-        }
     }
 
     /// A frame holding one request (or that could not be read at all).
     case one(Item)
     /// An array frame: its requests in the order sent.
     case queue([Item])
-
-    /// Whether every request of the frame is a command that only reads memory: what a page load
-    /// that keeps its session answers before its records are written.
-    package var onlyReadsMemory: Bool {
-        switch self {
-        case .one(let item): return item.onlyReadsMemory
-        case .queue(let items): return !items.isEmpty && items.allSatisfy(\.onlyReadsMemory)
-        }
-    }
 }

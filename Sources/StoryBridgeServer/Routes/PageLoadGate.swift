@@ -10,6 +10,18 @@ import Synchronization
 ///
 /// Requests are let through in the order they arrive: once one waits, every later one waits too.
 final class PageLoadGate: Sendable {
+    /// Whether every request of `frame` is a command that only reads memory.
+    static func onlyReadsMemory(_ frame: RoutedFrame) -> Bool {
+        func readsOnly(_ item: RoutedFrame.Item) -> Bool {
+            if case .routed(let routed) = item { return routed.policy.isReadOnly }
+            return false
+        }
+        switch frame {
+        case .one(let item): return readsOnly(item)
+        case .queue(let items): return !items.isEmpty && items.allSatisfy(readsOnly)
+        }
+    }
+
     private struct State {
         var open = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -43,7 +55,7 @@ final class PageLoadGate: Sendable {
     /// frame at a time.
     func admit(_ frame: RoutedFrame?) async {
         if isOpen { return }
-        if earlyAnswers, frame?.onlyReadsMemory == true { return }
+        if earlyAnswers, let frame, Self.onlyReadsMemory(frame) { return }
         await withCheckedContinuation { continuation in
             let alreadyOpen = state.withLock { state -> Bool in
                 if state.open { return true }
