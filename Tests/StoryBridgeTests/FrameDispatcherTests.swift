@@ -349,6 +349,23 @@ struct FrameDispatcherTests {
         dispatcher.finish()
     }
 
+    @Test("requests the page sent before its connection ended still run: a fire-and-forget request queued behind a slow one takes effect")
+    func queuedRequestsRunAfterTheConnectionEnds() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        let module = NotebookModule()
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(
+                frame: #"[{"Command":"write","Data":{"text":"first"}},{"Command":"write","Data":{"text":"last"}}]"#
+            ) { work in group.addTask { await work() } }
+            // The page leaves while the first write still waits: the connection ends.
+            dispatcher.finish()
+            module.gate.raise()
+        }
+        #expect(module.page.withLock { $0 } == "last")
+        #expect(outbox.all.isEmpty)
+    }
+
     @Test("a memory-only command is answered on the reading task, with no task spawned")
     func immediateAnswer() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()

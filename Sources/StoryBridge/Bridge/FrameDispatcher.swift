@@ -66,13 +66,10 @@ package struct FrameDispatcher: Sendable {
         await dispatch(route(BridgeRequest.read(frame: text)), writingInto: &bytes, spawn: spawn)
     }
 
-    /// Decides, once, what becomes of each request of `frame`, in order (see the type's
-    /// documentation). An answer made now is written into `bytes` (emptied first, so a connection
-    /// reuses one array for all of them) and handed to the sink before the next request. `spawn`
-    /// runs work that outlives the call: the worker that answers queued requests, and each
-    /// concurrent request. Run it in the connection's task group, so the work is cancelled with the
-    /// connection and a test can wait for the answers. Call it from the task that reads the
-    /// connection only, one frame at a time.
+    /// Decides, once, what becomes of each request of `frame`, in order. An answer made now is
+    /// written into `bytes` (emptied first: a connection reuses one array) and handed to the sink
+    /// before the next request. `spawn` runs work that outlives the call (the queue's worker, each
+    /// concurrent request) in the connection's task group. Call it from the reading task only.
     package func dispatch(
         _ frame: RoutedFrame, writingInto bytes: inout [UInt8], spawn: (@escaping @Sendable () async -> Void) -> Void
     ) async {

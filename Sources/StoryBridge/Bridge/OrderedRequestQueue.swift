@@ -102,7 +102,9 @@ final class OrderedRequestQueue: Sendable {
         }
     }
 
-    /// Stops taking requests and cancels replacement workers (the connection has ended).
+    /// Stops taking requests (the connection has ended) and cancels replacement workers. What is
+    /// queued still runs, within its deadline: a request sent just before the page left (a `go`
+    /// without a callback) takes effect, as when such commands ran on the reading task.
     func close() {
         let (replacements, waiting) = state.withLock { state -> ([Task<Void, Never>], CheckedContinuation<Void, Never>?) in
             state.closed = true
@@ -150,9 +152,9 @@ final class OrderedRequestQueue: Sendable {
             // An abandoned worker stops without touching the state its replacement now owns.
             guard state.generation == generation else { return (nil, nil) }
             if onlyRecord {
-                guard !state.closed, !state.isEmpty, case .record = state.pending[state.head] else { return (nil, nil) }
+                guard !state.isEmpty, case .record = state.pending[state.head] else { return (nil, nil) }
             }
-            guard !state.closed, let item = state.popFirst() else {
+            guard let item = state.popFirst() else {
                 state.workerRunning = false
                 return (nil, nil)
             }
@@ -203,7 +205,7 @@ final class OrderedRequestQueue: Sendable {
         let replacement = state.withLock { state -> Int? in
             guard state.generation == generation else { return nil }
             state.generation += 1
-            guard !state.closed, !state.isEmpty else {
+            guard !state.isEmpty else {
                 state.workerRunning = false
                 return nil
             }
