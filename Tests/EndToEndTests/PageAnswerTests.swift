@@ -50,7 +50,7 @@ private func askingPresentation() throws -> URL {
 private struct OwnSlideNames: BridgeModule {
     let name = "OwnSlideNames"
     var commands: CommandTable {
-        BridgeCommand("getCurrentSlideName", .readFromMemory) { _, _ in ["slide": "named by the embedder"] }
+        BridgeCommand.fromMemory("getCurrentSlideName") { _, _ in ["slide": "named by the embedder"] }
     }
 }
 

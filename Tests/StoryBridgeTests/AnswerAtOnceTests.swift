@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 import Synchronization
 import Testing
 
@@ -7,51 +8,131 @@ import Testing
 /// Frames answered by a plain call on the connection's task, and the answers kept written.
 @Suite("answers made at once")
 struct AnswerAtOnceTests {
-    @Test("one memory request is answered at once; arrays, other commands, unknown commands and a busy page are dispatched")
+    @Test(
+        "one decision per request: memory answers are written at once by the reading task with no task; other, unknown and unreadable requests are not"
+    )
     func answersAtOnce() async throws {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
-        let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
-        func read(_ text: String) -> Result<BridgeRequest.Frame, FrameError> { BridgeRequest.read(frame: text) }
-
-        let answer = dispatcher.answerAtOnce(read(#"{"Command":"getCurrentSlideName","Data":{},"GUID":"g1"}"#)) {
-            $0?.jsonText
+        let wire = Wire()
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer), answers: wire.sink) {
+            wire.event($0)
         }
-        #expect(answer == .some(#"{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"g1","Status":"Success"}"#))
+        var bytes: [UInt8] = []
+        let g1 = #"{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"g1","Status":"Success"}"#
+        #expect(await wire.tasks(dispatcher, #"{"Command":"getCurrentSlideName","Data":{},"GUID":"g1"}"#, &bytes) == 0)
+        #expect(wire.frames == [.init(text: g1, byAnsweringTask: true)])
+        // Written into the reading task's own buffer, by the one serialiser.
+        #expect(String(decoding: bytes, as: UTF8.self) == g1)
         // Without a GUID it runs and nothing is answered.
-        #expect(dispatcher.answerAtOnce(read(#"{"Command":"getNavigationData"}"#)) { $0 == nil } == true)
-        // An answer from memory that fails is still an answer.
+        #expect(await wire.tasks(dispatcher, #"{"Command":"getNavigationData"}"#, &bytes) == 0)
+        #expect(wire.frames.count == 1)
+        // An answer from memory that fails is still an answer, at once.
         let (bare, _) = await makeHost(presentation: presentation)
         let empty = await bare.viewers.lease(id: "no-slide-yet")
-        let refusal = FrameDispatcher(bridge: bare.bridge, context: bare.context(for: empty)) { _ in }
-        let refused = refusal.answerAtOnce(read(#"{"Command":"getCurrentSlideName","GUID":"g2"}"#)) { $0?.errorCode }
-        #expect(refused == .some(400))
-        // Everything else goes to dispatch.
-        for frame in [
-            #"[{"Command":"getCurrentSlideName","GUID":"g3"}]"#, #"{"Command":"setCustomEvent","Data":{"key":"k","value":1},"GUID":"g4"}"#,
-            #"{"Command":"noSuchCommand","GUID":"g5"}"#, "not json",
-        ] {
-            #expect(dispatcher.answerAtOnce(read(frame)) { _ in true } == nil)
-        }
-        #expect(outbox.all.isEmpty)
+        let refusal = FrameDispatcher(bridge: bare.bridge, context: bare.context(for: empty), answers: wire.sink) { wire.event($0) }
+        #expect(await wire.tasks(refusal, #"{"Command":"getCurrentSlideName","GUID":"g2"}"#, &bytes) == 0)
+        #expect(wire.frames.last?.text.contains(#""ErrorCode":400"#) == true)
+        #expect(wire.frames.last?.byAnsweringTask == true)
+        // A memory request in an array meets the same decision.
+        #expect(await wire.tasks(dispatcher, #"[{"Command":"getCurrentSlideName","GUID":"g3"}]"#, &bytes) == 0)
+        #expect(wire.frames.last?.text == g1.replacingOccurrences(of: "g1", with: "g3"))
+        // An ordered command and an unknown one are queued for the page's worker, which answers them.
+        #expect(await wire.tasks(dispatcher, #"{"Command":"setCustomEvent","Data":{"key":"k","value":1},"GUID":"g4"}"#, &bytes) == 1)
+        #expect(wire.frames.last?.text.contains(#""GUID":"g4","Status":"Success""#) == true)
+        #expect(await wire.tasks(dispatcher, #"{"Command":"noSuchCommand","GUID":"g5"}"#, &bytes) == 1)
+        #expect(
+            wire.frames.last?.text
+                == #"{"Data":{},"ErrorCode":400,"ErrorMessage":"Unknown command 'noSuchCommand': no module is registered for it","GUID":"g5","Status":"Failure"}"#
+        )
+        // A frame that cannot be read is an error event, not an answer.
+        #expect(await wire.tasks(dispatcher, "not json", &bytes) == 0)
+        #expect(wire.frames.count == 5)
+        #expect(wire.events.map(\.name) == ["error"])
     }
 
     @Test("getCurrentSlideName's kept answer follows the slide shown")
     func slideNameFollowsTheSlide() async throws {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { _ in }
-        func slide() -> String? {
-            let frame = BridgeRequest.read(frame: #"{"Command":"getCurrentSlideName","GUID":"g"}"#)
-            return dispatcher.answerAtOnce(frame) { $0?.data["slide"]?.stringValue } ?? nil
+        let outbox = Outbox()
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        func slide() async -> String? {
+            await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"g"}"#) { _ in }
+            return outbox.all.last?["Data"]?["slide"]?.stringValue
         }
-        #expect(slide() == "index.html")
-        #expect(slide() == "index.html")
+        #expect(await slide() == "index.html")
+        #expect(await slide() == "index.html")
         await host.pageLoaded(viewer, presentationId: presentation.id, slide: "a.html", pageLoad: "load-2")
-        #expect(slide() == "a.html")
+        #expect(await slide() == "a.html")
         await host.pageLoaded(viewer, presentationId: presentation.id, slide: "index.html", pageLoad: "load-3")
-        #expect(slide() == "index.html")
+        #expect(await slide() == "index.html")
+    }
+
+    @Test(
+        "an answer is the same bytes whichever path wrote it: at once, by the worker, from the deadline timer, a concurrent task, a 429, an unreadable frame"
+    )
+    func oneSerialiser() async throws {
+        let clock = ManualHostClock()
+        let presentation = try TemporaryPresentation.threeSlides().load()
+        let (host, viewer) = await makeHost(presentation: presentation)
+        let bridge = Bridge(clock: clock, logger: quietLogger())
+        for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
+        let hang = HangModule(clock: clock)
+        try bridge.register(hang)
+        let wire = Wire()
+        let context = host.context(for: viewer)
+        let dispatcher = FrameDispatcher(bridge: bridge, context: context, maxInFlight: 1, answers: wire.sink) { wire.event($0) }
+        let slide = #"{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"same","Status":"Success"}"#
+        var bytes: [UInt8] = []
+        await withDiscardingTaskGroup { group in
+            // At once, on the reading task.
+            await dispatcher.dispatch(
+                dispatcher.route(BridgeRequest.read(frame: #"{"Command":"getCurrentSlideName","GUID":"same"}"#)), writingInto: &bytes
+            ) {
+                work in group.addTask { await work() }
+            }
+            // By the worker, behind an ordered request that hangs until its deadline answers it 504
+            // from the timer; a concurrent one is answered 504 from its own task, and the next is 429.
+            let frame =
+                #"[{"Command":"hang","GUID":"H"},{"Command":"getCurrentSlideName","GUID":"same"},{"Command":"hangAlone","GUID":"C"},{"Command":"hangAlone","GUID":"busy"},{"Command":["go"],"GUID":"bad"}]"#
+            await dispatcher.dispatch(dispatcher.route(BridgeRequest.read(frame: frame)), writingInto: &bytes) {
+                work in group.addTask { await work() }
+            }
+            // Both handlers and the deadline timer's tick wait on the clock.
+            #expect(await clock.waitForSleepers(3))
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { wire.frames.count == 6 })
+            // The abandoned worker is still in the ordered handler: let it end.
+            hang.release()
+        }
+        let texts = wire.frames.map(\.text)
+        let timeout =
+            #"{"Data":{},"ErrorCode":504,"ErrorMessage":"Module 'Hang' did not answer 'hang' within 1 s","GUID":"H","Status":"Failure"}"#
+        #expect(texts.filter { $0 == slide }.count == 2)
+        #expect(wire.frames.first == .init(text: slide, byAnsweringTask: true))
+        #expect(wire.frames.contains(.init(text: slide, byAnsweringTask: true)))
+        #expect(texts.contains(timeout))
+        #expect(
+            texts.contains(
+                #"{"Data":{},"ErrorCode":504,"ErrorMessage":"Module 'Hang' did not answer 'hangAlone' within 1 s","GUID":"C","Status":"Failure"}"#
+            ))
+        #expect(
+            texts.contains(
+                #"{"Data":{},"ErrorCode":429,"ErrorMessage":"Too many requests in flight on this connection (limit 1)","GUID":"busy","Status":"Failure"}"#
+            ))
+        #expect(
+            texts.contains {
+                $0.hasPrefix(#"{"Data":{},"ErrorCode":400,"ErrorMessage":"#) && $0.hasSuffix(#""GUID":"bad","Status":"Failure"}"#)
+            })
+        // The same answers made outside a connection are the same text.
+        #expect(await bridge.handle(BridgeRequest(command: "getCurrentSlideName", guid: "same"), context: context)?.jsonText == slide)
+        async let handled = bridge.handle(BridgeRequest(command: "hang", guid: "H"), context: context)
+        #expect(await clock.waitForSleepers(2))
+        clock.advance(by: .seconds(1))
+        #expect(await handled?.jsonText == timeout)
+        #expect(wire.frames.count == 6)
+        dispatcher.finish()
     }
 
     @Test("the inspector feed, recorded from many tasks while an inspector subscribes, misses and doubles nothing")
@@ -95,5 +176,61 @@ struct AnswerAtOnceTests {
         #expect(Set(seqs) == Set((seqs.min() ?? 0)...recorded))
         // The kept history is the newest 20, oldest first.
         #expect(feed.recentEntries.compactMap { $0["seq"]?.intValue } == Array((recorded - 19)...recorded))
+    }
+}
+
+/// An ordered and a concurrent command, each with a 1 s deadline, whose handlers sleep an hour of
+/// the manual clock.
+private final class HangModule: BridgeModule {
+    let name = "Hang"
+    let clock: ManualHostClock
+    init(clock: ManualHostClock) { self.clock = clock }
+    var commands: CommandTable {
+        BridgeCommand("hang", .ordered(.after(.seconds(1)))) { [clock] _, _ in
+            try await clock.sleep(for: .seconds(3600))
+            return "woke"
+        }
+        BridgeCommand("hangAlone", .concurrent(.after(.seconds(1)))) { [clock] _, _ in
+            try await clock.sleep(for: .seconds(3600))
+            return "woke"
+        }
+    }
+    /// Lets the abandoned ordered handler end.
+    func release() { clock.advance(by: .seconds(3600)) }
+}
+
+/// What a dispatcher hands its answer sink, as text, in order, with who wrote it, and its events.
+private final class Wire: Sendable {
+    struct Frame: Equatable {
+        let text: String
+        /// Written by the task answering in order (the reading task or the worker), not sent from elsewhere.
+        let byAnsweringTask: Bool
+    }
+    private let state = Mutex<(frames: [Frame], events: [HostEvent])>(([], []))
+
+    var frames: [Frame] { state.withLock { $0.frames } }
+    var events: [HostEvent] { state.withLock { $0.events } }
+
+    var sink: AnswerSink {
+        AnswerSink(write: { [self] in record($0, byAnsweringTask: true) }, send: { [self] in record($0, byAnsweringTask: false) })
+    }
+
+    func event(_ event: HostEvent) { state.withLock { $0.events.append(event) } }
+
+    private func record(_ bytes: [UInt8], byAnsweringTask: Bool) {
+        let frame = Frame(text: String(decoding: bytes, as: UTF8.self), byAnsweringTask: byAnsweringTask)
+        state.withLock { $0.frames.append(frame) }
+    }
+
+    /// Dispatches `text` as the reading task does, runs what it spawns, and returns how many tasks it spawned.
+    func tasks(_ dispatcher: FrameDispatcher, _ text: String, _ bytes: inout [UInt8]) async -> Int {
+        let spawned = Mutex(0)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(dispatcher.route(BridgeRequest.read(frame: text)), writingInto: &bytes) { work in
+                spawned.withLock { $0 += 1 }
+                group.addTask { await work() }
+            }
+        }
+        return spawned.withLock { $0 }
     }
 }

@@ -16,7 +16,7 @@ private struct SlowModule: BridgeModule {
     let name = "Slow"
     let clock: ManualHostClock
     let delay: Duration
-    let policy: CommandPolicy
+    let policy: AwaitingPolicy
     var commands: CommandTable {
         BridgeCommand("slow", policy) { _, _ in
             try await clock.sleep(for: delay)
@@ -142,7 +142,7 @@ struct BridgeRouterTests {
         struct CustomUser: BridgeModule {
             let name = "CustomUser"
             var commands: CommandTable {
-                BridgeCommand("getUserInfo", .fromMemory) { _, _ in ["id": "custom", "username": "Custom"] }
+                BridgeCommand.fromMemory("getUserInfo") { _, _ in ["id": "custom", "username": "Custom"] }
             }
         }
         let (bridge, context) = try await context()
@@ -188,11 +188,15 @@ struct BridgeRouterTests {
         try bridge.register(DeepLinkingModule())
         #expect(Set(bridge.commands).isSubset(of: Set(host.bridge.commands)))
         #expect(host.bridge.commands.count == 61)
-        #expect(host.bridge.policy(for: ConsoleLogModule.command) == .readFromMemory)
-        #expect(host.bridge.policy(for: PageAnswers.reportCommand) == .fromMemory)
+        #expect(host.bridge.policy(for: ConsoleLogModule.command) == .fromMemory(.readsOnly))
+        #expect(host.bridge.policy(for: PageAnswers.reportCommand) == .fromMemory(.changesState))
         #expect(host.bridge.policy(for: StoryContextModule.command) == .ordered(.bridgeDefault))
-        #expect(bridge.policy(for: "getCurrentSlideName") == .readFromMemory)
-        #expect(bridge.policy(for: "setDeepLinkingOutboundScheme") == .fromMemory)
+        #expect(bridge.policy(for: "getCurrentSlideName") == .fromMemory(.readsOnly))
+        // Commands that await the viewer (an actor) are ordered, with the bridge's deadline.
+        #expect(bridge.policy(for: "setDeepLinkingOutboundScheme") == .ordered(.bridgeDefault))
+        #expect(bridge.policy(for: "go") == .ordered(.bridgeDefault))
+        #expect(bridge.policy(for: "hideMapBtn") == .ordered(.bridgeDefault))
+        #expect(bridge.policy(for: "getMap") == .fromMemory(.readsOnly))
         #expect(bridge.policy(for: "setCustomEvent") == .ordered(.bridgeDefault))
         #expect(bridge.policy(for: "storybridge.mediaViewed") == .ordered(.bridgeDefault))
         #expect(bridge.policy(for: "getMediaFiles") == .ordered(.bridgeDefault))

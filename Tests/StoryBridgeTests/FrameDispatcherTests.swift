@@ -42,6 +42,22 @@ private struct GatedOrderedModule: BridgeModule {
     }
 }
 
+/// A command that awaits before it answers, as the built-in `go` or `setDeepLinkingOutboundScheme`
+/// await the viewer, made the only way such a handler can be: `BridgeCommand(name) { async }`, an
+/// ordered command with the bridge's default deadline. (Before, `BridgeCommand(name, .fromMemory)`
+/// took such a handler too and ran it with no deadline; `AwaitingPolicy` has no memory case, and
+/// `BridgeCommand.fromMemory`'s closure is synchronous, so that can no longer be written.)
+private struct AwaitingMemoryModule: BridgeModule {
+    let name = "AwaitingMemory"
+    let gate = Gate()
+    var commands: CommandTable {
+        BridgeCommand("awaitViewer") { _, _ in
+            await gate.wait()
+            return "late"
+        }
+    }
+}
+
 /// A page's notebook: `write` takes its time (until the gate opens) before it stores `text`;
 /// `read` answers what is stored.
 private final class NotebookModule: BridgeModule {
@@ -102,6 +118,25 @@ private final class Gate: Sendable {
             return state.waiting
         }
         for continuation in waiting { continuation.resume() }
+    }
+}
+
+extension FrameDispatcher {
+    /// A dispatcher whose every outbound message goes to `deliver` as the page reads it: answers
+    /// as the bytes the one serialiser wrote, read back, and events.
+    init(
+        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
+    ) {
+        let read: @Sendable ([UInt8]) -> Void = { bytes in
+            do {
+                deliver(try JSONValue.parse(String(decoding: bytes, as: UTF8.self)))
+            } catch {
+                Issue.record("an answer that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+        self.init(
+            bridge: bridge, context: context, maxInFlight: maxInFlight, answers: AnswerSink(write: read, send: read),
+            events: { deliver($0.json) })
     }
 }
 
@@ -287,10 +322,54 @@ struct FrameDispatcherTests {
         dispatcher.finish()
     }
 
+    @Test("a command whose handler awaits is ordered, and hung it gets a 504 at the bridge's default deadline; the page goes on")
+    func awaitingHandlerHasADeadline() async throws {
+        let clock = ManualHostClock()
+        let (dispatcher, outbox, bridge) = try await dispatcher(clock: clock)
+        let module = AwaitingMemoryModule()
+        try bridge.register(module)
+        #expect(bridge.policy(for: "awaitViewer") == .ordered(.bridgeDefault))
+        #expect(bridge.defaultDeadline == .seconds(10))
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"[{"Command":"awaitViewer","GUID":"A"},{"Command":"getUserInfo","GUID":"U"}]"#) {
+                work in group.addTask { await work() }
+            }
+            #expect(await clock.waitForSleepers(1))
+            clock.advance(by: .seconds(9))
+            #expect(await clock.waitForSleepers(1))
+            #expect(outbox.all.isEmpty)
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { outbox.answers(to: "U").count == 1 })
+            module.gate.raise()
+        }
+        #expect(outbox.guids == ["A", "U"])
+        let answer = try #require(outbox.answers(to: "A").first)
+        #expect(answer["ErrorCode"] == 504)
+        #expect(answer["ErrorMessage"] == "Module 'AwaitingMemory' did not answer 'awaitViewer' within 10 s")
+        dispatcher.finish()
+    }
+
+    @Test("requests the page sent before its connection ended still run: a fire-and-forget request queued behind a slow one takes effect")
+    func queuedRequestsRunAfterTheConnectionEnds() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        let module = NotebookModule()
+        try bridge.register(module)
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(
+                frame: #"[{"Command":"write","Data":{"text":"first"}},{"Command":"write","Data":{"text":"last"}}]"#
+            ) { work in group.addTask { await work() } }
+            // The page leaves while the first write still waits: the connection ends.
+            dispatcher.finish()
+            module.gate.raise()
+        }
+        #expect(module.page.withLock { $0 } == "last")
+        #expect(outbox.all.isEmpty)
+    }
+
     @Test("a memory-only command is answered on the reading task, with no task spawned")
     func immediateAnswer() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
-        #expect(bridge.policy(for: "getCurrentSlideName") == .readFromMemory)
+        #expect(bridge.policy(for: "getCurrentSlideName") == .fromMemory(.readsOnly))
         let spawned = Mutex(0)
         await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"I1"}"#) { _ in
             spawned.withLock { $0 += 1 }

@@ -119,7 +119,7 @@ struct MemoryAnswerTests {
     func synchronousMemoryCommand() async throws {
         let module = CounterModule()
         let (dispatcher, outbox, host) = try await dispatcher(module)
-        #expect(host.bridge.policy(for: "tick") == .readFromMemory)
+        #expect(host.bridge.policy(for: "tick") == .fromMemory(.readsOnly))
         #expect(host.bridge.policy(for: "refuse") == .fromMemory(.changesState))
         let spawned = Mutex(0)
         await dispatcher.dispatch(frame: Self.request("tick", "{}", guid: "first")) { _ in spawned.withLock { $0 += 1 } }
@@ -181,11 +181,13 @@ struct MemoryAnswerTests {
     func currentSession() async throws {
         let (_, _, host) = try await dispatcher()
         let viewer = await host.viewers.viewer(id: "viewer-1")
+        // The answers as made (their payload kept written or not), seen by the bridge's observers.
         let responses = Mutex<[BridgeResponse]>([])
+        host.bridge.observe { exchange in
+            if let response = exchange.response { responses.withLock { $0.append(response) } }
+        }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(
-            bridge: host.bridge, context: host.context(for: viewer), deliver: { outbox.append($0) },
-            respond: { response in responses.withLock { $0.append(response) } })
+        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
         await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "first"))
         await run(dispatcher, Self.request("setSessionComplete", "{}", guid: "complete"))
         await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "mirrored"))
@@ -241,7 +243,7 @@ struct PageAnswersReportTests {
         #expect(PageAnswers.allowed(by: bridge) == ["getNavigationData", "getCurrentSlideName"])
         struct OwnNames: BridgeModule {
             let name = "OwnNames"
-            var commands: CommandTable { BridgeCommand("getCurrentSlideName", .readFromMemory) { _, _ in "mine" } }
+            var commands: CommandTable { BridgeCommand.fromMemory("getCurrentSlideName") { _, _ in "mine" } }
         }
         try bridge.register(OwnNames())
         #expect(PageAnswers.allowed(by: bridge) == ["getNavigationData"])

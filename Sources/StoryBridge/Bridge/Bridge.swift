@@ -145,14 +145,6 @@ public final class Bridge: Sendable {
 
     // MARK: Steps shared with the frame dispatcher
 
-    /// Finds the route of `request` and makes its command name canonical.
-    func route(_ request: BridgeRequest) -> Result<RoutedRequest, BridgeError> {
-        guard let routed = routed(request) else {
-            return .failure(.unknownCommand(CommandNames.canonical(request.command)))
-        }
-        return .success(routed)
-    }
-
     /// The request with its route, or `nil` when no module answers its command.
     func routed(_ request: consuming BridgeRequest) -> RoutedRequest? {
         // Content nearly always sends the canonical name: look it up as sent first (route keys are
@@ -169,16 +161,9 @@ public final class Bridge: Sendable {
         return name == command ? nil : routes.withLock { $0[name] }
     }
 
-    /// Turns an outcome into the answer (nil without a GUID) and shows the exchange to observers.
-    func finish(
-        _ request: BridgeRequest, _ result: Result<ModuleReply, BridgeError>, context: BridgeContext,
-        started: ContinuousClock.Instant
-    ) -> BridgeResponse? {
-        finish(request, result, context: context, started: started) { $0 }
-    }
-
-    /// The same, handing the answer to `use` before the observers see it, and returning what `use`
-    /// returns: the answer lives in the exchange the observers get, and `use` reads it there.
+    /// Turns an outcome into the answer (nil without a GUID), hands it to `use` before the
+    /// observers see the exchange, and returns what `use` returns (`{ $0 }`: the answer); the
+    /// answer lives in the exchange the observers get, and `use` reads it there.
     func finish<T>(
         _ request: BridgeRequest, _ result: consuming Result<ModuleReply, BridgeError>, context: BridgeContext,
         started: ContinuousClock.Instant, _ use: (BridgeResponse?) -> T

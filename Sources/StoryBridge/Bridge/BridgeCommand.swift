@@ -9,8 +9,11 @@
 /// is made with ``recording(_:deadline:handler:)``: its handler prepares the write and the router
 /// commits the records a page sends together in one transaction.
 ///
+/// A memory command is made with ``fromMemory(_:_:answer:)`` only, whose closure is synchronous
+/// (``AwaitingPolicy`` has no memory case): it cannot await, and every command that can has a deadline.
+///
 /// ```swift
-/// BridgeCommand("getClientCard", .fromMemory) { request, context in
+/// BridgeCommand.fromMemory("getClientCard") { request, context in
 ///     ["name": .string(try cards.name(of: try request.int("clientId")))]
 /// }
 /// BridgeCommand("syncClients", .concurrent(.after(.seconds(30))), handler: syncClients)
@@ -43,19 +46,17 @@ public struct BridgeCommand: Sendable {
     private(set) var memoryAnswer: (@Sendable (BridgeRequest, BridgeContext) throws -> ModuleReply?)?
 
     /// A command answered by `handler`, whose value becomes the `Data` of a 200 `Success`.
-    /// Without a policy the command is ``CommandPolicy/ordered``.
-    public init(_ name: String, _ policy: CommandPolicy = .ordered, handler: @escaping DataHandler) {
-        self.name = name
-        self.policy = policy
-        self.handler = .data(handler)
+    /// Without a policy the command is ``AwaitingPolicy/ordered``.
+    public init(_ name: String, _ policy: AwaitingPolicy = .ordered, handler: @escaping DataHandler) {
+        self.init(name: name, policy: CommandPolicy(policy), handler: .data(handler))
     }
 
     /// A command answered by `handler` with full control of `Status`, `ErrorCode` and
     /// `ErrorMessage` (the HTTP module passes the remote status through this way).
     public static func replying(
-        _ name: String, _ policy: CommandPolicy = .ordered, handler: @escaping ReplyHandler
+        _ name: String, _ policy: AwaitingPolicy = .ordered, handler: @escaping ReplyHandler
     ) -> BridgeCommand {
-        BridgeCommand(name: name, policy: policy, handler: .reply(handler))
+        BridgeCommand(name: name, policy: CommandPolicy(policy), handler: .reply(handler))
     }
 
     /// A command whose one lasting effect is a database write, prepared by `handler` (checks of the
@@ -79,12 +80,12 @@ public struct BridgeCommand: Sendable {
         BridgeCommand(name: name, policy: .ordered(deadline), handler: .record(handler))
     }
 
-    /// A command answered from memory by `answer`, which never waits: it reads (or, with
-    /// ``MemoryUse/changesState``, changes) the viewer's state, the library or the identity, and
-    /// returns the answer's `Data` at once or throws a ``BridgeError``. The policy is
-    /// ``CommandPolicy/fromMemory(_:)`` with `use`. When nothing of the page is waiting, the router
-    /// calls `answer` on the task that reads the connection as a plain function call, with no task,
-    /// queue, deadline or suspension: the cheapest path a command has.
+    /// A command answered from memory by `answer`, a synchronous closure that cannot hang: it reads
+    /// (or, with ``MemoryUse/changesState``, changes) memory only, and returns the answer's `Data`
+    /// or throws a ``BridgeError``. The policy is ``CommandPolicy/fromMemory(_:)`` with `use`. When
+    /// nothing of the page is waiting, the router calls `answer` on the task that reads the
+    /// connection as a plain function call, with no task, queue, deadline or suspension: the
+    /// cheapest path a command has. A handler that must await is an ordered or concurrent command.
     ///
     /// ```swift
     /// BridgeCommand.fromMemory("getCurrentSlideName") { _, context in
@@ -95,9 +96,10 @@ public struct BridgeCommand: Sendable {
         _ name: String, _ use: MemoryUse = .readsOnly,
         answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> JSONValue
     ) -> BridgeCommand {
-        // The handler (for ``Bridge/handle(_:context:)`` and a page's worker) and the answer from
-        // memory are the same function: memory always holds the answer.
-        BridgeCommand(name, .fromMemory(use)) { try answer($0, $1) }.answeringFromMemory { try answer($0, $1) }
+        // The handler (for ``Bridge/handle(_:context:)``) and the answer from memory are the same
+        // function: memory always holds the answer, so a connection never runs the handler.
+        BridgeCommand(name: name, policy: .fromMemory(use), handler: .data { try answer($0, $1) })
+            .answeringFromMemory { try answer($0, $1) }
     }
 
     /// ``fromMemory(_:_:answer:)`` for an answer kept in memory already written as JSON (sent as
@@ -106,7 +108,8 @@ public struct BridgeCommand: Sendable {
         _ name: String, _ use: MemoryUse = .readsOnly,
         answer: @escaping @Sendable (BridgeRequest, BridgeContext) throws -> EncodedJSON
     ) -> BridgeCommand {
-        BridgeCommand(name, .fromMemory(use)) { try answer($0, $1).value }.answeringFromMemory(encoded: { try answer($0, $1) })
+        BridgeCommand(name: name, policy: .fromMemory(use), handler: .data { try answer($0, $1).value })
+            .answeringFromMemory(encoded: { try answer($0, $1) })
     }
 
     /// The same command, answered by `answer` without the page's queue when that is possible: an

@@ -39,8 +39,9 @@ public struct BridgeContext: Sendable {
         await viewer.send(event)
     }
 
-    /// The presentation the viewer shows; 400 before any slide has loaded.
-    public func currentPresentation() async throws(BridgeError) -> Presentation {
+    /// The presentation the viewer shows; 400 before any slide has loaded. It reads memory only
+    /// (the viewer's last state and the library), so a memory command may call it.
+    public func currentPresentation() throws(BridgeError) -> Presentation {
         guard let id = viewer.latestState.presentationId else {
             throw .refused("No presentation is open in this viewer yet")
         }
@@ -50,9 +51,10 @@ public struct BridgeContext: Sendable {
         return presentation
     }
 
-    /// The presentation with `id`, where `-1` means the current one; 404 when absent.
-    public func presentation(id: Int) async throws(BridgeError) -> Presentation {
-        if id == -1 { return try await currentPresentation() }
+    /// The presentation with `id`, where `-1` means the current one; 404 when absent. It reads
+    /// memory only.
+    public func presentation(id: Int) throws(BridgeError) -> Presentation {
+        if id == -1 { return try currentPresentation() }
         guard let presentation = library.presentation(id: id) else {
             throw .notFound("Presentation \(id) not found")
         }

@@ -20,8 +20,8 @@ public struct CommandTable: Sendable {
 ///
 /// ```swift
 /// var commands: CommandTable {
-///     BridgeCommand("hideMapBtn", .fromMemory) { _, context in try await setMapButton(false, context) }
-///     BridgeCommand("showMapBtn", .fromMemory) { _, context in try await setMapButton(true, context) }
+///     BridgeCommand("hideMapBtn") { _, context in try await setMapButton(false, context) }
+///     BridgeCommand.fromMemory("getMapButton") { _, context in .bool(mapButton(context)) }
 ///     for name in extraNames { BridgeCommand(name, handler: answerExtra) }
 /// }
 /// ```

@@ -1,159 +1,137 @@
 import Synchronization
 
-/// Turns the text frames of one page connection into module calls and outbound messages.
+/// Turns the text frames of one page connection into module calls and answers.
 ///
-/// Each request is scheduled by its command's ``CommandPolicy``, worked out once at subscription:
-/// - ``CommandPolicy/fromMemory``: answered right here, on the reading task, when no earlier
-///   request of the page is still waiting (no task, queue or deadline; a command made with
-///   ``BridgeCommand/fromMemory(_:_:answer:)`` by a plain synchronous call); otherwise queued like
-///   an ordered one, so it keeps its place.
-/// - ``CommandPolicy/ordered(_:)`` (and unknown commands, whose 400 keeps its place): queued for the
-///   connection's one worker, answered in the order sent. A command with an answer from memory
-///   (``BridgeCommand/answeringFromMemory(_:)``) is first offered to it, like a `fromMemory` one,
-///   when nothing of the page is waiting; what memory does not hold is queued. The worker, too,
-///   runs `fromMemory` commands without a deadline and tries answers from memory first.
-/// - ``CommandPolicy/concurrent(_:)``: handed to `spawn` as a task of its own, so it cannot hold up
-///   the rest; at most ``maxInFlight`` at once.
+/// A frame's requests are routed once, on the task that reads the connection (``route(_:)``).
+/// Then each routed request meets one decision (``dispatch(_:writingInto:spawn:)``), by its policy:
+/// - answered now, when it has an answer from memory (every ``CommandPolicy/fromMemory(_:)``
+///   command, or one given ``BridgeCommand/answeringFromMemory(_:)``) and nothing of the page is
+///   waiting: a plain synchronous call on the reading task, written into the caller's buffer;
+/// - queued in the page's order (``OrderedRequestQueue``): any other ordered or memory request,
+///   a recording command as a record, an unknown command (its 400 keeps its place);
+/// - a task of its own through `spawn`: a ``CommandPolicy/concurrent(_:)`` request;
+/// - refused: a concurrent request past ``maxInFlight`` (429), an unreadable one (400 or an event).
 ///
-/// Every path runs the request the same way, with the same deadline mechanism (`Bridge.run`).
-/// A frame that cannot be read yields an `error` event (or, when a GUID could be read, a
-/// `Failure` answer to it) and the connection goes on.
-public struct FrameDispatcher: Sendable {
+/// Every answer goes through one ``AnswerSink``.
+package struct FrameDispatcher: Sendable {
     /// The bridge whose modules answer the frames.
-    public let bridge: Bridge
+    package let bridge: Bridge
     /// The viewer's context handed to every command of this connection.
-    public let context: BridgeContext
-    /// Delivers one outbound message (a response or an event) to the page.
-    public let deliver: @Sendable (JSONValue) -> Void
+    package let context: BridgeContext
     /// Most concurrent requests (media, HTTP...) in flight at once on this connection; more are
     /// answered 429 at once.
-    public let maxInFlight: Int
+    package let maxInFlight: Int
+    private let answers: AnswerSink
+    private let events: @Sendable (HostEvent) -> Void
     private let inFlight = InFlightCounter()
     private let ordered: OrderedRequestQueue
-    private let respond: @Sendable (BridgeResponse) async -> Void
 
-    /// Creates a dispatcher for one connection that sends everything with `deliver` (from anywhere).
-    public init(
-        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
-    ) {
-        self.init(bridge: bridge, context: context, maxInFlight: maxInFlight, deliver: deliver, respond: { deliver($0.json) })
-    }
-
-    /// Creates a dispatcher for one connection. `deliver` sends from anywhere; `respond` is how the
-    /// task answering ordered requests sends its answers (it may write them itself rather than hand
-    /// them to another task), and must keep them in order with `deliver`.
-    public init(
-        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void,
-        respond: @escaping @Sendable (BridgeResponse) async -> Void
+    /// A dispatcher for one connection: answers go to `answers`, the `error` events of frames that
+    /// cannot be read (without a GUID) to `events`.
+    package init(
+        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, answers: AnswerSink,
+        events: @escaping @Sendable (HostEvent) -> Void
     ) {
         self.bridge = bridge
         self.context = context
         self.maxInFlight = maxInFlight
-        self.deliver = deliver
-        self.respond = respond
-        ordered = OrderedRequestQueue(bridge: bridge, context: context, deliver: deliver, respond: respond)
+        self.answers = answers
+        self.events = events
+        ordered = OrderedRequestQueue(bridge: bridge, context: context, answers: answers)
     }
 
-    /// Handles one text frame. `spawn` runs work that outlives the call: the worker that answers
-    /// ordered requests, and each concurrent request. Run it in the connection's task group, so the
-    /// work is cancelled with the connection and a test can wait for the answers.
-    public func dispatch(frame text: String, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
-        await dispatch(read: BridgeRequest.read(frame: text), spawn: spawn)
-    }
-
-    /// Handles one frame already read (``BridgeRequest/read(frame:)``), for a caller that looked
-    /// at its requests first.
-    public func dispatch(
-        read: Result<BridgeRequest.Frame, FrameError>, spawn: (@escaping @Sendable () async -> Void) -> Void
-    ) async {
-        let frame: BridgeRequest.Frame
+    /// The frame as read, with each request routed: the one look-up of its command.
+    package func route(_ read: Result<BridgeRequest.Frame, FrameError>) -> RoutedFrame {
         switch read {
-        case .success(let value): frame = value
-        case .failure(let error):
-            reject(error)
-            return
+        case .failure(let error): return .one(.unreadable(error))
+        case .success(.request(let request)): return .one(route(request))
+        case .success(.queue(let items)):
+            return .queue(
+                items.map { item in
+                    switch item {
+                    case .failure(let error): return .unreadable(error)
+                    case .success(let request): return route(request)
+                    }
+                })
         }
+    }
+
+    private func route(_ request: BridgeRequest) -> RoutedFrame.Item {
+        bridge.routed(request).map(RoutedFrame.Item.routed) ?? .unknown(request)
+    }
+
+    /// Routes and dispatches one text frame.
+    package func dispatch(frame text: String, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
+        var bytes: [UInt8] = []
+        await dispatch(route(BridgeRequest.read(frame: text)), writingInto: &bytes, spawn: spawn)
+    }
+
+    /// Decides, once, what becomes of each request of `frame`, in order. An answer made now is
+    /// written into `bytes` (emptied first: a connection reuses one array) and handed to the sink
+    /// before the next request. `spawn` runs work that outlives the call (the queue's worker, each
+    /// concurrent request) in the connection's task group. Call it from the reading task only.
+    package func dispatch(
+        _ frame: RoutedFrame, writingInto bytes: inout [UInt8], spawn: (@escaping @Sendable () async -> Void) -> Void
+    ) async {
         switch frame {
-        case .request(let request):
-            await handle(request, spawn: spawn)
+        case .one(let item): await schedule(item, writingInto: &bytes, spawn: spawn)
         case .queue(let items):
-            for item in items {
-                switch item {
-                case .failure(let error): reject(error)
-                case .success(let request): await handle(request, spawn: spawn)
-                }
-            }
+            for item in items { await schedule(item, writingInto: &bytes, spawn: spawn) }
         }
     }
 
-    /// The answer to a frame that can be answered by a plain call, with no task and no suspension:
-    /// one request whose command answers from memory (``BridgeCommand/fromMemory(_:_:answer:)``,
-    /// or ``BridgeCommand/answeringFromMemory(_:)`` when memory holds the answer) while nothing of
-    /// the page is waiting. `use` gets the answer (`nil` for a request without a GUID) and writes
-    /// it out where it lies, for example as the bytes of a text frame; what it returns is returned.
-    /// `nil` means the frame goes to ``dispatch(read:spawn:)``. Call it from the task that
-    /// dispatches the connection's frames.
-    public func answerAtOnce<T>(_ read: Result<BridgeRequest.Frame, FrameError>, _ use: (BridgeResponse?) -> T) -> T? {
-        guard case .success(.request(let request)) = read, let routed = bridge.routed(request) else { return nil }
-        return answerFromMemoryWhenIdle(routed, use)
-    }
-
-    /// The answer from memory to `routed` (a command that is not concurrent), when nothing of the
-    /// page is waiting, so its earlier writes have committed; `nil` when the request must be run.
-    private func answerFromMemoryWhenIdle<T>(_ routed: RoutedRequest, _ use: (BridgeResponse?) -> T) -> T? {
-        if case .concurrent = routed.route.policy { return nil }
-        // Only the dispatching task adds to the queue, so it stays idle while the answer is made.
-        guard routed.route.command.memoryAnswer != nil, ordered.isIdle else { return nil }
-        return bridge.answerFromMemory(routed, context: context, use)
-    }
-
-    /// Answers at once, queues, or spawns one request, as its command's policy says.
-    private func handle(_ request: BridgeRequest, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
-        let route = bridge.route(request)
-        guard case .success(let routed) = route else {
-            // Unknown commands go through the queue too, so their 400 keeps its place in line.
-            await ordered.enqueue(request, route: route, spawn: spawn)
-            return
+    /// The one decision for one request.
+    private func schedule(
+        _ item: RoutedFrame.Item, writingInto bytes: inout [UInt8], spawn: (@escaping @Sendable () async -> Void) -> Void
+    ) async {
+        let routed: RoutedRequest
+        switch item {
+        case .unreadable(let error): return reject(error)
+        case .unknown(let request): return await ordered.enqueue(.unknown(request), spawn: spawn)
+        case .routed(let found): routed = found
         }
-        if let answered = answerFromMemoryWhenIdle(routed, { $0 }) {
-            if let response = answered { await respond(response) }
-            return
-        }
-        switch routed.route.policy {
-        case .fromMemory(_) where ordered.isIdle:
-            // Only this task adds to the queue, so it stays idle while the handler answers.
-            await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { response in
-                if let response { await respond(response) }
-            }
-        case .fromMemory, .ordered:
-            await ordered.enqueue(request, route: route, spawn: spawn)
-        case .concurrent:
-            guard inFlight.enter(limit: maxInFlight) else {
-                refuseBusy(request)
-                return
-            }
-            spawn {
+        if case .concurrent = routed.route.policy {
+            guard inFlight.enter(limit: maxInFlight) else { return refuseBusy(routed.request) }
+            // On its own task, cancelled at its deadline.
+            return spawn {
                 await self.bridge.run(
                     routed, context: self.context, deadline: routed.route.deadline, cancelsAtDeadline: true,
                     atDeadline: { self.sendConcurrentAnswer($0) }, onTime: { self.sendConcurrentAnswer($0) })
             }
         }
+        // Only this task adds to the queue, so it stays idle while the answer is made: the page's
+        // earlier requests are all answered (their writes committed).
+        if routed.route.command.memoryAnswer != nil, ordered.isIdle,
+            let answered = bridge.answerFromMemory(
+                routed, context: context,
+                { response -> Bool in
+                    guard let response else { return false }
+                    bytes.removeAll(keepingCapacity: true)
+                    response.appendJSON(to: &bytes)
+                    return true
+                })
+        {
+            if answered { await answers.writeBytes(bytes) }
+            return
+        }
+        await ordered.enqueue(routed.route.command.recordHandler == nil ? .request(routed) : .record(routed), spawn: spawn)
     }
 
     /// Sends the one answer of a concurrent request and frees its place in flight.
     private func sendConcurrentAnswer(_ response: BridgeResponse?) {
-        if let response { deliver(response.json) }
+        answers.send(response)
         inFlight.leave()
     }
 
-    /// Tells the page that a frame could not be read.
-    public func reject(_ error: FrameError) {
+    /// Tells the page that a frame could not be read: a `Failure` to its GUID when one could be
+    /// read, an `error` event otherwise.
+    package func reject(_ error: FrameError) {
         context.logger.warning("unreadable frame", metadata: ["error": "\(error.message)"])
         if case .invalidMember(_, _, let guid?) = error {
             let failure = BridgeError.invalidData(field: "request", reason: error.message)
-            deliver(BridgeResponse.failure(guid: guid, error: failure).json)
+            answers.send(BridgeResponse.failure(guid: guid, error: failure))
         } else {
-            deliver(HostEvent.error(error.message).json)
+            events(HostEvent.error(error.message))
         }
     }
 
@@ -161,12 +139,41 @@ public struct FrameDispatcher: Sendable {
         let error = BridgeError.custom(
             code: 429, message: "Too many requests in flight on this connection (limit \(maxInFlight))", data: .emptyObject)
         context.logger.warning("request refused", metadata: ["reason": "\(error.message)"])
-        if let guid = request.guid { deliver(BridgeResponse.failure(guid: guid, error: error).json) }
+        if let guid = request.guid { answers.send(BridgeResponse.failure(guid: guid, error: error)) }
     }
 
     /// Stops answering: call when the connection has ended.
-    public func finish() {
+    package func finish() {
         ordered.close()
+    }
+}
+
+/// Where one connection's answers go, as the bytes of one text frame each, written by one function
+/// (`JSONWriter.append`, behind ``BridgeResponse/appendJSON(to:)`` and `jsonBytes`) whoever made
+/// the answer: the same answer is the same bytes whichever path wrote it. Host events keep their
+/// own way out.
+package struct AnswerSink: Sendable {
+    /// Writes one answer's bytes from the task that answers the page in order (the reading task
+    /// or the page's worker), before that task goes on; kept in order with ``sendBytes``.
+    let writeBytes: @Sendable ([UInt8]) async -> Void
+    /// Sends one answer's bytes from anywhere (a concurrent request's task, the deadline timer)
+    /// without waiting.
+    let sendBytes: @Sendable ([UInt8]) -> Void
+
+    /// A sink writing with `write` from the answering task and with `send` from anywhere else.
+    package init(write: @escaping @Sendable ([UInt8]) async -> Void, send: @escaping @Sendable ([UInt8]) -> Void) {
+        writeBytes = write
+        sendBytes = send
+    }
+
+    /// Writes `response` (nothing for a request without a GUID) from the task answering in order.
+    func write(_ response: BridgeResponse?) async {
+        if let response { await writeBytes(response.jsonBytes) }
+    }
+
+    /// Sends `response` (nothing for a request without a GUID) from anywhere.
+    func send(_ response: BridgeResponse?) {
+        if let response { sendBytes(response.jsonBytes) }
     }
 }
 

@@ -1,13 +1,13 @@
 import Synchronization
 
-/// Runs one connection's ordered requests one after another on a worker task, so the loop that
+/// Runs one connection's queued requests one after another on a worker task, so the loop that
 /// reads the page's frames never waits for a module and a burst of pipelined requests costs one
 /// task instead of one per request.
 ///
-/// Recording commands waiting one after another are taken as one run and committed together
-/// (`Bridge.runRecords`). When a request's turn comes, every earlier one has been answered, so a
-/// `fromMemory` command runs as on the reading task (no deadline) and an answer from memory is
-/// tried before the handler.
+/// The worker runs each ``Job`` as ``FrameDispatcher`` queued it, without routing or deciding
+/// again: records waiting one after another are committed together (`Bridge.runRecords`), an
+/// unknown command is answered 400, a request is run with its deadline. A request with an answer
+/// from memory is offered to it first: the dispatcher's "answer now", deferred to its turn.
 ///
 /// A request whose handler outlives its deadline is answered 504 by the bridge's timer (the one
 /// deadline mechanism, in `Bridge.run`); the stuck worker is abandoned (its late answer is dropped)
@@ -17,10 +17,18 @@ import Synchronization
 /// worker has drained half of them, so a page that floods the host is slowed by TCP back-pressure
 /// instead of growing the host's memory.
 final class OrderedRequestQueue: Sendable {
-    typealias Item = (request: BridgeRequest, route: Result<RoutedRequest, BridgeError>)
+    /// What the dispatcher queued.
+    enum Job: Sendable {
+        /// An ordered (or memory) request: its answer from memory when memory holds it, else its handler.
+        case request(RoutedRequest)
+        /// A recording command, committed with the records queued right after it.
+        case record(RoutedRequest)
+        /// A command no module answers (400).
+        case unknown(BridgeRequest)
+    }
 
     private struct State {
-        var pending: [Item] = []
+        var pending: [Job] = []
         /// Index of the next request in `pending` (the array is compacted now and then).
         var head = 0
         var workerRunning = false
@@ -34,7 +42,7 @@ final class OrderedRequestQueue: Sendable {
 
         var count: Int { pending.count - head }
 
-        mutating func popFirst() -> Item? {
+        mutating func popFirst() -> Job? {
             guard head < pending.count else {
                 pending.removeAll(keepingCapacity: true)
                 head = 0
@@ -57,18 +65,13 @@ final class OrderedRequestQueue: Sendable {
     let highWater: Int
     private let bridge: Bridge
     private let context: BridgeContext
-    private let deliver: @Sendable (JSONValue) -> Void
-    private let respond: @Sendable (BridgeResponse) async -> Void
+    private let answers: AnswerSink
 
-    init(
-        bridge: Bridge, context: BridgeContext, highWater: Int = 1024, deliver: @escaping @Sendable (JSONValue) -> Void,
-        respond: @escaping @Sendable (BridgeResponse) async -> Void
-    ) {
-        self.respond = respond
+    init(bridge: Bridge, context: BridgeContext, highWater: Int = 1024, answers: AnswerSink) {
         self.highWater = highWater
         self.bridge = bridge
         self.context = context
-        self.deliver = deliver
+        self.answers = answers
     }
 
     /// Whether no request is queued or being answered.
@@ -76,15 +79,12 @@ final class OrderedRequestQueue: Sendable {
         state.withLock { !$0.workerRunning && $0.isEmpty }
     }
 
-    /// Queues a routed request; starts a worker through `spawn` when none is running, and waits
-    /// while the queue is full.
-    func enqueue(
-        _ request: BridgeRequest, route: Result<RoutedRequest, BridgeError>,
-        spawn: (@escaping @Sendable () async -> Void) -> Void
-    ) async {
+    /// Queues a job; starts a worker through `spawn` when none is running, and waits while the
+    /// queue is full.
+    func enqueue(_ job: Job, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
         let (generation, full) = state.withLock { state -> (Int?, Bool) in
             guard !state.closed else { return (nil, false) }
-            state.pending.append((request, route))
+            state.pending.append(job)
             let full = state.count >= highWater
             guard !state.workerRunning else { return (nil, full) }
             state.workerRunning = true
@@ -102,7 +102,9 @@ final class OrderedRequestQueue: Sendable {
         }
     }
 
-    /// Stops taking requests and cancels replacement workers (the connection has ended).
+    /// Stops taking requests (the connection has ended) and cancels replacement workers. What is
+    /// queued still runs, within its deadline: a request sent just before the page left (a `go`
+    /// without a callback) takes effect, as when such commands ran on the reading task.
     func close() {
         let (replacements, waiting) = state.withLock { state -> ([Task<Void, Never>], CheckedContinuation<Void, Never>?) in
             state.closed = true
@@ -117,20 +119,26 @@ final class OrderedRequestQueue: Sendable {
     }
 
     private func work(generation: Int) async {
-        while let item = next(generation: generation) {
-            // Records the page sent together (recording commands waiting one after another) are
-            // committed together: one hand-over to the database writer and one commit for the run.
-            if case .success(let first) = item.route, first.route.command.recordHandler != nil {
+        while let job = next(generation: generation) {
+            switch job {
+            case .request(let routed):
+                await process(routed, generation: generation)
+            case .record(let first):
+                // Records the page sent together are committed together: one hand-over to the
+                // database writer and one commit for the run.
                 var run = [first]
-                while run.count < Self.longestRecordRun, let more = next(generation: generation, onlyRecord: true) {
-                    if case .success(let routed) = more.route { run.append(routed) }
+                while run.count < Self.longestRecordRun, case .record(let more)? = next(generation: generation, onlyRecord: true) {
+                    run.append(more)
                 }
                 if run.count > 1 {
                     await processRecords(run, generation: generation)
-                    continue
+                } else {
+                    await process(first, generation: generation)
                 }
+            case .unknown(let request):
+                let error = BridgeError.unknownCommand(CommandNames.canonical(request.command))
+                await answers.write(bridge.finish(request, .failure(error), context: context, started: bridge.clock.instant) { $0 })
             }
-            await process(item.request, route: item.route, generation: generation)
         }
     }
 
@@ -139,16 +147,14 @@ final class OrderedRequestQueue: Sendable {
 
     /// The next request; with `onlyRecord`, only when it is a recording command (and then the
     /// worker goes on, whatever is found).
-    private func next(generation: Int, onlyRecord: Bool = false) -> Item? {
-        let (item, room) = state.withLock { state -> (Item?, CheckedContinuation<Void, Never>?) in
+    private func next(generation: Int, onlyRecord: Bool = false) -> Job? {
+        let (item, room) = state.withLock { state -> (Job?, CheckedContinuation<Void, Never>?) in
             // An abandoned worker stops without touching the state its replacement now owns.
             guard state.generation == generation else { return (nil, nil) }
             if onlyRecord {
-                guard !state.closed, !state.isEmpty, case .success(let routed) = state.pending[state.head].route,
-                    routed.route.command.recordHandler != nil
-                else { return (nil, nil) }
+                guard !state.isEmpty, case .record = state.pending[state.head] else { return (nil, nil) }
             }
-            guard !state.closed, let item = state.popFirst() else {
+            guard let item = state.popFirst() else {
                 state.workerRunning = false
                 return (nil, nil)
             }
@@ -163,32 +169,21 @@ final class OrderedRequestQueue: Sendable {
         return item
     }
 
-    private func process(_ request: BridgeRequest, route: Result<RoutedRequest, BridgeError>, generation: Int) async {
-        switch route {
-        case .failure(let error):
-            await reply(bridge.finish(request, .failure(error), context: context, started: bridge.clock.instant))
-        case .success(let routed):
-            // Every earlier request of the page has been answered: what the dispatcher does for a
-            // request that finds the queue idle is right here too. A memory command runs as it
-            // would on the reading task (it cannot hang: no deadline), and a command with an
-            // answer from memory is answered from it when memory holds it.
-            if let answered = bridge.answerFromMemory(routed, context: context, { $0 }) {
-                await reply(answered)
-                return
-            }
-            if case .fromMemory = routed.route.policy {
-                await bridge.run(routed, context: context, deadline: nil, atDeadline: { _ in }) { await reply($0) }
-                return
-            }
-            // At the deadline the 504 is sent from the timer and this worker, stuck in the handler, is
-            // abandoned; a fresh worker takes over the queue.
-            await bridge.run(
-                routed, context: context, deadline: routed.route.deadline,
-                atDeadline: { [self] response in
-                    send(response)
-                    abandon(generation: generation)
-                }, onTime: { await reply($0) })
+    private func process(_ routed: RoutedRequest, generation: Int) async {
+        // The dispatcher's "answer now", deferred to this request's turn: a memory command is
+        // always answered here, an ordered command with an answer from memory when memory holds it.
+        if let answered = bridge.answerFromMemory(routed, context: context, { $0 }) {
+            await answers.write(answered)
+            return
         }
+        // At the deadline the 504 is sent from the timer and this worker, stuck in the handler, is
+        // abandoned; a fresh worker takes over the queue.
+        await bridge.run(
+            routed, context: context, deadline: routed.route.deadline,
+            atDeadline: { [self] response in
+                answers.send(response)
+                abandon(generation: generation)
+            }, onTime: { await answers.write($0) })
     }
 
     private func processRecords(_ run: [RoutedRequest], generation: Int) async {
@@ -197,11 +192,11 @@ final class OrderedRequestQueue: Sendable {
         await bridge.runRecords(
             run, context: context,
             atDeadline: { [self] responses in
-                for response in responses { send(response) }
+                for response in responses { answers.send(response) }
                 abandon(generation: generation)
             },
             onTime: { responses in
-                for response in responses { await reply(response) }
+                for response in responses { await answers.write(response) }
             })
     }
 
@@ -210,7 +205,7 @@ final class OrderedRequestQueue: Sendable {
         let replacement = state.withLock { state -> Int? in
             guard state.generation == generation else { return nil }
             state.generation += 1
-            guard !state.closed, !state.isEmpty else {
+            guard !state.isEmpty else {
                 state.workerRunning = false
                 return nil
             }
@@ -223,13 +218,5 @@ final class OrderedRequestQueue: Sendable {
             return state.closed
         }
         if closed { task.cancel() }
-    }
-
-    private func send(_ response: BridgeResponse?) {
-        if let response { deliver(response.json) }
-    }
-
-    private func reply(_ response: BridgeResponse?) async {
-        if let response { await respond(response) }
     }
 }

@@ -22,7 +22,7 @@ extension Bridge {
                 atDeadline(
                     run.map { routed in
                         let error = BridgeError.deadlineExceeded(request: routed.request, module: routed.module, after: deadline)
-                        return finish(routed.request, .failure(error), context: context, started: started)
+                        return finish(routed.request, .failure(error), context: context, started: started) { $0 }
                     })
             }
         }
@@ -62,7 +62,7 @@ extension Bridge {
         answers.reserveCapacity(run.count)
         for (position, routed) in run.enumerated() {
             let outcome = outcomes[position] ?? .failure(.refused("The request was not run"))
-            answers.append(finish(routed.request, outcome, context: context, started: started))
+            answers.append(finish(routed.request, outcome, context: context, started: started) { $0 })
         }
         await onTime(answers)
     }

@@ -19,7 +19,7 @@ extension Bridge {
         let request = routed.request
         let started = clock.instant
         guard let deadline else {
-            await onTime(finish(request, await Self.invoke(routed, context: context), context: context, started: started))
+            await onTime(finish(request, await Self.invoke(routed, context: context), context: context, started: started) { $0 })
             return
         }
         let claim = AnswerClaim()
@@ -28,7 +28,7 @@ extension Bridge {
             guard claim.take() else { return }
             handlerTask?.cancel()
             let error = BridgeError.deadlineExceeded(request: request, module: routed.module, after: deadline)
-            atDeadline(finish(request, .failure(error), context: context, started: started))
+            atDeadline(finish(request, .failure(error), context: context, started: started) { $0 })
         }
         let result: Result<ModuleReply, BridgeError>
         if let handlerTask {
@@ -42,7 +42,7 @@ extension Bridge {
         }
         timer.cancel(timeout)
         if claim.take() {
-            await onTime(finish(request, result, context: context, started: started))
+            await onTime(finish(request, result, context: context, started: started) { $0 })
         }
     }
 
@@ -64,22 +64,24 @@ extension Bridge {
     }
 
     /// Runs one request outside any connection and returns its answer, or `nil` when it carries no
-    /// GUID. Returns at the deadline even when the handler never does (it is then cancelled).
+    /// GUID. Returns at the deadline even when the handler never does (it is then cancelled); when
+    /// the calling task is cancelled, the handler is cancelled and `nil` is returned at once.
     public func handle(_ request: BridgeRequest, context: BridgeContext) async -> BridgeResponse? {
-        let routed: RoutedRequest
-        switch route(request) {
-        case .failure(let error): return finish(request, .failure(error), context: context, started: clock.instant)
-        case .success(let found): routed = found
+        guard let routed = routed(request) else {
+            let error = BridgeError.unknownCommand(CommandNames.canonical(request.command))
+            return finish(request, .failure(error), context: context, started: clock.instant) { $0 }
         }
-        let first = FirstResponse()
+        // The first answer, the handler's or the deadline's, ends the wait.
+        let (answers, answer) = AsyncStream.makeStream(of: BridgeResponse?.self, bufferingPolicy: .bufferingOldest(1))
         let task = Task {
-            await run(routed, context: context, deadline: routed.route.deadline, atDeadline: { first.resolve($0) }) {
-                first.resolve($0)
+            await run(routed, context: context, deadline: routed.route.deadline, atDeadline: { answer.yield($0) }) {
+                answer.yield($0)
             }
         }
-        first.track(task)
+        defer { task.cancel() }
         return await withTaskCancellationHandler {
-            await first.value
+            for await first in answers { return first }
+            return nil
         } onCancel: {
             task.cancel()
         }
@@ -123,53 +125,5 @@ final class AnswerClaim: Sendable {
     /// True for the first caller only.
     func take() -> Bool {
         taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-    }
-}
-
-/// The first answer of a request run by ``Bridge/handle(_:context:)``, for the task waiting on it;
-/// the running task is cancelled once an answer is in (a deadline answered before the handler).
-private final class FirstResponse: Sendable {
-    private struct State {
-        var waiting: CheckedContinuation<BridgeResponse?, Never>?
-        var answer: BridgeResponse??
-        var task: Task<Void, Never>?
-    }
-
-    private let state = Mutex(State())
-
-    /// Waits for the answer.
-    var value: BridgeResponse? {
-        get async {
-            await withCheckedContinuation { continuation in
-                let answer = state.withLock { state -> BridgeResponse?? in
-                    if state.answer == nil { state.waiting = continuation }
-                    return state.answer
-                }
-                if let answer { continuation.resume(returning: answer) }
-            }
-        }
-    }
-
-    /// Keeps the running task, to cancel it when the answer comes before it ends.
-    func track(_ task: Task<Void, Never>) {
-        let answered = state.withLock { state -> Bool in
-            if state.answer == nil { state.task = task }
-            return state.answer != nil
-        }
-        if answered { task.cancel() }
-    }
-
-    /// Delivers `answer`; called once per request.
-    func resolve(_ answer: BridgeResponse?) {
-        let (waiting, task) = state.withLock { state -> (CheckedContinuation<BridgeResponse?, Never>?, Task<Void, Never>?) in
-            state.answer = .some(answer)
-            defer {
-                state.waiting = nil
-                state.task = nil
-            }
-            return (state.waiting, state.task)
-        }
-        waiting?.resume(returning: answer)
-        task?.cancel()
     }
 }

@@ -9,9 +9,9 @@ extension Bridge {
         let command: BridgeCommand
         /// The command's policy, with the registration's deadline applied.
         let policy: CommandPolicy
-        /// The policy's deadline in time; `nil` when the handler may take as long as it likes.
-        /// A ``CommandPolicy/fromMemory`` command is run without it (it cannot hang), on the
-        /// reading task or by the page's worker; the bridge's ``Bridge/handle(_:context:)`` uses it.
+        /// The policy's deadline in time; `nil` when the handler may take as long as it likes
+        /// (``CommandDeadline/unlimited``). A connection answers a ``CommandPolicy/fromMemory(_:)``
+        /// command by its synchronous closure, which needs none; ``Bridge/handle(_:context:)`` uses it.
         let deadline: Duration?
 
         init(name: String, registration: Registration, command: BridgeCommand, policy: CommandPolicy, deadline: Duration?) {
@@ -25,9 +25,29 @@ extension Bridge {
 }
 
 /// A request with its route found and its command name made canonical.
-struct RoutedRequest: Sendable {
+package struct RoutedRequest: Sendable {
     let route: Bridge.Route
     let request: BridgeRequest
 
     var module: any BridgeModule { route.registration.module }
+    /// The command's policy, as its route carries it.
+    package var policy: CommandPolicy { route.policy }
+}
+
+/// A frame as read, with each of its requests routed once (``FrameDispatcher/route(_:)``).
+package enum RoutedFrame: Sendable {
+    /// One request of a frame.
+    package enum Item: Sendable {
+        /// A module answers its command.
+        case routed(RoutedRequest)
+        /// No module answers its command: answered 400, in its place.
+        case unknown(BridgeRequest)
+        /// It could not be read.
+        case unreadable(FrameError)
+    }
+
+    /// A frame holding one request (or that could not be read at all).
+    case one(Item)
+    /// An array frame: its requests in the order sent.
+    case queue([Item])
 }

@@ -5,9 +5,10 @@ package struct BaseModule: BridgeModule {
 
     package init() {}
 
-    /// Every command answers from the viewer's state, the library and the identity in memory.
+    /// Every command but `go` answers from the viewer's state, the library and the identity in
+    /// memory; `go` asks the viewer (an actor) to navigate, in the page's order.
     package var commands: CommandTable {
-        BridgeCommand("go", .fromMemory, handler: go)
+        BridgeCommand("go", handler: go)
         BridgeCommand.fromMemory("getNavigationData") { _, context in
             context.viewer.latest(\.navigationData)
         }
@@ -35,7 +36,7 @@ package struct BaseModule: BridgeModule {
         let slideName = try request.string("slideName").trimmingSpaces()
         guard !slideName.isEmpty else { throw BridgeError.invalidData(field: "slideName", reason: "is empty") }
         let data = try request.member("data") ?? .emptyObject
-        let presentation = try await context.currentPresentation()
+        let presentation = try context.currentPresentation()
         guard presentation.hasSlide(slideName) else {
             throw BridgeError.notFound("Slide '\(slideName)' not found in presentation \(presentation.id)")
         }

@@ -6,12 +6,12 @@ package struct UIModule: BridgeModule {
 
     package init() {}
 
-    /// Both commands change the viewer's chrome flags in memory.
+    /// Both commands change the viewer's chrome flags (on the viewer, an actor: ordered).
     package var commands: CommandTable {
-        BridgeCommand("hideCloseBtn", .fromMemory) { _, context in
+        BridgeCommand("hideCloseBtn") { _, context in
             await changeChrome(context) { $0.closeButton = false }
         }
-        BridgeCommand("hideSystemBtns", .fromMemory) { _, context in
+        BridgeCommand("hideSystemBtns") { _, context in
             await changeChrome(context) { flags in
                 flags.systemButtons = false
                 flags.closeButton = false
@@ -28,15 +28,16 @@ package struct MapModule: BridgeModule {
 
     package init() {}
 
-    /// Every command answers from the library and the viewer's state in memory.
+    /// `getMap` answers from the library and the viewer's state in memory; the map button is
+    /// changed on the viewer (an actor: ordered).
     package var commands: CommandTable {
-        BridgeCommand("getMap", .readFromMemory) { _, context in
-            try await context.currentPresentation().map.json
+        BridgeCommand.fromMemory("getMap") { _, context in
+            try context.currentPresentation().map.json
         }
-        BridgeCommand("hideMapBtn", .fromMemory) { _, context in
+        BridgeCommand("hideMapBtn") { _, context in
             await changeChrome(context) { $0.mapButton = false }
         }
-        BridgeCommand("showMapBtn", .fromMemory) { _, context in
+        BridgeCommand("showMapBtn") { _, context in
             await changeChrome(context) { $0.mapButton = true }
         }
     }
@@ -60,23 +61,23 @@ package struct ViewerChromeModule: BridgeModule {
 
     package init() {}
 
-    /// All answer from the viewer's state and the library in memory, except the media view, which
-    /// is written to the analytics database.
+    /// The state the chrome shows is answered from memory; the others await the viewer (an actor)
+    /// or the analytics database, in the page's order.
     package var commands: CommandTable {
-        BridgeCommand("storybridge.promptAnswer", .fromMemory) { request, context in
+        BridgeCommand("storybridge.promptAnswer") { request, context in
             let prompt = try request.string("prompt")
             let value = try request.member("value") ?? .null
             await context.viewer.prompts.resolve(prompt, with: value)
             return .emptyObject
         }
-        BridgeCommand("storybridge.mapNavigate", .fromMemory, handler: mapNavigate)
-        BridgeCommand("storybridge.state", .fromMemory, handler: state)
+        BridgeCommand("storybridge.mapNavigate", handler: mapNavigate)
+        BridgeCommand.fromMemory("storybridge.state", answer: state)
         BridgeCommand("storybridge.mediaViewed", .ordered, handler: mediaViewed)
     }
 
     private func mapNavigate(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
         let slide = try request.string("slide")
-        let presentation = try await context.currentPresentation()
+        let presentation = try context.currentPresentation()
         guard presentation.hasSlide(slide) else {
             throw BridgeError.notFound("Slide '\(slide)' not found in presentation \(presentation.id)")
         }
@@ -84,8 +85,8 @@ package struct ViewerChromeModule: BridgeModule {
         return .emptyObject
     }
 
-    private func state(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        let presentation = try await context.currentPresentation()
+    private func state(_ request: BridgeRequest, context: BridgeContext) throws -> JSONValue {
+        let presentation = try context.currentPresentation()
         let state = context.viewer.latestState
         return [
             "chrome": state.chrome.json, "map": presentation.map.json,
@@ -102,7 +103,7 @@ package struct ViewerChromeModule: BridgeModule {
         guard let seconds = try request.member("seconds")?.doubleValue, seconds.isFinite, seconds >= 0 else {
             throw BridgeError.invalidData(field: "seconds", reason: "must be a number of seconds, 0 or more")
         }
-        let presentation = try await context.currentPresentation()
+        let presentation = try context.currentPresentation()
         guard presentation.mediaFiles.contains(where: { $0.fileName == fileName }) else {
             throw BridgeError.notFound("File not found: '\(fileName)' in presentation \(presentation.id)")
         }

@@ -26,7 +26,7 @@ package struct CloseModule: BridgeModule {
     private func close(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
         let rawMode = (try? request.member("mode"))??.intValue ?? 0
         let mode = (0...2).contains(rawMode) ? rawMode : 0
-        let presentation = try await context.currentPresentation()
+        let presentation = try context.currentPresentation()
         let outcome: Outcome
         switch mode {
         case 1: outcome = .saved

@@ -23,7 +23,7 @@ package struct ConfiguredCommandsModule: BridgeModule {
         }
     }
 
-    static func policy(of definition: ConfiguredCommand) -> CommandPolicy {
+    static func policy(of definition: ConfiguredCommand) -> AwaitingPolicy {
         guard case .webhook(let hook) = definition.source else { return .ordered }
         return .concurrent(.after(.milliseconds(Int64((hook.timeoutSeconds + 2) * 1000))))
     }

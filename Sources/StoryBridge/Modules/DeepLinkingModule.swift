@@ -5,18 +5,19 @@ package struct DeepLinkingModule: BridgeModule {
 
     package init() {}
 
-    /// Every command reads or changes the viewer's deep links in memory.
+    /// The readers answer from the viewer's deep links in memory; the writers change them on the
+    /// viewer (an actor, so they await: ordered, with a deadline).
     package var commands: CommandTable {
-        BridgeCommand("getDeepLinkingInboundData", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getDeepLinkingInboundData") { _, context in
             guard let link = context.viewer.latestState.inboundDeepLink else {
                 throw BridgeError.notFound("Not launched by a deep link")
             }
             return link.json
         }
-        BridgeCommand("getDeepLinkingOutboundData", .readFromMemory) { _, context in
+        BridgeCommand.fromMemory("getDeepLinkingOutboundData") { _, context in
             context.viewer.latestState.outboundDeepLink.json
         }
-        BridgeCommand("setDeepLinkingOutboundScheme", .fromMemory) { request, context in
+        BridgeCommand("setDeepLinkingOutboundScheme") { request, context in
             let scheme = try request.string("scheme").trimmingSpaces()
             guard Self.isValidScheme(scheme) else {
                 throw BridgeError.invalidData(
@@ -26,20 +27,20 @@ package struct DeepLinkingModule: BridgeModule {
             context.logger.info("outbound deep link", metadata: ["uri": "\(link.uri ?? "")"])
             return .emptyObject
         }
-        BridgeCommand("setDeepLinkingOutboundParameter", .fromMemory) { request, context in
+        BridgeCommand("setDeepLinkingOutboundParameter") { request, context in
             let key = try request.nonEmptyString("key")
             let value = try request.stringified("value")
             await context.viewer.updateOutboundDeepLink { $0.parameters[key] = value }
             return .emptyObject
         }
-        BridgeCommand("getDeepLinkingOutboundParameter", .readFromMemory) { request, context in
+        BridgeCommand.fromMemory("getDeepLinkingOutboundParameter") { request, context in
             let key = try request.string("key")
             guard let value = context.viewer.latestState.outboundDeepLink.parameters[key] else {
                 throw BridgeError.notFound("No outbound parameter '\(key)'")
             }
             return ["value": .string(value)]
         }
-        BridgeCommand("deleteDeepLinkingOutboundParameter", .fromMemory) { request, context in
+        BridgeCommand("deleteDeepLinkingOutboundParameter") { request, context in
             let key = try request.string("key")
             await context.viewer.updateOutboundDeepLink { $0.parameters.removeValue(forKey: key) }
             return ["key": .string(key)]

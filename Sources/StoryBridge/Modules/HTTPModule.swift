@@ -17,7 +17,7 @@ package struct HTTPModule: BridgeModule {
     /// The requests wait on the network: they run on their own task, and the router's deadline
     /// comes 5 s after the module's own timeout. The answer carries the remote status.
     package var commands: CommandTable {
-        let policy = CommandPolicy.concurrent(.after(.milliseconds(Int64((settings.timeoutSeconds + 5) * 1000))))
+        let policy = AwaitingPolicy.concurrent(.after(.milliseconds(Int64((settings.timeoutSeconds + 5) * 1000))))
         BridgeCommand.replying("httpget", policy) { request, _ in try await fetch(request, method: .GET) }
         BridgeCommand.replying("httppost", policy) { request, _ in try await fetch(request, method: .POST) }
         BridgeCommand.replying("httpput", policy) { request, _ in try await fetch(request, method: .PUT) }

@@ -11,7 +11,7 @@ package struct MediaModule: BridgeModule {
     /// without a deadline, so the page's other requests go on meanwhile.
     package var commands: CommandTable {
         BridgeCommand("getMediaFiles") { _, context in
-            let presentation = try await context.currentPresentation()
+            let presentation = try context.currentPresentation()
             return .array(presentation.mediaFiles.map { ["title": .string($0.title), "fileName": .string($0.fileName)] })
         }
         BridgeCommand("openMediaFile", .concurrent(.unlimited), handler: openMediaFile)
@@ -29,7 +29,7 @@ package struct MediaModule: BridgeModule {
         // storyclm.js sends -1 (or nothing) for the current presentation.
         var id = -1
         if let raw = try request.member("id"), raw != .null { id = try request.int("id") }
-        let presentation = try await context.presentation(id: id <= 0 ? -1 : id)
+        let presentation = try context.presentation(id: id <= 0 ? -1 : id)
         guard let file = presentation.mediaFiles.first(where: { $0.fileName == name }) else {
             throw BridgeError.notFound("File not found: '\(name)' in presentation \(presentation.id)")
         }
@@ -48,7 +48,7 @@ package struct MediaModule: BridgeModule {
     }
 
     private func openMediaLibrary(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
-        let presentation = try await context.currentPresentation()
+        let presentation = try context.currentPresentation()
         let prompt = "library-\(UUID().uuidString)"
         await context.send(
             HostEvent(

@@ -39,7 +39,7 @@ struct PageAnswersModule: BridgeModule {
     let report: @Sendable (_ viewerId: String, _ request: BridgeRequest, _ answer: BridgeResponse) -> Void
 
     var commands: CommandTable {
-        BridgeCommand(PageAnswers.reportCommand, .fromMemory) { request, context in
+        BridgeCommand.fromMemory(PageAnswers.reportCommand, .changesState) { request, context in
             guard case .array(let exchanges)? = try request.member("exchanges") else {
                 throw BridgeError.invalidData(field: "exchanges", reason: "must be an array of {request, answer}")
             }

@@ -5,11 +5,12 @@ package struct PresentationModule: BridgeModule {
 
     package init() {}
 
-    /// Every command answers from the viewer's state and the library in memory.
+    /// Every command but `open` answers from the viewer's state and the library in memory; `open`
+    /// asks the viewer (an actor) to navigate, in the page's order.
     package var commands: CommandTable {
-        BridgeCommand("open", .fromMemory, handler: open)
-        BridgeCommand("getPresentationInfo", .readFromMemory) { _, context in
-            let presentation = try await context.currentPresentation()
+        BridgeCommand("open", handler: open)
+        BridgeCommand.fromMemory("getPresentationInfo") { _, context in
+            let presentation = try context.currentPresentation()
             return [
                 "presentationId": .int(presentation.id), "name": .string(presentation.name),
                 "shortDescription": .string(presentation.shortDescription),
@@ -19,11 +20,11 @@ package struct PresentationModule: BridgeModule {
                 "mediaFilesCount": .int(presentation.mediaFiles.count),
             ]
         }
-        BridgeCommand("getPreviousSlide", .readFromMemory) { _, context in
-            ["slide": .string(try await previousSlide(context))]
+        BridgeCommand.fromMemory("getPreviousSlide") { _, context in
+            ["slide": .string(try previousSlide(context))]
         }
-        BridgeCommand("getNextSlide", .readFromMemory) { _, context in
-            ["slide": .string(try await nextSlide(context))]
+        BridgeCommand.fromMemory("getNextSlide") { _, context in
+            ["slide": .string(try nextSlide(context))]
         }
         BridgeCommand.fromMemoryWritten("getCurrentSlideName") { _, context in
             // The viewer keeps the answer written for the slide shown.
@@ -72,8 +73,8 @@ package struct PresentationModule: BridgeModule {
     }
 
     /// The slide's `clm-swipe-previous`, else the slide shown before it in this presentation.
-    private func previousSlide(_ context: BridgeContext) async throws -> String {
-        let presentation = try await context.currentPresentation()
+    private func previousSlide(_ context: BridgeContext) throws -> String {
+        let presentation = try context.currentPresentation()
         let state = context.viewer.latestState
         if let current = state.currentSlide, let previous = presentation.slide(named: current)?.metadata.swipePrevious,
             presentation.hasSlide(previous)
@@ -85,8 +86,8 @@ package struct PresentationModule: BridgeModule {
     }
 
     /// The slide's `clm-swipe-next`, else its first child on the map.
-    private func nextSlide(_ context: BridgeContext) async throws -> String {
-        let presentation = try await context.currentPresentation()
+    private func nextSlide(_ context: BridgeContext) throws -> String {
+        let presentation = try context.currentPresentation()
         guard let current = context.viewer.latestState.currentSlide, let slide = presentation.slide(named: current) else {
             throw BridgeError.notFound("No next slide")
         }

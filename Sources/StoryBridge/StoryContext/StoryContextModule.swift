@@ -20,7 +20,7 @@ struct StoryContextModule: BridgeModule {
         guard case .array(let items)? = try request.member("changes") else {
             throw BridgeError.invalidData(field: "changes", reason: "must be an array of {op, objectName, keyPath, type, value}")
         }
-        let presentation = try await context.currentPresentation()
+        let presentation = try context.currentPresentation()
         var parsed: [(index: Int, change: StoryChange)] = []
         var refused: [JSONValue] = []
         for (index, item) in items.enumerated() {

@@ -22,9 +22,12 @@ struct BridgeSocket: Sendable {
         let channel = OutboundChannel(outbound)
         let deliver: @Sendable (JSONValue) -> Void = { channel.send($0.jsonString()) }
         let connection = UUID()
+        // Answers travel as the bytes the one serialiser wrote: from the task answering in order,
+        // written by it; from anywhere else, queued.
+        let answers = AnswerSink(
+            write: { await channel.sendNow($0) }, send: { channel.send(String(decoding: $0, as: UTF8.self)) })
         let dispatcher = FrameDispatcher(
-            bridge: host.bridge, context: context, maxInFlight: maxInFlight, deliver: deliver,
-            respond: { await channel.sendNow($0.jsonBytes) })
+            bridge: host.bridge, context: context, maxInFlight: maxInFlight, answers: answers, events: { deliver($0.json) })
 
         await withDiscardingTaskGroup { group in
             // The memory half of the page load first: from here on, commands answer for this slide.
@@ -34,7 +37,7 @@ struct BridgeSocket: Sendable {
             // The analytics (SQLite writes), then `hello` and the viewer's events, while the page's
             // frames are read: read-only requests of a page load that keeps its session are
             // answered meanwhile; every other request waits for the gate.
-            let gate = PageLoadGate(bridge: host.bridge, earlyAnswers: entered.keepsSession)
+            let gate = PageLoadGate(earlyAnswers: entered.keepsSession)
             // The feed hears of the page before any of its exchanges: read-only requests may be
             // answered (and fed) before the page load is recorded, and a recording of the feed
             // must put them on this slide, not on the one before.
@@ -74,24 +77,15 @@ struct BridgeSocket: Sendable {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     switch message {
                     case .text(let text):
-                        let frame = BridgeRequest.read(frame: text)
+                        // Routed once: the gate and the dispatcher read the same routes.
+                        let frame = dispatcher.route(BridgeRequest.read(frame: text))
                         if !gateOpen {
                             await gate.admit(frame)
                             gateOpen = gate.isOpen
                         }
                         // A memory answer is made by a plain call and written from here; any
-                        // other frame is dispatched.
-                        let answered = dispatcher.answerAtOnce(frame) { response -> Bool in
-                            guard let response else { return false }
-                            answerBytes.removeAll(keepingCapacity: true)
-                            response.appendJSON(to: &answerBytes)
-                            return true
-                        }
-                        if let answered {
-                            if answered { await channel.sendNow(answerBytes) }
-                        } else {
-                            await dispatcher.dispatch(read: frame) { work in group.addTask { await work() } }
-                        }
+                        // other request is queued or spawned.
+                        await dispatcher.dispatch(frame, writingInto: &answerBytes) { work in group.addTask { await work() } }
                     case .binary:
                         await gate.admit(nil)
                         dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))

@@ -9,10 +9,11 @@ import Synchronization
 /// - `saveClientNote {clientId, note}` → `{notes}`, and it tells the page with a `clientCardChanged`
 ///   event, as a native app would refresh its UI.
 ///
-/// Both answer from the module's own memory, so they are ``CommandPolicy/fromMemory``: the host
-/// answers them on the connection's own task, the cheapest path. A command that waited on a CRM
-/// server would be `.concurrent(.after(.seconds(30)))` instead, and one that wrote to a database
-/// `.ordered`, so a later read of the page sees the write.
+/// `getClientCard` answers from the module's own memory with a synchronous closure
+/// (`BridgeCommand.fromMemory`): the host answers it on the connection's own task, the cheapest
+/// path. `saveClientNote` awaits (it sends the page an event), so it is an ordered command, with
+/// the bridge's deadline. A command that waited on a CRM server would be
+/// `.concurrent(.after(.seconds(30)))` instead.
 public final class ClientCardModule: BridgeModule {
     /// The module's name, in logs and error messages.
     public let name = "ClientCard"
@@ -30,10 +31,10 @@ public final class ClientCardModule: BridgeModule {
         cards = Mutex(clients.mapValues { Card(name: $0, notes: []) })
     }
 
-    /// `getClientCard` and `saveClientNote`, both answered from the module's memory.
+    /// `getClientCard`, answered from the module's memory, and `saveClientNote`, in the page's order.
     public var commands: CommandTable {
-        BridgeCommand("getClientCard", .fromMemory, handler: clientCard)
-        BridgeCommand("saveClientNote", .fromMemory, handler: saveNote)
+        BridgeCommand.fromMemory("getClientCard", answer: clientCard)
+        BridgeCommand("saveClientNote", handler: saveNote)
     }
 
     private func clientCard(_ request: BridgeRequest, context: BridgeContext) throws -> JSONValue {

@@ -9,7 +9,7 @@ final class GreetingModule: BridgeModule {
     private let word = Mutex("Hello")
 
     var commands: CommandTable {
-        // Answered from memory, reading only (policy `.readFromMemory`).
+        // Answered from memory, reading only (policy `.fromMemory(.readsOnly)`).
         BridgeCommand.fromMemory("greet") { request, context in
             let name = try request.string("name")  // required: missing → 400 naming "name"
             let title = try request.optionalString("title")  // nil when absent or null
@@ -19,7 +19,7 @@ final class GreetingModule: BridgeModule {
             if shout { text = text.uppercased() + "!" }
             return ["text": .string(text), "slide": slide.map { .string($0) } ?? .null]
         }
-        // Answered from memory, changing state (policy `.fromMemory`).
+        // Answered from memory, changing state (policy `.fromMemory(.changesState)`).
         BridgeCommand.fromMemory("setGreeting", .changesState) { request, _ in
             let word = try request.nonEmptyString("word")
             self.word.withLock { $0 = word }
