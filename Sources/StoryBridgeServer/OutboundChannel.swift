@@ -3,95 +3,100 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// The single, ordered way out of one page connection: answers and host events are queued here
-/// and written by one writer at a time, so they reach the page in the order they were sent.
+/// The single, ordered way out of one page connection: answers and host events are queued in the
+/// order they are sent and written by the connection's one writer task, as one text frame each.
 ///
-/// Whoever finds the channel idle becomes its writer. The task that answers a page's requests
-/// writes its answers itself (``sendNow(_:)``, no hand-over to another task, which is what a cheap
-/// command costs most); messages sent from synchronous code (``send(_:)``) start a short-lived
-/// writer task when nobody is writing. Messages travel as the bytes of one text frame each.
+/// The queue is an `NIOAsyncSequenceProducer` with high and low watermarks: a task answering the
+/// page (``sendNow(_:)``) waits while the queue is above its high watermark, until the writer has
+/// brought it under the low one, so a page that does not read its answers slows its own requests
+/// instead of growing the host's memory. Messages sent from synchronous code (``send(_:)``, host
+/// events) are queued without waiting.
 final class OutboundChannel: Sendable {
-    private struct State {
-        var pending: [ByteBuffer] = []
-        var writing = false
-        var closed = false
-    }
+    private typealias Frames = NIOAsyncSequenceProducer<
+        ByteBuffer, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, Demand
+    >
 
-    private let state = Mutex(State())
-    private let outbound: WebSocketOutboundWriter
+    /// Most messages queued before ``sendNow(_:)`` waits, and how few let it go on.
+    static let highWatermark = 256
+    static let lowWatermark = 64
 
-    /// A channel writing its messages to `outbound`, as text frames.
+    private let source: Frames.Source
+    private let demand = Demand()
+    private let closed = Atomic(false)
+
+    /// A channel writing its messages to `outbound`, as text frames, from a writer task of its own
+    /// that ends with ``close()`` or when the connection is gone.
     init(_ outbound: WebSocketOutboundWriter) {
-        self.outbound = outbound
+        let frames = Frames.makeSequence(
+            backPressureStrategy: .init(lowWatermark: Self.lowWatermark, highWatermark: Self.highWatermark),
+            finishOnDeinit: false, delegate: demand)
+        source = frames.source
+        Task { await self.write(frames.sequence, to: outbound) }
     }
 
-    /// Queues `text`; starts a writer task when nobody is writing.
+    /// Queues `text`.
     func send(_ text: String) {
-        let frame = ByteBuffer(string: text)
-        guard claimWriter(queueing: frame) else { return }
-        Task {
-            guard await self.write(frame) else { return }
-            await self.drain()
-        }
+        _ = source.yield(ByteBuffer(string: text))
     }
 
-    /// Writes `bytes` from the calling task when nobody is writing (then whatever was queued
-    /// meanwhile); queues them otherwise.
+    /// Queues `bytes`; waits while the queue is above its high watermark.
     func sendNow(_ bytes: [UInt8]) async {
-        let frame = ByteBuffer(bytes: bytes)
-        guard claimWriter(queueing: frame) else { return }
-        guard await write(frame) else { return }
-        await drain()
+        let round = demand.round
+        if case .stopProducing = source.yield(ByteBuffer(bytes: bytes)) {
+            await demand.waitForMore(after: round)
+        }
     }
 
     /// Drops whatever is queued and refuses more (the connection has ended).
     func close() {
-        state.withLock { state in
-            state.closed = true
-            state.pending = []
-        }
+        closed.store(true, ordering: .sequentiallyConsistent)
+        source.finish()
     }
 
-    /// Makes the caller the writer of `frame` and returns true when nobody is writing; otherwise
-    /// queues `frame` for the current writer.
-    private func claimWriter(queueing frame: ByteBuffer) -> Bool {
-        state.withLock { state in
-            guard !state.closed else { return false }
-            guard !state.writing else {
-                state.pending.append(frame)
-                return false
+    /// The writer: the queued frames in order, until the channel is closed or a write fails (the
+    /// connection is gone); then the queue refuses more.
+    private func write(_ frames: Frames, to outbound: WebSocketOutboundWriter) async {
+        for await frame in frames {
+            guard !closed.load(ordering: .sequentiallyConsistent) else { break }
+            do {
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+            } catch {
+                break
             }
-            state.writing = true
-            return true
         }
+        close()
     }
 
-    /// Writes one frame; false (and the channel closed) when the connection is gone.
-    private func write(_ frame: ByteBuffer) async -> Bool {
-        do {
-            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
-            return true
-        } catch {
-            close()
-            return false
-        }
-    }
+    /// Lets the tasks waiting for room go on once the writer asks for more.
+    private final class Demand: NIOAsyncSequenceProducerDelegate, Sendable {
+        /// How many times the writer asked for more (or the queue ended).
+        private let rounds = Atomic(0)
+        private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
 
-    /// Writes what was queued while this writer wrote, until nothing is left; then stops writing.
-    private func drain() async {
-        while true {
-            let batch = state.withLock { state -> [ByteBuffer] in
-                guard !state.closed, !state.pending.isEmpty else {
-                    state.writing = false
-                    return []
+        var round: Int { rounds.load(ordering: .sequentiallyConsistent) }
+
+        /// Returns once the writer has asked for more after `round` (at once if it has already).
+        func waitForMore(after round: Int) async {
+            await withCheckedContinuation { continuation in
+                let resumeNow = waiting.withLock { waiting -> Bool in
+                    guard rounds.load(ordering: .sequentiallyConsistent) == round else { return true }
+                    waiting.append(continuation)
+                    return false
                 }
-                defer { state.pending = [] }
-                return state.pending
+                if resumeNow { continuation.resume() }
             }
-            if batch.isEmpty { return }
-            for frame in batch {
-                guard await write(frame) else { return }
+        }
+
+        func produceMore() { release() }
+        func didTerminate() { release() }
+
+        private func release() {
+            rounds.add(1, ordering: .sequentiallyConsistent)
+            let released = waiting.withLock { waiting in
+                defer { waiting = [] }
+                return waiting
             }
+            for continuation in released { continuation.resume() }
         }
     }
 }

@@ -43,4 +43,25 @@ struct DeadlineTimerTests {
         #expect(await eventually { fired.withLock { $0 } == kept.count })
         #expect(timer.pendingCount == 0)
     }
+
+    @Test("on the system clock, a deadline fires once, not early, and a cancelled one never")
+    func systemClock() async throws {
+        let timer = DeadlineTimer(clock: SystemHostClock())
+        let fired = Mutex<[(name: String, at: ContinuousClock.Instant)]>([])
+        let start = ContinuousClock.now
+        _ = timer.schedule(at: start + .milliseconds(60)) { fired.withLock { $0.append(("late", ContinuousClock.now)) } }
+        _ = timer.schedule(at: start + .milliseconds(30)) { fired.withLock { $0.append(("soon", ContinuousClock.now)) } }
+        let cancelled = timer.schedule(at: start + .milliseconds(30)) { fired.withLock { $0.append(("cancelled", ContinuousClock.now)) } }
+        timer.cancel(cancelled)
+        #expect(timer.pendingCount == 2)
+        #expect(await eventually { fired.withLock { $0.count } == 2 })
+        // Time for a second (wrong) firing or the cancelled one to show up.
+        try await Task.sleep(for: .milliseconds(150))
+        let names = fired.withLock { $0.map(\.name) }
+        #expect(names == ["soon", "late"])
+        for entry in fired.withLock({ $0 }) {
+            #expect(entry.at >= start + .milliseconds(entry.name == "soon" ? 30 : 60), "\(entry.name) fired early")
+        }
+        #expect(timer.pendingCount == 0)
+    }
 }

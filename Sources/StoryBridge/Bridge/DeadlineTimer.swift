@@ -1,91 +1,67 @@
-import HeapModule
+import NIOCore
+import NIOPosix
 import Synchronization
 
-/// Fires the deadlines of every request of a bridge from one shared ticking task, instead of one
-/// sleeping task per request (which was a large part of the cost of a cheap command).
+/// Fires the deadlines of every request of a bridge.
 ///
-/// Time is the bridge's ``HostClock``: the ticks sleep on it and deadlines are compared with its
-/// ``HostClock/instant``, so a test with a manual clock fires a deadline by moving time forward.
+/// On the system clock a deadline is a task scheduled on one of NIO's event loops
+/// (`EventLoop.scheduleTask`, cancelled with `Scheduled.cancel()`): no task of Swift's pool and no
+/// ticking. On another ``HostClock`` (a test's manual clock) a deadline is a task that sleeps on
+/// that clock until the deadline, so the test fires it by moving time forward.
 final class DeadlineTimer: Sendable {
-    /// A deadline in the order they fall due.
-    private struct Due: Comparable {
-        let deadline: ContinuousClock.Instant
-        let id: UInt64
+    /// A deadline not yet fired or cancelled, as it was scheduled.
+    private enum Pending {
+        case onEventLoop(Scheduled<Void>)
+        case sleeping(Task<Void, Never>)
 
-        static func < (lhs: Due, rhs: Due) -> Bool {
-            (lhs.deadline, lhs.id) < (rhs.deadline, rhs.id)
+        func cancel() {
+            switch self {
+            case .onEventLoop(let scheduled): scheduled.cancel()
+            case .sleeping(let task): task.cancel()
+            }
         }
     }
 
-    private struct State {
-        /// The deadlines not yet fired or cancelled.
-        var live: [UInt64: (deadline: ContinuousClock.Instant, fire: @Sendable () -> Void)] = [:]
-        /// Every scheduled deadline, soonest first, including cancelled ones (dropped when they fall
-        /// due, or when they outnumber the live ones): a tick looks only at those due, so many
-        /// requests in flight cost a tick nothing.
-        var order = Heap<Due>()
-        var nextId: UInt64 = 0
-        var ticking = false
-
-        /// Rebuilds ``order`` from the live deadlines once cancelled ones make up most of it.
-        mutating func dropCancelledWhenMostly() {
-            guard order.count > 1024, order.count > 4 * live.count else { return }
-            order = Heap(live.map { Due(deadline: $0.value.deadline, id: $0.key) })
-        }
-    }
-
-    private let state = Mutex(State())
+    private let pending = Mutex<(nextId: UInt64, byId: [UInt64: Pending])>((0, [:]))
     private let clock: any HostClock
-    /// How often deadlines are checked; a deadline fires at most this late.
-    let resolution: Duration
+    /// The event loop of the system clock's deadlines; `nil` with any other clock.
+    private let loop: (any EventLoop)?
 
-    init(clock: any HostClock, resolution: Duration = .milliseconds(20)) {
+    init(clock: any HostClock) {
         self.clock = clock
-        self.resolution = resolution
+        loop = clock is SystemHostClock ? MultiThreadedEventLoopGroup.singleton.next() : nil
     }
 
     /// Calls `fire` once `deadline` has passed, unless cancelled first. Returns the id to cancel with.
     func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
-        let (id, startTicking) = state.withLock { state -> (UInt64, Bool) in
-            state.nextId += 1
-            let id = state.nextId
-            state.dropCancelledWhenMostly()
-            state.live[id] = (deadline, fire)
-            state.order.insert(Due(deadline: deadline, id: id))
-            let start = !state.ticking
-            state.ticking = true
-            return (id, start)
+        let delay = clock.instant.duration(to: deadline)
+        // Registered under the lock before it can fire: whoever removes the entry fires or cancels.
+        return pending.withLock { pending in
+            pending.nextId += 1
+            let id = pending.nextId
+            let fireOnce: @Sendable () -> Void = { [self] in
+                if self.pending.withLock({ $0.byId.removeValue(forKey: id) }) != nil { fire() }
+            }
+            if let loop {
+                let (seconds, attoseconds) = delay.components
+                let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+                pending.byId[id] = .onEventLoop(loop.scheduleTask(in: .nanoseconds(nanoseconds), fireOnce))
+            } else {
+                pending.byId[id] = .sleeping(
+                    Task { [clock] in
+                        do { try await clock.sleep(for: delay) } catch { return }
+                        fireOnce()
+                    })
+            }
+            return id
         }
-        if startTicking { Task { await self.tick() } }
-        return id
     }
 
     /// Forgets a deadline that is no longer needed.
     func cancel(_ id: UInt64) {
-        _ = state.withLock { $0.live.removeValue(forKey: id) }
+        pending.withLock { $0.byId.removeValue(forKey: id) }?.cancel()
     }
 
     /// How many deadlines are waiting (for tests).
-    var pendingCount: Int { state.withLock { $0.live.count } }
-
-    private func tick() async {
-        while true {
-            try? await clock.sleep(for: resolution)
-            let now = clock.instant
-            let (due, keepTicking) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
-                var due: [@Sendable () -> Void] = []
-                while let soonest = state.order.min, soonest.deadline <= now {
-                    state.order.removeMin()
-                    if let entry = state.live.removeValue(forKey: soonest.id) { due.append(entry.fire) }
-                }
-                if state.live.isEmpty {
-                    state.order = Heap()
-                    state.ticking = false
-                }
-                return (due, state.ticking)
-            }
-            for fire in due { fire() }
-            if !keepTicking { return }
-        }
-    }
+    var pendingCount: Int { pending.withLock { $0.byId.count } }
 }
