@@ -6,8 +6,8 @@ extension Bridge {
     ///
     /// A request whose handler throws, or whose write fails, gets its own `Failure`; the others
     /// are unaffected. The run has one deadline, the shortest of its requests': when the commit
-    /// has not come by then, `atDeadline` gets a 504 for each request (on the timer's task; the
-    /// caller moves on without the stuck run) and the run's late answers are dropped. Otherwise
+    /// has not come by then, `atDeadline` gets a 504 for each request (on the timer's thread, an NIO
+    /// event loop; the caller moves on without the stuck run) and the run's late answers are dropped. Otherwise
     /// `onTime` gets the answers on the calling task. `nil` stands for a request without a GUID.
     func runRecords(
         _ run: [RoutedRequest], context: BridgeContext, atDeadline: @escaping @Sendable ([BridgeResponse?]) -> Void,

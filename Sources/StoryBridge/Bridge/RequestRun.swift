@@ -9,8 +9,8 @@ extension Bridge {
     /// The handler runs on the calling task. Without a `deadline`, its answer goes to `onTime`.
     /// With one, the bridge's shared ``DeadlineTimer`` races it: whichever comes first answers. When
     /// the handler wins, `onTime` gets the answer on the calling task; when the deadline wins,
-    /// `atDeadline` gets the 504 on the timer's task (the caller uses it to move on without the
-    /// stuck handler) and the handler's late answer is dropped. With `cancelsAtDeadline` the handler
+    /// `atDeadline` gets the 504 on the timer's thread, an NIO event loop (the caller uses it, without
+    /// waiting, to move on without the stuck handler) and the handler's late answer is dropped. With `cancelsAtDeadline` the handler
     /// runs on a child task that the deadline cancels (for requests that have a task of their own).
     func run(
         _ routed: RoutedRequest, context: BridgeContext, deadline: Duration?, cancelsAtDeadline: Bool = false,

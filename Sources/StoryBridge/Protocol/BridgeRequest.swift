@@ -92,21 +92,6 @@ extension BridgeRequest {
     public enum Frame: Sendable {
         case request(BridgeRequest)
         case queue([Result<BridgeRequest, FrameError>])
-
-        /// Whether the frame holds at least one request, every one was read, and each satisfies
-        /// `predicate`.
-        public func allRequests(_ predicate: (BridgeRequest) -> Bool) -> Bool {
-            switch self {
-            case .request(let request):
-                return predicate(request)
-            case .queue(let items):
-                return !items.isEmpty
-                    && items.allSatisfy { item in
-                        guard case .success(let request) = item else { return false }
-                        return predicate(request)
-                    }
-            }
-        }
     }
 
     /// Reads a WebSocket text frame, with the reason when it cannot be read at all.
