@@ -39,6 +39,11 @@ final class OutboundChannel: Sendable {
         _ = source.yield(ByteBuffer(string: text))
     }
 
+    /// Queues `bytes` (a message already written as UTF-8), without waiting.
+    func send(_ bytes: [UInt8]) {
+        _ = source.yield(ByteBuffer(bytes: bytes))
+    }
+
     /// Queues `bytes`; waits while the queue is above its high watermark.
     func sendNow(_ bytes: [UInt8]) async {
         let round = demand.round

@@ -25,7 +25,7 @@ struct BridgeSocket: Sendable {
         // Answers travel as the bytes the one serialiser wrote: from the task answering in order,
         // written by it; from anywhere else, queued.
         let answers = AnswerSink(
-            write: { await channel.sendNow($0) }, send: { channel.send(String(decoding: $0, as: UTF8.self)) })
+            write: { await channel.sendNow($0) }, send: { channel.send($0) })
         let dispatcher = FrameDispatcher(
             bridge: host.bridge, context: context, maxInFlight: maxInFlight, answers: answers, events: { deliver($0.json) })
 
