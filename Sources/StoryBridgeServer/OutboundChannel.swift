@@ -4,7 +4,9 @@ import NIOWebSocket
 import Synchronization
 
 /// The single, ordered way out of one page connection: answers and host events are queued in the
-/// order they are sent and written by the connection's one writer task, as one text frame each.
+/// order they are sent and written by the connection's one writer, ``run(counted:)``, as one text
+/// frame each. The writer is a child task of the connection's handler (`BridgeSocket` runs it in
+/// the connection's task group), so it ends, and is awaited, before the connection does.
 ///
 /// The queue is an `NIOAsyncSequenceProducer` with high and low watermarks: a task answering the
 /// page (``sendNow(_:)``) waits while the queue is above its high watermark, until the writer has
@@ -21,17 +23,21 @@ final class OutboundChannel: Sendable {
     static let lowWatermark = 64
 
     private let source: Frames.Source
+    /// The queue's reading end, read by ``run(counted:)`` only.
+    private let frames: Frames
+    private let outbound: WebSocketOutboundWriter
     private let demand = Demand()
     private let closed = Atomic(false)
 
-    /// A channel writing its messages to `outbound`, as text frames, from a writer task of its own
-    /// that ends with ``close()`` or when the connection is gone.
+    /// A channel whose messages ``run(counted:)`` writes to `outbound`, as text frames. Messages
+    /// sent before the writer runs wait in the queue.
     init(_ outbound: WebSocketOutboundWriter) {
         let frames = Frames.makeSequence(
             backPressureStrategy: .init(lowWatermark: Self.lowWatermark, highWatermark: Self.highWatermark),
             finishOnDeinit: false, delegate: demand)
         source = frames.source
-        Task { await self.write(frames.sequence, to: outbound) }
+        self.frames = frames.sequence
+        self.outbound = outbound
     }
 
     /// Queues `text`.
@@ -58,9 +64,12 @@ final class OutboundChannel: Sendable {
         source.finish()
     }
 
-    /// The writer: the queued frames in order, until the channel is closed or a write fails (the
-    /// connection is gone); then the queue refuses more.
-    private func write(_ frames: Frames, to outbound: WebSocketOutboundWriter) async {
+    /// The writer, run once by a child task of the connection: the queued frames in order, until
+    /// the channel is closed, the task is cancelled or a write fails (the connection is gone); then
+    /// the queue refuses more. `metrics` counts it while it runs.
+    func run(counted metrics: HostMetrics) async {
+        metrics.writerStarted()
+        defer { metrics.writerEnded() }
         for await frame in frames {
             guard !closed.load(ordering: .sequentiallyConsistent) else { break }
             do {

@@ -19,9 +19,14 @@ struct CLIResult: Sendable {
 /// Runs the built `storybridge` with `arguments` to completion. The process is waited for on a
 /// thread of its own, so no cooperative thread blocks. With `asUnprivilegedUser` it runs as
 /// `nobody` (through setpriv) when the tests run as root, so file permissions apply to it.
+/// A `serve` that names no `--data-dir` gets a fresh one of its own (``withOwnDataFolder(_:)``).
 func runStorybridge(
     _ arguments: [String], environment: [String: String]? = nil, asUnprivilegedUser: Bool = false
 ) async throws -> CLIResult {
+    var arguments = arguments
+    var ownDataFolder: URL?
+    if arguments.first == "serve" { (arguments, ownDataFolder) = withOwnDataFolder(arguments) }
+    defer { if let ownDataFolder { try? FileManager.default.removeItem(at: ownDataFolder) } }
     let binary = try storybridgeExecutable()
     let unprivileged = asUnprivilegedUser && getuid() == 0
     let output = Pipe()
@@ -34,4 +39,14 @@ func runStorybridge(
     return CLIResult(
         status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
         errors: String(decoding: err, as: UTF8.self))
+}
+
+/// `arguments` of a `storybridge serve` child with `--data-dir` added when they name none, and the
+/// folder added (`nil` when they named one). Without it the child used the default data folder,
+/// test.sh's `XDG_DATA_HOME`, shared by every test of a target: serve children of parallel tests
+/// opened one database, and one met another's lock while checking it at start-up.
+func withOwnDataFolder(_ arguments: [String]) -> (arguments: [String], added: URL?) {
+    guard !arguments.contains(where: { $0 == "--data-dir" || $0.hasPrefix("--data-dir=") }) else { return (arguments, nil) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-data-\(UUID().uuidString)")
+    return (arguments + ["--data-dir", folder.path], folder)
 }

@@ -13,11 +13,15 @@ struct ServeProcess {
     let token: String
     /// Where its standard error goes.
     let errorsFile: URL
+    /// The data folder made for it when its arguments named none, removed by ``interrupt()``.
+    let ownDataFolder: URL?
 
     /// Runs `storybridge serve` with `arguments` (add `--port 0`) and waits for its start-up lines,
     /// read on a thread of their own (``readUntil(_:from:limit:)``), so no cooperative thread waits
-    /// on them.
+    /// on them. Arguments that name no `--data-dir` get a fresh folder of its own
+    /// (``withOwnDataFolder(_:)``).
     static func start(_ arguments: [String]) async throws -> ServeProcess {
+        let (arguments, ownDataFolder) = withOwnDataFolder(arguments)
         let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-\(UUID().uuidString).stderr")
         _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
         let output = Pipe()
@@ -28,10 +32,13 @@ struct ServeProcess {
         guard let match = text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/) else {
             process.terminate()
             await waitForExit(process)
+            if let ownDataFolder { try? FileManager.default.removeItem(at: ownDataFolder) }
             let errors = (try? String(contentsOf: errorsFile, encoding: .utf8)) ?? ""
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text) \(errors)"])
         }
-        return ServeProcess(process: process, output: text, baseURL: String(match.1), token: String(match.2), errorsFile: errorsFile)
+        return ServeProcess(
+            process: process, output: text, baseURL: String(match.1), token: String(match.2), errorsFile: errorsFile,
+            ownDataFolder: ownDataFolder)
     }
 
     /// The port it listens on.
@@ -55,6 +62,7 @@ struct ServeProcess {
         process.interrupt()
         let process = self.process
         await waitForExit(process)
+        if let ownDataFolder { try? FileManager.default.removeItem(at: ownDataFolder) }
         return process.terminationStatus
     }
 }

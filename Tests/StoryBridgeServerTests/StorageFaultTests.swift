@@ -100,10 +100,43 @@ struct StorageFaultTests {
             try handle.seek(toOffset: size / 2)
             handle.write(Data(repeating: 0xFF, count: 12_288))
             try handle.close()
-            #expect(StoryBridgeDatabase.integrityProblem(directory.database) != nil)
+            #expect(try StoryBridgeDatabase.integrityProblem(directory.database) != nil)
             let (database, movedAside) = try StoryBridgeDatabase.openChecked(in: directory)
             #expect(movedAside != nil)
             #expect(try await AnalyticsStore(database: database).sessions().isEmpty)
+        }
+    }
+
+    @Test("a database another connection keeps locked past the wait is 'in use by another process', and nothing is moved aside")
+    func lockedPastTheWait() async throws {
+        try await withTemporaryFolder("sb-locked") { folder in
+            let directory = DataDirectory(folder)
+            let holder = try exclusivelyLocked(directory.database)
+            defer { try? holder.inDatabase { db in try db.execute(sql: "COMMIT") } }
+            let inUse = StorageSetupError.inUse(path: directory.database.path, seconds: 1)
+            #expect(throws: inUse) { try StoryBridgeDatabase.openChecked(in: directory, lockWait: 0.3) }
+            #expect(inUse.description.contains("is in use by another process (locked for 1 s); stop it or give another --data-dir"))
+            // Still where it was, readable, and no damaged copy beside it.
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(!names.contains { $0.contains("damaged") })
+            #expect(try holder.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM kept") } == 1)
+        }
+    }
+
+    @Test("a lock released within the wait is waited for: the database opens and nothing is moved aside")
+    func lockReleasedWithinTheWait() async throws {
+        try await withTemporaryFolder("sb-locked") { folder in
+            let directory = DataDirectory(folder)
+            let holder = try exclusivelyLocked(directory.database)
+            // Released from a thread of its own while this one waits in the integrity check.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+                try? holder.inDatabase { db in try db.execute(sql: "COMMIT") }
+            }
+            let (database, movedAside) = try StoryBridgeDatabase.openChecked(in: directory, lockWait: 10)
+            #expect(movedAside == nil)
+            #expect(try database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM kept") } == 1)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(!names.contains { $0.contains("damaged") })
         }
     }
 
@@ -147,4 +180,17 @@ func withUnwritableFolder(_ body: (URL) async throws -> Void) async throws {
             try await body(folder)
         }
     }
+}
+
+/// A connection to a new database at `file` (rollback journal, as a database is while its creator
+/// sets it up) holding `BEGIN EXCLUSIVE` with one committed row in table `kept`: other connections
+/// can neither read nor write it until the caller runs `COMMIT` on it.
+func exclusivelyLocked(_ file: URL) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.allowsUnsafeTransactions = true  // the transaction outlives this access
+    let holder = try DatabaseQueue(path: file.path, configuration: configuration)
+    try holder.inDatabase { db in
+        try db.execute(sql: "CREATE TABLE kept (id INTEGER); INSERT INTO kept VALUES (1); BEGIN EXCLUSIVE")
+    }
+    return holder
 }

@@ -7,6 +7,9 @@ package enum StorageSetupError: Error, Sendable, Hashable, CustomStringConvertib
     case readOnlyFolder(path: String, reason: String)
     /// The database cannot be opened, even after a damaged one was moved aside.
     case cannotOpen(path: String, reason: String)
+    /// Another process held the database locked for all of `seconds` (SQLITE_BUSY or SQLITE_LOCKED):
+    /// it is in use, not damaged, and is left where it is.
+    case inUse(path: String, seconds: Int)
 
     package var description: String {
         switch self {
@@ -14,6 +17,8 @@ package enum StorageSetupError: Error, Sendable, Hashable, CustomStringConvertib
             return "the data folder \(path) cannot be written (\(reason)): give a writable one with --data-dir or STORYBRIDGE_DATA_DIR"
         case .cannotOpen(let path, let reason):
             return "cannot open the database \(path): \(reason)"
+        case .inUse(let path, let seconds):
+            return "the database \(path) is in use by another process (locked for \(seconds) s); stop it or give another --data-dir"
         }
     }
 }
@@ -37,20 +42,24 @@ extension StoryBridgeDatabase {
     ///   naming it;
     /// - an existing file that is not a database or fails `PRAGMA integrity_check` is renamed
     ///   `storybridge.sqlite.damaged-<UTC time>` (with its `-wal` and `-shm`) and a fresh database
-    ///   is created, so a damaged file never stops the host twice.
+    ///   is created, so a damaged file never stops the host twice;
+    /// - a file another process holds locked is waited for like any reader (`lockWait` seconds, the
+    ///   host's busy timeout), then is ``StorageSetupError/inUse(path:seconds:)`` and is never moved.
     ///
     /// Returns the database and, when it happened, what was moved aside.
     package static func openChecked(
-        in directory: DataDirectory, now: Date = Date(), maxPageCount: Int? = nil
+        in directory: DataDirectory, now: Date = Date(), maxPageCount: Int? = nil, lockWait: TimeInterval = busyTimeout
     ) throws(StorageSetupError) -> (database: StoryBridgeDatabase, movedAside: MovedAsideDatabase?) {
         try checkWritable(directory.root)
         let file = directory.database
         var movedAside: MovedAsideDatabase?
-        if FileManager.default.fileExists(atPath: file.path), let problem = integrityProblem(file) {
+        if FileManager.default.fileExists(atPath: file.path), let problem = try integrityProblem(file, lockWait: lockWait) {
             movedAside = try moveAside(file, reason: problem, now: now)
         }
         do {
             return (try StoryBridgeDatabase(file: file, maxPageCount: maxPageCount), movedAside)
+        } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+            throw .inUse(path: file.path, seconds: Int(busyTimeout.rounded(.up)))
         } catch {
             throw .cannotOpen(path: file.path, reason: "\(error)")
         }
@@ -68,19 +77,25 @@ extension StoryBridgeDatabase {
         }
     }
 
-    /// What is wrong with the database file, `nil` when it passes `PRAGMA integrity_check`.
-    package static func integrityProblem(_ file: URL) -> String? {
+    /// How the database file is damaged (not a database, SQLITE_CORRUPT, or `PRAGMA integrity_check`
+    /// not ok), `nil` when it is sound. A lock held by another process is waited for `lockWait`
+    /// seconds, then thrown as ``StorageSetupError/inUse(path:seconds:)``; any other failure to read
+    /// it is ``StorageSetupError/cannotOpen(path:reason:)``: neither is damage.
+    package static func integrityProblem(_ file: URL, lockWait: TimeInterval = busyTimeout) throws(StorageSetupError) -> String? {
         do {
             var configuration = Configuration()
             configuration.readonly = true
+            configuration.busyMode = .timeout(lockWait)
             let queue = try DatabaseQueue(path: file.path, configuration: configuration)
             defer { try? queue.close() }
             let lines = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
             return lines == ["ok"] ? nil : lines.prefix(3).joined(separator: "; ")
-        } catch let error as DatabaseError {
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
             return error.message ?? "\(error.resultCode)"
+        } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+            throw .inUse(path: file.path, seconds: Int(lockWait.rounded(.up)))
         } catch {
-            return "\(error)"
+            throw .cannotOpen(path: file.path, reason: "\(error)")
         }
     }
 

@@ -28,6 +28,9 @@ public final class StoryBridgeDatabase: Sendable {
     /// The checkpointer's loop, cancelled when the database is released.
     private let checkpointing: Task<Void, Never>?
 
+    /// How long a connection waits for a lock another process holds before it fails, in seconds.
+    package static let busyTimeout: TimeInterval = 10
+
     /// Opens (creating if needed) the database at `file` and brings its schema up to date.
     /// `maxPageCount` caps the file's size in pages (SQLite's `PRAGMA max_page_count`): a write
     /// past it fails as ``StorageError/full(path:)``, as on a full disk. The write-ahead log is
@@ -36,7 +39,7 @@ public final class StoryBridgeDatabase: Sendable {
     public init(file: URL, maxPageCount: Int? = nil, logger: Logger = Logger(label: "storybridge")) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         if let maxPageCount {
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA max_page_count = \(maxPageCount)") }
         }

@@ -134,12 +134,17 @@ package final class ScriptRunner: Sendable {
             await session.viewer.close()
             session.viewer = try await environment.connect(
                 presentationId: presentationId ?? test.presentationId, slide: slide, viewerId: id)
-            // A page the host refuses (a slide the presentation does not have) is closed at once.
-            if await session.viewer.nextEvent(named: "hello", timeout: .seconds(5)) == nil,
-                let refusal = session.viewer.connection.serverCloseFrame
-            {
-                throw StepFailure(
-                    description: "the host refused the page of \(slide): \(refusal.reason ?? "no reason given")")
+            // A page the host refuses (a slide the presentation does not have) is closed at once,
+            // with the reason in its close frame. A page closed with no hello and no close frame
+            // fails here, naming that, instead of at a later step that waits for an answer.
+            if await session.viewer.nextEvent(named: "hello", timeout: .seconds(5)) == nil {
+                if let refusal = session.viewer.connection.serverCloseFrame {
+                    throw StepFailure(
+                        description: "the host refused the page of \(slide): \(refusal.reason ?? "no reason given")")
+                }
+                if session.viewer.connection.hasEnded {
+                    throw StepFailure(description: "the connection of \(slide) ended with no hello and no close frame")
+                }
             }
         case .wait(let seconds):
             try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))

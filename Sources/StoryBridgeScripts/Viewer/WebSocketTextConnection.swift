@@ -16,12 +16,26 @@ package final class WebSocketTextConnection: Sendable {
     package let inbox: Mailbox<String>
     private let outbound: AsyncStream<Outbound>.Continuation
     private let task: Task<Void, Never>
-    private let closeFrame = Mutex<WebSocketCloseFrame?>(nil)
+    /// The server's close frame, filled by the connection's task when it ends.
+    private let closeFrame: CloseFrameSlot
 
-    private init(outbound: AsyncStream<Outbound>.Continuation, task: Task<Void, Never>, inbox: Mailbox<String>) {
+    /// Where the connection's task leaves the server's close frame. Made before the task starts:
+    /// a page the host refuses is closed at once, and its close frame can arrive (and the task
+    /// end) before ``connect(url:headers:maxMessageSize:)`` has returned the connection; kept in
+    /// the connection itself, it was dropped then, and the refusal looked like a silent close.
+    private final class CloseFrameSlot: Sendable {
+        let frame = Mutex<WebSocketCloseFrame?>(nil)
+        /// Set once the connection has ended (after ``frame``).
+        let ended = Atomic(false)
+    }
+
+    private init(
+        outbound: AsyncStream<Outbound>.Continuation, task: Task<Void, Never>, inbox: Mailbox<String>, closeFrame: CloseFrameSlot
+    ) {
         self.outbound = outbound
         self.task = task
         self.inbox = inbox
+        self.closeFrame = closeFrame
     }
 
     /// Connects to `url` (`ws://…`), failing when the server refuses the upgrade.
@@ -30,7 +44,7 @@ package final class WebSocketTextConnection: Sendable {
     ) async throws -> WebSocketTextConnection {
         let (outgoing, outboundContinuation) = AsyncStream<Outbound>.makeStream()
         let (started, startedContinuation) = AsyncStream<Result<Void, any Error>>.makeStream()
-        let box = Mutex<WebSocketTextConnection?>(nil)
+        let closeFrame = CloseFrameSlot()
         let inbox = Mailbox<String>()
         let task = Task {
             var logger = Logger(label: "storybridge.testing.websocket")
@@ -62,19 +76,18 @@ package final class WebSocketTextConnection: Sendable {
                         group.cancelAll()
                     }
                 }
-                box.withLock { $0?.closeFrame.withLock { $0 = frame } }
+                closeFrame.frame.withLock { $0 = frame }
             } catch {
                 startedContinuation.yield(.failure(error))
             }
             startedContinuation.finish()
+            closeFrame.ended.store(true, ordering: .sequentiallyConsistent)
             await inbox.finish()
         }
         var iterator = started.makeAsyncIterator()
         guard let outcome = await iterator.next() else { throw WebSocketClientError.webSocketUpgradeFailed }
         try outcome.get()
-        let connection = WebSocketTextConnection(outbound: outboundContinuation, task: task, inbox: inbox)
-        box.withLock { $0 = connection }
-        return connection
+        return WebSocketTextConnection(outbound: outboundContinuation, task: task, inbox: inbox, closeFrame: closeFrame)
     }
 
     /// Connects to `url` where the server is expected to refuse the page by closing the socket
@@ -114,8 +127,11 @@ package final class WebSocketTextConnection: Sendable {
         await inbox.next()
     }
 
+    /// Whether the connection has ended (then ``serverCloseFrame`` says whether the server sent a close frame).
+    package var hasEnded: Bool { closeFrame.ended.load(ordering: .sequentiallyConsistent) }
+
     /// The close frame the server sent, once the connection has ended.
-    package var serverCloseFrame: WebSocketCloseFrame? { closeFrame.withLock { $0 } }
+    package var serverCloseFrame: WebSocketCloseFrame? { closeFrame.frame.withLock { $0 } }
 
     /// Closes the connection and waits until it has ended.
     package func close(code: WebSocketErrorCode = .normalClosure) async {

@@ -148,6 +148,13 @@ package final class HostMetrics: Sendable {
     /// A page connection closed.
     func viewerDisconnected() { connectedViewers.decrement() }
 
+    /// Connection writers running now (``OutboundChannel/run(counted:)``), not exported: each is a
+    /// child of its connection's handler, so none runs once its connection has ended.
+    package var runningWriters: Int { writers.load(ordering: .relaxed) }
+    private let writers = Atomic(0)
+    func writerStarted() { writers.add(1, ordering: .relaxed) }
+    func writerEnded() { writers.subtract(1, ordering: .relaxed) }
+
     /// The metrics in Prometheus text format, with the upload queue read from `analytics` now;
     /// throws when the queue cannot be read.
     package func render(analytics: AnalyticsStore) async throws -> String {

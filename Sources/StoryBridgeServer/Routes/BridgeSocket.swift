@@ -30,6 +30,9 @@ struct BridgeSocket: Sendable {
             bridge: host.bridge, context: context, maxInFlight: maxInFlight, answers: answers, events: { deliver($0.json) })
 
         await withDiscardingTaskGroup { group in
+            // The one writer, a child of this connection: ended by `channel.close()` below and
+            // awaited before `serve` returns.
+            group.addTask { await channel.run(counted: metrics) }
             // The memory half of the page load first: from here on, commands answer for this slide.
             let entered = await host.enterPage(
                 viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
