@@ -5,8 +5,9 @@ import Synchronization
 
 /// The single, ordered way out of one page connection: answers and host events are queued in the
 /// order they are sent and written by the connection's one writer, ``run(counted:)``, as one text
-/// frame each. The writer is a child task of the connection's handler (`BridgeSocket` runs it in
-/// the connection's task group), so it ends, and is awaited, before the connection does.
+/// frame each; an answer sent while nothing waits is written by the task that made it. The
+/// writer is a child task of the connection's handler (`BridgeSocket` runs it in the
+/// connection's task group), so it ends, and is awaited, before the connection does.
 ///
 /// The queue is an `NIOAsyncSequenceProducer` with high and low watermarks: a task answering the
 /// page (``sendNow(_:)``) waits while the queue is above its high watermark, until the writer has
@@ -28,6 +29,9 @@ final class OutboundChannel: Sendable {
     private let outbound: WebSocketOutboundWriter
     private let demand = Demand()
     private let closed = Atomic(false)
+    /// Messages queued and not yet handed to `outbound`, plus one while ``sendNow(_:)`` writes its
+    /// own: at 0, nothing sent before can still be behind a message written now.
+    private let unwritten = Atomic(0)
 
     /// A channel whose messages ``run(counted:)`` writes to `outbound`, as text frames. Messages
     /// sent before the writer runs wait in the queue.
@@ -42,20 +46,41 @@ final class OutboundChannel: Sendable {
 
     /// Queues `text`.
     func send(_ text: String) {
-        _ = source.yield(ByteBuffer(string: text))
+        enqueue(ByteBuffer(string: text))
     }
 
     /// Queues `bytes` (a message already written as UTF-8), without waiting.
     func send(_ bytes: [UInt8]) {
-        _ = source.yield(ByteBuffer(bytes: bytes))
+        enqueue(ByteBuffer(bytes: bytes))
     }
 
-    /// Queues `bytes`; waits while the queue is above its high watermark.
+    /// Writes `bytes` from the calling task when nothing is queued or being written, so the
+    /// answer is not handed over to the writer task (one thread hop less; measured in
+    /// docs/BENCHMARKS.md); otherwise queues them, waiting while the queue is above its high
+    /// watermark. Either way it comes after everything sent before the call.
     func sendNow(_ bytes: [UInt8]) async {
+        if unwritten.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged {
+            defer { unwritten.subtract(1, ordering: .sequentiallyConsistent) }
+            guard !closed.load(ordering: .sequentiallyConsistent) else { return }
+            do {
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))))
+            } catch {
+                close()
+            }
+            return
+        }
         let round = demand.round
-        if case .stopProducing = source.yield(ByteBuffer(bytes: bytes)) {
+        if case .stopProducing = enqueue(ByteBuffer(bytes: bytes)) {
             await demand.waitForMore(after: round)
         }
+    }
+
+    @discardableResult
+    private func enqueue(_ frame: ByteBuffer) -> Frames.Source.YieldResult {
+        unwritten.add(1, ordering: .sequentiallyConsistent)
+        let result = source.yield(frame)
+        if case .dropped = result { unwritten.subtract(1, ordering: .sequentiallyConsistent) }
+        return result
     }
 
     /// Drops whatever is queued and refuses more (the connection has ended).
@@ -74,6 +99,7 @@ final class OutboundChannel: Sendable {
             guard !closed.load(ordering: .sequentiallyConsistent) else { break }
             do {
                 try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+                unwritten.subtract(1, ordering: .sequentiallyConsistent)
             } catch {
                 break
             }

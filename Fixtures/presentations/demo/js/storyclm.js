@@ -182,6 +182,13 @@
             // the socket's message event, which ends when this returns: a microtask is then out of
             // the caller too, without waiting for another task.
             if (!payload) { return; }
+            // The usual answer: from the socket, parsed already, nothing deferred before it.
+            if (delivery && delivery.fromSocket === true && delivery.message && typeof delivery.message === 'object' &&
+                deferred.length === 0 && typeof window.queueMicrotask === 'function') {
+                var answer = delivery.message;
+                window.queueMicrotask(function () { deliver(answer); });
+                return;
+            }
             var schedule = (delivery && delivery.fromSocket === true) ? deferToMicrotask : defer;
             // The storybridge client hands over the answer it already parsed (delivery.message),
             // parsed from this very text and not kept by the client: no second parse.
@@ -203,6 +210,10 @@
         function getNavigationData() {
             return navigationData;
         }
+
+        // Tells the storybridge client that answers are deferred here, out of its call, and that
+        // no timer is started while one is taken (client.js then hands them over directly).
+        storyCLMHandler.deliversOutOfCaller = true;
 
         window.StoryCLMBridge = {
             Invoke: invoke,
