@@ -89,7 +89,7 @@ extension ContentSync {
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
         let indexBegan = PhaseTiming.begin()
         let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex)? in
-            guard let installed = try? library.entry(id: id)?.presentation.root,
+            guard let installed = try? library.folder(id: id),
                 let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
             else { return nil }
             return (installed, index)
@@ -103,9 +103,12 @@ extension ContentSync {
         fetch.rateLimiter = downloader.rateLimiter
         let kept = KeptReplyBytes()
         let downloader = self.downloader
-        let hasRoom = (try? await checkFreeSpace(needed: 2 * package.fileSize)) != nil
+        // Whether a whole-package reply can be kept, found out while the linking and the tail
+        // request start (only such a reply waits for it).
+        let hasRoom = Task { [self] in (try? await checkFreeSpace(needed: 2 * package.fileSize)) != nil }
+        defer { hasRoom.cancel() }
         fetch.wholeBlobReply = { head, parts in
-            guard hasRoom, ResumableDownloader.canKeep(head) else { return false }
+            guard await hasRoom.value, ResumableDownloader.canKeep(head) else { return false }
             let received = try await downloader.keepWholeReply(head, parts: &parts, blob: blob, into: partial) { done in
                 events(.progress(presentationId: id, bytesOnDisk: done))
             }
@@ -147,7 +150,7 @@ extension ContentSync {
             try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
         }
         events(.installing(presentationId: id))
-        let assembly = DeltaAssembly(delta: fetched, limits: limits)
+        let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
