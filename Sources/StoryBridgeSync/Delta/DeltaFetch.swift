@@ -20,6 +20,10 @@ struct FetchedDelta: Sendable {
     var changedFolder: URL?
     /// What the unpacking of the changed entries wrote.
     var unpacked: (files: Int, bytes: Int64) = (0, 0)
+    /// The new revision's entry index (``DeltaIndex``), written ahead in the work folder; nil
+    /// when it could not be written (the revision then gets none, as a full install of a zip the
+    /// delta path cannot read).
+    var indexFile: URL?
     /// The package's file paths, checked like `storybridge install` checks a zip's.
     var filePaths: [String]
     var requests: Int
@@ -34,8 +38,8 @@ struct FetchedDelta: Sendable {
 /// are linked from the installed revision.
 struct DeltaFetch: Sendable {
     var limits: PackageLimits
-    /// Work files: `<prefix>.changes.zip` and the folders `<prefix>.linked` and `<prefix>.changed`
-    /// in `folder`.
+    /// Work files: `<prefix>.changes.zip`, `<prefix>.index.zipdir` and the folders `<prefix>.linked`
+    /// and `<prefix>.changed` in `folder`.
     var folder: URL
     var prefix: String
     /// The installed revision's folder, which the unchanged files are linked from.
@@ -51,17 +55,19 @@ struct DeltaFetch: Sendable {
     var changesZip: URL { folder.appendingPathComponent(prefix + ".changes.zip") }
     var linkedFolder: URL { folder.appendingPathComponent(prefix + ".linked") }
     var changedFolder: URL { folder.appendingPathComponent(prefix + ".changed") }
+    var indexFile: URL { folder.appendingPathComponent(prefix + ".index.zipdir") }
 
     /// Removes the work files, and the linked folder unless the assembly moved it into place.
     func discard() {
         unlink(changesZip.path)
+        unlink(indexFile.path)
         if rmdir(linkedFolder.path) != 0, errno != ENOENT { try? FileManager.default.removeItem(at: linkedFolder) }
         if rmdir(changedFolder.path) != 0, errno != ENOENT { try? FileManager.default.removeItem(at: changedFolder) }
     }
 
     /// The end of every work file's name: `<id>-r<revision>.delta` then one of these (the listing
     /// zip is no longer written, checked in memory instead; one an earlier version left is swept).
-    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip", ".delta.linked", ".delta.changed"]
+    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip", ".delta.linked", ".delta.changed", ".delta.index.zipdir"]
 
     /// Removes the work files a run that was killed left in `folder`. They are never resumed (a
     /// run writes them afresh), so any that exist when a run starts, under the sync lock, are
@@ -160,16 +166,29 @@ struct DeltaFetch: Sendable {
         let filePaths = try await checkedPaths
         let changes = try fetchedChanges.get()
         // The listing passed and the changed entries are here: they are unpacked, with the checks
-        // of a full install, into a work folder of their own while the linking (the longest
-        // branch) ends; a failed unpacking wins over a failed linking, and both have ended when
-        // this throws.
+        // of a full install, into a work folder of their own, and the new revision's entry index
+        // is written, while the linking (the longest branch) ends; a failed unpacking wins over a
+        // failed linking, and all have ended when this throws.
+        async let indexWritten = writeIndex(directory)
         let unpackedChanges = try await unpackChanges(changes)
         let linkedCounts = try await linked
-        return FetchedDelta(
+        var fetched = FetchedDelta(
             directory: directory, plan: plan, linkedFolder: linkedFolder, linked: linkedCounts,
             changedFolder: changes == nil ? nil : changedFolder, unpacked: unpackedChanges, filePaths: filePaths,
             requests: blob.requests, connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived,
             packageSize: packageSize)
+        fetched.indexFile = await indexWritten
+        return fetched
+    }
+
+    /// Writes the new revision's entry index to the work folder (placed by the assembly); nil
+    /// when that fails.
+    private func writeIndex(_ directory: ZipDirectory) async -> URL? {
+        let began = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: entry index written (while the linking ends)", since: began) }
+        return await BlockingIO.run { [indexFile] () -> URL? in
+            (try? DeltaIndex.write(directory, to: indexFile)) == nil ? nil : indexFile
+        }
     }
 
     /// Unpacks the changes zip (nil: nothing changed) into the changed folder (one a killed run
