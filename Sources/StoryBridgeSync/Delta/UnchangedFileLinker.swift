@@ -6,8 +6,9 @@ import StoryBridge
 /// a regular file of its indexed size: every file of the installed index ahead of the plan
 /// (``linkAhead(_:)``), then only the plan's unchanged ones kept (``keep(_:of:)``).
 ///
-/// Each folder is made once, its parents first, on one thread: linking on four threads at once
-/// was slower in the benchmark (docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from
+/// Each folder is made once, its parents first, on one thread, while a second links the files
+/// into the folders made so far (linking on four threads, one depth of folders after another,
+/// was slower: docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from
 /// the two revision folders' descriptors (`mkdirat`, `fstatat`, `linkat`): no path walked from
 /// the root per file, no `URL` or `FileManager` per file.
 struct UnchangedFileLinker: Sendable {
