@@ -38,8 +38,13 @@ struct UnchangedFileLinkerTests {
         let destination = root.appendingPathComponent("new")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         let files = directory.entries.filter { !$0.isDirectory }
-        let folders = directory.entries.filter(\.isDirectory)
-        let counts = try UnchangedFileLinker(installed: installed, destination: destination).link(files, folders: folders)
+        let linker = UnchangedFileLinker(installed: installed, destination: destination)
+        let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
+        #expect(ahead.reused.count == 61)
+        #expect(ahead.differing.isEmpty)
+        #expect(ahead.copied.isEmpty)
+        let counts = try linker.keep(files, of: ahead)
+        try UnchangedFileLinker.makeFolders(directory.entries.filter(\.isDirectory), in: destination)
         #expect(counts.files == 61)
         #expect(counts.linked == 61)
         #expect(counts.copied == 0)
@@ -56,15 +61,14 @@ struct UnchangedFileLinkerTests {
         #expect(isFolder.boolValue)
     }
 
-    @Test("only files given: their parent folders are made at every depth, no folder entry; folder entries alone are made by makeFolders")
+    @Test("linked ahead: the files' parent folders are made at every depth, no folder entry; makeFolders makes folder entries")
     func parentsMadeWithoutFolderEntries() throws {
         let (root, installed, directory) = try makeInstalled(slides: 3)
         defer { try? FileManager.default.removeItem(at: root) }
         let destination = root.appendingPathComponent("new")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
-        let counts = try UnchangedFileLinker(installed: installed, destination: destination)
-            .link(directory.entries.filter { !$0.isDirectory }, folders: [])
-        #expect(counts.linked == 7)
+        let ahead = try UnchangedFileLinker(installed: installed, destination: destination).linkAhead(DeltaIndex(directory: directory))
+        #expect(ahead.reused.count == 7)
         let made = try FileManager.default.subpathsOfDirectory(atPath: destination.path).filter { path in
             var isFolder: ObjCBool = false
             return FileManager.default.fileExists(atPath: destination.appendingPathComponent(path).path, isDirectory: &isFolder)
@@ -112,21 +116,31 @@ struct UnchangedFileLinkerTests {
         #expect(error == .installedFileDiffers("slides/s2/index.html"))
     }
 
-    @Test("an installed file of another size stops the linking with installedFileDiffers")
+    @Test("installed files of another size, missing or not regular are left out ahead and stop the keep with installedFileDiffers")
     func installedFileChanged() throws {
         let (root, installed, directory) = try makeInstalled(slides: 12)
         defer { try? FileManager.default.removeItem(at: root) }
         try Data("changed behind our back".utf8).write(to: installed.appendingPathComponent("slides/s7/index.html"))
+        try FileManager.default.removeItem(at: installed.appendingPathComponent("slides/s9/media/deep/image.jpg"))
+        let folderInstead = installed.appendingPathComponent("slides/s11/index.html")
+        try FileManager.default.removeItem(at: folderInstead)
+        try FileManager.default.createDirectory(at: folderInstead, withIntermediateDirectories: false)
         let destination = root.appendingPathComponent("new")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         let linker = UnchangedFileLinker(installed: installed, destination: destination)
+        let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
+        #expect(ahead.differing == ["slides/s7/index.html", "slides/s9/media/deep/image.jpg", "slides/s11/index.html"])
+        #expect(ahead.reused.count == 25 - 3)
+        for name in ahead.differing {
+            #expect(!FileManager.default.fileExists(atPath: destination.appendingPathComponent(name).path), "\(name) was linked")
+        }
         let error = #expect(throws: DeltaFallback.self) {
-            try linker.link(directory.entries.filter { !$0.isDirectory }, folders: directory.entries.filter(\.isDirectory))
+            try linker.keep(directory.entries.filter { !$0.isDirectory }, of: ahead)
         }
         guard case .installedFileDiffers(let name)? = error else {
             Issue.record("expected installedFileDiffers, got \(String(describing: error))")
             return
         }
-        #expect(name == "slides/s7/index.html")
+        #expect(ahead.differing.contains(name))
     }
 }

@@ -122,6 +122,14 @@ package final class LibraryStore: Sendable {
         try database.pool.read { db in try entry(id: id, db: db) }
     }
 
+    /// The folder of installed presentation `id` (nil when it is not installed), without its
+    /// slides and media files: one row read.
+    package func folder(id: Int) throws -> URL? {
+        try database.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT folder FROM presentation WHERE id = ?", arguments: [id])
+        }.map { directory.presentations.appendingPathComponent($0) }
+    }
+
     /// One installed presentation, read in `db` (from async code, through ``StoryBridgeDatabase/read(_:)``).
     func entry(id: Int, db: Database) throws -> Entry? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM presentation WHERE id = ?", arguments: [id]) else { return nil }
@@ -161,7 +169,8 @@ package final class LibraryStore: Sendable {
 
     // MARK: Installing and removing
 
-    /// Installs (or replaces) a presentation from a zip package.
+    /// Installs (or replaces) a presentation from a zip package, and reads its entry back from
+    /// the catalog (``installRevision(zip:options:progress:alongside:)`` without the read).
     ///
     /// `alongside` runs inside the transaction that points the catalog at the new folder, so a
     /// caller's own bookkeeping (the sync catalog's installed revision) changes with it or not at all.
@@ -169,6 +178,21 @@ package final class LibraryStore: Sendable {
         zip: URL, options: InstallOptions = InstallOptions(), progress: PackageExtractor.Progress? = nil,
         alongside: ((Database) throws -> Void)? = nil
     ) throws -> Entry {
+        let folderName = try installRevision(zip: zip, options: options, progress: progress, alongside: alongside)
+        guard let entry = try PhaseTiming.measure("installed entry read back", { try self.entry(forFolder: folderName) }) else {
+            throw LibraryError.storage("the catalog lost the row it just wrote")
+        }
+        return entry
+    }
+
+    /// Installs (or replaces) a presentation from a zip package and returns the name of its new
+    /// folder once the transaction that serves it is committed; for callers that do not need the
+    /// entry (sync), which then costs no read of the catalog.
+    @discardableResult
+    package func installRevision(
+        zip: URL, options: InstallOptions = InstallOptions(), progress: PackageExtractor.Progress? = nil,
+        alongside: ((Database) throws -> Void)? = nil
+    ) throws -> String {
         if let id = options.id, id <= 0 { throw LibraryError.invalidId(id) }
         // Held until the row naming the new folder is written: a sweep in another process skips.
         let installLock = try PhaseTiming.measure("install lock") { try LibraryInstallLock.acquire(in: directory) }
@@ -213,16 +237,20 @@ package final class LibraryStore: Sendable {
                         options.longDescription ?? old?["longDescription"] ?? "",
                         revision, options.order ?? old?["sortOrder"] ?? id, folderName, unpacked.bytes, unpacked.files, source, Date(),
                     ])
+                // One compiled statement and one encoder for all rows (a deck has hundreds of
+                // slides, and this transaction is what a swap waits for).
+                let insertSlide = try db.cachedStatement(
+                    sql: "INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links) VALUES (?, ?, ?, ?, ?, ?)")
+                let encoder = JSONEncoder()
                 for slide in scanned.slides {
-                    let links = String(decoding: try JSONEncoder().encode(slide.metadata.links), as: UTF8.self)
-                    try db.execute(
-                        sql: "INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links) VALUES (?, ?, ?, ?, ?, ?)",
-                        arguments: [id, slide.name, slide.metadata.title, slide.metadata.swipeNext, slide.metadata.swipePrevious, links])
+                    let links = String(decoding: try encoder.encode(slide.metadata.links), as: UTF8.self)
+                    try insertSlide.execute(arguments: [
+                        id, slide.name, slide.metadata.title, slide.metadata.swipeNext, slide.metadata.swipePrevious, links,
+                    ])
                 }
+                let insertMedia = try db.cachedStatement(sql: "INSERT INTO mediaFile (presentationId, fileName, title) VALUES (?, ?, ?)")
                 for media in scanned.mediaFiles {
-                    try db.execute(
-                        sql: "INSERT INTO mediaFile (presentationId, fileName, title) VALUES (?, ?, ?)",
-                        arguments: [id, media.fileName, media.title])
+                    try insertMedia.execute(arguments: [id, media.fileName, media.title])
                 }
                 try alongside?(db)
                 // A new revision ends a rollback's pin (sync installs one only once the pin is lifted).
@@ -238,10 +266,7 @@ package final class LibraryStore: Sendable {
             if !options.keepsReplacedFolder {
                 for folder in released { try? FileManager.default.removeItem(at: directory.presentations.appendingPathComponent(folder)) }
             }
-            guard let entry = try PhaseTiming.measure("installed entry read back", { try self.entry(forFolder: folderName) }) else {
-                throw LibraryError.storage("the catalog lost the row it just wrote")
-            }
-            return entry
+            return folderName
         } catch {
             try? FileManager.default.removeItem(at: staging)
             try? FileManager.default.removeItem(at: final)

@@ -50,29 +50,18 @@ extension ContentSync {
         }
     }
 
-    /// Assembles the new revision folder in `staging` and writes its entry index meanwhile, on a
-    /// second thread (neither needs the other; both end before the swap). An index written for
-    /// an assembly that failed is removed.
-    static func assembleWritingIndex(_ assembly: DeltaAssembly, into staging: URL, directory: DataDirectory) throws
+    /// Assembles the new revision folder in `staging`, then moves its entry index (written ahead
+    /// by the fetch) into place for it; an assembly that failed gets none.
+    static func assemblePlacingIndex(_ assembly: DeltaAssembly, into staging: URL, directory: DataDirectory) throws
         -> DeltaAssembly.Counts
     {
-        let assembled = Mutex<Result<DeltaAssembly.Counts, any Error>?>(nil)
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            if part == 0 {
-                let result = Result { try assembly.assemble(into: staging) }
-                assembled.withLock { $0 = result }
-            } else {
-                PhaseTiming.measure("delta: entry index written (while the folder is assembled)") {
-                    try? DeltaIndex.save(assembly.delta.directory, forFolder: staging.lastPathComponent, in: directory)
-                }
+        let counts = try assembly.assemble(into: staging)
+        if let written = assembly.delta.indexFile {
+            PhaseTiming.measure("delta: entry index moved into place") {
+                try? DeltaIndex.place(written, forFolder: staging.lastPathComponent, in: directory)
             }
         }
-        do {
-            return try assembled.withLock { $0! }.get()
-        } catch {
-            unlink(DeltaIndex.file(forFolder: staging.lastPathComponent, in: directory).path)
-            throw error
-        }
+        return counts
     }
 
     /// Installs `package` as a delta of the installed revision: its central directory read with
@@ -89,7 +78,7 @@ extension ContentSync {
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
         let indexBegan = PhaseTiming.begin()
         let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex)? in
-            guard let installed = try? library.entry(id: id)?.presentation.root,
+            guard let installed = try? library.folder(id: id),
                 let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
             else { return nil }
             return (installed, index)
@@ -103,9 +92,12 @@ extension ContentSync {
         fetch.rateLimiter = downloader.rateLimiter
         let kept = KeptReplyBytes()
         let downloader = self.downloader
-        let hasRoom = (try? await checkFreeSpace(needed: 2 * package.fileSize)) != nil
+        // Whether a whole-package reply can be kept, found out while the linking and the tail
+        // request start (only such a reply waits for it).
+        let hasRoom = Task { [self] in (try? await checkFreeSpace(needed: 2 * package.fileSize)) != nil }
+        defer { hasRoom.cancel() }
         fetch.wholeBlobReply = { head, parts in
-            guard hasRoom, ResumableDownloader.canKeep(head) else { return false }
+            guard await hasRoom.value, ResumableDownloader.canKeep(head) else { return false }
             let received = try await downloader.keepWholeReply(head, parts: &parts, blob: blob, into: partial) { done in
                 events(.progress(presentationId: id, bytesOnDisk: done))
             }
@@ -147,13 +139,13 @@ extension ContentSync {
             try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
         }
         events(.installing(presentationId: id))
-        let assembly = DeltaAssembly(delta: fetched, limits: limits)
+        let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
             assemble: { staging in
-                let counts = try Self.assembleWritingIndex(assembly, into: staging, directory: directory)
+                let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
                 return (counts.files, counts.bytes)
             })
         let cleanupBegan = PhaseTiming.begin()

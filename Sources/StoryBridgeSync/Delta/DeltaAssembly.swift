@@ -3,11 +3,10 @@ import StoryBridge
 
 /// Builds a new revision folder from a fetched delta: the work folder of linked unchanged files
 /// (``DeltaFetch``, ``UnchangedFileLinker``) moved into place, the listing's folder entries made,
-/// and the changed entries unpacked into it from the changes zip with the checks of a full
-/// install (sizes, ratios, CRC-32 of every entry).
+/// and the changed files (unpacked already with the checks of a full install: sizes, ratios,
+/// CRC-32 of every entry) linked into it from their own work folder.
 struct DeltaAssembly: Sendable {
     var delta: FetchedDelta
-    var limits: PackageLimits
 
     /// What the assembly did.
     struct Counts: Sendable, Hashable {
@@ -25,18 +24,40 @@ struct DeltaAssembly: Sendable {
         try PhaseTiming.measure("delta: linked folder moved to staging") { try Self.move(delta.linkedFolder, to: destination) }
         do {
             try UnchangedFileLinker.makeFolders(delta.plan.folders, in: destination)
-            if let changes = delta.changesZip {
-                let unpacked = try PhaseTiming.measure("delta: changed entries unpacked (CRC checked)") {
-                    try PackageExtractor(limits: limits).extract(
-                        zip: changes, to: destination, requiresStartSlide: false, destinationExists: true)
+            if let changed = delta.changedFolder {
+                try PhaseTiming.measure("delta: changed files moved in") {
+                    try Self.moveIn(delta.plan.changed, from: changed, to: destination)
                 }
-                counts.files += unpacked.files
-                counts.bytes += unpacked.bytes
+                counts.files += delta.unpacked.files
+                counts.bytes += delta.unpacked.bytes
             }
             return counts
         } catch {
             try? FileManager.default.removeItem(at: destination)
             throw error
+        }
+    }
+
+    /// Hard-links each of the `changed` files (names of a checked listing, unpacked in `folder`)
+    /// into `destination`, its parent folders made first; never over a file that exists (the
+    /// work folder is removed with the other work files).
+    private static func moveIn(_ changed: [ZipDirectoryEntry], from folder: URL, to destination: URL) throws {
+        let from = try UnchangedFileLinker.openFolder(folder.path)
+        defer { close(from) }
+        let into = try UnchangedFileLinker.openFolder(destination.path)
+        defer { close(into) }
+        var made: Set<Substring> = [""]
+        for entry in changed {
+            let name = entry.name
+            try UnchangedFileLinker.makeFolder(name.lastIndex(of: "/").map { name[..<$0] } ?? "", in: into, made: &made)
+            if linkat(from, name, into, name, 0) == 0 { continue }
+            let reason = errno
+            guard reason == EXDEV else { throw PackageError.writeFailed(path: name, reason: String(cString: strerror(reason))) }
+            do {
+                try FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: destination.appendingPathComponent(name))
+            } catch {
+                throw PackageError.writeFailed(path: name, reason: SystemProblem(error).description)
+            }
         }
     }
 

@@ -14,9 +14,16 @@ struct FetchedDelta: Sendable {
     var linkedFolder: URL
     /// What the linking did.
     var linked: UnchangedFileLinker.Counts
-    /// The changed entries' spans as fetched, with a central directory of their own (nil when
-    /// no entry changed).
-    var changesZip: URL?
+    /// The work folder holding the changed entries unpacked (CRC checked) from their spans as
+    /// fetched, once the listing passed (nil when no entry changed); the assembly moves its
+    /// files into the linked folder.
+    var changedFolder: URL?
+    /// What the unpacking of the changed entries wrote.
+    var unpacked: (files: Int, bytes: Int64) = (0, 0)
+    /// The new revision's entry index (``DeltaIndex``), written ahead in the work folder; nil
+    /// when it could not be written (the revision then gets none, as a full install of a zip the
+    /// delta path cannot read).
+    var indexFile: URL?
     /// The package's file paths, checked like `storybridge install` checks a zip's.
     var filePaths: [String]
     var requests: Int
@@ -31,8 +38,8 @@ struct FetchedDelta: Sendable {
 /// are linked from the installed revision.
 struct DeltaFetch: Sendable {
     var limits: PackageLimits
-    /// Work files: `<prefix>.listing.zip`, `<prefix>.changes.zip` and the folder `<prefix>.linked`
-    /// in `folder`.
+    /// Work files: `<prefix>.changes.zip`, `<prefix>.index.zipdir` and the folders `<prefix>.linked`
+    /// and `<prefix>.changed` in `folder`.
     var folder: URL
     var prefix: String
     /// The installed revision's folder, which the unchanged files are linked from.
@@ -45,19 +52,22 @@ struct DeltaFetch: Sendable {
     /// Central directories larger than this are not read remotely.
     static let maxDirectoryBytes: Int64 = 64 << 20
 
-    var listingZip: URL { folder.appendingPathComponent(prefix + ".listing.zip") }
     var changesZip: URL { folder.appendingPathComponent(prefix + ".changes.zip") }
     var linkedFolder: URL { folder.appendingPathComponent(prefix + ".linked") }
+    var changedFolder: URL { folder.appendingPathComponent(prefix + ".changed") }
+    var indexFile: URL { folder.appendingPathComponent(prefix + ".index.zipdir") }
 
     /// Removes the work files, and the linked folder unless the assembly moved it into place.
     func discard() {
-        unlink(listingZip.path)
         unlink(changesZip.path)
+        unlink(indexFile.path)
         if rmdir(linkedFolder.path) != 0, errno != ENOENT { try? FileManager.default.removeItem(at: linkedFolder) }
+        if rmdir(changedFolder.path) != 0, errno != ENOENT { try? FileManager.default.removeItem(at: changedFolder) }
     }
 
-    /// The end of every work file's name: `<id>-r<revision>.delta` then one of these.
-    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip", ".delta.linked"]
+    /// The end of every work file's name: `<id>-r<revision>.delta` then one of these (the listing
+    /// zip is no longer written, checked in memory instead; one an earlier version left is swept).
+    static let workFileSuffixes = [".delta.listing.zip", ".delta.changes.zip", ".delta.linked", ".delta.changed", ".delta.index.zipdir"]
 
     /// Removes the work files a run that was killed left in `folder`. They are never resumed (a
     /// run writes them afresh), so any that exist when a run starts, under the sync lock, are
@@ -82,11 +92,9 @@ struct DeltaFetch: Sendable {
         link: String, installed: DeltaIndex, planned: (DeltaPlan, Int64) async throws -> Void, progress: (Int64) -> Void
     ) async throws -> FetchedDelta {
         let target = try RangedBlob.target(link)
-        try await BlockingIO.run { [folder] () throws in
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
         // The installed revision's files are linked while the tail and the entries are requested:
-        // the index alone says what they are. The plan then keeps those it reuses.
+        // the index alone says what they are. The plan then keeps those it reuses. The linking
+        // starts first, as the longest of the branches; it makes the work folder.
         let linkedAhead = Task { await linkAhead(installed) }
         do {
             return try await BlobHTTP.withConnection(target, connectTimeout: connectTimeout, readTimeout: readTimeout) { connection in
@@ -157,11 +165,45 @@ struct DeltaFetch: Sendable {
         }
         let filePaths = try await checkedPaths
         let changes = try fetchedChanges.get()
+        // The listing passed and the changed entries are here: they are unpacked, with the checks
+        // of a full install, into a work folder of their own, and the new revision's entry index
+        // is written, while the linking (the longest branch) ends; a failed unpacking wins over a
+        // failed linking, and all have ended when this throws.
+        async let indexWritten = writeIndex(directory)
+        let unpackedChanges = try await unpackChanges(changes)
         let linkedCounts = try await linked
-        return FetchedDelta(
-            directory: directory, plan: plan, linkedFolder: linkedFolder, linked: linkedCounts, changesZip: changes,
-            filePaths: filePaths, requests: blob.requests, connections: blob.connection.connectionsOpened,
-            transferred: blob.bytesReceived, packageSize: packageSize)
+        var fetched = FetchedDelta(
+            directory: directory, plan: plan, linkedFolder: linkedFolder, linked: linkedCounts,
+            changedFolder: changes == nil ? nil : changedFolder, unpacked: unpackedChanges, filePaths: filePaths,
+            requests: blob.requests, connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived,
+            packageSize: packageSize)
+        fetched.indexFile = await indexWritten
+        return fetched
+    }
+
+    /// Writes the new revision's entry index to the work folder (placed by the assembly); nil
+    /// when that fails.
+    private func writeIndex(_ directory: ZipDirectory) async -> URL? {
+        let began = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: entry index written (while the linking ends)", since: began) }
+        return await BlockingIO.run { [indexFile] () -> URL? in
+            (try? DeltaIndex.write(directory, to: indexFile)) == nil ? nil : indexFile
+        }
+    }
+
+    /// Unpacks the changes zip (nil: nothing changed) into the changed folder (one a killed run
+    /// left is removed first) with the checks of a full install: sizes, compression ratio, the
+    /// CRC-32 of every entry; a file is never written over one that exists. On an error the
+    /// folder is removed.
+    private func unpackChanges(_ changes: URL?) async throws -> (files: Int, bytes: Int64) {
+        guard let changes else { return (0, 0) }
+        let unpackBegan = PhaseTiming.begin()
+        defer { PhaseTiming.record("delta: changed entries unpacked (CRC checked; while the linking ends)", since: unpackBegan) }
+        return try await BlockingIO.run { [limits, changedFolder] () throws -> (files: Int, bytes: Int64) in
+            if FileManager.default.fileExists(atPath: changedFolder.path) { try FileManager.default.removeItem(at: changedFolder) }
+            let result = try PackageExtractor(limits: limits).extract(zip: changes, to: changedFolder, requiresStartSlide: false)
+            return (result.files, result.bytes)
+        }
     }
 
     /// Makes an empty linked folder (one a killed run left is removed first) and links into it
@@ -170,8 +212,9 @@ struct DeltaFetch: Sendable {
         let linksBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: installed files linked (while the tail and the entries are requested)", since: linksBegan) }
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
-        return await BlockingIO.run { [linkedFolder] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
+        return await BlockingIO.run { [folder, linkedFolder] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
             Result {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 if mkdir(linkedFolder.path, 0o755) != 0 {
                     guard errno == EEXIST else {
                         throw PackageError.writeFailed(path: linkedFolder.path, reason: String(cString: strerror(errno)))
@@ -196,15 +239,13 @@ struct DeltaFetch: Sendable {
     }
 
     /// The file paths of `listing` (the package's central directory) after the checks of a full
-    /// install, run on a zip of the listing alone written to the work folder.
+    /// install, run by the full install's reader on a zip of the listing alone, in memory.
     private func checkListing(_ listing: Data, location: ZipDirectory.Location) async throws -> [String] {
         let checksBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: listing checked like a full install's", since: checksBegan) }
         let endRecord = ZipDirectory.endRecord(count: location.entryCount, size: location.size, offset: 0)
-        return try await BlockingIO.run { [limits, listingFile = self.listingZip] () throws -> [String] in
-            try (listing + endRecord).write(to: listingFile)
-            defer { unlink(listingFile.path) }
-            return try PackageExtractor(limits: limits).filePaths(zip: listingFile)
+        return try await BlockingIO.run { [limits, prefix] () throws -> [String] in
+            try PackageExtractor(limits: limits).filePaths(zipBytes: listing + endRecord, name: "\(prefix) listing")
         }
     }
 
@@ -212,7 +253,9 @@ struct DeltaFetch: Sendable {
     /// the changed entries pointing at their new places; the file is written on the blocking pool.
     private func fetchChanges(_ plan: DeltaPlan, blob: inout RangedBlob, progress: (Int64) -> Void) async throws -> URL {
         let changesZip = self.changesZip
-        let output = try await BlockingIO.run { () throws -> FileHandle in
+        let output = try await BlockingIO.run { [folder] () throws -> FileHandle in
+            // Made by the linking already, unless that failed at once.
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: changesZip.path, contents: nil) else {
                 throw DeltaFallback.transport("cannot create \(changesZip.path)")
             }

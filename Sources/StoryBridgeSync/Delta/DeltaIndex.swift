@@ -59,14 +59,29 @@ struct DeltaIndex: Sendable, Hashable, Codable {
     /// to a temporary name, then renamed into place.
     static func save(_ listing: ZipDirectory, forFolder folderName: String, in directory: DataDirectory) throws {
         let target = file(forFolder: folderName, in: directory)
+        let temporary = target.appendingPathExtension("tmp")
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try write(listing, to: temporary)
+        guard rename(temporary.path, target.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// Writes `listing`'s records and an end record to `file` (an index not yet in place).
+    static func write(_ listing: ZipDirectory, to file: URL) throws {
         var bytes = Data()
         bytes.reserveCapacity(Int(listing.location.size) + ZipDirectory.endRecordSize)
         for entry in listing.entries { bytes.append(entry.record) }
         bytes.append(ZipDirectory.endRecord(count: listing.entries.count, size: Int64(bytes.count), offset: 0))
-        let temporary = target.appendingPathExtension("tmp")
-        try bytes.write(to: temporary)
-        guard rename(temporary.path, target.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        try bytes.write(to: file)
+    }
+
+    /// Renames `written` (from ``write(_:to:)``, on the data folder's file system) into place as
+    /// the index of the revision in `folderName`.
+    static func place(_ written: URL, forFolder folderName: String, in directory: DataDirectory) throws {
+        let target = file(forFolder: folderName, in: directory)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard rename(written.path, target.path) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+        }
     }
 
     /// Deletes the indexes of presentation folders that no longer exist (at the start of a run,

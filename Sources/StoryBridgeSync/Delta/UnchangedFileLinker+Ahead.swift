@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridge
+import Synchronization
 
 extension UnchangedFileLinker {
     /// The installed revision's files linked ahead of the plan (``linkAhead(_:)``).
@@ -16,24 +17,68 @@ extension UnchangedFileLinker {
     /// a regular file of its indexed size, with its parent folders, before the new package's
     /// listing is known: the names are the index's (an installed revision's checked names), so
     /// nothing of a new, unchecked listing is touched. Files that differ are left out and said.
+    ///
+    /// Two threads: one makes the folders (parents first, each once), the other links each file
+    /// as soon as its folder exists. The `mkdirat`s of one parent serialise on it in the kernel;
+    /// the links into other folders need not wait for them (docs/BENCHMARKS.md).
     func linkAhead(_ index: DeltaIndex) throws -> LinkedAhead {
         let from = try Self.openFolder(installed.path)
         defer { close(from) }
         let into = try Self.openFolder(destination.path)
         defer { close(into) }
-        var made: Set<Substring> = [""]
-        var linked = LinkedAhead()
-        for (name, entry) in index.files.sorted(by: { $0.key < $1.key }) {
-            try Self.makeFolder(name.lastIndex(of: "/").map { name[..<$0] } ?? "", in: into, made: &made)
-            switch try reuse(name, size: entry.size, from: from, into: into) {
-            case nil: linked.differing.insert(name)
-            case false?: linked.reused.insert(name)
-            case true?:
-                linked.reused.insert(name)
-                linked.copied.insert(name)
+        let files = index.files.sorted(by: { $0.key < $1.key })
+        // The folders in the order they are needed, and for each file how many of them must
+        // exist before it is linked.
+        var folders: [String] = []
+        var planned: Set<Substring> = [""]
+        var needed: [Int] = []
+        needed.reserveCapacity(files.count)
+        for (name, _) in files {
+            Self.planFolder(name.lastIndex(of: "/").map { name[..<$0] } ?? "", into: &folders, planned: &planned)
+            needed.append(folders.count)
+        }
+        let (toMake, waits) = (folders, needed)
+        let progress = FolderProgress()
+        let result = Mutex<Result<LinkedAhead, any Error>?>(nil)
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                for (made, folder) in toMake.enumerated() {
+                    guard mkdirat(into, folder, 0o755) == 0 || errno == EEXIST else {
+                        progress.fail(PackageError.writeFailed(path: folder, reason: String(cString: strerror(errno))))
+                        return
+                    }
+                    progress.made(made + 1)
+                }
+            } else {
+                let linked = Result { () throws -> LinkedAhead in
+                    var linked = LinkedAhead()
+                    for (position, (name, entry)) in files.enumerated() {
+                        try progress.wait(for: waits[position])
+                        switch try reuse(name, size: entry.size, from: from, into: into) {
+                        case nil: linked.differing.insert(name)
+                        case false?: linked.reused.insert(name)
+                        case true?:
+                            linked.reused.insert(name)
+                            linked.copied.insert(name)
+                        }
+                    }
+                    return linked
+                }
+                // A failed linking stops the folder making too.
+                if case .failure(let error) = linked { progress.fail(error) }
+                result.withLock { $0 = linked }
             }
         }
-        return linked
+        return try result.withLock { $0! }.get()
+    }
+
+    /// Appends folder `path` (relative; empty: the revision folder, which exists) to `folders`
+    /// after its parents, unless `planned` holds it already.
+    private static func planFolder(_ path: Substring, into folders: inout [String], planned: inout Set<Substring>) {
+        guard !planned.contains(path) else { return }
+        if let slash = path.lastIndex(of: "/") { planFolder(path[..<slash], into: &folders, planned: &planned) }
+        folders.append(String(path))
+        planned.insert(path)
     }
 
     /// Keeps of the files linked ahead exactly `reused` (the plan's unchanged files): removes the
@@ -65,5 +110,39 @@ extension UnchangedFileLinker {
             }
         }
         return counts
+    }
+}
+
+/// How many folders of a linking ahead exist, for the thread that waits to link into them.
+private final class FolderProgress: @unchecked Sendable {
+    // `count` and `failure` are guarded by `condition`.
+    private let condition = NSCondition()
+    private var count = 0
+    private var failure: (any Error)?
+
+    /// The first `count` folders exist.
+    func made(_ count: Int) {
+        condition.lock()
+        self.count = count
+        condition.unlock()
+        condition.signal()
+    }
+
+    /// The folders stop here (a folder could not be made, or the linking failed).
+    func fail(_ error: any Error) {
+        condition.lock()
+        if failure == nil { failure = error }
+        condition.unlock()
+        condition.broadcast()
+    }
+
+    /// Waits until the first `count` folders exist; throws why they never will.
+    func wait(for count: Int) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while self.count < count {
+            if let failure { throw failure }
+            condition.wait()
+        }
     }
 }

@@ -3,10 +3,12 @@ import StoryBridge
 
 /// Hard-links a delta update's unchanged files from the installed revision folder into the new
 /// one (copied where a link is not possible), after checking that each installed file is still
-/// a regular file of its indexed size.
+/// a regular file of its indexed size: every file of the installed index ahead of the plan
+/// (``linkAhead(_:)``), then only the plan's unchanged ones kept (``keep(_:of:)``).
 ///
-/// Each folder is made once, its parents first, on one thread: linking on four threads at once
-/// was slower in the benchmark (docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from
+/// Each folder is made once, its parents first, on one thread, while a second links the files
+/// into the folders made so far (linking on four threads, one depth of folders after another,
+/// was slower: docs/BENCHMARKS.md, "tried, not kept"). Names are resolved from
 /// the two revision folders' descriptors (`mkdirat`, `fstatat`, `linkat`): no path walked from
 /// the root per file, no `URL` or `FileManager` per file.
 struct UnchangedFileLinker: Sendable {
@@ -23,42 +25,14 @@ struct UnchangedFileLinker: Sendable {
         var copied = 0
     }
 
-    /// Makes every folder of `folders` and every parent of `files`, and links (or copies) each
-    /// of `files`. Throws ``DeltaFallback/installedFileDiffers(_:)`` when an installed file is
-    /// not what the index says, `PackageError.writeFailed` when a folder cannot be made; the
-    /// caller removes the half-built folder.
-    func link(_ files: [ZipDirectoryEntry], folders: [ZipDirectoryEntry]) throws -> Counts {
-        let from = try Self.openFolder(installed.path)
-        defer { close(from) }
-        let into = try Self.openFolder(destination.path)
-        defer { close(into) }
-        var made: Set<Substring> = [""]
-        try Self.makeFolders(folders, in: into, made: &made)
-        var counts = Counts()
-        for entry in files {
-            try Self.makeFolder(entry.name.lastIndex(of: "/").map { entry.name[..<$0] } ?? "", in: into, made: &made)
-            guard let copied = try reuse(entry.name, size: entry.uncompressedSize, from: from, into: into) else {
-                throw DeltaFallback.installedFileDiffers(entry.name)
-            }
-            counts.files += 1
-            counts.bytes += entry.uncompressedSize
-            if copied { counts.copied += 1 } else { counts.linked += 1 }
-        }
-        return counts
-    }
-
     /// Makes every folder of `folders` (folder entries of a checked listing) and its parents in
     /// `destination`, which exists; folders that exist already are left as they are.
     static func makeFolders(_ folders: [ZipDirectoryEntry], in destination: URL) throws {
         let into = try openFolder(destination.path)
         defer { close(into) }
         var made: Set<Substring> = [""]
-        try makeFolders(folders, in: into, made: &made)
-    }
-
-    private static func makeFolders(_ folders: [ZipDirectoryEntry], in folder: Int32, made: inout Set<Substring>) throws {
         for entry in folders {
-            try makeFolder(entry.name.hasSuffix("/") ? entry.name.dropLast() : entry.name[...], in: folder, made: &made)
+            try makeFolder(entry.name.hasSuffix("/") ? entry.name.dropLast() : entry.name[...], in: into, made: &made)
         }
     }
 

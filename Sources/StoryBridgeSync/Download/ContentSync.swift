@@ -317,7 +317,9 @@ package struct ContentSync: Sendable {
         // Unzip, moves and the catalog transaction are blocking: on the blocking pool, not the cooperative one.
         let result: Result<Void, SyncError> = await BlockingIO.run { [options] in
             do {
-                _ = try library.install(
+                // Not read back: nothing here uses the entry, and the committed transaction is
+                // what serves the revision (docs/SYNC.md, "Assembly").
+                try library.installRevision(
                     zip: zip, options: options, progress: nil,
                     alongside: { db in
                         try db.execute(

@@ -34,22 +34,26 @@ package struct PackageExtractor: Sendable {
         return try check(archive).entries.filter { !$0.isDirectory }.map(\.path)
     }
 
+    /// ``filePaths(zip:)`` of a zip held in memory (`name` says which in errors): the same
+    /// reader and the same checks, without the zip written to a file first.
+    package func filePaths(zipBytes: Data, name: String) throws(PackageError) -> [String] {
+        let archive = try ZipArchive(bytes: zipBytes, name: name)
+        return try check(archive).entries.filter { !$0.isDirectory }.map(\.path)
+    }
+
     /// Unpacks `zip` into `destination`, which must not exist yet. `requiresStartSlide` false
     /// accepts a zip without `index.html`: part of a package (the changed entries of a delta
-    /// update, whose whole listing was checked before). `destinationExists` unpacks into a folder
-    /// that exists (a delta update's folder of linked unchanged files); a file is still never
-    /// written over one that exists. An error while writing removes `destination` either way.
+    /// update, whose whole listing was checked before). A file is never written over one that
+    /// exists. An error while writing removes `destination`.
     package func extract(
-        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true, destinationExists: Bool = false
+        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true
     ) throws(PackageError) -> Result {
         let archive = try ZipArchive(path: zip.path)
         let summary = try check(archive, requiresStartSlide: requiresStartSlide)
-        if !destinationExists {
-            do {
-                try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
-            } catch {
-                throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
-            }
+        do {
+            try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        } catch {
+            throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
         }
         do {
             let result = try unpack(archive, summary: summary, into: destination, progress: progress)

@@ -14,6 +14,8 @@ struct ZipEntry: Sendable {
 final class ZipArchive {
     private let handle: unzFile
     let path: String
+    /// The bytes minizip reads when the archive was opened from memory (kept alive with it).
+    private let source: ZipMemorySource?
 
     /// Opens `path`, telling "not a zip" apart from "a damaged zip".
     init(path: String) throws(PackageError) {
@@ -32,6 +34,23 @@ final class ZipArchive {
             throw .corrupt(path: path, reason: "its central directory cannot be read")
         }
         handle = opened
+        source = nil
+    }
+
+    /// Opens a zip held in memory (`name` says which in errors), with the same reader as a file:
+    /// minizip over `bytes` instead of over a descriptor.
+    init(bytes: Data, name: String) throws(PackageError) {
+        path = name
+        guard bytes.count >= 4, bytes[bytes.startIndex] == 0x50, bytes[bytes.startIndex + 1] == 0x4B else {
+            throw .notAZip(path: name)
+        }
+        let source = ZipMemorySource(bytes)
+        var functions = source.functions
+        guard let opened = unzOpen2_64(name, &functions) else {
+            throw .corrupt(path: name, reason: "its central directory cannot be read")
+        }
+        handle = opened
+        self.source = source
     }
 
     deinit {
