@@ -60,12 +60,6 @@ package struct FrameDispatcher: Sendable {
         bridge.routed(request).map(RoutedFrame.Item.routed) ?? .unknown(request)
     }
 
-    /// Routes and dispatches one text frame.
-    package func dispatch(frame text: String, spawn: (@escaping @Sendable () async -> Void) -> Void) async {
-        var bytes: [UInt8] = []
-        await dispatch(route(BridgeRequest.read(frame: text)), writingInto: &bytes, spawn: spawn)
-    }
-
     /// Decides, once, what becomes of each request of `frame`, in order. An answer made now is
     /// written into `bytes` (emptied first: a connection reuses one array) and handed to the sink
     /// before the next request. `spawn` runs work that outlives the call (the queue's worker, each

@@ -31,6 +31,17 @@ public final class StoryBridgeDatabase: Sendable {
     /// How long a connection waits for a lock another process holds before it fails, in seconds.
     package static let busyTimeout: TimeInterval = 10
 
+    /// Opens the pool, again while SQLITE_BUSY for up to the busy timeout: two openers turning a new
+    /// file to WAL at once (`serve` and `sync` on a new folder) deadlock, which SQLite ends at once.
+    static func openPool(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do { return try DatabasePool(path: path, configuration: configuration) } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_BUSY && Date() < deadline
+            { usleep(20_000) }
+        }
+    }
+
     /// Opens (creating if needed) the database at `file` and brings its schema up to date.
     /// `maxPageCount` caps the file's size in pages (SQLite's `PRAGMA max_page_count`): a write
     /// past it fails as ``StorageError/full(path:)``, as on a full disk. The write-ahead log is
@@ -46,7 +57,7 @@ public final class StoryBridgeDatabase: Sendable {
         // No commit waits for a checkpoint: the checkpointer's connection makes them (below).
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         self.file = file
-        pool = try DatabasePool(path: file.path, configuration: configuration)
+        pool = try Self.openPool(file.path, configuration)
         // After the pool is open: GRDB sets its WAL connections to NORMAL (no sync at commit) when it
         // opens them. The writer is the pool's only connection that commits, and it lasts as long
         // as the pool; readers commit nothing and stay NORMAL.
