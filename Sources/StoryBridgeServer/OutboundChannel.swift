@@ -63,7 +63,7 @@ final class OutboundChannel: Sendable {
             defer { unwritten.subtract(1, ordering: .sequentiallyConsistent) }
             guard !closed.load(ordering: .sequentiallyConsistent) else { return }
             do {
-                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))))
+                try await write(ByteBuffer(bytes: bytes))
             } catch {
                 close()
             }
@@ -83,6 +83,11 @@ final class OutboundChannel: Sendable {
         return result
     }
 
+    /// Writes one message as a text frame to the connection.
+    private func write(_ message: ByteBuffer) async throws {
+        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: message)))
+    }
+
     /// Drops whatever is queued and refuses more (the connection has ended).
     func close() {
         closed.store(true, ordering: .sequentiallyConsistent)
@@ -98,7 +103,7 @@ final class OutboundChannel: Sendable {
         for await frame in frames {
             guard !closed.load(ordering: .sequentiallyConsistent) else { break }
             do {
-                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+                try await write(frame)
                 unwritten.subtract(1, ordering: .sequentiallyConsistent)
             } catch {
                 break
