@@ -61,9 +61,9 @@ package struct FrameDispatcher: Sendable {
     }
 
     /// Decides, once, what becomes of each request of `frame`, in order. An answer made now is
-    /// written into `bytes` (emptied first: a connection reuses one array) and handed to the sink
-    /// before the next request. `spawn` runs work that outlives the call (the queue's worker, each
-    /// concurrent request) in the connection's task group. Call it from the reading task only.
+    /// written into `bytes` (a connection reuses one array) and handed to the sink before the next
+    /// request. `spawn` runs work that outlives the call (the queue's worker, each concurrent
+    /// request) in the connection's task group. Call it from the reading task only.
     package func dispatch(
         _ frame: RoutedFrame, writingInto bytes: inout [UInt8], spawn: (@escaping @Sendable () async -> Void) -> Void
     ) async {
@@ -93,22 +93,26 @@ package struct FrameDispatcher: Sendable {
                     atDeadline: { self.sendConcurrentAnswer($0) }, onTime: { self.sendConcurrentAnswer($0) })
             }
         }
-        // Only this task adds to the queue, so it stays idle while the answer is made: the page's
-        // earlier requests are all answered (their writes committed).
-        if routed.route.command.memoryAnswer != nil, ordered.isIdle,
-            let answered = bridge.answerFromMemory(
-                routed, context: context,
-                { response -> Bool in
-                    guard let response else { return false }
-                    bytes.removeAll(keepingCapacity: true)
-                    response.appendJSON(to: &bytes)
-                    return true
-                })
-        {
+        if let answered = answerNow(.one(item), writingInto: &bytes) {
             if answered { await answers.writeBytes(bytes) }
             return
         }
         await ordered.enqueue(routed.route.command.recordHandler == nil ? .request(routed) : .record(routed), spawn: spawn)
+    }
+
+    /// The decision's synchronous half, which the reading task tries first: a frame of one request
+    /// answered now (the first rule above) is answered without an `await`, into `bytes`. `true`:
+    /// `bytes` hold the answer; `false`: nothing to send (no GUID); `nil`: ``dispatch(_:writingInto:spawn:)``.
+    package func answerNow(_ frame: RoutedFrame, writingInto bytes: inout [UInt8]) -> Bool? {
+        // Only the reading task adds to the queue, so it stays idle while the answer is made: the
+        // page's earlier requests are all answered (their writes committed).
+        guard case .one(.routed(let routed)) = frame, routed.route.command.memoryAnswer != nil, ordered.isIdle else { return nil }
+        return bridge.answerFromMemory(routed, context: context) { response -> Bool in
+            guard let response else { return false }
+            bytes.removeAll(keepingCapacity: true)
+            response.appendJSON(to: &bytes)
+            return true
+        }
     }
 
     /// Sends the one answer of a concurrent request and frees its place in flight.
@@ -142,10 +146,8 @@ package struct FrameDispatcher: Sendable {
     }
 }
 
-/// Where one connection's answers go, as the bytes of one text frame each, written by one function
-/// (`JSONWriter.append`, behind ``BridgeResponse/appendJSON(to:)`` and `jsonBytes`) whoever made
-/// the answer: the same answer is the same bytes whichever path wrote it. Host events keep their
-/// own way out.
+/// Where one connection's answers go, as one text frame each, serialised by one function
+/// (`JSONWriter.append`) whoever made the answer. Host events keep their own way out.
 package struct AnswerSink: Sendable {
     /// Writes one answer's bytes from the task that answers the page in order (the reading task
     /// or the page's worker), before that task goes on; kept in order with ``sendBytes``.

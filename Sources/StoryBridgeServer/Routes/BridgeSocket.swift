@@ -88,7 +88,12 @@ struct BridgeSocket: Sendable {
                         }
                         // A memory answer is made by a plain call and written from here; any
                         // other request is queued or spawned.
-                        await dispatcher.dispatch(frame, writingInto: &answerBytes) { work in group.addTask { await work() } }
+                        switch dispatcher.answerNow(frame, writingInto: &answerBytes) {
+                        case true?: await channel.sendNow(answerBytes)
+                        case false?: break
+                        case nil:
+                            await dispatcher.dispatch(frame, writingInto: &answerBytes) { work in group.addTask { await work() } }
+                        }
                     case .binary:
                         await gate.admit(nil)
                         dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))
