@@ -83,6 +83,12 @@ package struct ContentSync: Sendable {
         await BlockingIO.run { [library, paths] in
             DeltaIndex.sweep(in: library.directory)
             DeltaFetch.sweepWorkFiles(in: paths.downloads)
+            let installed = try? library.database.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, folder FROM presentation").reduce(into: [Int: String]()) {
+                    $0[$1["id"]] = $1["folder"]
+                }
+            }
+            ReadyTree.sweep(in: paths, installed: installed ?? [:])
         }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
@@ -238,7 +244,9 @@ package struct ContentSync: Sendable {
                     try await deltaInstall(row, package: package, link: sas, blob: blob, partial: partial, events: events)
                 }
                 switch attempt {
-                case .installed(let outcome): return outcome
+                case .installed(let outcome):
+                    await buildReadyTree(of: id)
+                    return outcome
                 case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
                 }
             }
@@ -277,6 +285,7 @@ package struct ContentSync: Sendable {
                 transferred: download.transferred, packageSize: received)
             await discardDownloads(of: id, media: media)
             events(.installed(presentationId: id, revision: package.revision))
+            await buildReadyTree(of: id)
             return PackageOutcome(id: id, revision: package.revision, error: nil, download: download, warning: warning)
         } catch .interrupted {
             // The run is being cancelled; the state is put back by a task that is not.
