@@ -159,6 +159,29 @@ struct ReadyTreeTests {
         await lab.stopServer()
     }
 
+    @Test("a run that installs nothing makes the tree an installed revision lacks (a kill after the swap, before or during its build)")
+    func madeUpByTheNextRun() async throws {
+        let lab = try SyncLab()
+        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
+        try await lab.startServer()
+        try await lab.loginAsService()
+        _ = try await DeltaSyncTests.sync(lab)
+        let tree = try Self.tree(lab, id: 9)
+        // What a kill during the build leaves: a partial tree, no finished one.
+        try FileManager.default.moveItem(at: tree, to: tree.appendingPathExtension("partial"))
+        let idle = try await lab.cli(["sync", "--content"])
+        #expect(idle.status == 0, "\(idle.errors)")
+        try Self.expectTreeOfInstalledRevision(lab, id: 9)
+        // And the update then starts from it.
+        let treeFolder = Self.inode(tree)
+        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v2")
+        let update = try await DeltaSyncTests.sync(lab)
+        #expect(update.report.deltaUpdates == 1)
+        #expect(Self.inode(try #require(try lab.clientLibrary().entry(id: 9)).presentation.root) == treeFolder)
+        try DeltaSyncTests.expectSameFiles(lab, id: 9)
+        await lab.stopServer()
+    }
+
     @Test("a delta that changes a file the ready tree linked leaves the served revision's files and their inodes' bytes unchanged")
     func servedFilesUntouched() async throws {
         let lab = try SyncLab()
@@ -184,7 +207,9 @@ struct ReadyTreeTests {
         await lab.stopServer()
     }
 
-    @Test("a rollback makes the tree stale (removed by the next run); removing a presentation's content removes its tree")
+    @Test(
+        "a rollback makes the tree stale: the next run replaces it with the tree of the revision rolled back to; removing the content removes it"
+    )
     func rollbackAndRemoval() async throws {
         let lab = try SyncLab()
         try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
@@ -199,9 +224,11 @@ struct ReadyTreeTests {
         #expect(try Self.tree(lab, id: 9).lastPathComponent != rolledFrom)
         // Revisions are read from the catalog: the tree is none of them.
         #expect(try lab.clientLibrary().keptRevisions(id: 9).count == 1)
+        // The next run removes the stale tree and makes the one of the revision rolled back to.
         let pinned = try await DeltaSyncTests.sync(lab)
         #expect(pinned.report.pinned == [9])
-        #expect(Self.readyTrees(lab).isEmpty, "\(Self.readyTrees(lab))")
+        #expect(!Self.readyTrees(lab).contains(rolledFrom))
+        try Self.expectTreeOfInstalledRevision(lab, id: 9)
 
         #expect(try await lab.cli(["unpin", "9"]).status == 0)
         try DeltaSyncTests.publishDeck(lab, id: 9, version: "v3")

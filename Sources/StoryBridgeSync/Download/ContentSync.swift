@@ -80,15 +80,15 @@ package struct ContentSync: Sendable {
     package func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
         let planBegan = PhaseTiming.begin()
         try await catalog.settleInterruptedDownloads()
-        await BlockingIO.run { [library, paths] in
+        let installedFolders = await BlockingIO.run { [library, paths] () -> [Int: String] in
             DeltaIndex.sweep(in: library.directory)
             DeltaFetch.sweepWorkFiles(in: paths.downloads)
             let installed = try? library.database.pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, folder FROM presentation").reduce(into: [Int: String]()) {
-                    $0[$1["id"]] = $1["folder"]
-                }
+                try Row.fetchAll(db, sql: "SELECT id, folder FROM presentation WHERE source LIKE 'sync:%'")
+                    .reduce(into: [Int: String]()) { $0[$1["id"]] = $1["folder"] }
             }
             ReadyTree.sweep(in: paths, installed: installed ?? [:])
+            return installed ?? [:]
         }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
@@ -161,6 +161,10 @@ package struct ContentSync: Sendable {
                 report.linkRenewals += download.linkRenewals
             }
         }
+        // Revisions this run did not install keep theirs, or get the one a kill, a rollback or
+        // an earlier version left them without.
+        let installedNow = Set(report.installed.map(\.id))
+        await makeUpReadyTrees(installedFolders.filter { !installedNow.contains($0.key) })
         return report
     }
 
