@@ -1,6 +1,7 @@
 import Foundation
 import StoryBridge
 import StoryBridgeSync
+import StoryBridgeTesting
 import Testing
 
 @Suite("Delta updates start from a ready tree of the installed revision, built after the swap", .serialized)
@@ -179,6 +180,46 @@ struct ReadyTreeTests {
         #expect(update.report.deltaUpdates == 1)
         #expect(Self.inode(try #require(try lab.clientLibrary().entry(id: 9)).presentation.root) == treeFolder)
         try DeltaSyncTests.expectSameFiles(lab, id: 9)
+        await lab.stopServer()
+    }
+
+    @Test("SIGKILL while a ready tree is being built (a deck of 6,000 files): no partial tree is trusted; the next run builds it whole")
+    func killedDuringBuild() async throws {
+        let lab = try SyncLab()
+        let zip = lab.folder.appendingPathComponent("many-files.zip")
+        let writer = try ZipWriter(path: zip.path)
+        try writer.add("index.html", text: "<!DOCTYPE html><html><head><title>many</title></head><body>start</body></html>")
+        for folder in 0..<300 {
+            for file in 0..<20 { try writer.add("slides/f\(folder)/p\(file).html", text: "<p>\(folder) \(file)</p>") }
+        }
+        try writer.close()
+        _ = try lab.serverLibrary.install(zip: zip, options: .init(id: 11, name: "Many"))
+        try await lab.startServer()
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync"]).status == 0)
+        let ready = lab.clientDirectory.root.appendingPathComponent("ready")
+        let child = try await lab.spawn(["sync", "--content"])
+        // Killed as soon as the partial tree appears (polled every millisecond).
+        let deadline = Date().addingTimeInterval(60)
+        while !Self.readyTrees(lab).contains(where: { $0.hasSuffix(".partial") }), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        child.process.kill()
+        _ = await SyncLab.finish(child)
+        let left = Self.readyTrees(lab)
+        #expect(left.contains { $0.hasSuffix(".partial") }, "the kill came after the build: \(left)")
+        // A tree under its final name, if the rename beat the kill, is whole.
+        for name in left where !name.hasSuffix(".partial") {
+            #expect(try Self.inodes(in: ready.appendingPathComponent(name)).count == 6001)
+        }
+        // The revision was swapped in before the build began: served whole.
+        let installed = try #require(try lab.clientLibrary().entry(id: 11)).presentation.root
+        #expect(try Self.inodes(in: installed).count == 6001)
+        let next = try await lab.cli(["sync", "--content"])
+        #expect(next.status == 0, "\(next.errors)")
+        #expect(Self.readyTrees(lab) == ["11-\(installed.lastPathComponent)"])
+        let tree = try Self.inodes(in: ready.appendingPathComponent("11-\(installed.lastPathComponent)"))
+        #expect(tree == (try Self.inodes(in: installed)))
         await lab.stopServer()
     }
 
