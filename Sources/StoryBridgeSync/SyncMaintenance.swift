@@ -32,6 +32,7 @@ package struct SyncMaintenance: Sendable {
         await BlockingIO.run { [paths] in
             for folder in folders { try? FileManager.default.removeItem(at: paths.directory.presentations.appendingPathComponent(folder)) }
             PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+            ReadyTree.removeAll(presentationId: id, in: paths)
         }
     }
 
@@ -45,7 +46,10 @@ package struct SyncMaintenance: Sendable {
                     """,
                 arguments: [Date(), id])
         }
-        await BlockingIO.run { [paths] in PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
+        await BlockingIO.run { [paths] in
+            PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+            ReadyTree.removeAll(presentationId: id, in: paths)
+        }
     }
 
     /// Forgets all synced content: the sync catalog, the synced presentations of the library
@@ -67,6 +71,7 @@ package struct SyncMaintenance: Sendable {
         await BlockingIO.run { [paths] in
             for folder in folders { try? FileManager.default.removeItem(at: paths.directory.presentations.appendingPathComponent(folder)) }
             try? FileManager.default.removeItem(at: paths.downloads)
+            try? FileManager.default.removeItem(at: ReadyTree.folder(in: paths))
         }
         return count
     }

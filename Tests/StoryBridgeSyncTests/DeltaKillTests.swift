@@ -50,6 +50,9 @@ struct DeltaKillTests {
         #expect(lab.leftoverDownloads().isEmpty, "\(lab.leftoverDownloads())")
         let staging = (try? FileManager.default.contentsOfDirectory(atPath: lab.clientDirectory.staging.path)) ?? []
         #expect(staging.isEmpty, "\(staging)")
+        // A kill during a ready tree's build leaves a partial one: the next run removes it and
+        // builds the tree of what it installed.
+        try ReadyTreeTests.expectTreeOfInstalledRevision(lab, id: 3)
     }
 
     @Test("SIGKILL while the changed entries are being fetched (the changes zip exists): old revision served, next sync completes by delta")

@@ -21,6 +21,13 @@ struct PhaseTimes: Sendable {
     /// The delta update's own time, when the run printed it.
     var deltaUpdate: Double? { phases.first { $0.name == Self.deltaUpdatePhase }?.milliseconds }
 
+    /// The phase after an install's swap that links the ready tree for the next delta update
+    /// (docs/SYNC.md, "Ready tree"): off the update's critical path, in the whole process's time.
+    static let readyTreePhase = "ready tree for the next update linked (after the swap)"
+
+    /// The ready tree's build after the swap, when the run printed it.
+    var readyTreeBuild: Double? { phases.first { $0.name == Self.readyTreePhase }?.milliseconds }
+
     /// Reads the timing lines of `output`; adds `process exit` (from the last phase's end to the
     /// process's end, measured by the spawner: `wholeSeconds`).
     init(output: String, wholeSeconds: Double) {

@@ -34,6 +34,51 @@ extension ContentSync {
         }
     }
 
+    /// Builds the ready tree of presentation `id`'s installed revision (``ReadyTree``) for its
+    /// next delta update, after an install's swap; a failure is a warning, never the sync's.
+    func buildReadyTree(of id: Int) async {
+        guard deltaUpdates else { return }
+        let began = PhaseTiming.begin()
+        defer { PhaseTiming.record("ready tree for the next update linked (after the swap)", since: began) }
+        let built = await BlockingIO.run { [library, paths] () -> Result<Int, any Error>? in
+            guard let installed = try? library.folder(id: id),
+                let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
+            else { return nil }
+            let tree = ReadyTree(presentationId: id, installedFolder: installed.lastPathComponent, paths: paths)
+            return Result { try tree.build(from: installed, index: index) }
+        }
+        if case .failure(let error) = built {
+            logger.warning("no ready tree for the next delta update: \(error)", metadata: ["presentation": "\(id)"])
+        }
+    }
+
+    /// Builds the ready tree of each installed revision of `installed` (presentation id → its
+    /// folder name) that has an entry index but no tree (a kill during a build, a rollback, a
+    /// data folder of an earlier version); failures are warnings.
+    func makeUpReadyTrees(_ installed: [Int: String]) async {
+        guard deltaUpdates, !installed.isEmpty else { return }
+        let began = PhaseTiming.begin()
+        let failures = await BlockingIO.run { [library, paths] () -> [(Int, any Error)] in
+            var failures: [(Int, any Error)] = []
+            for (id, folder) in installed.sorted(by: { $0.key < $1.key }) {
+                let tree = ReadyTree(presentationId: id, installedFolder: folder, paths: paths)
+                guard !FileManager.default.fileExists(atPath: tree.location.path),
+                    let index = DeltaIndex.load(forFolder: folder, in: library.directory)
+                else { continue }
+                do {
+                    try tree.build(from: library.directory.presentations.appendingPathComponent(folder), index: index)
+                } catch {
+                    failures.append((id, error))
+                }
+            }
+            return failures
+        }
+        PhaseTiming.record("ready trees of installed revisions checked (made where missing)", since: began)
+        for (id, error) in failures {
+            logger.warning("no ready tree for the next delta update: \(error)", metadata: ["presentation": "\(id)"])
+        }
+    }
+
     /// Builds a revision folder from a downloaded package like `storybridge install`, and keeps
     /// its entry index (`package-index/<folder>.json`) for the next update's delta, written
     /// before the swap so an installed revision always has one (or, after a crash, none).
@@ -90,6 +135,10 @@ extension ContentSync {
         fetch.connectTimeout = downloader.connectTimeout
         fetch.readTimeout = downloader.readTimeout
         fetch.rateLimiter = downloader.rateLimiter
+        fetch.readyTree = ReadyTree(presentationId: id, installedFolder: installed.lastPathComponent, paths: paths)
+        fetch.readyTreeRejected = { [logger] reason in
+            logger.notice("ready tree not used, files linked instead: \(reason)", metadata: ["presentation": "\(id)"])
+        }
         let kept = KeptReplyBytes()
         let downloader = self.downloader
         // Whether a whole-package reply can be kept, found out while the linking and the tail

@@ -47,6 +47,11 @@ struct DeltaFetch: Sendable {
     var connectTimeout: TimeAmount = .seconds(10)
     var readTimeout: TimeAmount = .seconds(30)
     var rateLimiter: TransferRateLimiter?
+    /// The ready tree of the installed revision (``ReadyTree``), taken instead of linking the
+    /// installed files when it exists and checks out; nil: always link.
+    var readyTree: ReadyTree?
+    /// Told why a ready tree was not used (it is removed, and the files linked as without one).
+    var readyTreeRejected: (@Sendable (String) -> Void)?
     /// Takes a 200 answered to the first range request (``RangedBlob/wholeBlobReply``).
     var wholeBlobReply: (@Sendable (HTTPResponseHead, inout BlobHTTP.Parts) async throws -> Bool)?
     /// Central directories larger than this are not read remotely.
@@ -206,9 +211,24 @@ struct DeltaFetch: Sendable {
         }
     }
 
-    /// Makes an empty linked folder (one a killed run left is removed first) and links into it
-    /// the installed revision's files that are what `index` says.
+    /// Makes the linked folder (one a killed run left is removed first): the installed
+    /// revision's ready tree renamed to it when there is one that checks out, else an empty
+    /// folder into which the installed revision's files that are what `index` says are linked.
     private func linkAhead(_ index: DeltaIndex) async -> Result<UnchangedFileLinker.LinkedAhead, any Error> {
+        if let readyTree {
+            let treeBegan = PhaseTiming.begin()
+            let taken = await BlockingIO.run { [folder, linkedFolder, installed] () -> ReadyTree.Taken in
+                try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                if FileManager.default.fileExists(atPath: linkedFolder.path) { try? FileManager.default.removeItem(at: linkedFolder) }
+                return readyTree.take(into: linkedFolder, index: index, installed: installed)
+            }
+            PhaseTiming.record("delta: ready tree taken and checked (while the tail and the entries are requested)", since: treeBegan)
+            switch taken {
+            case .taken(let linked): return .success(linked)
+            case .absent: break
+            case .rejected(let reason): readyTreeRejected?(reason)
+            }
+        }
         let linksBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: installed files linked (while the tail and the entries are requested)", since: linksBegan) }
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)

@@ -16,6 +16,9 @@ struct UnchangedFileLinker: Sendable {
     var installed: URL
     /// The new revision's folder, which exists.
     var destination: URL
+    /// Whether a file that cannot be hard-linked is copied (a delta update) or the linking
+    /// fails (a ``ReadyTree``, which holds links only).
+    var copiesWhereLinksFail = true
 
     /// What the linker did.
     struct Counts: Sendable, Hashable {
@@ -59,6 +62,9 @@ struct UnchangedFileLinker: Sendable {
         let reason = errno
         guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
             throw DeltaFallback.installedFileDiffers("\(name) (\(String(cString: strerror(reason))))")
+        }
+        guard copiesWhereLinksFail else {
+            throw PackageError.writeFailed(path: name, reason: "cannot be hard-linked (\(String(cString: strerror(reason))))")
         }
         try FileManager.default.copyItem(atPath: installed.path + "/" + name, toPath: destination.path + "/" + name)
         return true

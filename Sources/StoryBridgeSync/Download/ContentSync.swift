@@ -80,9 +80,15 @@ package struct ContentSync: Sendable {
     package func run(ids: [Int]?, events: @escaping @Sendable (ContentSyncEvent) -> Void) async throws(SyncError) -> ContentSyncReport {
         let planBegan = PhaseTiming.begin()
         try await catalog.settleInterruptedDownloads()
-        await BlockingIO.run { [library, paths] in
+        let installedFolders = await BlockingIO.run { [library, paths] () -> [Int: String] in
             DeltaIndex.sweep(in: library.directory)
             DeltaFetch.sweepWorkFiles(in: paths.downloads)
+            let installed = try? library.database.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, folder FROM presentation WHERE source LIKE 'sync:%'")
+                    .reduce(into: [Int: String]()) { $0[$1["id"]] = $1["folder"] }
+            }
+            ReadyTree.sweep(in: paths, installed: installed ?? [:])
+            return installed ?? [:]
         }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
@@ -155,6 +161,10 @@ package struct ContentSync: Sendable {
                 report.linkRenewals += download.linkRenewals
             }
         }
+        // Revisions this run did not install keep theirs, or get the one a kill, a rollback or
+        // an earlier version left them without.
+        let installedNow = Set(report.installed.map(\.id))
+        await makeUpReadyTrees(installedFolders.filter { !installedNow.contains($0.key) })
         return report
     }
 
@@ -238,7 +248,9 @@ package struct ContentSync: Sendable {
                     try await deltaInstall(row, package: package, link: sas, blob: blob, partial: partial, events: events)
                 }
                 switch attempt {
-                case .installed(let outcome): return outcome
+                case .installed(let outcome):
+                    await buildReadyTree(of: id)
+                    return outcome
                 case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
                 }
             }
@@ -277,6 +289,7 @@ package struct ContentSync: Sendable {
                 transferred: download.transferred, packageSize: received)
             await discardDownloads(of: id, media: media)
             events(.installed(presentationId: id, revision: package.revision))
+            await buildReadyTree(of: id)
             return PackageOutcome(id: id, revision: package.revision, error: nil, download: download, warning: warning)
         } catch .interrupted {
             // The run is being cancelled; the state is put back by a task that is not.

@@ -104,7 +104,10 @@ package struct MetadataSync: Sendable {
         let (folders, removed) = (removedFolders.map { catalog.libraryFolder($0, paths: paths) }, plan.remove)
         await BlockingIO.run { [paths] in
             for folder in folders { try? FileManager.default.removeItem(at: folder) }
-            for id in removed { PartialDownload.discardAll(presentationId: id, in: paths.downloads) }
+            for id in removed {
+                PartialDownload.discardAll(presentationId: id, in: paths.downloads)
+                ReadyTree.removeAll(presentationId: id, in: paths)
+            }
         }
         return report
     }
