@@ -57,7 +57,9 @@ final class OutboundChannel: Sendable {
     /// Writes `bytes` from the calling task when nothing is queued or being written, so the
     /// answer is not handed over to the writer task (one thread hop less; measured in
     /// docs/BENCHMARKS.md); otherwise queues them, waiting while the queue is above its high
-    /// watermark. Either way it comes after everything sent before the call.
+    /// watermark. Either way it comes after everything sent before the call. Inlined into the
+    /// reading loop: one async frame less per answer.
+    @inline(__always)
     func sendNow(_ bytes: [UInt8]) async {
         if unwritten.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged {
             defer { unwritten.subtract(1, ordering: .sequentiallyConsistent) }
@@ -84,6 +86,7 @@ final class OutboundChannel: Sendable {
     }
 
     /// Writes one message as a text frame to the connection.
+    @inline(__always)
     private func write(_ message: ByteBuffer) async throws {
         try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: message)))
     }

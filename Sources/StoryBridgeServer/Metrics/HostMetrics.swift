@@ -46,6 +46,8 @@ package final class HostMetrics: Sendable {
         /// Answer code → counter; ``unanswered`` for requests without a GUID. Changed only under
         /// the lock of ``HostMetrics/series``.
         var byCode: [Int: CoreMetrics.Counter] = [:]
+        /// `byCode[200]`, the answer nearly every request gets, without a second look-up.
+        var success: CoreMetrics.Counter?
 
         init(histogram: LatencyHistogram, duration: CoreMetrics.Timer) {
             self.histogram = histogram
@@ -108,6 +110,7 @@ package final class HostMetrics: Sendable {
         let (counter, timer) = series.withLock { all -> (CoreMetrics.Counter, CoreMetrics.Timer) in
             let entry: CommandSeries
             if let known = all[command] {
+                if code == 200, let counter = known.success { return (counter, known.duration) }
                 if let counter = known.byCode[code] { return (counter, known.duration) }
                 entry = known
             } else {
@@ -122,11 +125,12 @@ package final class HostMetrics: Sendable {
             let counter = CoreMetrics.Counter(
                 label: "storybridge_requests_total", dimensions: [("command", command), ("status", status)], factory: factory)
             entry.byCode[code] = counter
+            if code == 200 { entry.success = counter }
             return (counter, entry.duration)
         }
         counter.increment()
-        timer.recordNanoseconds(
-            exchange.duration.components.seconds * 1_000_000_000 + exchange.duration.components.attoseconds / 1_000_000_000)
+        let (seconds, attoseconds) = exchange.duration.components
+        timer.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// A request or WebSocket was refused for `reason` (one of a fixed few labels).
