@@ -35,7 +35,7 @@ struct ServeSyncService: Service {
             guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
             status.started()
             // A shutdown cancels the run where it is: partial downloads stay for the next one.
-            let run = try await cancelWhenGracefulShutdown { await runOnce() }
+            let run = await cancelWhenGracefulShutdown { await runOnce() }
             status.finished(run)
             logger.log(
                 level: run.succeeded ? .info : .warning, "scheduled sync: \(run.summary)",
