@@ -37,18 +37,8 @@ extension ContentSync {
     /// Builds the ready tree of presentation `id`'s installed revision (``ReadyTree``) for its
     /// next delta update, after an install's swap; a failure is a warning, never the sync's.
     func buildReadyTree(of id: Int) async {
-        guard deltaUpdates else { return }
-        let began = PhaseTiming.begin()
-        defer { PhaseTiming.record("ready tree for the next update linked (after the swap)", since: began) }
-        let built = await BlockingIO.run { [library, paths] () -> Result<Int, any Error>? in
-            guard let installed = try? library.folder(id: id),
-                let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
-            else { return nil }
-            let tree = ReadyTree(presentationId: id, installedFolder: installed.lastPathComponent, paths: paths)
-            return Result { try tree.build(from: installed, index: index) }
-        }
-        if case .failure(let error) = built {
-            logger.warning("no ready tree for the next delta update: \(error)", metadata: ["presentation": "\(id)"])
+        await buildReadyTrees(phase: "ready tree for the next update linked (after the swap)") { [library] in
+            (try? library.folder(id: id)).flatMap { $0 }.map { [id: $0.lastPathComponent] } ?? [:]
         }
     }
 
@@ -56,11 +46,19 @@ extension ContentSync {
     /// folder name) that has an entry index but no tree (a kill during a build, a rollback, a
     /// data folder of an earlier version); failures are warnings.
     func makeUpReadyTrees(_ installed: [Int: String]) async {
-        guard deltaUpdates, !installed.isEmpty else { return }
+        guard !installed.isEmpty else { return }
+        await buildReadyTrees(phase: "ready trees of installed revisions checked (made where missing)") { installed }
+    }
+
+    /// The trees of the revisions `installed` reads (presentation id → folder name; read off the
+    /// cooperative pool, like the builds) that have an entry index and no tree yet, timed as
+    /// `phase`; each failure is a warning.
+    private func buildReadyTrees(phase: String, _ installed: @escaping @Sendable () -> [Int: String]) async {
+        guard deltaUpdates else { return }
         let began = PhaseTiming.begin()
         let failures = await BlockingIO.run { [library, paths] () -> [(Int, any Error)] in
             var failures: [(Int, any Error)] = []
-            for (id, folder) in installed.sorted(by: { $0.key < $1.key }) {
+            for (id, folder) in installed().sorted(by: { $0.key < $1.key }) {
                 let tree = ReadyTree(presentationId: id, installedFolder: folder, paths: paths)
                 guard !FileManager.default.fileExists(atPath: tree.location.path),
                     let index = DeltaIndex.load(forFolder: folder, in: library.directory)
@@ -73,7 +71,7 @@ extension ContentSync {
             }
             return failures
         }
-        PhaseTiming.record("ready trees of installed revisions checked (made where missing)", since: began)
+        PhaseTiming.record(phase, since: began)
         for (id, error) in failures {
             logger.warning("no ready tree for the next delta update: \(error)", metadata: ["presentation": "\(id)"])
         }
