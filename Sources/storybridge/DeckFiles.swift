@@ -60,7 +60,7 @@ struct DeckFiles {
             let onDisk = ["\(entry.presentation.revision) (served)"] + kept.map { "\($0.revision) (kept)" }
             throw CommandFailure(
                 "revision \(revision) of presentation \(id) is not on disk; on disk: \(onDisk.joined(separator: ", ")). "
-                    + "Sync keeps --keep-revisions earlier revisions (default 1); an older one can be given as its folder or package zip",
+                    + "Sync and install keep --keep-revisions earlier revisions (default 1); an older one can be given as its folder or package zip",
                 status: CommandFailure.badInput)
         }
         return try self.kept(match, in: store.directory)

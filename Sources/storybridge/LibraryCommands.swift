@@ -11,7 +11,9 @@ struct InstallCommand: ParsableCommand {
             The package is checked before anything is written (entry names, types, sizes), unpacked \
             into a staging folder while sizes and compression ratios are watched, and only then put in \
             place. A refused or failed install leaves nothing behind. Reinstalling an id replaces the \
-            old presentation only once the new one is complete, and bumps its revision.
+            old presentation only once the new one is complete, and bumps its revision; the replaced \
+            revision stays on disk (--keep-revisions, default 1, as sync keeps them), so \
+            storybridge diff ID --from OLD --to NEW and storybridge rollback ID work after a reinstall.
             """)
 
     @Argument(help: "The package: a .zip whose root holds index.html.")
@@ -32,6 +34,12 @@ struct InstallCommand: ParsableCommand {
     @Option(help: "Sort order in the library (default: the id).")
     var order: Int?
 
+    @Option(
+        help:
+            "Earlier revisions of the presentation kept on disk when it is replaced, for storybridge diff and rollback (as sync's --keep-revisions; 0 removes the replaced one)."
+    )
+    var keepRevisions = 1
+
     @Option(help: "Refuse packages with more entries than this.")
     var maxEntries: Int = PackageLimits().maxEntries
 
@@ -43,9 +51,14 @@ struct InstallCommand: ParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    func validate() throws {
+        guard keepRevisions >= 0 else { throw ValidationError("--keep-revisions must be 0 or more") }
+    }
+
     func run() throws {
         let store = try library.openLibrary()
         var options = LibraryStore.InstallOptions(id: id, name: name)
+        options.keptRevisions = keepRevisions
         options.shortDescription = shortDescription
         options.longDescription = longDescription
         options.order = order
@@ -79,7 +92,9 @@ struct ListCommand: ParsableCommand {
         discussion: """
             Presentations the content service hides (visibility: false, usually decks that other \
             presentations open) are left out, as on the launcher page; --all lists them too. A \
-            presentation the service blocked (lockout) is listed and marked: serve refuses its slides.
+            presentation the service blocked (lockout) is listed and marked: serve refuses its slides. \
+            A presentation the service no longer offers (withdrawn by sync) is listed and marked: \
+            serve no longer offers it, and sync removes its files after the grace period.
             """)
 
     @Flag(help: "Print JSON.")
@@ -117,8 +132,11 @@ struct ListCommand: ParsableCommand {
 
     /// What the content service's flags change, after the name: `  [hidden, blocked]`.
     static func marks(_ flags: PresentationFlags) -> String {
-        let marks = [(!flags.isListed, "hidden"), (flags.isLockedOut, "blocked"), (flags.needsConfirmation, "asks on close")]
-            .filter(\.0).map(\.1)
+        let marks = [
+            (!flags.isListed, "hidden"), (flags.isLockedOut, "blocked"), (flags.isWithdrawn, "withdrawn"),
+            (flags.needsConfirmation, "asks on close"),
+        ]
+        .filter(\.0).map(\.1)
         return marks.isEmpty ? "" : "  [" + marks.joined(separator: ", ") + "]"
     }
 
@@ -129,7 +147,7 @@ struct ListCommand: ParsableCommand {
             "slides": .int(p.slides.count), "mediaFiles": .int(p.mediaFiles.count), "sizeBytes": .int(Int(entry.sizeBytes)),
             "files": .int(entry.fileCount), "source": .string(entry.source), "folder": .string(p.root.path),
             "visibility": .bool(p.flags.isListed), "lockout": .bool(p.flags.isLockedOut),
-            "needConfirmation": .bool(p.flags.needsConfirmation),
+            "needConfirmation": .bool(p.flags.needsConfirmation), "withdrawn": .bool(p.flags.isWithdrawn),
         ]
     }
 }

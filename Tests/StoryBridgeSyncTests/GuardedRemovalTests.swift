@@ -47,6 +47,14 @@ struct GuardedRemovalTests {
         #expect(try lab.clientLibrary().entry(id: 4) != nil)
         #expect(FileManager.default.fileExists(atPath: folder4.appendingPathComponent("index.html").path))
         #expect(try await lab.cli(["sync", "--status"]).output.contains("withdrawn (gone from the service since"))
+        // list marks it as it marks hidden and blocked decks, and says so in --json.
+        let list = try await lab.cli(["list"])
+        #expect(list.status == 0, "\(list.errors)")
+        let listed = list.output.split(separator: "\n").filter { $0.contains("[withdrawn]") }
+        #expect(listed.count == 1 && listed.first?.hasPrefix("   4 ") == true, "\(list.output)")
+        let json = try JSONValue.parse(try await lab.cli(["list", "--json"]).output).arrayValue ?? []
+        let withdrawn = json.compactMap { $0["withdrawn"] == true ? $0["presId"]?.intValue : nil }
+        #expect(withdrawn == [4], "\(json)")
 
         let withinGrace = try await lab.cli(["sync", "--removal-grace", "1h"])
         #expect(withinGrace.output.contains("0 withdrawn, 0 removed"))

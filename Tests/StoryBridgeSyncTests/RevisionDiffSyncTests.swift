@@ -86,6 +86,43 @@ struct RevisionDiffSyncTests {
     }
 
     @Test(
+        "install of a new revision by hand keeps the replaced one as sync does: diff ID --from 1 --to 2 names the changed slide; --keep-revisions 0 keeps none"
+    )
+    func diffAfterHandReinstall() async throws {
+        let lab = try SyncLab()
+        func zip(_ name: String, _ files: [String: String]) throws -> String {
+            let path = lab.folder.appendingPathComponent(name).path
+            let writer = try ZipWriter(path: path)
+            for (file, text) in files.sorted(by: { $0.key < $1.key }) { try writer.add(file, text: text) }
+            try writer.close()
+            return path
+        }
+        let first = try await lab.cli(["install", try zip("r1.zip", Self.blockDeck()), "--id", "7"])
+        #expect(first.status == 0, "\(first.errors)")
+        let second = try await lab.cli(["install", try zip("r2.zip", Self.blockDeck(recolouring: ["slide2.html": "#e91e63"])), "--id", "7"])
+        #expect(second.status == 0, "\(second.errors)")
+        #expect(second.output.contains("as presentation 7 (revision 2)"), "\(second.output)")
+        #expect(try lab.clientLibrary().keptRevisions(id: 7).map(\.revision) == [1])
+
+        let changed = try await lab.cli([
+            "diff", "7", "--from", "1", "--to", "2", "--size", "640x480", "--out", lab.folder.appendingPathComponent("hand.html").path,
+        ])
+        #expect(changed.status == 1, "\(changed.errors)")
+        #expect(changed.output.contains("presentation 7, revision 1 (kept) -> presentation 7, revision 2"), "\(changed.output)")
+        let findings = changed.output.split(separator: "\n").filter { $0.hasPrefix("  ") }
+        #expect(findings.count == 1 && findings.first?.contains("slide2.html") == true, "\(changed.output)")
+
+        // A third install keeps only the newest replaced revision (2), as sync's default does.
+        #expect(try await lab.cli(["install", try zip("r3.zip", Self.blockDeck()), "--id", "7"]).status == 0)
+        #expect(try lab.clientLibrary().keptRevisions(id: 7).map(\.revision) == [2])
+        let none = try await lab.cli(["install", try zip("r4.zip", Self.blockDeck()), "--id", "7", "--keep-revisions", "0"])
+        #expect(none.status == 0, "\(none.errors)")
+        #expect(try lab.clientLibrary().keptRevisions(id: 7).isEmpty)
+        let refused = try await lab.cli(["install", try zip("r5.zip", Self.blockDeck()), "--keep-revisions=-1"])
+        #expect(refused.status != 0 && refused.errors.contains("--keep-revisions must be 0 or more"), "\(refused.errors)")
+    }
+
+    @Test(
         "sync --diff-report after a republished package writes the report naming the one changed slide, shown in Chromium; --keep-revisions 0 says the report cannot be made"
     )
     func syncDiffReport() async throws {

@@ -11,12 +11,17 @@ package struct PresentationFlags: Sendable, Hashable {
     /// `needConfirmation`: leaving it through the viewer's close asks "Save the session?" first.
     package var needsConfirmation: Bool
 
+    /// The content service no longer offers it (sync catalog state `withdrawn`): `serve` no longer
+    /// offers it, and its files stay on disk until sync removes them after the grace period.
+    package var isWithdrawn: Bool
+
     /// Listed, not blocked, closing without a question.
     package static let defaults = PresentationFlags()
 
-    package init(isListed: Bool = true, isLockedOut: Bool = false, needsConfirmation: Bool = false) {
+    package init(isListed: Bool = true, isLockedOut: Bool = false, needsConfirmation: Bool = false, isWithdrawn: Bool = false) {
         self.isListed = isListed
         self.isLockedOut = isLockedOut
         self.needsConfirmation = needsConfirmation
+        self.isWithdrawn = isWithdrawn
     }
 }

@@ -10,7 +10,8 @@ enum SyncCatalogFacts {
     static let librarySourcePrefix = "sync:"
 
     /// The columns ``flags(from:)`` reads, for queries that join the catalog.
-    static let flagColumns = "syncPresentation.lockout, syncPresentation.visibility, syncPresentation.needConfirmation"
+    static let flagColumns =
+        "syncPresentation.lockout, syncPresentation.visibility, syncPresentation.needConfirmation, syncPresentation.state AS syncState"
 
     /// The join that adds the catalog's row to a synced library row (`presentation`), or `NULL`s.
     static let joinOnSyncedRow =
@@ -28,7 +29,8 @@ enum SyncCatalogFacts {
     static func flags(from row: Row) -> PresentationFlags {
         PresentationFlags(
             isListed: (row["visibility"] as Bool?) ?? true, isLockedOut: (row["lockout"] as Bool?) ?? false,
-            needsConfirmation: (row["needConfirmation"] as Bool?) ?? false)
+            needsConfirmation: (row["needConfirmation"] as Bool?) ?? false,
+            isWithdrawn: (row["syncState"] as String?) == "withdrawn")
     }
 
     /// The name the content service gives presentation `id`, when the catalog knows it.
