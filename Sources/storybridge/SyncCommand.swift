@@ -144,27 +144,14 @@ struct SyncCommand: AsyncParsableCommand {
             try SyncDiffReports(folder: URL(fileURLWithPath: folder), store: service.library, keepRevisions: keepRevisions)
         }
         let display = SyncProgressDisplay()
-        let wantsContent = content
-        let onlyIds = ids.isEmpty ? nil : ids
-        let parallel = concurrency
-        let kept = keepRevisions
-        let rateLimit = limitRate
-        let removals = RemovalPolicy(grace: removalGrace.seconds, prune: prune)
-        let sync = SyncRunService { () async -> SyncOutcome in
-            do throws(SyncError) {
-                let metadata = try await PhaseTiming.measure("metadata sync") { () async throws(SyncError) in
-                    try await service.syncMetadata(removals: removals)
-                }
-                guard wantsContent else { return .success((metadata, nil)) }
-                let report = try await PhaseTiming.measure("content sync") { () async throws(SyncError) in
-                    try await service.syncContent(
-                        ids: onlyIds, concurrency: parallel, keepRevisions: kept, rateLimit: rateLimit, events: { display.handle($0) })
-                }
-                return .success((metadata, report))
-            } catch {
-                return .failure(error)
-            }
-        }
+        var plan = SyncRun()
+        plan.removals = RemovalPolicy(grace: removalGrace.seconds, prune: prune)
+        plan.content = content
+        plan.ids = ids.isEmpty ? nil : ids
+        plan.concurrency = concurrency
+        plan.keepRevisions = keepRevisions
+        plan.rateLimit = limitRate
+        let sync = SyncRunService { [plan] in await plan.run(service, events: { display.handle($0) }) }
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: sync, successTerminationBehavior: .gracefullyShutdownGroup)],
@@ -176,70 +163,28 @@ struct SyncCommand: AsyncParsableCommand {
         }
         display.finish()
         await PhaseTiming.measure("HTTP client shut down") { await service.shutdown() }
-        let result = sync.outcome ?? .failure(.interrupted)
-        if sync.wasInterrupted { Terminal.warn(Self.describeKept(SyncPaths(library.directory).downloads)) }
+        var outcome = sync.outcome ?? .failed(.interrupted)
         let paths = SyncPaths(library.directory)
-        switch result {
-        case .failure(let error):
-            let failure = sync.wasInterrupted ? SyncError.interrupted : error
-            try? SyncRunRecord(exitStatus: SyncExitStatus.code(for: failure), notes: [failure.description]).save(paths)
+        if sync.wasInterrupted {
+            Terminal.warn(Self.describeKept(paths.downloads))
+            outcome = outcome.interrupted()
+        }
+        if let failure = outcome.failure {
+            try? outcome.record().save(paths)
             throw SyncExitStatus.fail("sync", failure)
-        case .success(let (metadata, report)):
-            Terminal.say(Self.describe(metadata))
-            for line in Self.notes(metadata) { Terminal.warn("storybridge sync: \(line)") }
-            var notes = Self.notes(metadata)
-            var exitStatus: Int32 = metadata.isPartial ? SyncExitStatus.partial : 0
-            if let report {
-                Terminal.say(Self.describe(report))
-                for line in Self.remarks(report) { Terminal.say(line) }
-                for failure in report.failed { Terminal.warn("storybridge sync: \(failure.error)") }
-                notes += report.failed.map(\.error.description)
-                if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
-                await diffReports?.make(updated: report.installed.map(\.id))
-            }
-            PhaseTiming.measure("run record written") { try? SyncRunRecord(exitStatus: exitStatus, notes: notes).save(paths) }
-            if exitStatus != 0 { throw ExitCode(exitStatus) }
         }
-    }
-
-    typealias SyncOutcome = Result<(MetadataSyncReport, ContentSyncReport?), SyncError>
-
-    static func describe(_ report: MetadataSyncReport) -> String {
-        var parts = ["\(report.clients) client\(report.clients == 1 ? "" : "s")"]
-        parts.append("\(report.added.count) new")
-        parts.append("\(report.updated.count) changed")
-        parts.append("\(report.unchanged) unchanged")
-        if !report.restored.isEmpty { parts.append("\(report.restored.count) offered again") }
-        parts.append("\(report.withdrawn.count) withdrawn")
-        parts.append("\(report.removed.count) removed")
-        if !report.failed.isEmpty { parts.append("\(report.failed.count) failed") }
-        if !report.skipped.isEmpty { parts.append("\(report.skipped.count) skipped") }
-        return "catalog: " + parts.joined(separator: ", ")
-    }
-
-    /// What a metadata sync left undone, one line each (printed, and kept for --status).
-    static func notes(_ report: MetadataSyncReport) -> [String] {
-        var lines = report.failed.map { "presentation \($0.id) failed: \($0.reason)" }
-        if let heldBack = report.heldBack { lines.append(heldBack) }
-        return lines
-    }
-
-    /// What a content sync did besides installing: skip marks, dependencies, missing packages, warnings.
-    static func remarks(_ report: ContentSyncReport) -> [String] {
-        var lines = report.markedSkip.map { "presentation \($0) is marked skip on the service: not downloaded" }
-        lines += report.pinned.map { "presentation \($0) is pinned to a rolled-back revision: not updated (storybridge unpin \($0))" }
-        if !report.dependencies.isEmpty {
-            lines.append(
-                "also brought, opened by the presentations asked for: \(report.dependencies.map(String.init).joined(separator: ", "))")
+        if let metadata = outcome.metadata {
+            Terminal.say(SyncRunSummary.describe(metadata))
+            for line in SyncRunSummary.notes(metadata) { Terminal.warn("storybridge sync: \(line)") }
         }
-        if !report.missingDependencies.isEmpty {
-            lines.append(
-                "opened by the presentations asked for but not offered by the service: "
-                    + report.missingDependencies.map(String.init).joined(separator: ", "))
+        if let report = outcome.content {
+            Terminal.say(SyncRunSummary.describe(report))
+            for line in SyncRunSummary.remarks(report) { Terminal.say(line) }
+            for failure in report.failed { Terminal.warn("storybridge sync: \(failure.error)") }
+            await diffReports?.make(updated: report.installed.map(\.id))
         }
-        lines += report.withoutPackage.map { "presentation \($0) has no package on the service: not downloaded (no package)" }
-        lines += report.warnings.map { "presentation \($0.id) installed with a warning: \($0.warning)" }
-        return lines
+        PhaseTiming.measure("run record written") { try? outcome.record().save(paths) }
+        if outcome.exitStatus != 0 { throw ExitCode(outcome.exitStatus) }
     }
 
     /// What an interrupted run leaves for the next one: the partial downloads and their size.
@@ -253,20 +198,6 @@ struct SyncCommand: AsyncParsableCommand {
         return String(
             format: "kept: %d partial download%@, %.1f MB in %@", names.count, names.count == 1 ? "" : "s", Double(bytes) / 1e6,
             downloads.path)
-    }
-
-    static func describe(_ report: ContentSyncReport) -> String {
-        var text = "content: \(report.installed.count) installed, \(report.upToDate) up to date, \(report.failed.count) failed"
-        text += String(format: "; %.1f MB transferred", Double(report.bytesTransferred) / 1e6)
-        if report.bytesResumed > 0 { text += String(format: ", %.1f MB resumed from earlier runs", Double(report.bytesResumed) / 1e6) }
-        if report.deltaUpdates > 0 {
-            text += String(
-                format: ", %d delta update%@ in %d range requests over %d connection%@, %.1f MB saved", report.deltaUpdates,
-                report.deltaUpdates == 1 ? "" : "s", report.deltaRequests, report.deltaConnections, report.deltaConnections == 1 ? "" : "s",
-                Double(report.bytesSaved) / 1e6)
-        }
-        if report.linkRenewals > 0 { text += ", \(report.linkRenewals) expired link\(report.linkRenewals == 1 ? "" : "s") renewed" }
-        return text
     }
 
     private func showStatus() async throws {

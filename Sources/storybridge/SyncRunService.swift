@@ -8,10 +8,10 @@ import Synchronization
 /// service's own cancellation) cancels, so downloads stop where they are and keep their partial
 /// files. The service ends when the sync does, which ends the group.
 final class SyncRunService: Service, Sendable {
-    typealias Work = @Sendable () async -> SyncCommand.SyncOutcome
+    typealias Work = @Sendable () async -> SyncRun.Outcome
 
     private let work: Work
-    private let result = Mutex<SyncCommand.SyncOutcome?>(nil)
+    private let result = Mutex<SyncRun.Outcome?>(nil)
     private let stopped = Atomic<Bool>(false)
 
     init(_ work: @escaping Work) {
@@ -19,7 +19,7 @@ final class SyncRunService: Service, Sendable {
     }
 
     /// What the sync returned (nil before ``run()`` ends).
-    var outcome: SyncCommand.SyncOutcome? { result.withLock { $0 } }
+    var outcome: SyncRun.Outcome? { result.withLock { $0 } }
 
     /// Whether a signal (or a cancellation of the group) stopped the sync.
     var wasInterrupted: Bool { stopped.load(ordering: .relaxed) }

@@ -62,38 +62,22 @@ struct ServeSyncService: Service {
                 try SyncService(directory: directory, logger: logger)
             }
         } catch {
-            await Self.save(SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]), paths)
-            return .init(finishedAt: Date(), succeeded: false, summary: error.description)
+            return await Self.finish(.failed(error), paths)
         }
-        let run = await sync(service, paths: paths, now: now)
+        var plan = SyncRun()
+        plan.keepRevisions = keepRevisions
+        plan.rateLimit = rateLimit
+        plan.window = window
+        let outcome = await plan.run(service, now: now)
         await service.shutdown()
-        return run
+        return await Self.finish(outcome, paths)
     }
 
-    private func sync(_ service: SyncService, paths: SyncPaths, now: Date) async -> ScheduledSyncStatus.Run {
-        do throws(SyncError) {
-            let metadata = try await service.syncMetadata()
-            var notes = SyncCommand.notes(metadata)
-            var exitStatus: Int32 = metadata.isPartial ? SyncExitStatus.partial : 0
-            var summary = SyncCommand.describe(metadata)
-            if let window, !window.contains(now) {
-                summary += "; downloads wait for the window \(window)"
-            } else {
-                let report = try await service.syncContent(ids: nil, keepRevisions: keepRevisions, rateLimit: rateLimit, events: { _ in })
-                summary += "; " + SyncCommand.describe(report)
-                notes += report.failed.map(\.error.description)
-                if let first = report.failed.first { exitStatus = SyncExitStatus.code(for: first.error) }
-            }
-            await Self.save(SyncRunRecord(exitStatus: exitStatus, notes: notes), paths)
-            return .init(finishedAt: Date(), succeeded: exitStatus == 0, summary: summary)
-        } catch {
-            await Self.save(SyncRunRecord(exitStatus: SyncExitStatus.code(for: error), notes: [error.description]), paths)
-            return .init(finishedAt: Date(), succeeded: false, summary: error.description)
-        }
-    }
-
-    /// Keeps `record` for `sync --status` (a failure to keep it is not the run's).
-    private static func save(_ record: SyncRunRecord, _ paths: SyncPaths) async {
+    /// Keeps the outcome's record for `sync --status` (a failure to keep it is not the run's) and
+    /// says what the run did for the health endpoint and the log.
+    private static func finish(_ outcome: SyncRun.Outcome, _ paths: SyncPaths) async -> ScheduledSyncStatus.Run {
+        let record = outcome.record()
         await BlockingIO.run { _ = try? record.save(paths) }
+        return .init(finishedAt: record.finishedAt, succeeded: outcome.exitStatus == 0, summary: outcome.summary)
     }
 }
