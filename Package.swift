@@ -120,7 +120,11 @@ let package = Package(
                 "StoryBridgeServer",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                // The WebSocket client (Viewer/WebSocketClientHandler.swift) is written on NIO.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -150,23 +150,17 @@ struct BridgeSocketTests {
             let url =
                 host.baseURL.replacingOccurrences(of: "http://", with: "ws://")
                 + "/__storybridge/ws?viewer=v&presentation=1&slide=removed.html&token=\(host.server.token)"
-            // The refusal follows the 101 at once, and its frame can end the connection's task
-            // before `connect` has returned; it was dropped then (a script's load step of a removed
-            // slide saw no close frame). Under load the client library sometimes does not deliver a
-            // close that came with the 101 at all, and the connection stays open until the host's
-            // close timeout: such attempts are counted, not failed; every one that ended has the frame.
-            var stalled = 0
+            // The refusal follows the 101 at once, often in the same read: the client parses it
+            // with the handshake's bytes, and its frame can end the connection before `connect`
+            // has returned. Every one of 40 connections ends, each with the frame (the client
+            // library used before left 2 to 7 in 300 open on a loaded machine).
             for attempt in 0..<40 {
                 let connection = try await WebSocketTextConnection.connect(url: url)
-                guard await connection.waitUntilClosed(timeout: .seconds(5)) else {
-                    stalled += 1
-                    continue
-                }
+                #expect(await connection.waitUntilClosed(timeout: .seconds(60)), "attempt \(attempt) did not end")
                 #expect(connection.hasEnded)
                 #expect(connection.serverCloseFrame?.closeCode == .unknown(4400), "attempt \(attempt)")
                 #expect(connection.serverCloseFrame?.reason == "Refused: 'removed.html' is not a slide of that presentation")
             }
-            #expect(stalled < 10, "\(stalled) of 40 refused connections got no close within 5 s")
         }
     }
 }

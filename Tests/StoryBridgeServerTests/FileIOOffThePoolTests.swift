@@ -8,12 +8,14 @@ import Testing
 @Suite("File I/O off the cooperative pool", .serialized)
 struct FileIOOffThePoolTests {
     /// When the held slides are let go at the latest, in seconds, if the test has not let them go
-    /// first: commands that could only be answered once the slides' threads came back take this long.
-    static let releaseAfter = 30
-    /// A bound for a memory command's answer (about a millisecond on an idle machine), generous
-    /// for a full parallel test run on two busy cores (a CI run on 2026-11-26 saw 3.7 s), far under
-    /// ``releaseAfter``: commands stuck behind the held slides would take that long.
-    static let promptAnswer = Duration.seconds(8)
+    /// first. The test asserts no time: commands that could be answered only once the slides'
+    /// threads came back are answered after this release, and then the probe no longer holds the
+    /// slides, which the test checks after the answers (however slow a loaded machine is).
+    static let releaseAfter = 60
+    /// How long a command may take before the test gives up on it: longer than ``releaseAfter``,
+    /// so a command stuck behind the held slides is answered after their release and fails the
+    /// "still held" check instead of a timer.
+    static let commandTimeout = Duration.seconds(releaseAfter + 30)
 
     /// Lets the held opens go after ``releaseAfter`` seconds, from a thread of its own (not a
     /// cooperative one: it must run even if they all block), unless ``release()`` came first.
@@ -60,22 +62,19 @@ struct FileIOOffThePoolTests {
         let loads = slides.map { slide in Task { try await httpGet(host.slideURL(slide: slide)) } }
         do {
             let held = ContinuousClock.now
-            while file_open_probe_waiting() < slides.count, ContinuousClock.now - held < .seconds(5) {
+            while file_open_probe_waiting() < slides.count, ContinuousClock.now - held < .seconds(60) {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(Int(file_open_probe_waiting()) == slides.count, "every load waits in the open of its slide")
-            var slowest = Duration.zero
             for command in ["getCurrentSlideName", "hideMapBtn", "getCurrentSlideName"] {
-                let sent = ContinuousClock.now
-                let answer = try await viewer.request(command, timeout: .seconds(15))
+                let answer = try await viewer.request(command, timeout: Self.commandTimeout)
                 #expect(answer.status == .success, "\(command): \(answer)")
-                slowest = max(slowest, ContinuousClock.now - sent)
             }
-            #expect(slowest < Self.promptAnswer, "slowest command while the slides' files were held: \(slowest)")
+            // The order of events, not a clock: the answers came while every slide's open was
+            // still held (a command that needed a held thread would come after the release).
             #expect(
-                ContinuousClock.now - started < .seconds(Self.releaseAfter - 3),
-                "the commands were answered before the held slides were let go, not after")
-            #expect(file_open_probe_waiting() == slides.count, "the commands answered while the slides were still held")
+                file_open_probe_waiting() == slides.count,
+                "the commands were answered while the slides were still held, after \(ContinuousClock.now - started)")
             releaser.release()
             for (slide, load) in zip(slides, loads) {
                 let response = try await load.value

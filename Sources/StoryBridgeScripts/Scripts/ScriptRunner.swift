@@ -15,6 +15,9 @@ package final class ScriptRunner: Sendable {
 
     package let target: Target
     package let browserBinary: String?
+    /// How long a `load` step waits for the page's hello or the end of its connection, whichever
+    /// comes first (the host answers either at once; only a hung host takes this long).
+    static let pageLoadTimeout = Duration.seconds(30)
     private let browser = Mutex<HeadlessChromium?>(nil)
 
     package init(target: Target = .inProcess, browserBinary: String? = nil) {
@@ -134,10 +137,13 @@ package final class ScriptRunner: Sendable {
             await session.viewer.close()
             session.viewer = try await environment.connect(
                 presentationId: presentationId ?? test.presentationId, slide: slide, viewerId: id)
-            // A page the host refuses (a slide the presentation does not have) is closed at once,
-            // with the reason in its close frame. A page closed with no hello and no close frame
-            // fails here, naming that, instead of at a later step that waits for an answer.
-            if await session.viewer.nextEvent(named: "hello", timeout: .seconds(5)) == nil {
+            // The page's first event decides the step: its hello, or the end of its connection. A
+            // page the host refuses (a slide the presentation does not have) is closed at once,
+            // with the reason in its close frame; a page closed with no hello and no close frame
+            // fails here, naming that, instead of at a later step that waits for an answer. The
+            // wait ends at whichever comes first (the event stream ends with the connection, after
+            // its close frame is kept), so a loaded machine only makes it longer, never different.
+            if await session.viewer.nextEvent(named: "hello", timeout: Self.pageLoadTimeout) == nil {
                 if let refusal = session.viewer.connection.serverCloseFrame {
                     throw StepFailure(
                         description: "the host refused the page of \(slide): \(refusal.reason ?? "no reason given")")
@@ -145,6 +151,8 @@ package final class ScriptRunner: Sendable {
                 if session.viewer.connection.hasEnded {
                     throw StepFailure(description: "the connection of \(slide) ended with no hello and no close frame")
                 }
+                throw StepFailure(
+                    description: "the page of \(slide) got no hello within \(Self.pageLoadTimeout) and its connection is still open")
             }
         case .wait(let seconds):
             try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))

@@ -1,119 +1,123 @@
+import Foundation
 import HTTPTypes
-import Logging
+import NIOCore
+import NIOPosix
 import NIOWebSocket
 import Synchronization
-import WSClient
 
-/// A WebSocket client connection that exchanges text messages: the peer tests use to talk to
-/// the bridge endpoint and to Chromium's DevTools.
+/// A WebSocket client connection that exchanges text messages: the peer tests and
+/// `storybridge test` use to talk to the bridge endpoint, and the DevTools connection to Chromium.
+/// The protocol is ``WebSocketClientHandler`` on a NIO channel of its own.
 package final class WebSocketTextConnection: Sendable {
-    private enum Outbound: Sendable {
-        case text(String)
-        case close(WebSocketErrorCode)
-    }
-
     /// Text messages received, in order; finished when the connection closes.
     package let inbox: Mailbox<String>
-    private let outbound: AsyncStream<Outbound>.Continuation
-    private let task: Task<Void, Never>
-    /// The server's close frame, filled by the connection's task when it ends.
+    private let channel: any Channel
+    /// Reads the handler's events into ``inbox`` and ``closeFrame``; ends with the connection.
+    private let reader: Task<Void, Never>
     private let closeFrame: CloseFrameSlot
 
-    /// Where the connection's task leaves the server's close frame. Made before the task starts:
-    /// a page the host refuses is closed at once, and its close frame can arrive (and the task
-    /// end) before ``connect(url:headers:maxMessageSize:)`` has returned the connection; kept in
-    /// the connection itself, it was dropped then, and the refusal looked like a silent close.
+    /// The server's close frame and whether the connection has ended, filled by ``reader``.
     private final class CloseFrameSlot: Sendable {
-        let frame = Mutex<WebSocketCloseFrame?>(nil)
+        let frame = Mutex<WebSocketClientCloseFrame?>(nil)
         /// Set once the connection has ended (after ``frame``).
         let ended = Atomic(false)
     }
 
-    private init(
-        outbound: AsyncStream<Outbound>.Continuation, task: Task<Void, Never>, inbox: Mailbox<String>, closeFrame: CloseFrameSlot
-    ) {
-        self.outbound = outbound
-        self.task = task
+    private init(channel: any Channel, reader: Task<Void, Never>, inbox: Mailbox<String>, closeFrame: CloseFrameSlot) {
+        self.channel = channel
+        self.reader = reader
         self.inbox = inbox
         self.closeFrame = closeFrame
     }
 
-    /// Connects to `url` (`ws://…`), failing when the server refuses the upgrade.
+    /// How long the opening handshake may take before ``connect(url:headers:maxMessageSize:)`` fails.
+    static let handshakeTimeout = TimeAmount.seconds(30)
+
+    /// Connects to `url` (`ws://…`), failing when the server refuses the upgrade. Messages larger
+    /// than `maxMessageSize` bytes close the connection (1009).
     package static func connect(
         url: String, headers: HTTPFields = [:], maxMessageSize: Int = 1 << 26
     ) async throws -> WebSocketTextConnection {
-        let (outgoing, outboundContinuation) = AsyncStream<Outbound>.makeStream()
-        let (started, startedContinuation) = AsyncStream<Result<Void, any Error>>.makeStream()
-        let closeFrame = CloseFrameSlot()
-        let inbox = Mailbox<String>()
-        let task = Task {
-            var logger = Logger(label: "storybridge.testing.websocket")
-            logger.logLevel = .critical
-            do {
-                let frame = try await WebSocketClient.connect(
-                    url: url,
-                    configuration: .init(maxFrameSize: maxMessageSize, additionalHeaders: headers),
-                    logger: logger
-                ) { inbound, writer, _ in
-                    startedContinuation.yield(.success(()))
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for await item in outgoing {
-                                switch item {
-                                case .text(let text): try await writer.write(.text(text))
-                                case .close(let code):
-                                    try await writer.close(code, reason: nil)
-                                    return
-                                }
-                            }
-                        }
-                        for try await message in inbound.messages(maxSize: maxMessageSize) {
-                            switch message {
-                            case .text(let text): await inbox.put(text)
-                            case .binary(let buffer): await inbox.put(String(buffer: buffer))
-                            }
-                        }
-                        group.cancelAll()
+        guard let components = URLComponents(string: url), components.scheme == "ws", let host = components.host, !host.isEmpty
+        else { throw WebSocketClientFailure.invalidURL(url) }
+        let port = components.port ?? 80
+        let path =
+            (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+            + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        var lines = [
+            "GET \(path) HTTP/1.1", "Host: \(components.port.map { "\(host):\($0)" } ?? host)", "Upgrade: websocket",
+            "Connection: Upgrade", "Sec-WebSocket-Key: \(key)", "Sec-WebSocket-Version: 13",
+        ]
+        // The origin a page of the host would send, unless the caller sends its own.
+        if headers[.origin] == nil { lines.append("Origin: ws://\(host)") }
+        lines += headers.map { "\($0.name.rawName): \($0.value)" }
+        let request = ByteBuffer(string: (lines + ["", ""]).joined(separator: "\r\n"))
+
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let handshake = eventLoop.makePromise(of: Void.self)
+        let (events, continuation) = AsyncStream<WebSocketClientEvent>.makeStream()
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: eventLoop)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            WebSocketClientHandler(
+                                request: request, key: key, maxMessageSize: maxMessageSize, handshake: handshake, events: continuation))
                     }
                 }
-                closeFrame.frame.withLock { $0 = frame }
-            } catch {
-                startedContinuation.yield(.failure(error))
+                .connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            continuation.finish()
+            throw error
+        }
+        let timeout = eventLoop.scheduleTask(in: handshakeTimeout) {
+            handshake.fail(WebSocketClientFailure.badHandshake("no answer within \(handshakeTimeout.nanoseconds / 1_000_000_000) s"))
+            channel.close(promise: nil)
+        }
+        let slot = CloseFrameSlot()
+        let inbox = Mailbox<String>()
+        // Made before the handshake is awaited: a page the host refuses is closed at once, and its
+        // close frame can arrive (and the connection end) before this function returns.
+        let reader = Task {
+            for await event in events {
+                switch event {
+                case .message(let text): await inbox.put(text)
+                case .closeFrame(let frame): slot.frame.withLock { $0 = frame }
+                case .ended: slot.ended.store(true, ordering: .sequentiallyConsistent)
+                }
             }
-            startedContinuation.finish()
-            closeFrame.ended.store(true, ordering: .sequentiallyConsistent)
+            slot.ended.store(true, ordering: .sequentiallyConsistent)
             await inbox.finish()
         }
-        var iterator = started.makeAsyncIterator()
-        guard let outcome = await iterator.next() else { throw WebSocketClientError.webSocketUpgradeFailed }
-        try outcome.get()
-        return WebSocketTextConnection(outbound: outboundContinuation, task: task, inbox: inbox, closeFrame: closeFrame)
+        do {
+            try await handshake.futureResult.get()
+            timeout.cancel()
+        } catch {
+            timeout.cancel()
+            try? await channel.close().get()
+            await reader.value
+            throw error
+        }
+        return WebSocketTextConnection(channel: channel, reader: reader, inbox: inbox, closeFrame: slot)
     }
 
     /// Connects to `url` where the server is expected to refuse the page by closing the socket
     /// at once, and returns the closed connection (its ``serverCloseFrame`` and whatever it
-    /// received before the close), or `nil` when it never closed. A connection whose
-    /// close the client library did not deliver within `timeout` (or a connection that ended
-    /// without the server's close frame) is abandoned and tried again, up to `attempts` times
-    /// (the last attempt is returned when none got the frame): under heavy load the WebSocket client can miss a close frame that
-    /// arrives while it is still switching protocols, and a test must not fail on that.
+    /// received before the close), or `nil` when it did not close within `timeout`.
     package static func refused(
-        url: String, headers: HTTPFields = [:], attempts: Int = 3, timeout: Duration = .seconds(10)
+        url: String, headers: HTTPFields = [:], timeout: Duration = .seconds(30)
     ) async throws -> WebSocketTextConnection? {
-        var last: WebSocketTextConnection?
-        for _ in 0..<max(1, attempts) {
-            let connection = try await connect(url: url, headers: headers)
-            // Closed with the server's close frame: the refusal as sent. Closed without it, or
-            // not closed in time: the client missed the frame; try again.
-            if await connection.waitUntilClosed(timeout: timeout), connection.serverCloseFrame != nil { return connection }
-            last = connection
-        }
-        return last
+        let connection = try await connect(url: url, headers: headers)
+        return await connection.waitUntilClosed(timeout: timeout) ? connection : nil
     }
 
     /// Sends a text message.
     package func send(_ text: String) {
-        outbound.yield(.text(text))
+        channel.writeAndFlush(WebSocketClientHandler.frame(opcode: 0x1, Array(text.utf8)), promise: nil)
     }
 
     /// The next text message, or `nil` on timeout or close.
@@ -131,23 +135,23 @@ package final class WebSocketTextConnection: Sendable {
     package var hasEnded: Bool { closeFrame.ended.load(ordering: .sequentiallyConsistent) }
 
     /// The close frame the server sent, once the connection has ended.
-    package var serverCloseFrame: WebSocketCloseFrame? { closeFrame.frame.withLock { $0 } }
+    package var serverCloseFrame: WebSocketClientCloseFrame? { closeFrame.frame.withLock { $0 } }
 
-    /// Closes the connection and waits until it has ended.
+    /// Sends a close frame with `code`, waits (at most 10 s) for the server's answer and the
+    /// end of the connection, and closes it.
     package func close(code: WebSocketErrorCode = .normalClosure) async {
-        outbound.yield(.close(code))
-        outbound.finish()
-        await task.value
+        channel.triggerUserOutboundEvent(WebSocketClientHandler.CloseRequest(code: code), promise: nil)
+        if await !waitUntilClosed(timeout: .seconds(10)) { await reader.value }
     }
 
     /// Waits until the server ends the connection, at most `timeout`; then the connection is
-    /// abandoned and `false` returned, so a peer that never closes fails a test instead of hanging it.
+    /// closed and `false` returned, so a peer that never closes fails a test instead of hanging it.
     @discardableResult
     package func waitUntilClosed(timeout: Duration = .seconds(30)) async -> Bool {
-        let task = self.task
+        let reader = self.reader
         let closed = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await task.value
+                await reader.value
                 return true
             }
             group.addTask {
@@ -155,11 +159,10 @@ package final class WebSocketTextConnection: Sendable {
                 return false
             }
             let first = await group.next() ?? false
-            // Waiting on a task's value does not end when cancelled: end the connection itself.
-            if !first { task.cancel() }
             group.cancelAll()
             return first
         }
+        if !closed { try? await channel.close().get() }
         return closed
     }
 }
