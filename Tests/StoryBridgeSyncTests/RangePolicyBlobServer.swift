@@ -40,6 +40,8 @@ final class RangePolicyBlobServer: Sendable {
         var connections = 0
         var bodyBytesServed = 0
         var rangesAsked: [String] = []
+        /// Replies whose silence has run out (their connection closed by the server after it).
+        var silencesEnded = 0
     }
 
     init(suffixAnswer: SuffixAnswer, silentAfter: Int? = nil, silence: Duration = .zero, keepsAlive: Bool = false) throws {
@@ -72,6 +74,8 @@ final class RangePolicyBlobServer: Sendable {
     var connections: Int { state.withLock { $0.connections } }
     var bodyBytesServed: Int { state.withLock { $0.bodyBytesServed } }
     var rangesAsked: [String] { state.withLock { $0.rangesAsked } }
+    /// How many silent replies the server has given up on (closed after their silence).
+    var silencesEnded: Int { state.withLock { $0.silencesEnded } }
 
     /// Serves `blob` from now on, under a new ETag; the counters start again.
     func serve(_ blob: Data) {
@@ -150,6 +154,7 @@ final class RangePolicyBlobServer: Sendable {
         while offset < bytes.upperBound {
             if let silentAt, offset >= silentAt {
                 Thread.sleep(forTimeInterval: Double(silence.components.seconds) + Double(silence.components.attoseconds) / 1e18)
+                state.withLock { $0.silencesEnded += 1 }
                 return false
             }
             let chunk = blob.subdata(in: offset..<min(bytes.upperBound, silentAt ?? .max, offset + 16_384))

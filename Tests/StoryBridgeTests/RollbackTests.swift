@@ -31,10 +31,9 @@ struct RollbackTests {
         let keptFolder = try #require(kept.first?.folder)
         #expect(FileManager.default.fileExists(atPath: lab.directory.presentations.appendingPathComponent(keptFolder).path))
 
-        let started = ContinuousClock.now
+        // The swap is one transaction and no file is copied or moved (the served folder becomes
+        // the kept one below); its time is a benchmark's (docs/SYNC.md), not a test's bound.
         let outcome = try store.rollback(id: 3)
-        let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .milliseconds(50), "rollback took \(elapsed)")
         #expect(outcome.fromRevision == 2 && outcome.toRevision == 1)
 
         let served = try #require(try store.entry(id: 3))
