@@ -51,9 +51,10 @@ final class GroupCommit: Sendable {
     var waitingCount: Int { queue.withLock { $0.waiting.count } }
 
     /// From inside a write's `updates`: runs `hook` after the transaction holding the write has
-    /// committed, on GRDB's writer queue before any caller of that transaction is answered, and
-    /// so in commit order. Not run when the write fails or the commit does. Returns false when
-    /// called outside a write of this group commit.
+    /// committed (GRDB's `afterNextTransaction`, registered once the batch's writes are final), on
+    /// GRDB's writer queue before any caller of that transaction is answered, and so in commit
+    /// order. Not run when the write fails or the commit does. Returns false when called outside a
+    /// write of this group commit.
     func afterCommit(_ hook: @escaping @Sendable () -> Void) -> Bool {
         commitHooks.withLock { hooks in
             guard hooks != nil else { return false }
@@ -189,7 +190,15 @@ final class GroupCommit: Sendable {
                     }
                 }
                 answers.list.withLock { $0 = collected }
-                answers.hooks.withLock { $0 = hooks }
+                // The batch's final hooks, in order, run by GRDB right after the COMMIT (on this
+                // queue, before the completion answers the callers); dropped when it rolls back.
+                // Hooks are collected per write first (``collectingHooks(_:)``), not handed to
+                // GRDB as each write asks: a write of a shared savepoint that was rolled back and
+                // run again would otherwise hook twice, and GRDB's hooks cannot be taken back.
+                if !hooks.isEmpty {
+                    let committed = hooks
+                    db.afterNextTransaction(onCommit: { _ in for hook in committed { hook() } })
+                }
                 // A lone write that failed has no savepoint: rolling the transaction back undoes
                 // its partial changes.
                 if let soleFailure { throw soleFailure }
@@ -205,9 +214,6 @@ final class GroupCommit: Sendable {
                         return queue.waiting
                     }
                     for waiting in stranded { waiting.fail(failure) }
-                }
-                if failure == nil {
-                    for hook in answers.hooks.withLock({ $0 }) { hook() }
                 }
                 for answer in answers.list.withLock({ $0 }) { answer(failure) }
                 let more = queue.withLock { queue -> Bool in
@@ -247,8 +253,6 @@ final class GroupCommit: Sendable {
     /// The callers of one batch, handed from the transaction to its completion.
     private final class BatchAnswers: Sendable {
         let list = Mutex<[@Sendable ((any Error)?) -> Void]>([])
-        /// What the committed writes asked to run after the commit, in order.
-        let hooks = Mutex<[@Sendable () -> Void]>([])
         /// Whether the transaction took its batch from the queue.
         let taken = Atomic<Bool>(false)
     }
