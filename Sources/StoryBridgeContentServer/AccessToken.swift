@@ -26,15 +26,15 @@ package struct AccessTokenClaims: Sendable, Hashable, JWTPayload {
     /// The user's full name; absent on service tokens.
     package var fullname: String?
     /// When the user logged in with a password (Unix seconds); absent on service tokens.
-    package var auth_time: Int64?
+    var auth_time: Int64?
     /// `local` for users; absent on service tokens.
     package var idp: String?
     /// `access` or `refresh`: a refresh token is never accepted as an access token, nor the reverse.
-    package var typ: String
+    var typ: String
     /// Refresh tokens only: the login (family) the token belongs to.
-    package var sid: String?
+    var sid: String?
     /// Refresh tokens only: the token's generation within its family (0 at login, +1 per refresh).
-    package var gen: Int?
+    var gen: Int?
 
     package init(
         iss: String, aud: [String], nbf: Int64, iat: Int64, exp: Int64, client_id: String, scope: [String], typ: String,

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// An error of a content or blob route; its status, headers and JSON body `{"error": ...}` follow
 /// from the case.
-package enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
+enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     /// No bearer token, or one that is malformed, forged or expired (401, `WWW-Authenticate: Bearer`).
     case unauthorized(String)
     /// No such object.

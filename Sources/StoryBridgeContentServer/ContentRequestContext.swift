@@ -3,7 +3,7 @@ import NIOCore
 
 /// The request context of the content server: the core storage plus the claims of the bearer
 /// token, set by ``BearerTokenMiddleware`` on the routes it guards.
-package struct ContentRequestContext: RequestContext {
+struct ContentRequestContext: RequestContext {
     package var coreContext: CoreRequestContextStorage
     /// The verified access token's claims; `nil` on routes without authentication.
     package var claims: AccessTokenClaims?
@@ -11,7 +11,7 @@ package struct ContentRequestContext: RequestContext {
     /// until its last bytes are on the socket).
     package let eventLoop: any EventLoop
     /// The IP address of the client, for the limit on failed logins.
-    package let remoteAddress: String?
+    let remoteAddress: String?
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -161,7 +161,7 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
 
     /// Whether the only client holds whatever the library has installed (read per request), rather
     /// than the presentations listed.
-    package var includesWholeLibrary = false
+    var includesWholeLibrary = false
 
     /// Reads and checks a config file.
     package static func load(from file: URL) throws(ContentServerSetupError) -> ContentServerAccounts {

@@ -17,7 +17,7 @@ package struct ContentServerConfiguration: Sendable {
     /// Access token lifetime (`expires_in`), in seconds.
     package var accessTokenLifetime: Int
     /// Refresh token lifetime, in seconds (one year).
-    package var refreshTokenLifetime: Int
+    var refreshTokenLifetime: Int
     /// How long after a refresh the refresh token it replaced is still accepted, in seconds (two
     /// requests refreshing at once both get the new token). 10 by default.
     package var refreshGracePeriod: TimeInterval = 10
@@ -78,12 +78,12 @@ package struct ContentServerConfiguration: Sendable {
 
     /// Where built packages are kept: `packages`, or `packages-without-media` with
     /// ``mediaFilesOutsidePackages`` (so the two kinds never mix).
-    package var packagesFolder: URL {
+    var packagesFolder: URL {
         stateFolder.appendingPathComponent(mediaFilesOutsidePackages ? "packages-without-media" : "packages")
     }
 
     /// The server's own folder inside the data folder (signing secret, built packages).
-    package var stateFolder: URL { dataDirectory.root.appendingPathComponent("content-server") }
+    var stateFolder: URL { dataDirectory.root.appendingPathComponent("content-server") }
 }
 
 /// The PEM files of an HTTPS server: its certificate chain (leaf first) and its private key.

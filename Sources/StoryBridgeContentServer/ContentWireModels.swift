@@ -4,7 +4,7 @@ import Foundation
 // (docs/CONTENT-API.md). Optional strings encode as `null`, as the real service sends them.
 
 /// A presentation as listed inside a client.
-package struct WirePresentationStub: Sendable, Hashable, Codable {
+struct WirePresentationStub: Sendable, Hashable, Codable {
     package var id: Int
     package var revision: Int
     package var skip: Bool
@@ -13,7 +13,7 @@ package struct WirePresentationStub: Sendable, Hashable, Codable {
 }
 
 /// An item of `GET /v1/clients`.
-package struct WireClient: Sendable, Hashable, Codable {
+struct WireClient: Sendable, Hashable, Codable {
     package var id: Int
     package var name: String
     package var lockoutEnabled: Bool
@@ -58,24 +58,24 @@ package struct WireClient: Sendable, Hashable, Codable {
 }
 
 /// A user of a client: `{"id": GUID, "role": 0}`.
-package struct WireClientUser: Sendable, Hashable, Codable {
+struct WireClientUser: Sendable, Hashable, Codable {
     package var id: String
     package var role: Int
 }
 
 /// A user of a presentation: `{"revision": 0, "id": GUID, "role": 0}`.
-package struct WirePresentationUser: Sendable, Hashable, Codable {
+struct WirePresentationUser: Sendable, Hashable, Codable {
     package var revision: Int
     package var id: String
     package var role: Int
 }
 
 /// Stands for list items this server never has (users, groups, tables of a client).
-package struct WireEmpty: Sendable, Hashable, Codable {}
+struct WireEmpty: Sendable, Hashable, Codable {}
 
 /// The package of a presentation: `sourcesFolder` in a presentation, and with `sas` the answer of
 /// `GET /v1/contentpackages/{presentationId}`.
-package struct WireSourcesFolder: Sendable, Hashable, Codable {
+struct WireSourcesFolder: Sendable, Hashable, Codable {
     package var id: Int
     package var blobId: String
     package var fileSize: Int64
@@ -88,20 +88,20 @@ package struct WireSourcesFolder: Sendable, Hashable, Codable {
 }
 
 /// A media file as listed in a presentation.
-package struct WireMediaStub: Sendable, Hashable, Codable {
+struct WireMediaStub: Sendable, Hashable, Codable {
     package var id: Int
     package var revision: Int
     package var fileSize: Int64
 }
 
 /// A slide as listed in a presentation.
-package struct WireSlideStub: Sendable, Hashable, Codable {
+struct WireSlideStub: Sendable, Hashable, Codable {
     package var id: Int
     package var revision: Int
 }
 
 /// `GET /v1/presentations/{id}`.
-package struct WirePresentation: Sendable, Hashable, Codable {
+struct WirePresentation: Sendable, Hashable, Codable {
     package var id: Int
     package var name: String
     package var shortDescription: String?
@@ -157,7 +157,7 @@ package struct WirePresentation: Sendable, Hashable, Codable {
 }
 
 /// `GET /v1/mediafiles/{id}`.
-package struct WireMediaFile: Sendable, Hashable, Codable {
+struct WireMediaFile: Sendable, Hashable, Codable {
     package var id: Int
     package var revision: Int
     package var fileName: String
@@ -172,7 +172,7 @@ package struct WireMediaFile: Sendable, Hashable, Codable {
 }
 
 /// `GET /v1/slides/{id}`.
-package struct WireSlide: Sendable, Hashable, Codable {
+struct WireSlide: Sendable, Hashable, Codable {
     package var id: Int
     package var revision: Int
     package var name: String

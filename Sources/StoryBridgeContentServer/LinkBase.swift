@@ -31,7 +31,7 @@ final class LinkBase: Sendable {
 }
 
 /// A checked `--public-url`: `http` or `https`, a host, an optional port and path prefix; no query.
-package struct PublicURL: Sendable, Hashable {
+struct PublicURL: Sendable, Hashable {
     /// The URL without a trailing slash.
     package let base: String
     /// Its host name, lower-cased (added to the names the server answers to).

@@ -2,7 +2,7 @@ import CMinizip
 import Foundation
 
 /// Why a package zip could not be written.
-package struct PackageZipError: Error, Sendable, Equatable, CustomStringConvertible {
+struct PackageZipError: Error, Sendable, Equatable, CustomStringConvertible {
     package let description: String
 }
 

@@ -14,9 +14,9 @@ package struct PublishedPackage: Sendable, Hashable, Codable {
     package var presentationRevision: Int
     package var size: Int64
     /// The SHA-256 of the zip, hex: the strong `ETag`.
-    package var sha256: String
+    var sha256: String
     /// When this revision was built (`sourcesFolder.created`/`updated`, `Last-Modified`).
-    package var publishedAt: Date
+    var publishedAt: Date
 
     /// The zip's name in the packages folder, also the last part of its blob link.
     package var fileName: String { "\(id)-r\(revision).zip" }

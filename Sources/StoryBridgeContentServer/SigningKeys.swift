@@ -6,7 +6,7 @@ import Foundation
 /// The secret comes from the configuration, else from `content-server/signing-secret` in the data
 /// folder (created with 32 random bytes and mode 0600 on first use), so tokens and links stay valid
 /// across restarts.
-package struct SigningKeys: Sendable {
+struct SigningKeys: Sendable {
     // Kept as bytes: `SymmetricKey` is not `Sendable`.
     let tokens: Data
     let links: Data

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// An OAuth2 error of `POST /connect/token`: 400 with `{"error": code, "error_description": ...}`,
 /// as the StoryCLM auth server answers; 429 with `Retry-After` when failed logins are limited.
-package enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
+enum TokenEndpointError: Error, Sendable, Equatable, HTTPResponseError {
     /// Unknown client id, or a wrong secret.
     case invalidClient(String)
     /// Wrong user name or password, or a refresh token that is invalid, expired or refused.

@@ -19,7 +19,7 @@ package struct TokenReply: Sendable, Hashable, Codable {
 /// that rotate (see ``RefreshTokenRotation``): a refresh answers a new access token and a new
 /// refresh token, and the one presented is refused from then on (after a short grace for a
 /// concurrent use). A user removed from the config can no longer refresh.
-package final class TokenService: Sendable {
+final class TokenService: Sendable {
     let accounts: ContentServerAccounts
     let tokens: JSONWebToken
     let accessTokenLifetime: Int
@@ -99,7 +99,7 @@ package final class TokenService: Sendable {
     }
 
     /// The claims of a valid access token.
-    package func verifyAccessToken(_ token: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
+    func verifyAccessToken(_ token: String, now: Date = Date()) async throws(TokenVerificationError) -> AccessTokenClaims {
         try await tokens.verify(token, kind: "access", now: now)
     }
 

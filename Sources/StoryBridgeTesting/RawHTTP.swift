@@ -21,7 +21,7 @@ package enum RawHTTP {
         /// The `Content-Length` the server declared, if any.
         package var declaredLength: Int? { headers["content-length"].flatMap(Int.init) }
         /// Whether the whole declared body has arrived.
-        package var isComplete: Bool { declaredLength.map { body.count >= $0 } ?? false }
+        var isComplete: Bool { declaredLength.map { body.count >= $0 } ?? false }
 
         /// Reads what arrived so far; `nil` until the header block is complete.
         package init?(_ bytes: Data) {

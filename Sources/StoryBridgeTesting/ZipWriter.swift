@@ -5,7 +5,7 @@ import Foundation
 /// `../` names, symlink entries, non-UTF-8 names, duplicates, highly compressible bombs.
 package final class ZipWriter {
     /// Why a zip could not be written.
-    package struct WriteError: Error, CustomStringConvertible {
+    struct WriteError: Error, CustomStringConvertible {
         package let description: String
     }
 

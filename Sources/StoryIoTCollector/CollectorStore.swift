@@ -13,7 +13,7 @@ package final class CollectorStore: Sendable {
         package var entityId: String
         package var body: String
         package var headers: [String: String]
-        package var receivedAt: Date
+        var receivedAt: Date
         package var deliveries: Int
     }
 

@@ -39,7 +39,7 @@ package actor AccessTokenProvider {
 
     /// Called after the API answered 401 to `rejected`: renews unless another request already
     /// did (then the newer token is returned at once).
-    package func tokenAfterRejection(of rejected: String) async throws(SyncError) -> String {
+    func tokenAfterRejection(of rejected: String) async throws(SyncError) -> String {
         if session.accessToken != rejected { return session.accessToken }
         return try await renew(replacing: rejected)
     }

@@ -24,7 +24,7 @@ package struct SyncSession: Codable, Sendable, Hashable {
     /// When the access token was received (nil in sessions stored before this was kept).
     package var issuedAt: Date?
     package var subject: String?
-    package var fullName: String?
+    var fullName: String?
 
     /// A session from a token reply received at `now`.
     package init(

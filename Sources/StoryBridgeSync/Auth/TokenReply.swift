@@ -4,8 +4,8 @@ import JWTKit
 /// The token endpoint's answer.
 package struct TokenReply: Decodable, Sendable, Hashable {
     package var accessToken: String
-    package var expiresIn: Int?
-    package var tokenType: String?
+    var expiresIn: Int?
+    var tokenType: String?
     package var refreshToken: String?
     package var scope: String?
 
@@ -23,7 +23,7 @@ package struct TokenReply: Decodable, Sendable, Hashable {
 /// a token that is not a JWT simply has no claims.
 package struct AccessTokenClaims: Sendable, Hashable {
     package var subject: String?
-    package var fullName: String?
+    var fullName: String?
     package var expires: Date?
 
     /// The claims `jwt` carries; none when it is not a JWT.

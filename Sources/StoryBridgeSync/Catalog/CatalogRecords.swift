@@ -54,7 +54,7 @@ package struct SyncedPresentation: Codable, Sendable, Hashable, FetchableRecord,
     package var installedPackageId: Int?
 
     /// The part of a sync a failure happened in.
-    package enum FailureStage: String, Sendable {
+    enum FailureStage: String, Sendable {
         /// Fetching the presentation object: cleared by the next successful fetch.
         case metadata
         /// Downloading or installing the package: kept until the package changes or installs.

@@ -10,11 +10,11 @@ package struct SyncPaths: Sendable, Hashable {
     }
 
     /// The session (tokens), mode 0600.
-    package var sessionFolder: URL { directory.root }
+    var sessionFolder: URL { directory.root }
     /// Partial downloads and their validators: `<presId>-r<revision>.zip.part` + `.json`.
     package var downloads: URL { directory.root.appendingPathComponent("downloads") }
     /// What the last run left undone (``SyncRunRecord``).
-    package var lastRunFile: URL { directory.root.appendingPathComponent("sync-last-run.json") }
+    var lastRunFile: URL { directory.root.appendingPathComponent("sync-last-run.json") }
     /// Held (flock) by a running sync.
     package var lockFile: URL { directory.root.appendingPathComponent("sync.lock") }
 

@@ -3,7 +3,7 @@ import StoryBridge
 import Synchronization
 
 /// How a package reached the library, and what the delta path saved.
-package enum PackageTransfer: String, Sendable, Hashable {
+enum PackageTransfer: String, Sendable, Hashable {
     /// The whole package was downloaded.
     case full
     /// Only the changed entries were fetched; unchanged files were linked from the installed revision.

@@ -10,7 +10,7 @@ package struct ContentSyncReport: Sendable {
     /// Presentations whose download or install failed.
     package var failed: [(id: Int, error: SyncError)] = []
     /// Presentations already up to date.
-    package var upToDate = 0
+    var upToDate = 0
     /// Bytes received over the network.
     package var bytesTransferred: Int64 = 0
     /// Bytes reused from interrupted downloads.
@@ -25,13 +25,13 @@ package struct ContentSyncReport: Sendable {
     /// Fresh download links asked for after a refused one.
     package var linkRenewals = 0
     /// Presentations asked for by id that the service marks skip (not downloaded).
-    package var markedSkip: [Int] = []
+    var markedSkip: [Int] = []
     /// Presentations brought because one asked for opens them (its `presentations` field).
     package var dependencies: [Int] = []
     /// Dependencies the service does not offer.
-    package var missingDependencies: [Int] = []
+    var missingDependencies: [Int] = []
     /// Presentations the service has no package for (204 on the content package).
-    package var withoutPackage: [Int] = []
+    var withoutPackage: [Int] = []
     /// Packages installed with a warning (a size other than the declared one).
     package var warnings: [(id: Int, warning: String)] = []
     /// Presentations left on a rolled-back revision because they are pinned (`storybridge rollback`).

@@ -6,13 +6,13 @@ import Foundation
 /// from the part file's length when the validator still describes the same blob.
 package struct PartialDownload: Sendable {
     /// What the bytes are.
-    package struct Validator: Codable, Sendable, Hashable {
+    struct Validator: Codable, Sendable, Hashable {
         package var blobId: String?
         package var revision: Int
         package var expectedSize: Int64
         package var etag: String?
         /// The blob's size as the server sent it (`Content-Length`, `Content-Range`), when known.
-        package var actualSize: Int64?
+        var actualSize: Int64?
     }
 
     package let partFile: URL

@@ -18,9 +18,9 @@ package struct ResumableDownloader: Sendable {
     /// Transient failures in a row (no byte received in between) before giving up.
     package var retry: RetryPolicy
     /// Fresh links asked for in a row before giving up.
-    package var linkRenewalLimit = 3
+    var linkRenewalLimit = 3
     /// Redirects followed for one request.
-    package var redirectLimit = 5
+    var redirectLimit = 5
     /// Bytes between two `fsync`s of the part file, so a reboot loses little.
     package var syncEvery: Int64 = 16 << 20
     package var connectTimeout: TimeAmount = .seconds(10)
@@ -41,7 +41,7 @@ package struct ResumableDownloader: Sendable {
     /// What was fetched.
     package struct Outcome: Sendable, Hashable {
         /// Bytes already on disk from an earlier run.
-        package var resumedFrom: Int64
+        var resumedFrom: Int64
         /// Bytes received over the network in this run.
         package var transferred: Int64
         /// Fresh links asked for.

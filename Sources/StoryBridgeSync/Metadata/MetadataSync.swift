@@ -17,7 +17,7 @@ package struct MetadataSync: Sendable {
     package let api: ContentAPIClient
     package let catalog: SyncCatalog
     package let paths: SyncPaths
-    package var parallelism: Int
+    var parallelism: Int
     package var removals: RemovalPolicy
 
     package init(

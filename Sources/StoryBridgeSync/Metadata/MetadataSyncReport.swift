@@ -20,7 +20,7 @@ package struct MetadataSyncReport: Sendable, Hashable {
     /// Presentations removed here with their files (gone past the grace period, or pruned).
     package var removed: [Int] = []
     /// Why presentations gone from the service were not withdrawn, when the guard held them back.
-    package var heldBack: String?
+    var heldBack: String?
     /// Presentations whose fetch failed (marked `failed (reason)`).
     package var failed: [Failure] = []
     /// Presentations marked `skip` (not fetched, not downloaded).

@@ -2,14 +2,14 @@
 /// can tell them apart. Listed in `storybridge sync --help`; a sync run inside `serve` records
 /// the same status for `sync --status` (``SyncRun``).
 package enum SyncExitStatus {
-    package static let downloadFailed: Int32 = 65  // EX_DATAERR: a package failed to download or verify
+    static let downloadFailed: Int32 = 65  // EX_DATAERR: a package failed to download or verify
     package static let unreachable: Int32 = 69  // EX_UNAVAILABLE: the server could not be reached
     package static let storage: Int32 = 74  // EX_IOERR: local files or database
     package static let busy: Int32 = 75  // EX_TEMPFAIL: another sync holds the lock
     package static let server: Int32 = 76  // EX_PROTOCOL: the server answered something unexpected
-    package static let wrongCredentials: Int32 = 77  // EX_NOPERM: credentials refused
-    package static let loginAgain: Int32 = 78  // EX_CONFIG: refresh refused or not logged in
-    package static let notAllowed: Int32 = 79  // the API answered 403: no access for the application, or the client is inactive
+    static let wrongCredentials: Int32 = 77  // EX_NOPERM: credentials refused
+    static let loginAgain: Int32 = 78  // EX_CONFIG: refresh refused or not logged in
+    static let notAllowed: Int32 = 79  // the API answered 403: no access for the application, or the client is inactive
     package static let partial: Int32 = 80  // the run went on past failures of single presentations, or held back removals
     package static let interrupted: Int32 = 130
 

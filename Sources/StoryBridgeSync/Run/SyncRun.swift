@@ -33,7 +33,7 @@ package struct SyncRun: Sendable {
         /// Why the run stopped, when it did.
         package var failure: SyncError?
         /// Packages were due but the download window was closed.
-        package var waitedForWindow: SyncWindow?
+        var waitedForWindow: SyncWindow?
 
         /// The exit status of `storybridge sync` for this run (see ``SyncExitStatus``).
         package var exitStatus: Int32 {
