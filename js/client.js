@@ -570,7 +570,9 @@
   // on its own ({dropped: N}) a second after the first drop, so a loop cut short gives one count.
   // Lines logged while the socket is not open wait (at most BURST of them) and follow the host's
   // hello. A line logged while one is being forwarded is not forwarded, so nothing the forwarding
-  // itself logs can loop.
+  // itself logs can loop. The wrapper adds a frame to every console call; the source map the
+  // host serves for this file (linked at its end) puts it on DevTools' ignore list, so DevTools
+  // shows the page's own file and line for each line, not this wrapper.
   (function () {
     var setting = script ? String(script.getAttribute('data-page-console') || '').split(' ') : [];
     var rate = Number(setting[0]);
@@ -944,3 +946,6 @@
     };
   }
 })();
+// The host serves a map of this file that puts it on DevTools' ignore list, so a line the page
+// logs through the console wrapper above shows at the page's own file and line (PROTOCOL.md §5.10).
+//# sourceMappingURL=client.js.map
