@@ -19,7 +19,7 @@ enum EmbeddedScripts {
     }
 
     /// The source map of `client.js`, served at `/__storybridge/client.js.map` and named by the
-    /// script's last line (`//# sourceMappingURL=client.js.map`): see ``sourceMap(of:)``.
+    /// script's last line (`//# sourceMappingURL=client.js.map`): see ``sourceMap(of:named:)``.
     static let clientSourceMap: String? = all["client.js"].map { sourceMap(of: $0, named: "client.js") }
 
     /// A source map that maps each line of `text` (the script `name`) to itself and puts it on

@@ -3,7 +3,7 @@ import Foundation
 /// Normalises the command names that content sends.
 public enum CommandNames {
     /// Legacy spellings still sent by older storyclm.js builds, mapped to the current names
-    /// (docs/PROTOCOL.md §2.1 and "StoryCLM generations"):
+    /// (docs/PROTOCOL.md §2.1 and §5.11, "StoryCLM generations"):
     ///
     /// - `openPresentation {presId}`: `StoryCLM.Presentation.Open` of the unversioned library of
     ///   2016 (storyclm/FrontendDevTest `04_Slider/js/StoryCLM.js`), `open` without a slide;
