@@ -75,7 +75,9 @@ private func consoleEntries(of host: TestHost, count: Int) async throws -> [JSON
 
 @Suite("Old generations of storyclm.js and the page console in headless Chromium", .serialized)
 struct StoryCLMGenerationsBrowserTests {
-    @Test("a page on a library of 1.1.0's style: its console lines reach the host, and openPresentation {presId} opens the other deck")
+    @Test(
+        "a page on a library of 1.1.0's style: its console lines reach the host and the browser's console, and openPresentation {presId} opens the other deck"
+    )
     func oldStyleLibrary() async throws {
         let first = try folder([
             "index.html":
@@ -106,6 +108,27 @@ struct StoryCLMGenerationsBrowserTests {
             }
             // None was refused: no failed request of a console command in the feed.
             #expect(!host.runtime.feed.recentEntries.contains { ($0["command"]?.stringValue ?? "").hasPrefix("console") })
+            // The browser's console shows them too: the client echoes the lines the library took
+            // from it, with the browser's own methods (so they are not forwarded a second time).
+            var shown: [(String, String)] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while shown.count < 7, ContinuousClock.now < deadline {
+                guard let event = await page.devTools.events.next(timeout: deadline - ContinuousClock.now) else { break }
+                guard event["method"] == "Runtime.consoleAPICalled", let params = event["params"] else { continue }
+                let args = params["args"]?.arrayValue ?? []
+                let text = args.map { $0["value"]?.stringValue ?? $0["description"]?.stringValue ?? $0["type"]?.stringValue ?? "" }
+                shown.append((params["type"]?.stringValue ?? "", text.joined(separator: " ")))
+            }
+            #expect(shown.map(\.0) == ["log", "log", "info", "warning", "error", "error", "log"])
+            if shown.count == 7 {
+                #expect(shown[0].1 == "page 3")
+                #expect(shown[2].1 == "turned")
+                #expect(shown[3].1 == "low")
+                #expect(shown[4].1.hasPrefix("Error: boom"))
+                #expect(shown[5].1 == "failed 7")
+                #expect(shown[6].1 == "undefined")
+            }
+            #expect(host.runtime.feed.recentEntries.filter { $0["type"] == "console" }.count == 7)
 
             // The 2016 library's Presentation.Open: openPresentation {presId}, with a callback.
             _ = try await page.evaluate("StoryCLMBridge.Invoke('openPresentation', {presId: 2}, function () {}); true")
