@@ -394,6 +394,32 @@
   // ---- the legacy doorbell shim ----
   var drainScheduled = false;
   function isDoorbell(value) { return /^\s*storyclm:/i.test(String(value)); }
+  // storyclm.js 1.1.0 replaces window.console with an object that sends each line as a command
+  // (consolelog {log}, consoleinfo {info}, consolewarn {warn}, consoleerror {error}), so the
+  // browser's console would show none of the page's lines. The client shows them there too, with
+  // the browser's own console methods as they were before any wrapping (docs/PROTOCOL.md §5.10).
+  var browserConsole = typeof console === 'object' && console !== null ? console : null;
+  var echoConsole = browserConsole && {
+    consolelog: ['log', browserConsole.log], consoleinfo: ['info', browserConsole.info],
+    consolewarn: ['warn', browserConsole.warn], consoleerror: ['error', browserConsole.error]
+  };
+  function echoLegacyConsole(queued) {
+    for (var i = 0; i < queued.length; i++) {
+      var message = queued[i];
+      var command = message && message.Command;
+      if (typeof command !== 'string' || command.charCodeAt(0) !== 99 || !echoConsole.hasOwnProperty(command)) { continue; }
+      var method = echoConsole[command];
+      var data = message.Data;
+      if (typeof method[1] !== 'function' || !data || typeof data !== 'object') { continue; }
+      var value = data[method[0]];
+      var args = [value];
+      if (value && typeof value === 'object' && !Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, '0')) {
+        args = [];
+        for (var n = 0; Object.prototype.hasOwnProperty.call(value, String(n)); n++) { args.push(value[String(n)]); }
+      }
+      try { method[1].apply(browserConsole, args); } catch (e) { /* the echo never breaks the page */ }
+    }
+  }
   function drainLegacyQueue() {
     drainScheduled = false;
     var bridge = window.StoryCLMBridge;
@@ -406,7 +432,10 @@
       console.error('storybridge: StoryCLMBridge.GetQueue() did not return a JSON array', e);
       return;
     }
-    if (queued && queued.length) { post(queued); }
+    if (queued && queued.length) {
+      if (echoConsole && window.console !== browserConsole) { echoLegacyConsole(queued); }
+      post(queued);
+    }
   }
   function ringDoorbell() {
     if (drainScheduled) { return; }
@@ -570,7 +599,9 @@
   // on its own ({dropped: N}) a second after the first drop, so a loop cut short gives one count.
   // Lines logged while the socket is not open wait (at most BURST of them) and follow the host's
   // hello. A line logged while one is being forwarded is not forwarded, so nothing the forwarding
-  // itself logs can loop.
+  // itself logs can loop. The wrapper adds a frame to every console call; the source map the
+  // host serves for this file (linked at its end) puts it on DevTools' ignore list, so DevTools
+  // shows the page's own file and line for each line, not this wrapper.
   (function () {
     var setting = script ? String(script.getAttribute('data-page-console') || '').split(' ') : [];
     var rate = Number(setting[0]);
@@ -944,3 +975,6 @@
     };
   }
 })();
+// The host serves a map of this file that puts it on DevTools' ignore list, so a line the page
+// logs through the console wrapper above shows at the page's own file and line (PROTOCOL.md §5.10).
+//# sourceMappingURL=client.js.map

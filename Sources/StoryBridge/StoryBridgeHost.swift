@@ -70,7 +70,7 @@ public final class StoryBridgeHost: Sendable {
         // A console line is shown in the feed by the page console, as a line (or not at all, over
         // the limit), instead of as the request that carried it; one refused with an answer shows.
         bridge.observe { exchange in
-            if exchange.request.command == ConsoleLogModule.command, exchange.response?.status ?? .success == .success { return }
+            if ConsoleLogModule.isConsoleCommand(exchange.request.command), exchange.response?.status ?? .success == .success { return }
             feed.record(.exchange(exchange))
         }
         for module in Self.builtInModules() { Self.register(module, on: bridge, logger: logger) }

@@ -25,4 +25,27 @@ struct ClientScriptCachingTests {
             }
         }
     }
+
+    @Test("client.js names its source map; the map is an identity map of the file served, on the ignore list")
+    func clientSourceMap() async throws {
+        try await withHost { host in
+            let script = String(decoding: try await httpGet(host.baseURL + "/__storybridge/client.js").body, as: UTF8.self)
+            #expect(script.hasSuffix("//# sourceMappingURL=client.js.map\n"))
+            let answer = try await httpGet(host.baseURL + "/__storybridge/client.js.map")
+            #expect(answer.status == 200)
+            #expect(answer.headers["content-type"]?.hasPrefix("application/json") == true)
+            let map = try JSONValue.parse(String(decoding: answer.body, as: UTF8.self))
+            #expect(map["version"] == 3)
+            #expect(map["file"] == "client.js")
+            #expect(map["sources"] == ["client.js"])
+            #expect(map["sourcesContent"] == [.string(script)])
+            #expect(map["x_google_ignoreList"] == [0])
+            #expect(map["ignoreList"] == [0])
+            let lines = script.split(separator: "\n", omittingEmptySubsequences: false).count
+            let segments = map["mappings"]?.stringValue?.split(separator: ";", omittingEmptySubsequences: false) ?? []
+            #expect(segments.count == lines)
+            #expect(segments.first == "AAAA")
+            #expect(segments.dropFirst().allSatisfy { $0 == "AACA" })
+        }
+    }
 }

@@ -187,8 +187,11 @@ struct BridgeRouterTests {
         for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
         try bridge.register(DeepLinkingModule())
         #expect(Set(bridge.commands).isSubset(of: Set(host.bridge.commands)))
-        #expect(host.bridge.commands.count == 61)
-        #expect(host.bridge.policy(for: ConsoleLogModule.command) == .fromMemory(.readsOnly))
+        #expect(host.bridge.commands.count == 64)
+        for (command, _) in ConsoleLogModule.levels { #expect(host.bridge.policy(for: command) == .fromMemory(.readsOnly)) }
+        // The legacy spellings take the policy of the command they name.
+        #expect(host.bridge.policy(for: "openPresentation") == host.bridge.policy(for: "open"))
+        #expect(host.bridge.policy(for: "sessionconfirm") == host.bridge.policy(for: "setSessionComplete"))
         #expect(host.bridge.policy(for: PageAnswers.reportCommand) == .fromMemory(.changesState))
         #expect(host.bridge.policy(for: StoryContextModule.command) == .ordered(.bridgeDefault))
         #expect(bridge.policy(for: "getCurrentSlideName") == .fromMemory(.readsOnly))

@@ -89,6 +89,7 @@ struct MessageTests {
         arguments: [
             ("openMediaLibrary ", "openMediaLibrary"), ("getsessions", "getSessions"), ("getsessionbyid", "getSessionById"),
             ("setPresentationComplete", "setSessionComplete"), ("sessionupdate", "setSessionComplete"), ("\tgo\n", "go"),
+            ("openPresentation", "open"), ("sessionconfirm", "setSessionComplete"), ("consoleinfo", "consoleinfo"),
         ])
     func canonicalNames(raw: String, expected: String) {
         #expect(CommandNames.canonical(raw) == expected)

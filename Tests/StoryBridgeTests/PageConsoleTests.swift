@@ -95,12 +95,57 @@ struct PageConsoleTests {
             try PageConsoleLine(data: ["level": "info", "message": "m", "dropped": 12])
                 == PageConsoleLine(level: .info, message: "m", droppedByPage: 12))
         #expect(try PageConsoleLine(data: ["dropped": 5]) == PageConsoleLine(level: .log, message: nil, droppedByPage: 5))
-        #expect(throws: BridgeError.invalidData(field: "message", reason: "is missing: a console line needs 'message' or 'args'")) {
+        #expect(throws: BridgeError.invalidData(field: "message", reason: "is missing: a console line needs 'message', 'args' or 'log'")) {
             try PageConsoleLine(data: ["level": "warn"])
         }
         #expect(throws: BridgeError.invalidData(field: "dropped", reason: "must be a whole number of zero or more, got -1")) {
             try PageConsoleLine(data: ["message": "m", "dropped": -1])
         }
+    }
+
+    @Test("storyclm.js 1.1.0's forms: {log}, {info}, {warn}, {error} (a stack or a copy of arguments), and {} for console.log()")
+    func legacyForms() throws {
+        #expect(try PageConsoleLine(data: ["log": "page 3"]) == PageConsoleLine(level: .log, message: "page 3"))
+        #expect(try PageConsoleLine(data: ["log": ["a": 1]]) == PageConsoleLine(level: .log, message: #"{"a":1}"#))
+        #expect(try PageConsoleLine(data: ["info": "i"], level: .info) == PageConsoleLine(level: .info, message: "i"))
+        #expect(try PageConsoleLine(data: ["warn": .null], level: .warn) == PageConsoleLine(level: .warn, message: "null"))
+        #expect(
+            try PageConsoleLine(data: ["error": "Error: e\n    at f (a.js:1:2)"], level: .error)
+                == PageConsoleLine(level: .error, message: "Error: e\n    at f (a.js:1:2)"))
+        #expect(
+            try PageConsoleLine(data: ["error": ["0": "failed", "1": 7, "2": ["x": true]]], level: .error)
+                == PageConsoleLine(level: .error, message: #"failed 7 {"x":true}"#))
+        // An object that is not a copy of `arguments` (a missing index) is one argument.
+        #expect(
+            try PageConsoleLine(data: ["error": ["0": "a", "2": "c"]], level: .error)
+                == PageConsoleLine(level: .error, message: #"{"0":"a","2":"c"}"#))
+        #expect(try PageConsoleLine(data: [:]) == PageConsoleLine(level: .log, message: "undefined"))
+        #expect(try PageConsoleLine(data: [:], level: .warn) == PageConsoleLine(level: .warn, message: "undefined"))
+        // The command's level unless Data names one; the forms of consolelog work under each.
+        #expect(try PageConsoleLine(data: "bare", level: .info) == PageConsoleLine(level: .info, message: "bare"))
+        #expect(
+            try PageConsoleLine(data: ["level": "error", "message": "m"], level: .info) == PageConsoleLine(level: .error, message: "m"))
+        // The member is the command's own: consoleinfo {log: …} holds no line.
+        #expect(throws: BridgeError.invalidData(field: "message", reason: "is missing: a console line needs 'message', 'args' or 'info'")) {
+            try PageConsoleLine(data: ["log": "x"], level: .info)
+        }
+    }
+
+    @Test("consoleinfo, consolewarn and consoleerror are logged at their level and shown as lines, not requests")
+    func legacyCommands() async throws {
+        let (host, viewer, _, recorder) = try await host()
+        let context = host.context(for: viewer)
+        for (command, member) in [("consoleinfo", "info"), ("consolewarn", "warn"), ("consoleerror", "error")] {
+            let answer = await host.bridge.handle(
+                BridgeRequest(command: command, data: .object([member: .string(member + " line")]), guid: "G-" + member), context: context)
+            #expect(answer == .success(guid: "G-" + member, data: ["logged": true]))
+        }
+        #expect(consoleLines(recorder).map(\.level) == [.info, .warning, .error])
+        #expect(consoleEntries(host).map { $0["message"] } == ["info line", "warn line", "error line"])
+        #expect(host.feed.recentEntries.allSatisfy { ($0["command"]?.stringValue ?? "").hasPrefix("console") == false })
+        #expect(ConsoleLogModule.isConsoleCommand("consolewarn"))
+        #expect(!ConsoleLogModule.isConsoleCommand("consolefoo"))
+        #expect(!ConsoleLogModule.isConsoleCommand("getAppInfo"))
     }
 
     @Test("a line is logged at the page's level with presentation, slide and viewer, and shown in the feed, not as a request")

@@ -27,6 +27,13 @@ struct ReservedRoutes: Sendable {
                     cache: current ? "public, max-age=31536000, immutable" : "no-cache")
             }
         }
+        // The client's source map puts it on DevTools' ignore list (docs/PROTOCOL.md §5.10).
+        reserved.get("client.js.map") { _, _ -> Response in
+            guard let map = EmbeddedScripts.clientSourceMap else {
+                throw HostHTTPError(.internalServerError, "The host was built without client.js")
+            }
+            return .body(map, type: "application/json; charset=utf-8", cache: "no-cache")
+        }
         for script in ["inspector.js", "inspector-revisions.js"] {
             reserved.get(RouterPath("inspector/" + script)) { _, _ in
                 try Self.embedded(script, type: "application/javascript; charset=utf-8")
