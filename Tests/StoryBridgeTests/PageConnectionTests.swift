@@ -121,25 +121,6 @@ private final class Gate: Sendable {
     }
 }
 
-extension FrameDispatcher {
-    /// A dispatcher whose every outbound message goes to `deliver` as the page reads it: answers
-    /// as the bytes the one serialiser wrote, read back, and events.
-    init(
-        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
-    ) {
-        let read: @Sendable ([UInt8]) -> Void = { bytes in
-            do {
-                deliver(try JSONValue.parse(String(decoding: bytes, as: UTF8.self)))
-            } catch {
-                Issue.record("an answer that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
-            }
-        }
-        self.init(
-            bridge: bridge, context: context, maxInFlight: maxInFlight, answers: AnswerSink(write: read, send: read),
-            events: { deliver($0.json) })
-    }
-}
-
 /// Collects what a dispatcher delivers.
 final class Outbox: Sendable {
     let messages = Mutex<[JSONValue]>([])
@@ -151,10 +132,10 @@ final class Outbox: Sendable {
 }
 
 @Suite("Frame dispatch")
-struct FrameDispatcherTests {
+struct PageConnectionTests {
     /// A dispatcher over the host's bridge, or, given a clock, over a bridge of its own that reads
     /// that clock and has the built-in modules.
-    func dispatcher(clock: ManualHostClock? = nil, maxInFlight: Int = 64) async throws -> (FrameDispatcher, Outbox, Bridge) {
+    func dispatcher(clock: ManualHostClock? = nil, maxInFlight: Int = 64) async throws -> (PageConnection, Outbox, Bridge) {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
         var bridge = host.bridge
@@ -163,16 +144,14 @@ struct FrameDispatcherTests {
             for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
         }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: bridge, context: host.context(for: viewer), maxInFlight: maxInFlight) {
+        let dispatcher = PageConnection(bridge: bridge, context: host.context(for: viewer), maxInFlight: maxInFlight) {
             outbox.append($0)
         }
         return (dispatcher, outbox, bridge)
     }
 
-    func run(_ dispatcher: FrameDispatcher, _ frame: String) async {
-        await withDiscardingTaskGroup { group in
-            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
-        }
+    func run(_ dispatcher: PageConnection, _ frame: String) async {
+        await dispatcher.run([frame])
     }
 
     @Test("a frame that is not JSON yields an error event, and the next frame still works")
@@ -221,6 +200,7 @@ struct FrameDispatcherTests {
             // The handler answers now, late: that answer is dropped.
             module.gate.raise()
         }
+        await dispatcher.drained()
         let answers = outbox.answers(to: "L1")
         #expect(answers.count == 1)
         #expect(answers.first?["ErrorCode"] == 504)
@@ -242,6 +222,7 @@ struct FrameDispatcherTests {
             #expect(outbox.answers(to: "W").isEmpty)
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["U", "W"])
     }
 
@@ -269,6 +250,7 @@ struct FrameDispatcherTests {
             clock.advance(by: .seconds(1))
             #expect(await eventually { outbox.answers(to: "S2").first?["ErrorCode"] == 504 })
         }
+        await dispatcher.drained()
         #expect(outbox.answers(to: "S1").count == 1)
         #expect(outbox.answers(to: "S2").count == 1)
     }
@@ -284,6 +266,7 @@ struct FrameDispatcherTests {
             }
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["W", "R"])
         #expect(outbox.answers(to: "R").first?["Data"] == "hello")
         // The built-in custom events, likewise, in one frame.
@@ -317,9 +300,10 @@ struct FrameDispatcherTests {
             #expect(await eventually { outbox.answers(to: "U3").count == 1 })
             module.gate.raise()
         }
+        await dispatcher.drained()
         // The late answer, once it came, was dropped.
         #expect(outbox.answers(to: "L").count == 1)
-        dispatcher.finish()
+        dispatcher.finishReading()
     }
 
     @Test("a command whose handler awaits is ordered, and hung it gets a 504 at the bridge's default deadline; the page goes on")
@@ -342,11 +326,12 @@ struct FrameDispatcherTests {
             #expect(await eventually { outbox.answers(to: "U").count == 1 })
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["A", "U"])
         let answer = try #require(outbox.answers(to: "A").first)
         #expect(answer["ErrorCode"] == 504)
         #expect(answer["ErrorMessage"] == "Module 'AwaitingMemory' did not answer 'awaitViewer' within 10 s")
-        dispatcher.finish()
+        dispatcher.finishReading()
     }
 
     @Test("requests the page sent before its connection ended still run: a fire-and-forget request queued behind a slow one takes effect")
@@ -359,9 +344,10 @@ struct FrameDispatcherTests {
                 frame: #"[{"Command":"write","Data":{"text":"first"}},{"Command":"write","Data":{"text":"last"}}]"#
             ) { work in group.addTask { await work() } }
             // The page leaves while the first write still waits: the connection ends.
-            dispatcher.finish()
+            dispatcher.finishReading()
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(module.page.withLock { $0 } == "last")
         #expect(outbox.all.isEmpty)
     }
@@ -391,6 +377,7 @@ struct FrameDispatcherTests {
             module.gate.raise()
             #expect(await eventually { outbox.answers(to: "U").count == 1 })
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["S", "U"])
     }
 
@@ -406,6 +393,7 @@ struct FrameDispatcherTests {
                 }
             }
         }
+        await dispatcher.drained()
         #expect(outbox.guids == guids)
     }
 }
