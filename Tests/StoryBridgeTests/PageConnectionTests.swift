@@ -77,6 +77,20 @@ private final class NotebookModule: BridgeModule {
     }
 }
 
+/// A concurrent command with an answer from memory: memory answers "from memory"; the handler
+/// counts its calls and answers "from the handler".
+private final class ConcurrentMemoryModule: BridgeModule {
+    let name = "ConcurrentMemory"
+    let handlerCalls = Mutex(0)
+    var commands: CommandTable {
+        BridgeCommand("peek", .concurrent) { [self] _, _ in
+            handlerCalls.withLock { $0 += 1 }
+            return "from the handler"
+        }
+        .answeringFromMemory { _, _ in "from memory" }
+    }
+}
+
 /// A concurrent command with a 1 s deadline whose handler sleeps an hour of the manual clock, and
 /// notes when it is cancelled.
 private final class StuckModule: BridgeModule {
@@ -362,6 +376,38 @@ struct PageConnectionTests {
         }
         #expect(spawned.withLock { $0 } == 0)
         #expect(outbox.answers(to: "I1").first?["Status"] == "Success")
+    }
+
+    @Test(
+        "a concurrent command with a memory answer meets one decision whatever the frame: from memory while the page's queue is idle, on a task of its own behind a waiting request"
+    )
+    func concurrentMemoryAnswerIsOneDecision() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        let module = ConcurrentMemoryModule()
+        try bridge.register(module)
+        let gated = GatedOrderedModule()
+        try bridge.register(gated)
+        // A frame of one request and an array frame: the same answer from memory, no task.
+        let spawned = Mutex(0)
+        for frame in [#"{"Command":"peek","GUID":"one"}"#, #"[{"Command":"peek","GUID":"array"}]"#] {
+            await dispatcher.dispatch(frame: frame) { _ in spawned.withLock { $0 += 1 } }
+        }
+        #expect(spawned.withLock { $0 } == 0)
+        #expect(outbox.answers(to: "one").first?["Data"] == "from memory")
+        #expect(outbox.answers(to: "array").first?["Data"] == "from memory")
+        // Behind a waiting ordered request, it does not wait: its own task, its handler.
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"[{"Command":"gated","GUID":"held"},{"Command":"peek","GUID":"behind"}]"#) { work in
+                group.addTask { await work() }
+            }
+            #expect(await eventually { outbox.answers(to: "behind").count == 1 })
+            #expect(outbox.answers(to: "held").isEmpty)
+            gated.gate.raise()
+        }
+        await dispatcher.drained()
+        #expect(outbox.answers(to: "behind").first?["Data"] == "from the handler")
+        #expect(module.handlerCalls.withLock { $0 } == 1)
+        #expect(outbox.guids == ["one", "array", "behind", "held"])
     }
 
     @Test("a memory-only command still waits for the ordered request sent before it")
