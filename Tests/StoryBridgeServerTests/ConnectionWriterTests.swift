@@ -4,7 +4,7 @@ import StoryBridgeScripts
 import StoryBridgeTesting
 import Testing
 
-/// Each page connection's writer (``OutboundChannel/run(counted:)``) is a child task of the
+/// Each page connection's writer (`PageConnection.runWriter()`) is a child task of the
 /// connection's handler: it runs while the connection does and none outlives it.
 @Suite("The connection's writer task")
 struct ConnectionWriterTests {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import StoryBridgeServer
 
-/// The connection's one writer (`OutboundChannel`): answers written by the reading task and by
+/// The connection's one way out (`PageConnection`'s writer): answers written by the reading task and by
 /// the page's ordered worker, and host events, leave in the order they were sent, also when more
 /// are queued than its high watermark.
 @Suite("Outbound channel")
@@ -18,7 +18,7 @@ struct OutboundChannelTests {
             // Memory answers are written by the reading task while the queue is idle, ordered
             // ones by the page's worker; a memory request behind an ordered one waits its turn.
             var sent: [String] = []
-            for index in 0..<(4 * OutboundChannel.highWatermark) {
+            for index in 0..<(4 * PageConnection.outboundHighWatermark) {
                 let guid = viewer.makeGUID()
                 sent.append(guid)
                 let request =

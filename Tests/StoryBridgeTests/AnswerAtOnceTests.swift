@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import StoryBridgeTesting
 import Synchronization
 import Testing
@@ -15,22 +16,20 @@ struct AnswerAtOnceTests {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
         let wire = Wire()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer), answers: wire.sink) {
-            wire.event($0)
-        }
-        var bytes: [UInt8] = []
+        let dispatcher = wire.connection(bridge: host.bridge, context: host.context(for: viewer))
+        var bytes = PageConnection.Reader()
         let g1 = #"{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"g1","Status":"Success"}"#
         #expect(await wire.tasks(dispatcher, #"{"Command":"getCurrentSlideName","Data":{},"GUID":"g1"}"#, &bytes) == 0)
         #expect(wire.frames == [.init(text: g1, byAnsweringTask: true)])
         // Written into the reading task's own buffer, by the one serialiser.
-        #expect(String(decoding: bytes, as: UTF8.self) == g1)
+        #expect(String(decoding: bytes.answer, as: UTF8.self) == g1)
         // Without a GUID it runs and nothing is answered.
         #expect(await wire.tasks(dispatcher, #"{"Command":"getNavigationData"}"#, &bytes) == 0)
         #expect(wire.frames.count == 1)
         // An answer from memory that fails is still an answer, at once.
         let (bare, _) = await makeHost(presentation: presentation)
         let empty = await bare.viewers.lease(id: "no-slide-yet")
-        let refusal = FrameDispatcher(bridge: bare.bridge, context: bare.context(for: empty), answers: wire.sink) { wire.event($0) }
+        let refusal = wire.connection(bridge: bare.bridge, context: bare.context(for: empty))
         #expect(await wire.tasks(refusal, #"{"Command":"getCurrentSlideName","GUID":"g2"}"#, &bytes) == 0)
         #expect(wire.frames.last?.text.contains(#""ErrorCode":400"#) == true)
         #expect(wire.frames.last?.byAnsweringTask == true)
@@ -56,7 +55,7 @@ struct AnswerAtOnceTests {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        let dispatcher = PageConnection(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
         func slide() async -> String? {
             await dispatcher.dispatch(frame: #"{"Command":"getCurrentSlideName","GUID":"g"}"#) { _ in }
             return outbox.all.last?["Data"]?["slide"]?.stringValue
@@ -82,13 +81,13 @@ struct AnswerAtOnceTests {
         try bridge.register(hang)
         let wire = Wire()
         let context = host.context(for: viewer)
-        let dispatcher = FrameDispatcher(bridge: bridge, context: context, maxInFlight: 1, answers: wire.sink) { wire.event($0) }
+        let dispatcher = wire.connection(bridge: bridge, context: context, maxInFlight: 1)
         let slide = #"{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"same","Status":"Success"}"#
-        var bytes: [UInt8] = []
+        var bytes = PageConnection.Reader()
         await withDiscardingTaskGroup { group in
             // At once, on the reading task.
-            await dispatcher.dispatch(
-                dispatcher.route(BridgeRequest.read(frame: #"{"Command":"getCurrentSlideName","GUID":"same"}"#)), writingInto: &bytes
+            await dispatcher.receive(
+                dispatcher.route(BridgeRequest.read(frame: #"{"Command":"getCurrentSlideName","GUID":"same"}"#)), reader: &bytes
             ) {
                 work in group.addTask { await work() }
             }
@@ -96,7 +95,7 @@ struct AnswerAtOnceTests {
             // from the timer; a concurrent one is answered 504 from its own task, and the next is 429.
             let frame =
                 #"[{"Command":"hang","GUID":"H"},{"Command":"getCurrentSlideName","GUID":"same"},{"Command":"hangAlone","GUID":"C"},{"Command":"hangAlone","GUID":"busy"},{"Command":["go"],"GUID":"bad"}]"#
-            await dispatcher.dispatch(dispatcher.route(BridgeRequest.read(frame: frame)), writingInto: &bytes) {
+            await dispatcher.receive(dispatcher.route(BridgeRequest.read(frame: frame)), reader: &bytes) {
                 work in group.addTask { await work() }
             }
             // Both handlers and the deadline timer's tick wait on the clock.
@@ -132,7 +131,7 @@ struct AnswerAtOnceTests {
         clock.advance(by: .seconds(1))
         #expect(await handled?.jsonText == timeout)
         #expect(wire.frames.count == 6)
-        dispatcher.finish()
+        dispatcher.finishReading()
     }
 
     @Test("the inspector feed, recorded from many tasks while an inspector subscribes, misses and doubles nothing")
@@ -199,11 +198,11 @@ private final class HangModule: BridgeModule {
     func release() { clock.advance(by: .seconds(3600)) }
 }
 
-/// What a dispatcher hands its answer sink, as text, in order, with who wrote it, and its events.
+/// What a connection writes, as text, in order, with who wrote it, and its events.
 private final class Wire: Sendable {
     struct Frame: Equatable {
         let text: String
-        /// Written by the task answering in order (the reading task or the worker), not sent from elsewhere.
+        /// Written by the task answering in order (the reading task or the worker), not by the writer.
         let byAnsweringTask: Bool
     }
     private let state = Mutex<(frames: [Frame], events: [HostEvent])>(([], []))
@@ -211,26 +210,34 @@ private final class Wire: Sendable {
     var frames: [Frame] { state.withLock { $0.frames } }
     var events: [HostEvent] { state.withLock { $0.events } }
 
-    var sink: AnswerSink {
-        AnswerSink(write: { [self] in record($0, byAnsweringTask: true) }, send: { [self] in record($0, byAnsweringTask: false) })
+    /// A connection writing here, its writer running on a task of its own.
+    func connection(bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64) -> PageConnection {
+        let connection = PageConnection(bridge: bridge, context: context, maxInFlight: maxInFlight) { [self] message, byAnsweringTask in
+            record(String(buffer: message), byAnsweringTask: byAnsweringTask)
+        }
+        Task { await connection.runWriter() }
+        return connection
     }
 
-    func event(_ event: HostEvent) { state.withLock { $0.events.append(event) } }
-
-    private func record(_ bytes: [UInt8], byAnsweringTask: Bool) {
-        let frame = Frame(text: String(decoding: bytes, as: UTF8.self), byAnsweringTask: byAnsweringTask)
-        state.withLock { $0.frames.append(frame) }
+    private func record(_ text: String, byAnsweringTask: Bool) {
+        if let json = try? JSONValue.parse(text), let event = HostEvent(json: json) {
+            state.withLock { $0.events.append(event) }
+        } else {
+            state.withLock { $0.frames.append(Frame(text: text, byAnsweringTask: byAnsweringTask)) }
+        }
     }
 
-    /// Dispatches `text` as the reading task does, runs what it spawns, and returns how many tasks it spawned.
-    func tasks(_ dispatcher: FrameDispatcher, _ text: String, _ bytes: inout [UInt8]) async -> Int {
+    /// Receives `text` as the reading task does, runs what it spawns, and returns, once everything
+    /// owed is written, how many tasks it spawned.
+    func tasks(_ connection: PageConnection, _ text: String, _ reader: inout PageConnection.Reader) async -> Int {
         let spawned = Mutex(0)
         await withDiscardingTaskGroup { group in
-            await dispatcher.dispatch(dispatcher.route(BridgeRequest.read(frame: text)), writingInto: &bytes) { work in
+            await connection.receive(connection.route(BridgeRequest.read(frame: text)), reader: &reader) { work in
                 spawned.withLock { $0 += 1 }
                 group.addTask { await work() }
             }
         }
+        await connection.drained()
         return spawned.withLock { $0 }
     }
 }

@@ -126,10 +126,12 @@ struct FrameFuzzTests {
                 expected[guid, default: 0] += 1
             } catch {}
             let outbox = Outbox()
-            let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+            let dispatcher = PageConnection(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
             await withDiscardingTaskGroup { group in
                 await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
             }
+            await dispatcher.drained()
+            dispatcher.close()
             var got: [String: Int] = [:]
             for message in outbox.all {
                 if let guid = message["GUID"]?.stringValue { got[guid, default: 0] += 1 }

@@ -58,21 +58,17 @@ private final class CounterModule: BridgeModule, Sendable {
 /// Ordered commands answered from memory when the page has nothing waiting.
 @Suite("answers from memory")
 struct MemoryAnswerTests {
-    func dispatcher(_ module: (any BridgeModule)? = nil) async throws -> (FrameDispatcher, Outbox, StoryBridgeHost) {
+    func dispatcher(_ module: (any BridgeModule)? = nil) async throws -> (PageConnection, Outbox, StoryBridgeHost) {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
         if let module { try host.bridge.register(module) }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        let dispatcher = PageConnection(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
         return (dispatcher, outbox, host)
     }
 
-    func run(_ dispatcher: FrameDispatcher, _ frames: String...) async {
-        await withDiscardingTaskGroup { group in
-            for frame in frames {
-                await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
-            }
-        }
+    func run(_ dispatcher: PageConnection, _ frames: String...) async {
+        await dispatcher.run(frames)
     }
 
     static func request(_ command: String, _ data: String, guid: String) -> String {
@@ -107,6 +103,7 @@ struct MemoryAnswerTests {
             #expect(outbox.all.isEmpty)
             module.opened.withLock { $0 = true }
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["held", "look"])
         // Once the request before it is answered, memory may answer it: still in its place.
         #expect(outbox.answers(to: "look").first?["Data"]?.stringValue == "from memory: 1")
@@ -136,6 +133,7 @@ struct MemoryAnswerTests {
             #expect(module.calls.withLock { $0 } == 1)
             module.opened.withLock { $0 = true }
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["first", "refused", "held", "second"])
         #expect(outbox.answers(to: "second").first?["Data"]?.intValue == 2)
         // Run outside any connection (a script's command test), it answers the same way.
@@ -187,7 +185,7 @@ struct MemoryAnswerTests {
             if let response = exchange.response { responses.withLock { $0.append(response) } }
         }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        let dispatcher = PageConnection(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
         await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "first"))
         await run(dispatcher, Self.request("setSessionComplete", "{}", guid: "complete"))
         await run(dispatcher, Self.request("getCurrentSessions", "{}", guid: "mirrored"))
@@ -215,7 +213,7 @@ struct PageAnswersReportTests {
         let seen = Mutex<[BridgeExchange]>([])
         host.bridge.observe { exchange in seen.withLock { $0.append(exchange) } }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+        let dispatcher = PageConnection(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
         let exchanges = [
             #"{"request":{"Command":"getCurrentSlideName","Data":{},"GUID":"g1"},"answer":{"Data":{"slide":"index.html"},"ErrorCode":200,"ErrorMessage":"","GUID":"g1","Status":"Success"}}"#,
             #"{"request":{"Command":"setCustomEvent","Data":{"key":"k","value":"v"},"GUID":"g2"},"answer":{"Data":{},"ErrorCode":200,"ErrorMessage":"","GUID":"g2","Status":"Success"}}"#,
@@ -227,6 +225,7 @@ struct PageAnswersReportTests {
         await withDiscardingTaskGroup { group in
             await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
         }
+        await dispatcher.drained()
         let reported = seen.withLock { $0 }.filter { $0.request.command != PageAnswers.reportCommand }
         #expect(reported.map(\.request.guid) == ["g1"])
         #expect(reported.first?.response?.data == ["slide": "index.html"])

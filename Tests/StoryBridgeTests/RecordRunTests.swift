@@ -43,7 +43,7 @@ struct RecordRunTests {
     /// dispatcher of its viewer's frames.
     final class HeldHost: Sendable {
         let host: StoryBridgeHost
-        let dispatcher: FrameDispatcher
+        let dispatcher: PageConnection
         let outbox = Outbox()
         fileprivate let commits = CommitCounter()
         private let writer = DispatchSemaphore(value: 0)
@@ -57,7 +57,7 @@ struct RecordRunTests {
                 try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL UNIQUE)")
             }
             let outbox = self.outbox
-            dispatcher = FrameDispatcher(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
+            dispatcher = PageConnection(bridge: host.bridge, context: host.context(for: viewer)) { outbox.append($0) }
             host.database.pool.add(transactionObserver: commits)
             // Holds the writer until `releaseWriter`.
             host.database.holdWriter(until: writer)
@@ -73,6 +73,7 @@ struct RecordRunTests {
                 await dispatcher.dispatch(frame: then) { work in group.addTask { await work() } }
                 writer.signal()
             }
+            await dispatcher.drained()
         }
 
         func releaseWriter() { writer.signal() }
@@ -163,6 +164,7 @@ struct RecordRunTests {
             // The late commits are not answered a second time.
             try? await waitUntil { (try? held.notes().count) == 3 }
         }
+        await held.dispatcher.drained()
         #expect(held.outbox.guids == ["x1", "x2", "x3", "name"])
         for guid in ["x1", "x2", "x3"] {
             #expect(held.outbox.answers(to: guid).first?["ErrorCode"]?.intValue == 504)

@@ -12,7 +12,7 @@ import Synchronization
 /// - Requests without a GUID run but are never answered.
 ///
 /// How a request is scheduled (on the connection's reading task, in the page's order, or as a task
-/// of its own) follows its command's ``CommandPolicy``; see ``FrameDispatcher``.
+/// of its own) follows its command's ``CommandPolicy``; see ``PageConnection``.
 public final class Bridge: Sendable {
     /// A module's subscription.
     public struct Registration: Sendable {

@@ -152,7 +152,7 @@ package final class HostMetrics: Sendable {
     /// A page connection closed.
     func viewerDisconnected() { connectedViewers.decrement() }
 
-    /// Connection writers running now (``OutboundChannel/run(counted:)``), not exported: each is a
+    /// Connection writers running now (`PageConnection.runWriter()`, run by `BridgeSocket`), not exported: each is a
     /// child of its connection's handler, so none runs once its connection has ended.
     package var runningWriters: Int { writers.load(ordering: .relaxed) }
     private let writers = Atomic(0)

@@ -19,28 +19,30 @@ struct BridgeSocket: Sendable {
         let viewer = await host.viewers.lease(id: page.viewerId)
         defer { host.viewers.release(viewer) }
         let context = host.context(for: viewer)
-        let channel = OutboundChannel(outbound)
-        let deliver: @Sendable (JSONValue) -> Void = { channel.send($0.jsonString()) }
-        let connection = UUID()
-        // Answers travel as the bytes the one serialiser wrote: from the task answering in order,
-        // written by it; from anywhere else, queued.
-        let answers = AnswerSink(
-            write: { await channel.sendNow($0) }, send: { channel.send($0) })
-        let dispatcher = FrameDispatcher(
-            bridge: host.bridge, context: context, maxInFlight: maxInFlight, answers: answers, events: { deliver($0.json) })
+        // The memory half of the page load first: from here on, commands answer for this slide.
+        let entered = await host.enterPage(
+            viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
+            viaDeepLink: page.viaDeepLink)
+        // The analytics (SQLite writes), then `hello` and the viewer's events, while the page's
+        // frames are read: read-only requests of a page load that keeps its session are answered
+        // meanwhile; every other request waits for the page load to be recorded.
+        let connection = PageConnection(
+            bridge: host.bridge, context: context, maxInFlight: maxInFlight,
+            pageLoad: .recording(readsMayGoFirst: entered.keepsSession)
+        ) { message, _ in
+            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: message)))
+        }
+        let deliver: @Sendable (JSONValue) -> Void = { connection.send(event: $0.jsonString()) }
+        let connectionId = UUID()
 
         await withDiscardingTaskGroup { group in
-            // The one writer, a child of this connection: ended by `channel.close()` below and
+            // The one writer, a child of this connection: ended by `connection.close()` below and
             // awaited before `serve` returns.
-            group.addTask { await channel.run(counted: metrics) }
-            // The memory half of the page load first: from here on, commands answer for this slide.
-            let entered = await host.enterPage(
-                viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
-                viaDeepLink: page.viaDeepLink)
-            // The analytics (SQLite writes), then `hello` and the viewer's events, while the page's
-            // frames are read: read-only requests of a page load that keeps its session are
-            // answered meanwhile; every other request waits for the gate.
-            let gate = PageLoadGate(earlyAnswers: entered.keepsSession)
+            group.addTask {
+                metrics.writerStarted()
+                defer { metrics.writerEnded() }
+                await connection.runWriter()
+            }
             // The feed hears of the page before any of its exchanges: read-only requests may be
             // answered (and fed) before the page load is recorded, and a recording of the feed
             // must put them on this slide, not on the one before.
@@ -58,7 +60,7 @@ struct BridgeSocket: Sendable {
                             "chrome": state.chrome.json, "newPageLoad": .bool(entered.entry.isNewPageLoad),
                         ]
                     ).json)
-                await viewer.attach(connection: connection) { event in deliver(event.json) }
+                await viewer.attach(connection: connectionId) { event in deliver(event.json) }
                 // A page whose slide was served before a Story context change that went out
                 // while its viewer was on another presentation has not seen it: sent now.
                 if let version = page.storyVersion, let presentation = host.library.presentation(id: page.presentationId),
@@ -69,34 +71,19 @@ struct BridgeSocket: Sendable {
                 context.logger.debug(
                     "page connected", metadata: ["slide": "\(page.slide)", "presentation": "\(page.presentationId)"])
                 metrics.viewerConnected()
-                gate.open()
+                connection.pageLoadRecorded()
             }
-            // Once open, the gate stays open: the loop stops asking it.
-            var gateOpen = false
-            // Where answers made at once are written, one after another (the frame copies them).
-            var answerBytes: [UInt8] = []
-            answerBytes.reserveCapacity(512)
+            var reader = PageConnection.Reader()
             do {
                 for try await message in inbound.messages(maxSize: maxMessageSize) {
                     switch message {
                     case .text(let text):
-                        // Routed once: the gate and the dispatcher read the same routes.
-                        let frame = dispatcher.route(BridgeRequest.read(frame: text))
-                        if !gateOpen {
-                            await gate.admit(frame)
-                            gateOpen = gate.isOpen
-                        }
-                        // A memory answer is made by a plain call and written from here; any
-                        // other request is queued or spawned.
-                        switch dispatcher.answerNow(frame, writingInto: &answerBytes) {
-                        case true?: await channel.sendNow(answerBytes)
-                        case false?: break
-                        case nil:
-                            await dispatcher.dispatch(frame, writingInto: &answerBytes) { work in group.addTask { await work() } }
+                        // Routed once: the page load's hold and the machine read the same routes.
+                        await connection.receive(connection.route(BridgeRequest.read(frame: text)), reader: &reader) { work in
+                            group.addTask { await work() }
                         }
                     case .binary:
-                        await gate.admit(nil)
-                        dispatcher.reject(.notARequest("binary frames are not supported: send JSON text frames"))
+                        await connection.receiveBinary()
                     }
                 }
             } catch {
@@ -104,14 +91,14 @@ struct BridgeSocket: Sendable {
             }
             // The page load's own work (recording, hello, attaching) is finished before the
             // connection is taken down, as when it ran before the first frame was read.
-            await gate.admit(nil)
-            dispatcher.finish()
+            await connection.waitForPageLoad()
+            connection.finishReading()
             host.pageConsole.pageClosed(context)
             metrics.viewerDisconnected()
             host.feed.record(
                 .connection(viewerId: viewer.id, connected: false, presentationId: page.presentationId, slide: page.slide))
-            await viewer.detach(connection: connection)
-            channel.close()
+            await viewer.detach(connection: connectionId)
+            connection.close()
             group.cancelAll()
         }
     }

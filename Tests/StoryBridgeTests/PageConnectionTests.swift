@@ -77,6 +77,20 @@ private final class NotebookModule: BridgeModule {
     }
 }
 
+/// A concurrent command with an answer from memory: memory answers "from memory"; the handler
+/// counts its calls and answers "from the handler".
+private final class ConcurrentMemoryModule: BridgeModule {
+    let name = "ConcurrentMemory"
+    let handlerCalls = Mutex(0)
+    var commands: CommandTable {
+        BridgeCommand("peek", .concurrent) { [self] _, _ in
+            handlerCalls.withLock { $0 += 1 }
+            return "from the handler"
+        }
+        .answeringFromMemory { _, _ in "from memory" }
+    }
+}
+
 /// A concurrent command with a 1 s deadline whose handler sleeps an hour of the manual clock, and
 /// notes when it is cancelled.
 private final class StuckModule: BridgeModule {
@@ -121,25 +135,6 @@ private final class Gate: Sendable {
     }
 }
 
-extension FrameDispatcher {
-    /// A dispatcher whose every outbound message goes to `deliver` as the page reads it: answers
-    /// as the bytes the one serialiser wrote, read back, and events.
-    init(
-        bridge: Bridge, context: BridgeContext, maxInFlight: Int = 64, deliver: @escaping @Sendable (JSONValue) -> Void
-    ) {
-        let read: @Sendable ([UInt8]) -> Void = { bytes in
-            do {
-                deliver(try JSONValue.parse(String(decoding: bytes, as: UTF8.self)))
-            } catch {
-                Issue.record("an answer that is not JSON: \(String(decoding: bytes, as: UTF8.self))")
-            }
-        }
-        self.init(
-            bridge: bridge, context: context, maxInFlight: maxInFlight, answers: AnswerSink(write: read, send: read),
-            events: { deliver($0.json) })
-    }
-}
-
 /// Collects what a dispatcher delivers.
 final class Outbox: Sendable {
     let messages = Mutex<[JSONValue]>([])
@@ -151,10 +146,10 @@ final class Outbox: Sendable {
 }
 
 @Suite("Frame dispatch")
-struct FrameDispatcherTests {
+struct PageConnectionTests {
     /// A dispatcher over the host's bridge, or, given a clock, over a bridge of its own that reads
     /// that clock and has the built-in modules.
-    func dispatcher(clock: ManualHostClock? = nil, maxInFlight: Int = 64) async throws -> (FrameDispatcher, Outbox, Bridge) {
+    func dispatcher(clock: ManualHostClock? = nil, maxInFlight: Int = 64) async throws -> (PageConnection, Outbox, Bridge) {
         let presentation = try TemporaryPresentation.threeSlides().load()
         let (host, viewer) = await makeHost(presentation: presentation)
         var bridge = host.bridge
@@ -163,16 +158,14 @@ struct FrameDispatcherTests {
             for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
         }
         let outbox = Outbox()
-        let dispatcher = FrameDispatcher(bridge: bridge, context: host.context(for: viewer), maxInFlight: maxInFlight) {
+        let dispatcher = PageConnection(bridge: bridge, context: host.context(for: viewer), maxInFlight: maxInFlight) {
             outbox.append($0)
         }
         return (dispatcher, outbox, bridge)
     }
 
-    func run(_ dispatcher: FrameDispatcher, _ frame: String) async {
-        await withDiscardingTaskGroup { group in
-            await dispatcher.dispatch(frame: frame) { work in group.addTask { await work() } }
-        }
+    func run(_ dispatcher: PageConnection, _ frame: String) async {
+        await dispatcher.run([frame])
     }
 
     @Test("a frame that is not JSON yields an error event, and the next frame still works")
@@ -221,6 +214,7 @@ struct FrameDispatcherTests {
             // The handler answers now, late: that answer is dropped.
             module.gate.raise()
         }
+        await dispatcher.drained()
         let answers = outbox.answers(to: "L1")
         #expect(answers.count == 1)
         #expect(answers.first?["ErrorCode"] == 504)
@@ -242,6 +236,7 @@ struct FrameDispatcherTests {
             #expect(outbox.answers(to: "W").isEmpty)
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["U", "W"])
     }
 
@@ -269,6 +264,7 @@ struct FrameDispatcherTests {
             clock.advance(by: .seconds(1))
             #expect(await eventually { outbox.answers(to: "S2").first?["ErrorCode"] == 504 })
         }
+        await dispatcher.drained()
         #expect(outbox.answers(to: "S1").count == 1)
         #expect(outbox.answers(to: "S2").count == 1)
     }
@@ -284,6 +280,7 @@ struct FrameDispatcherTests {
             }
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["W", "R"])
         #expect(outbox.answers(to: "R").first?["Data"] == "hello")
         // The built-in custom events, likewise, in one frame.
@@ -317,9 +314,10 @@ struct FrameDispatcherTests {
             #expect(await eventually { outbox.answers(to: "U3").count == 1 })
             module.gate.raise()
         }
+        await dispatcher.drained()
         // The late answer, once it came, was dropped.
         #expect(outbox.answers(to: "L").count == 1)
-        dispatcher.finish()
+        dispatcher.finishReading()
     }
 
     @Test("a command whose handler awaits is ordered, and hung it gets a 504 at the bridge's default deadline; the page goes on")
@@ -342,11 +340,12 @@ struct FrameDispatcherTests {
             #expect(await eventually { outbox.answers(to: "U").count == 1 })
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["A", "U"])
         let answer = try #require(outbox.answers(to: "A").first)
         #expect(answer["ErrorCode"] == 504)
         #expect(answer["ErrorMessage"] == "Module 'AwaitingMemory' did not answer 'awaitViewer' within 10 s")
-        dispatcher.finish()
+        dispatcher.finishReading()
     }
 
     @Test("requests the page sent before its connection ended still run: a fire-and-forget request queued behind a slow one takes effect")
@@ -359,9 +358,10 @@ struct FrameDispatcherTests {
                 frame: #"[{"Command":"write","Data":{"text":"first"}},{"Command":"write","Data":{"text":"last"}}]"#
             ) { work in group.addTask { await work() } }
             // The page leaves while the first write still waits: the connection ends.
-            dispatcher.finish()
+            dispatcher.finishReading()
             module.gate.raise()
         }
+        await dispatcher.drained()
         #expect(module.page.withLock { $0 } == "last")
         #expect(outbox.all.isEmpty)
     }
@@ -378,6 +378,38 @@ struct FrameDispatcherTests {
         #expect(outbox.answers(to: "I1").first?["Status"] == "Success")
     }
 
+    @Test(
+        "a concurrent command with a memory answer meets one decision whatever the frame: from memory while the page's queue is idle, on a task of its own behind a waiting request"
+    )
+    func concurrentMemoryAnswerIsOneDecision() async throws {
+        let (dispatcher, outbox, bridge) = try await dispatcher()
+        let module = ConcurrentMemoryModule()
+        try bridge.register(module)
+        let gated = GatedOrderedModule()
+        try bridge.register(gated)
+        // A frame of one request and an array frame: the same answer from memory, no task.
+        let spawned = Mutex(0)
+        for frame in [#"{"Command":"peek","GUID":"one"}"#, #"[{"Command":"peek","GUID":"array"}]"#] {
+            await dispatcher.dispatch(frame: frame) { _ in spawned.withLock { $0 += 1 } }
+        }
+        #expect(spawned.withLock { $0 } == 0)
+        #expect(outbox.answers(to: "one").first?["Data"] == "from memory")
+        #expect(outbox.answers(to: "array").first?["Data"] == "from memory")
+        // Behind a waiting ordered request, it does not wait: its own task, its handler.
+        await withDiscardingTaskGroup { group in
+            await dispatcher.dispatch(frame: #"[{"Command":"gated","GUID":"held"},{"Command":"peek","GUID":"behind"}]"#) { work in
+                group.addTask { await work() }
+            }
+            #expect(await eventually { outbox.answers(to: "behind").count == 1 })
+            #expect(outbox.answers(to: "held").isEmpty)
+            gated.gate.raise()
+        }
+        await dispatcher.drained()
+        #expect(outbox.answers(to: "behind").first?["Data"] == "from the handler")
+        #expect(module.handlerCalls.withLock { $0 } == 1)
+        #expect(outbox.guids == ["one", "array", "behind", "held"])
+    }
+
     @Test("a memory-only command still waits for the ordered request sent before it")
     func immediateKeepsOrder() async throws {
         let (dispatcher, outbox, bridge) = try await dispatcher()
@@ -391,6 +423,7 @@ struct FrameDispatcherTests {
             module.gate.raise()
             #expect(await eventually { outbox.answers(to: "U").count == 1 })
         }
+        await dispatcher.drained()
         #expect(outbox.guids == ["S", "U"])
     }
 
@@ -406,6 +439,7 @@ struct FrameDispatcherTests {
                 }
             }
         }
+        await dispatcher.drained()
         #expect(outbox.guids == guids)
     }
 }

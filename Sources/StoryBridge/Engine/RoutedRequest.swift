@@ -34,7 +34,7 @@ package struct RoutedRequest: Sendable {
     package var policy: CommandPolicy { route.policy }
 }
 
-/// A frame as read, with each of its requests routed once (``FrameDispatcher/route(_:)``).
+/// A frame as read, with each of its requests routed once (``PageConnection/route(_:)``).
 package enum RoutedFrame: Sendable {
     /// One request of a frame.
     package enum Item: Sendable {

@@ -2,18 +2,16 @@ import Foundation
 import Synchronization
 
 extension Bridge {
-    /// Runs one routed request and answers it exactly once: the one way every request is run,
-    /// wherever the ``FrameDispatcher`` schedules it (the reading task, the page's ordered worker,
-    /// a task of its own).
+    /// Runs one routed request outside any connection (``handle(_:context:)``) and answers it
+    /// exactly once. A page connection runs its requests through ``PageConnection``, whose state
+    /// machine decides which of a handler and its deadline answers.
     ///
     /// The handler runs on the calling task. Without a `deadline`, its answer goes to `onTime`.
     /// With one, the bridge's shared ``DeadlineTimer`` races it: whichever comes first answers. When
     /// the handler wins, `onTime` gets the answer on the calling task; when the deadline wins,
-    /// `atDeadline` gets the 504 on the timer's thread, an NIO event loop (the caller uses it, without
-    /// waiting, to move on without the stuck handler) and the handler's late answer is dropped. With `cancelsAtDeadline` the handler
-    /// runs on a child task that the deadline cancels (for requests that have a task of their own).
-    func run(
-        _ routed: RoutedRequest, context: BridgeContext, deadline: Duration?, cancelsAtDeadline: Bool = false,
+    /// `atDeadline` gets the 504 on the timer's thread and the handler's late answer is dropped.
+    private func run(
+        _ routed: RoutedRequest, context: BridgeContext, deadline: Duration?,
         atDeadline: @escaping @Sendable (BridgeResponse?) -> Void, onTime: (BridgeResponse?) async -> Void
     ) async {
         let request = routed.request
@@ -23,23 +21,12 @@ extension Bridge {
             return
         }
         let claim = AnswerClaim()
-        let handlerTask = cancelsAtDeadline ? Task { await Self.invoke(routed, context: context) } : nil
         let timeout = timer.schedule(at: started + deadline) { [self] in
             guard claim.take() else { return }
-            handlerTask?.cancel()
             let error = BridgeError.deadlineExceeded(request: request, module: routed.module, after: deadline)
             atDeadline(finish(request, .failure(error), context: context, started: started) { $0 })
         }
-        let result: Result<ModuleReply, BridgeError>
-        if let handlerTask {
-            result = await withTaskCancellationHandler {
-                await handlerTask.value
-            } onCancel: {
-                handlerTask.cancel()
-            }
-        } else {
-            result = await Self.invoke(routed, context: context)
-        }
+        let result = await Self.invoke(routed, context: context)
         timer.cancel(timeout)
         if claim.take() {
             await onTime(finish(request, result, context: context, started: started) { $0 })
@@ -118,8 +105,9 @@ extension BridgeError {
     }
 }
 
-/// Lets exactly one of a request's handler answer and its deadline answer through.
-final class AnswerClaim: Sendable {
+/// Lets exactly one of a request's handler answer and its deadline answer through, for a request
+/// run outside any connection (``Bridge/handle(_:context:)``).
+private final class AnswerClaim: Sendable {
     private let taken = Atomic<Bool>(false)
 
     /// True for the first caller only.
