@@ -42,7 +42,8 @@ CONNECTION_FILES = ["BridgeSocket.swift", "PageLoadGate.swift", "OutboundChannel
 
 
 def swift_files(folder):
-    return sorted(p for p in folder.rglob("*.swift") if ".build" not in p.parts)
+    """The Swift files below `folder`, leaving out build folders inside it."""
+    return sorted(p for p in folder.rglob("*.swift") if ".build" not in p.relative_to(folder).parts)
 
 
 def code_lines(path):
