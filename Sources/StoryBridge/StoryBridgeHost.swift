@@ -131,7 +131,7 @@ public final class StoryBridgeHost: Sendable {
     }
 
     /// When the viewers of a changed presentation see the change.
-    package enum ReloadTiming: Sendable {
+    enum ReloadTiming: Sendable {
         /// At once (live reload of a folder being edited): a reload event, or the start slide when
         /// the viewer's slide no longer exists.
         case now
@@ -143,7 +143,7 @@ public final class StoryBridgeHost: Sendable {
     /// Replaces a presentation with a newly read version of it and, with `reload` ``ReloadTiming/now``,
     /// reloads the connected viewers showing it; they keep their viewer id, state and session. A
     /// viewer whose slide no longer exists is sent to the start slide instead.
-    package func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
+    func presentationChanged(_ presentation: Presentation, files: [String], reload: ReloadTiming = .now) async {
         library.add(presentation)
         feed.record(.reload(presentationId: presentation.id, files: files))
         guard case .now = reload else { return }

@@ -2,6 +2,7 @@ import Foundation
 import StoryBridge
 import StoryBridgeContentServer
 import StoryBridgeSync
+import StoryBridgeTesting
 import Testing
 
 @Suite("storybridge login and sync against a content server", .serialized)
@@ -85,8 +86,12 @@ struct SyncCommandTests {
         #expect(refused.status == 78)
         #expect(refused.errors.contains("refused to renew the session"))
 
-        let port = try #require(lab.server?.port)
         await lab.stopServer()
+        // A port nothing listens on while the test holds it (the stopped server's port could be
+        // taken by another test's server meanwhile, which would answer).
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         let unreachable = try await lab.cli([
             "login", "--auth", "http://127.0.0.1:\(port)", "--api", "http://127.0.0.1:\(port)", "--client-id", "x",
             "--client-secret", "y",

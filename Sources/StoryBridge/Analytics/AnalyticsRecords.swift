@@ -15,7 +15,7 @@ package enum SessionState: Int, Sendable, Hashable, Codable, CaseIterable {
     case leftByDeepLink = 4
 
     /// States that may be restored when the same presentation is opened again.
-    package var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
+    var isUnfinished: Bool { self == .inProgress || self == .leftByOpen || self == .leftByDeepLink }
 }
 
 /// How a finished session ended (column `session.endedBy`, member `endedBy` of the uploaded

@@ -63,7 +63,7 @@ public final class AnalyticsStore: Sendable {
 
     /// The newest unfinished session (state 0, 3 or 4) of a user and presentation, skipping `active`
     /// ones and those of viewers that left memory (they continue when their tab comes back).
-    package func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
+    func unfinishedSession(presentationId: Int, userId: String, excluding active: Set<String>) async throws -> SessionRecord? {
         let candidates = try await database.read { db in
             try SessionRecord.readAll(db, cachedSQL: Self.newestUnfinishedSQL, arguments: [presentationId, userId])
         }.filter { !active.contains($0.id) }
@@ -112,7 +112,7 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// The write of ``markComplete(sessionId:)``, for a recording command (``PreparedRecord``).
-    package func markingComplete(sessionId: String) -> @Sendable (Database) throws -> Void {
+    func markingComplete(sessionId: String) -> @Sendable (Database) throws -> Void {
         let updated = AnalyticsFormat.timestamp(clock.now)
         return { db in
             try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
@@ -203,7 +203,7 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// The write of ``upsert(_:)``, for a recording command (``PreparedRecord``).
-    package func upserting(_ event: CustomEventRecord) -> @Sendable (Database) throws -> Void {
+    func upserting(_ event: CustomEventRecord) -> @Sendable (Database) throws -> Void {
         let cache = customEventCache
         return { db in
             try db.cachedStatement(
@@ -248,7 +248,7 @@ public final class AnalyticsStore: Sendable {
     }
 
     /// The write of ``deleteCustomEvent(sessionId:key:)``: returns how many rows it deleted.
-    package func deletingCustomEvent(sessionId: String, key: String) -> @Sendable (Database) throws -> Int {
+    func deletingCustomEvent(sessionId: String, key: String) -> @Sendable (Database) throws -> Int {
         let cache = customEventCache
         let database = self.database
         return { db in

@@ -51,7 +51,7 @@ package struct OutboxRecord: Sendable, Hashable, Codable, FetchableRecord, Persi
     /// When it was first queued.
     package var queuedAt: Date
     /// When the collector took it.
-    package var sentAt: Date?
+    var sentAt: Date?
 
     /// A newly queued record of `eventId` about `entityId`, due at once.
     init(eventId: String, entityId: String, sessionId: String, body: String, queuedAt: Date) {
@@ -81,7 +81,7 @@ package enum OutboxStatus: String, Sendable, Hashable, Codable, DatabaseValueCon
 }
 
 /// The upload queue was asked to mark a record it does not hold.
-package struct UnknownOutboxRecordError: Error, Sendable, Hashable, CustomStringConvertible {
+struct UnknownOutboxRecordError: Error, Sendable, Hashable, CustomStringConvertible {
     package let recordId: String
     package var description: String { "the upload queue holds no record '\(recordId)'" }
 }

@@ -167,12 +167,12 @@ public final class SessionTracker: Sendable {
     }
 
     /// A record stamp for now: the clock's date, the host's time zone and location.
-    package func stampNow() -> RecordStamp {
+    func stampNow() -> RecordStamp {
         RecordStamp(at: clock.now, identity: identity)
     }
 
     /// The viewer's current session id; 400 when no presentation is open.
-    package func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
+    func currentSessionId(_ viewer: Viewer) async throws(BridgeError) -> String {
         guard let id = viewer.latest(\.sessionId) else {
             throw .refused("No session is open in this viewer: no presentation is shown")
         }

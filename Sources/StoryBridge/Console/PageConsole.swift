@@ -16,10 +16,10 @@ package final class PageConsole: Sendable {
     private let pages = Mutex<[String: Page]>([:])
 
     /// Characters of a line kept for the log and the inspector; longer lines are cut.
-    package static let lineLimit = InspectorFeed.dataLimit
+    static let lineLimit = InspectorFeed.dataLimit
 
     /// The shortest time between two counts of a page's dropped lines.
-    package static let countInterval: Duration = .seconds(1)
+    static let countInterval: Duration = .seconds(1)
 
     private struct Page {
         var bucket: ConsoleTokenBucket

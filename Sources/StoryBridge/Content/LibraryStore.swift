@@ -115,7 +115,7 @@ package final class LibraryStore: Sendable {
     }
 
     /// The SQL condition on `presentation` rows that `serve` offers (see ``servedEntries()``).
-    package static let servedCondition = "presentation.id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
+    static let servedCondition = "presentation.id NOT IN (SELECT id FROM syncPresentation WHERE state = 'withdrawn')"
 
     /// One installed presentation.
     package func entry(id: Int) throws -> Entry? {

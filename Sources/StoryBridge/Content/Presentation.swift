@@ -26,7 +26,7 @@ package struct MediaFile: Sendable, Hashable, Codable {
     }
 
     /// The extensions PROTOCOL.md §4 allows in `mediafiles/`.
-    package static let allowedExtensions: Set<String> = ["mp3", "wav", "mp4", "ogg", "webm", "pdf"]
+    static let allowedExtensions: Set<String> = ["mp3", "wav", "mp4", "ogg", "webm", "pdf"]
 }
 
 /// One presentation: a folder of slides and assets, plus its catalog facts.
@@ -75,7 +75,7 @@ public struct Presentation: Sendable, Hashable {
     package func hasSlide(_ name: String) -> Bool { slide(named: name) != nil }
 
     /// Whether a path relative to the presentation root names a slide: a root `*.html` file.
-    package static func isSlidePath(_ relativePath: String) -> Bool {
+    static func isSlidePath(_ relativePath: String) -> Bool {
         !relativePath.contains("/") && relativePath.hasSuffix(".html") && relativePath.count > 5
     }
 }

@@ -27,7 +27,7 @@ public final class PresentationLibrary: Sendable {
     }
 
     /// Lets ``missing(id:)`` name presentations from the sync catalog in `database`.
-    package func namesMissingPresentations(from database: StoryBridgeDatabase) {
+    func namesMissingPresentations(from database: StoryBridgeDatabase) {
         catalog.withLock { $0 = database }
     }
 

@@ -2,7 +2,7 @@
 /// not installed (``MissingPresentation``).
 extension Presentation {
     /// Why a blocked presentation (``PresentationFlags/isLockedOut``) is not shown.
-    package var lockoutMessage: String {
+    var lockoutMessage: String {
         "Presentation blocked: “\(name)” (presentation \(id)) is blocked by the content service (lockout); "
             + "its slides are not served until the service unblocks it and `storybridge sync` brings the change"
     }

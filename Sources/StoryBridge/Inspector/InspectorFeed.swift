@@ -74,9 +74,9 @@ package final class InspectorFeed: Sendable {
     /// How many recent entries are kept for an inspector that opens later.
     package let capacity: Int
     /// Data larger than this (as JSON) is shown as a preview only.
-    package static let dataLimit = 4_096
+    static let dataLimit = 4_096
     /// Characters of a preview of clipped data.
-    package static let previewLength = 512
+    static let previewLength = 512
 
     /// Creates an empty feed keeping `capacity` recent entries.
     package init(capacity: Int = 500) {

@@ -7,7 +7,7 @@ extension AnalyticsStore {
     /// They are left by a run that was killed, or by a tab that opened another presentation and
     /// never came back. Each is saved (state 1, `endedBy` `timeout`) with its recorded slide views
     /// as its duration, and queued for upload. Returns their ids, at most `limit` per call.
-    package func finishAbandonedSessions(changedBefore cutoff: Date, excluding active: Set<String>, limit: Int = 500) async throws
+    func finishAbandonedSessions(changedBefore cutoff: Date, excluding active: Set<String>, limit: Int = 500) async throws
         -> [String]
     {
         let stamp = AnalyticsFormat.timestamp(cutoff)

@@ -15,7 +15,7 @@ package enum LogFormat: String, Sendable, CaseIterable {
 /// payload can never flood the log.
 package struct LineLogHandler: LogHandler {
     /// Characters of one metadata value written at most.
-    package static let valueLimit = 300
+    static let valueLimit = 300
 
     package var logLevel: Logger.Level
     package var metadata: Logger.Metadata = [:]

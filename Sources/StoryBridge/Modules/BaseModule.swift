@@ -1,6 +1,6 @@
 /// The Base module: `go`, `getNavigationData`, `getAppInfo`, `getUserInfo`, `getGeoLocationInfo`
 /// (PROTOCOL.md §5.1).
-package struct BaseModule: BridgeModule {
+struct BaseModule: BridgeModule {
     package let name = "Base"
 
     package init() {}

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The UI module (§5.3): hides host chrome buttons.
-package struct UIModule: BridgeModule {
+struct UIModule: BridgeModule {
     package let name = "UI"
 
     package init() {}
@@ -23,7 +23,7 @@ package struct UIModule: BridgeModule {
 }
 
 /// The Map module (§5.3): the presentation's map, and the map button.
-package struct MapModule: BridgeModule {
+struct MapModule: BridgeModule {
     package let name = "Map"
 
     package init() {}
@@ -53,7 +53,7 @@ func changeChrome(_ context: BridgeContext, _ change: @Sendable (inout ChromeFla
 /// Commands the injected client sends on the viewer's behalf (never content): answers to
 /// prompts, navigation from the host's map, the state its chrome shows, and media views of files
 /// opened from its media library. Their names start with `storybridge.`.
-package struct ViewerChromeModule: BridgeModule {
+struct ViewerChromeModule: BridgeModule {
     package let name = "ViewerChrome"
 
     /// The longest media view recorded from the page's own measurement (a day).

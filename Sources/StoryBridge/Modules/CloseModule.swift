@@ -7,7 +7,7 @@ import Foundation
 /// `--close-answer` other than `ask` answers mode 0 for every presentation without asking. When
 /// the viewer has to be asked, the module waits for the answer without a deadline and without
 /// holding up the page's other requests.
-package struct CloseModule: BridgeModule {
+struct CloseModule: BridgeModule {
     package let name = "Close"
 
     /// Asking the viewer may take as long as the viewer likes, so the command runs on its own task

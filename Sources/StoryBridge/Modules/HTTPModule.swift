@@ -9,7 +9,7 @@ import NIOHTTP1
 /// `{headers, body}` (`body` Base64). As in the iOS app, `ErrorCode` is the remote HTTP status;
 /// `Status` is `Success` for 2xx and `Failure` otherwise; `ErrorMessage` is the reason phrase.
 /// Requests the settings do not allow, and transport failures, are `Failure`s that say why.
-package struct HTTPModule: BridgeModule {
+struct HTTPModule: BridgeModule {
     package let name = "HTTP"
     package let settings: HTTPModuleSettings
     package let reserved: HostAddresses

@@ -2,7 +2,7 @@ import Foundation
 
 /// The Media files module (§5.4): list the presentation's media, open one or the library in the
 /// viewer's overlay, and answer only when the viewer closes it.
-package struct MediaModule: BridgeModule {
+struct MediaModule: BridgeModule {
     package let name = "Media"
 
     package init() {}

@@ -1,6 +1,6 @@
 /// The Presentation module (PROTOCOL.md §5.2) except `closePresentation` (see ``CloseModule``):
 /// open another presentation, and read the current one's info, neighbours and history.
-package struct PresentationModule: BridgeModule {
+struct PresentationModule: BridgeModule {
     package let name = "Presentation"
 
     package init() {}

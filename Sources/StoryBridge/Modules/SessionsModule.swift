@@ -51,7 +51,7 @@ package struct SessionsModule: BridgeModule {
 }
 
 /// The CustomEvents module (§5.5): one value per key per session.
-package struct CustomEventsModule: BridgeModule {
+struct CustomEventsModule: BridgeModule {
     package let name = "CustomEvents"
 
     package init() {}

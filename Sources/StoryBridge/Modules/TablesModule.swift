@@ -6,7 +6,7 @@
 /// `insertEntries` → `[entries]`; `updateEntry`/`updateEntries` → the entries (404 for an unknown
 /// `_id`, nothing changed); `deleteById` → the deleted entry (404 when absent); `deleteByIds` →
 /// `[deleted]`; `count`, `countByQuery` → `{count}`.
-package struct TablesModule: BridgeModule {
+struct TablesModule: BridgeModule {
     package let name = "Tables"
     package let store: TablesStore
 

@@ -80,7 +80,7 @@ extension BridgeRequest {
     /// Reads a WebSocket text frame: one request object or an array of them (a drained legacy queue).
     ///
     /// Each element of an array is read on its own, so one bad element does not hide the others.
-    public static func requests(fromFrame text: String) throws(FrameError) -> [Result<BridgeRequest, FrameError>] {
+    package static func requests(fromFrame text: String) throws(FrameError) -> [Result<BridgeRequest, FrameError>] {
         switch try frame(text) {
         case .request(let request): return [.success(request)]
         case .queue(let items): return items
@@ -89,13 +89,13 @@ extension BridgeRequest {
 
     /// What one frame holds: a request object (the usual case, read without any array), or an
     /// array of them, each read on its own.
-    public enum Frame: Sendable {
+    package enum Frame: Sendable {
         case request(BridgeRequest)
         case queue([Result<BridgeRequest, FrameError>])
     }
 
     /// Reads a WebSocket text frame, with the reason when it cannot be read at all.
-    public static func read(frame text: String) -> Result<Frame, FrameError> {
+    package static func read(frame text: String) -> Result<Frame, FrameError> {
         do {
             return .success(try frame(text))
         } catch {
@@ -107,7 +107,7 @@ extension BridgeRequest {
     private static let memberNames: [StaticString] = ["Command", "Data", "GUID"]
 
     /// Reads a WebSocket text frame (see ``requests(fromFrame:)``).
-    public static func frame(_ text: String) throws(FrameError) -> Frame {
+    package static func frame(_ text: String) throws(FrameError) -> Frame {
         // The usual frame is one request object: read its members straight into the request.
         var command: JSONValue?
         var data: JSONValue?

@@ -61,14 +61,14 @@ public struct BridgeResponse: Sendable, Hashable {
     }
 
     /// The response's wire text: the same as `json.jsonString()`, written without building `json`.
-    public var jsonText: String { JSONWriter.write(self) }
+    package var jsonText: String { JSONWriter.write(self) }
 
     /// The UTF-8 bytes of ``jsonText``, for writing to a socket without making a `String` first.
-    public var jsonBytes: [UInt8] { JSONWriter.bytes(self) }
+    package var jsonBytes: [UInt8] { JSONWriter.bytes(self) }
 
     /// Appends the bytes of ``jsonText`` to `bytes`: a connection that answers one request after
     /// another writes each answer into the same array instead of allocating one per answer.
-    public func appendJSON(to bytes: inout [UInt8]) {
+    func appendJSON(to bytes: inout [UInt8]) {
         JSONWriter.append(self, to: &bytes)
     }
 

@@ -30,7 +30,7 @@ package struct KeptRevision: Codable, Sendable, Hashable, FetchableRecord, Persi
 
     /// The number that orders revisions of one presentation: the package revision when synced,
     /// else the library revision.
-    package var orderingRevision: Int { packageRevision ?? revision }
+    var orderingRevision: Int { packageRevision ?? revision }
 
     struct StoredSlide: Codable {
         var name: String

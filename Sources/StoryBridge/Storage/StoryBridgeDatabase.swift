@@ -13,7 +13,7 @@ import Logging
 /// sync covers every write of a group commit).
 public final class StoryBridgeDatabase: Sendable {
     /// The connection pool.
-    public let pool: DatabasePool
+    package let pool: DatabasePool
     /// The database file.
     public let file: URL
     /// Whether writes succeed; see ``write(_:)``.
@@ -29,7 +29,7 @@ public final class StoryBridgeDatabase: Sendable {
     private let checkpointing: Task<Void, Never>?
 
     /// How long a connection waits for a lock another process holds before it fails, in seconds.
-    package static let busyTimeout: TimeInterval = 10
+    static let busyTimeout: TimeInterval = 10
 
     /// Opens the pool, again while SQLITE_BUSY for up to the busy timeout: two openers turning a new
     /// file to WAL at once (`serve` and `sync` on a new folder) deadlock, which SQLite ends at once.

@@ -3,7 +3,7 @@
 /// ``story(filled:)`` adds them.
 package struct StoryContext: Sendable, Hashable {
     /// The objects the host fills from its identity and catalog, read-only to both sides.
-    package static let hostFilledObjects: Set<String> = ["app", "user", "presentation"]
+    static let hostFilledObjects: Set<String> = ["app", "user", "presentation"]
 
     /// Who may change each object.
     package var scheme: [String: StoryObjectScheme]

@@ -58,7 +58,7 @@ package enum StoryContextError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// The bridge's answer: a refusal (400) for writes the scheme forbids and bad input, not
     /// found (404) for an unknown presentation.
-    package var bridgeError: BridgeError {
+    var bridgeError: BridgeError {
         switch self {
         case .invalidKeyPath, .crossesValue, .typeMismatch, .unknownType, .notJSON, .invalidChange:
             return .invalidData(field: "change", reason: description)

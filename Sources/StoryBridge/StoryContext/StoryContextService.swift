@@ -273,7 +273,7 @@ package final class StoryContextService: Sendable {
     /// set` on the same data folder) reaches open pages. Reads the database once per presentation
     /// shown. Returns `false`, sending nothing, when this process changed a context while it read
     /// (what it read may be older than what that change sent): the caller tries again.
-    package func publishChangesFromElsewhere() async -> Bool {
+    func publishChangesFromElsewhere() async -> Bool {
         guard let viewers else { return true }
         let changesBefore = localChanges.withLock { $0 }
         let shown = Set(await viewers.all.compactMap { $0.latestState.presentationId })

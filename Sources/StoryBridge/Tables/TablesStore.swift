@@ -40,7 +40,7 @@ package final class TablesStore: Sendable {
     private typealias Entry = StoredTableEntry.CodingKeys
 
     /// Declares (or renames and re-schemes) tables.
-    package func declare(_ definitions: [TableDefinition]) async throws {
+    func declare(_ definitions: [TableDefinition]) async throws {
         let now = clock.now
         try await database.write { db in try Self.declare(definitions, at: now, db: db) }
     }
@@ -140,7 +140,7 @@ package final class TablesStore: Sendable {
     }
 
     /// Why an update changed nothing.
-    package enum UpdateError: Error, Sendable, Equatable {
+    enum UpdateError: Error, Sendable, Equatable {
         case missingId
         case unknownEntry(String)
     }

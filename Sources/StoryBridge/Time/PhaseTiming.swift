@@ -14,7 +14,7 @@ import Foundation
 /// check of a constant.
 package enum PhaseTiming {
     /// Whether phases are measured and printed (`STORYBRIDGE_TIMING` set, and not `0`).
-    package static let isEnabled: Bool = {
+    static let isEnabled: Bool = {
         guard let value = ProcessInfo.processInfo.environment["STORYBRIDGE_TIMING"] else { return false }
         return !value.isEmpty && value != "0"
     }()

@@ -28,7 +28,7 @@ package enum StoryIoTSignature {
     }
 
     /// The publish URL: `{endpoint}/{hub}/publish/?key=…&expiration=…&signature=…`, values URL-encoded.
-    package static func publishURL(endpoint: String, hub: String, key: String, secret: String, now: Date = Date(), expirationSeconds: Int)
+    static func publishURL(endpoint: String, hub: String, key: String, secret: String, now: Date = Date(), expirationSeconds: Int)
         -> String
     {
         let expiration = expiration(now: now, seconds: expirationSeconds)
@@ -62,14 +62,14 @@ package enum StoryIoTSignature {
 
 /// Header values must be ASCII: Cyrillic is transliterated, accents are dropped, anything else
 /// outside printable ASCII is removed.
-package enum ASCIIHeader {
+enum ASCIIHeader {
     private static let cyrillic: [Character: String] = [
         "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i", "й": "y",
         "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u", "ф": "f",
         "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu", "я": "ya",
     ]
 
-    package static func sanitize(_ value: String) -> String {
+    static func sanitize(_ value: String) -> String {
         var result = ""
         for character in value {
             let lower = Character(character.lowercased())

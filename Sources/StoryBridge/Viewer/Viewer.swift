@@ -12,7 +12,7 @@ public actor Viewer {
     /// lock, so a reader that does not wait for the actor never sees half of one.
     private nonisolated let stored: Mutex<ViewerState>
     /// Waits for answers given in the browser chrome.
-    package nonisolated let prompts = ViewerPrompts()
+    nonisolated let prompts = ViewerPrompts()
     /// `getCurrentSlideName`'s `Data` for the slide it was made for, written as JSON once per slide
     /// (content asks for it on every slide, often several times).
     private nonisolated let slideNameAnswer = WrittenAnswer<String>()
@@ -169,9 +169,9 @@ public actor Viewer {
         /// `false` when the same page reconnected (no new slide view).
         package var isNewPageLoad: Bool
         /// The slide shown before, if any (same or other presentation).
-        package var previousSlide: String?
+        var previousSlide: String?
         /// The presentation shown before, if any.
-        package var previousPresentationId: Int?
+        var previousPresentationId: Int?
         /// What caused this load.
         package var cause: NavigationCause
     }
@@ -217,12 +217,12 @@ public actor Viewer {
     }
 
     /// Remembers a navigation the host is about to ask the page for.
-    package func expectNavigation(_ navigation: PendingNavigation) {
+    func expectNavigation(_ navigation: PendingNavigation) {
         change { $0.pendingNavigation = navigation }
     }
 
     /// Records that the next page load comes from a deep link.
-    package func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
+    func arriveByDeepLink(_ link: DeepLink, slide: String, pageLoad: String) {
         guard pageLoad != lastPageLoad else { return }
         change { state in
             state.inboundDeepLink = link
@@ -233,7 +233,7 @@ public actor Viewer {
 
     /// Changes the outbound deep link.
     @discardableResult
-    package func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
+    func updateOutboundDeepLink(_ change: @Sendable (inout OutboundDeepLink) -> Void) -> OutboundDeepLink {
         self.change { state in
             change(&state.outboundDeepLink)
             return state.outboundDeepLink
@@ -241,12 +241,12 @@ public actor Viewer {
     }
 
     /// Sets the analytics session of the presentation shown.
-    package func setSession(_ id: String?) {
+    func setSession(_ id: String?) {
         change { $0.sessionId = id }
     }
 
     /// Notes when and how the current slide was entered.
-    package func markSlideEntered(at date: Date, navigation: String) {
+    func markSlideEntered(at date: Date, navigation: String) {
         change { state in
             state.slideEnteredAt = date
             state.slideNavigation = navigation
@@ -269,7 +269,7 @@ public actor Viewer {
 
     /// Changes the viewer chrome and returns the new flags.
     @discardableResult
-    package func updateChrome(_ change: @Sendable (inout ChromeFlags) -> Void) -> ChromeFlags {
+    func updateChrome(_ change: @Sendable (inout ChromeFlags) -> Void) -> ChromeFlags {
         self.change { state in
             change(&state.chrome)
             return state.chrome

@@ -1,6 +1,6 @@
 /// Things the host waits for the viewer to do in the browser chrome: close a media overlay,
 /// answer "save the session?". Each wait has an id that the page sends back with the answer.
-package actor ViewerPrompts {
+actor ViewerPrompts {
     private var waiting: [String: CheckedContinuation<JSONValue?, Never>] = [:]
     private var early: [String: JSONValue] = [:]
 
@@ -34,7 +34,7 @@ package actor ViewerPrompts {
     }
 
     /// Whether a prompt is open.
-    package func isWaiting(_ id: String) -> Bool { waiting[id] != nil }
+    func isWaiting(_ id: String) -> Bool { waiting[id] != nil }
 
     /// The ids of the open prompts.
     package var open: [String] { Array(waiting.keys) }

@@ -101,7 +101,7 @@ package actor ViewerRegistry {
     /// memory; returns how many left. A viewer whose state cannot be written stays in memory.
     /// Without a store nothing leaves.
     @discardableResult
-    package func evictIdle(before cutoff: Date) async -> Int {
+    func evictIdle(before cutoff: Date) async -> Int {
         guard let store else { return 0 }
         var leaving: [Viewer] = []
         for (id, viewer) in viewers where viewer.retireIfIdle(before: cutoff) {

@@ -19,7 +19,7 @@ package struct ViewerSnapshot: Sendable, Hashable, Codable, FetchableRecord, Per
     /// Its navigation state (stored as JSON).
     package var state: ViewerState
     /// The page load it showed last, so a reconnect of that same page is not a new slide view.
-    package var lastPageLoad: String?
+    var lastPageLoad: String?
     /// Its analytics session (also in ``state``; a column of its own for queries).
     package var sessionId: String?
     /// When its last page connection closed: its last activity.
@@ -51,7 +51,7 @@ package final class ViewerStore: Sendable {
 
     /// Takes the viewer `id` back out of the database, if it is there: the returning viewer lives
     /// in memory again and its row is deleted.
-    package func takeBack(id: String) async throws -> ViewerSnapshot? {
+    func takeBack(id: String) async throws -> ViewerSnapshot? {
         guard let snapshot = try await snapshot(id: id) else { return nil }
         _ = try await database.write { db in try ViewerSnapshot.deleteOne(db, key: id) }
         return snapshot
@@ -63,7 +63,7 @@ package final class ViewerStore: Sendable {
     }
 
     /// Stored viewers that hold a session and have been idle since before `cutoff`, oldest first.
-    package func holdingSessions(idleBefore cutoff: Date, limit: Int = 500) async throws -> [ViewerSnapshot] {
+    func holdingSessions(idleBefore cutoff: Date, limit: Int = 500) async throws -> [ViewerSnapshot] {
         let stamp = AnalyticsFormat.timestamp(cutoff)
         return try await database.pool.read { db in
             try ViewerSnapshot.readAll(

@@ -4,7 +4,7 @@ import StoryBridge
 /// One browser tab: navigate, evaluate JavaScript, click, wait for conditions, take screenshots.
 package final class BrowserPage: Sendable {
     /// A script that threw, or a condition that did not come true in time.
-    package enum PageError: Error, CustomStringConvertible {
+    enum PageError: Error, CustomStringConvertible {
         case scriptFailed(expression: String, message: String)
         case timedOut(condition: String, seconds: Double, last: String)
 
@@ -40,7 +40,7 @@ package final class BrowserPage: Sendable {
     }
 
     /// Waits until the document is complete, optionally at a URL containing `fragment`.
-    package func waitForLoad(urlContaining fragment: String?, timeout: Duration = .seconds(20)) async throws {
+    func waitForLoad(urlContaining fragment: String?, timeout: Duration = .seconds(20)) async throws {
         let urlCheck = fragment.map { "location.href.indexOf(\(JSONValue.string($0).jsonString())) >= 0 && " } ?? ""
         _ = try await waitFor("\(urlCheck)document.readyState === 'complete'", timeout: timeout)
     }

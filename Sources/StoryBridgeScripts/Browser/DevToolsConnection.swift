@@ -5,14 +5,14 @@ import Synchronization
 /// A Chrome DevTools Protocol session over one WebSocket: numbered commands with awaited results.
 package final class DevToolsConnection: Sendable {
     /// A command that failed in the browser.
-    package struct ProtocolError: Error, CustomStringConvertible {
+    struct ProtocolError: Error, CustomStringConvertible {
         package let method: String
         package let message: String
         package var description: String { "DevTools \(method) failed: \(message)" }
 
         /// Whether the command failed only because the page navigated while it ran (its
         /// JavaScript context was destroyed), so asking again reaches the new document.
-        package var isNavigationRace: Bool {
+        var isNavigationRace: Bool {
             ["navigated or closed", "Cannot find context", "context was destroyed"].contains { message.contains($0) }
         }
     }

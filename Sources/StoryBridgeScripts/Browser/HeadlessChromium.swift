@@ -22,12 +22,12 @@ package final class HeadlessChromium: Sendable {
     }
 
     /// The binary names looked up on `PATH`, in order.
-    package static let candidateNames = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+    static let candidateNames = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
 
     package let binary: String
-    package let devToolsPort: Int
+    let devToolsPort: Int
     /// The browser-wide DevTools path, `/devtools/browser/<id>`.
-    package let browserPath: String
+    let browserPath: String
     private let process: LaunchedProcess
     private let profile: URL
 

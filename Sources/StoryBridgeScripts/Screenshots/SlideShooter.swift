@@ -37,7 +37,7 @@ package struct SlideShooter: Sendable {
     package typealias Progress = @Sendable (_ done: Int, _ total: Int, _ slide: String) -> Void
 
     /// Why a run could not finish.
-    package enum ShotsError: Error, CustomStringConvertible {
+    enum ShotsError: Error, CustomStringConvertible {
         case noSlides(presentation: String)
         case outputFolder(path: String, reason: String)
         case slideFailed(slide: String, reason: String)

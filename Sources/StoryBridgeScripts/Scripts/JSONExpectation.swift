@@ -9,7 +9,7 @@ package struct JSONExpectation: Sendable, Hashable {
     /// The same shape and values as `like`, except that a string `"$type:NAME"` matches any value
     /// of type NAME (`null|boolean|number|string|array|object`).
     package var like: JSONValue?
-    package var subset: JSONValue?
+    var subset: JSONValue?
     package var type: String?
     package var matches: String?
     package var contains: String?
@@ -50,7 +50,7 @@ package struct JSONExpectation: Sendable, Hashable {
     }
 
     /// What starts a type marker in a `like` template: `"$type:string"`.
-    package static let typeMarkerPrefix = "$type:"
+    static let typeMarkerPrefix = "$type:"
 
     /// The first place where `actual` does not have `template`'s shape: a member missing or extra,
     /// an array of another length, a value of another type where a marker stands, or another value.

@@ -56,7 +56,7 @@ package struct TestScript: Sendable {
 
     /// What the analytics of the scripted viewer's session must hold.
     package struct RecordExpectation: Sendable {
-        package var sessionState: Int?
+        var sessionState: Int?
         package var complete: Bool?
         package var slideViews: [String]?
         package var mediaViews: [String]?
@@ -99,7 +99,7 @@ package struct TestScript: Sendable {
     package var presentation: URL?
     package var presentationId: Int
     /// More presentations for `open` (folder or zip, with ids).
-    package var extraPresentations: [(URL, Int)]
+    var extraPresentations: [(URL, Int)]
     package var configuration: HostConfiguration
     package var policy: ViewerPolicy
     package var tests: [Test]
@@ -107,7 +107,7 @@ package struct TestScript: Sendable {
     package var file: String?
 
     /// Why a script cannot be used, naming the place.
-    package struct FormatError: Error, CustomStringConvertible, Sendable {
+    struct FormatError: Error, CustomStringConvertible, Sendable {
         package let description: String
     }
 

@@ -27,7 +27,7 @@ package final class ViewerClient: Sendable {
     private let counter = Atomic<Int>(0)
 
     /// Why a request could not be completed.
-    package enum ClientError: Error, CustomStringConvertible {
+    enum ClientError: Error, CustomStringConvertible {
         case noAnswer(command: String, guid: String, seconds: Int)
         package var description: String {
             switch self {

@@ -315,7 +315,7 @@ package struct WebSocketClientCloseFrame: Sendable, Hashable {
 }
 
 /// Why a WebSocket connection could not be made.
-package enum WebSocketClientFailure: Error, CustomStringConvertible, Sendable {
+enum WebSocketClientFailure: Error, CustomStringConvertible, Sendable {
     /// The URL is not a `ws://host[:port]/…` URL.
     case invalidURL(String)
     /// The server answered the upgrade with something else than `101` (its status line).

@@ -10,7 +10,7 @@ import Synchronization
 /// The protocol is ``WebSocketClientHandler`` on a NIO channel of its own.
 package final class WebSocketTextConnection: Sendable {
     /// Text messages received, in order; finished when the connection closes.
-    package let inbox: Mailbox<String>
+    let inbox: Mailbox<String>
     private let channel: any Channel
     /// Reads the handler's events into ``inbox`` and ``closeFrame``; ends with the connection.
     private let reader: Task<Void, Never>
@@ -127,7 +127,7 @@ package final class WebSocketTextConnection: Sendable {
 
     /// The next text message, or `nil` once the connection has closed: no time limit, for a loop
     /// that reads everything the server sends.
-    package func receiveUntilClosed() async -> String? {
+    func receiveUntilClosed() async -> String? {
         await inbox.next()
     }
 

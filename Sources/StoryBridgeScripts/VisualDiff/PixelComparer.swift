@@ -11,20 +11,20 @@ package struct PixelComparer: Sendable {
         /// Pixels whose colour differs by more than the channel tolerance in any channel (red, green,
         /// blue or alpha). A pixel only one picture has (sizes differ) counts as differing.
         package var differingPixels: Int
-        package var totalPixels: Int
+        var totalPixels: Int
         /// Whether both pictures have the same size.
-        package var sameSize: Bool
+        var sameSize: Bool
         /// The smallest rectangle holding every differing pixel, as x, y, width, height.
         package var changedRegion: [Int]?
         /// A PNG of the "after" picture with the differing pixels marked; `nil` when none differ.
-        package var highlightPNG: Data?
+        var highlightPNG: Data?
 
         /// The fraction of the pixels that differ, 0 to 1.
-        package var differingFraction: Double { totalPixels == 0 ? 0 : Double(differingPixels) / Double(totalPixels) }
+        var differingFraction: Double { totalPixels == 0 ? 0 : Double(differingPixels) / Double(totalPixels) }
     }
 
     /// A picture the browser could not read, or an answer it did not give.
-    package struct ComparisonError: Error, CustomStringConvertible {
+    struct ComparisonError: Error, CustomStringConvertible {
         package let description: String
     }
 

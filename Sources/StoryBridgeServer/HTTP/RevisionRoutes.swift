@@ -10,7 +10,7 @@ package struct RevisionControl: Sendable {
     /// Runs `change` holding what keeps a sync from installing meanwhile (`storybridge serve`:
     /// the data folder's sync lock); throws ``SyncIsRunning`` without running it when a sync
     /// holds it.
-    package var whileNoSyncRuns: @Sendable (_ change: () throws -> Void) throws -> Void
+    var whileNoSyncRuns: @Sendable (_ change: () throws -> Void) throws -> Void
 
     package init(store: LibraryStore, whileNoSyncRuns: @escaping @Sendable (_ change: () throws -> Void) throws -> Void = { try $0() }) {
         self.store = store

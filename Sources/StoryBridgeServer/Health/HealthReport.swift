@@ -5,12 +5,12 @@ import StoryBridge
 /// the scheduled sync (last run, its result, the next one), each deck's state and revision, the
 /// upload queue's length and the age of its oldest record, and the data folder's free disk. It
 /// names nothing but deck ids and revisions, so it needs no token.
-package struct HealthReport: Sendable {
+struct HealthReport: Sendable {
     /// Why the host is not healthy; empty when it is.
     package var problems: [String]
     package var document: JSONValue
 
-    package var isHealthy: Bool { problems.isEmpty }
+    var isHealthy: Bool { problems.isEmpty }
 
     /// Reads everything now.
     package static func build(host: StoryBridgeHost, sources: HealthSources, now: Date = Date()) async -> HealthReport {

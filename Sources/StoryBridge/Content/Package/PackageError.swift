@@ -42,7 +42,7 @@ package struct PackageLimits: Sendable, Hashable {
     /// Highest compression ratio accepted for an entry once it has produced `ratioCheckAfterBytes`.
     package var maxCompressionRatio: Int
     /// Entries smaller than this are not ratio-checked (tiny, very compressible text is normal).
-    package var ratioCheckAfterBytes: Int64
+    var ratioCheckAfterBytes: Int64
 
     /// 50,000 entries, 4 GiB, 200:1 once an entry has produced 4 MiB.
     package init(
