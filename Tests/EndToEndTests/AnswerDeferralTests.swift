@@ -11,8 +11,7 @@ struct AnswerDeferralTests {
     @Test("storyclm.js runs a callback once, after StoryCLMHandler has returned, without starting a timer")
     func ownLibrary() async throws {
         try await withBrowser { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let result = try await page.evaluate(
                 """
                 (async function () {
@@ -46,8 +45,7 @@ struct AnswerDeferralTests {
     @Test("an answer from the socket reaches its storyclm.js callback right after StoryCLMHandler returns, before any other task")
     func socketAnswerInMicrotask() async throws {
         try await withBrowser { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let result = try await page.evaluate(
                 """
                 (async function () {
@@ -84,8 +82,7 @@ struct AnswerDeferralTests {
     )
     func legacyHandlerTimer() async throws {
         try await withBrowser { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             try await page.click("#link-legacy")
             try await page.waitForSlide("legacy.html")
             let result = try await page.evaluate(

@@ -21,22 +21,37 @@ actor SharedBrowser {
     }
 }
 
+/// Runs `body`, then `cleanup`, also when `body` throws (then the error goes on after `cleanup`).
+func withCleanup<T>(_ body: () async throws -> T, cleanup: () async -> Void) async throws -> T {
+    do {
+        let result = try await body()
+        await cleanup()
+        return result
+    } catch {
+        await cleanup()
+        throw error
+    }
+}
+
 /// Runs `body` with a real host serving `folders` and a fresh tab of headless Chromium.
 func withBrowser(
     folders: [URL] = [demoFolder], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
     _ body: (TestHost, BrowserPage) async throws -> Void
 ) async throws {
     let host = try await TestHost.start(presentationFolders: folders, catalogs: catalogs, identity: identity)
+    try await withPage(on: host) { page in try await body(host, page) }
+}
+
+/// Runs `body` with a fresh tab of headless Chromium, then closes the tab and stops `host`, also
+/// when `body` throws.
+func withPage(on host: TestHost, _ body: (BrowserPage) async throws -> Void) async throws {
     let page = try await SharedBrowser.shared.get().newPage()
-    do {
-        try await body(host, page)
-    } catch {
+    try await withCleanup {
+        try await body(page)
+    } cleanup: {
         await page.close()
         await host.stop()
-        throw error
     }
-    await page.close()
-    await host.stop()
 }
 
 extension BrowserPage {
@@ -68,6 +83,13 @@ extension BrowserPage {
         try await waitFor(
             "window.__storybridge && window.__storybridge.chrome && (function(root){return \(expression);})(window.__storybridge.chrome.root)"
         )
+    }
+
+    /// Opens `slide` of `host`'s first presentation and waits until it has loaded and its bridge
+    /// socket is connected.
+    func openSlide(_ slide: String = "index.html", on host: TestHost) async throws {
+        try await navigate(to: host.slideURL(slide: slide))
+        try await waitForSlide(slide)
     }
 
     /// Waits until the page of `slide` has loaded and its bridge socket is connected.

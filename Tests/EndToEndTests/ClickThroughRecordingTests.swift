@@ -53,8 +53,7 @@ struct ClickThroughRecordingTests {
                 subscribed = host.runtime.feed.subscriberCount > 0
                 if !subscribed { try await Task.sleep(for: .milliseconds(10)) }
             }
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             try await page.waitFor("document.body.getAttribute('data-map') && document.body.getAttribute('data-app')")
             try await page.click("#next")
             try await page.waitForSlide("second.html")
@@ -137,7 +136,7 @@ struct ClickThroughRecordingTests {
         let browser = try await SharedBrowser.shared.get()
         let inspector = try await browser.newPage()
         let slide = try await browser.newPage()
-        do {
+        try await withCleanup {
             try await inspector.navigate(to: host.inspectorURL)
             try await inspector.waitFor("!document.getElementById('recording').hidden")
             #expect(try await inspector.text("#record") == "Record")
@@ -145,8 +144,7 @@ struct ClickThroughRecordingTests {
             try await inspector.waitFor("document.getElementById('record').textContent === 'Stop'")
             #expect(await control.status().recording)
 
-            try await slide.navigate(to: host.slideURL(slide: "index.html"))
-            try await slide.waitForSlide("index.html")
+            try await slide.openSlide(on: host)
             try await slide.waitFor("document.body.getAttribute('data-map') && document.body.getAttribute('data-app')")
             try await slide.click("#next")
             try await slide.waitForSlide("second.html")
@@ -172,15 +170,11 @@ struct ClickThroughRecordingTests {
             let refused = try await inspector.evaluate(
                 "fetch('/__storybridge/recording/script').then(r => r.status)")
             #expect(refused == 403)
-        } catch {
+        } cleanup: {
             await inspector.close()
             await slide.close()
             await host.stop()
-            throw error
         }
-        await inspector.close()
-        await slide.close()
-        await host.stop()
         #expect(await control.status().recording == false)
         let result = try await replay(file)
         #expect(result.failure == nil, "\(String(describing: result.failure))")
@@ -200,7 +194,7 @@ struct ClickThroughRecordingTests {
         let host = try await TestHost.start(presentationFolders: [folder], server: configuration)
         let plain = try await TestHost.start(presentationFolders: [folder])
         let page = try await SharedBrowser.shared.get().newPage()
-        do {
+        try await withCleanup {
             try await page.navigate(to: host.inspectorURL)
             try await page.waitFor("!document.getElementById('recording').hidden")
             let token = host.server.token
@@ -226,15 +220,11 @@ struct ClickThroughRecordingTests {
             let none = try #require(
                 try await status("fetch('/__storybridge/recording?token=\(plain.server.token)')").arrayValue)
             #expect(none.first == 404)
-        } catch {
+        } cleanup: {
             await page.close()
             await host.stop()
             await plain.stop()
-            throw error
         }
-        await page.close()
-        await host.stop()
-        await plain.stop()
     }
 
     @Test("volatile members (ids, times, UUIDs, dates) are matched by type; the rest by value")

@@ -15,15 +15,12 @@ struct DNSRebindingTests {
             "--host-resolver-rules=MAP rebound.test 127.0.0.1", "--proxy-server=direct://",
         ])
         let host = try await TestHost.start(presentationFolders: [demoFolder])
-        do {
+        try await withCleanup {
             try await body(host, browser)
-        } catch {
+        } cleanup: {
             await host.stop()
             await browser.close()
-            throw error
         }
-        await host.stop()
-        await browser.close()
     }
 
     @Test("a page loaded as rebound.test gets the refusal, no client script, no token and no socket")

@@ -39,8 +39,7 @@ struct DemoPresentationTests {
     @Test("go leads to the next slide, which reads the handed-over navigation data both ways")
     func goAndNavigationData() async throws {
         try await withBrowser { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             try await page.click("#btn-go")
             try await page.waitForSlide("products.html")
             #expect(try await page.text("#slide-title") == "products.html")
@@ -60,8 +59,7 @@ struct DemoPresentationTests {
     @Test("go to a slide that does not exist answers 404 to the page, which stays put")
     func goMissingSlide() async throws {
         try await withBrowser { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             try await page.type("#go-target", "nowhere.html")
             let answer = try await page.press("go-custom")
             #expect(answer["status"] == "Failure")
@@ -74,8 +72,7 @@ struct DemoPresentationTests {
     @Test("a slide that speaks only the legacy doorbell protocol is answered through the shim")
     func legacyDoorbell() async throws {
         try await withBrowser(identity: identity) { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             try await page.click("#link-legacy")
             try await page.waitForSlide("legacy.html")
             #expect(try await page.evaluate("typeof window.StoryCLM") == "undefined")
@@ -96,8 +93,7 @@ struct DemoPresentationTests {
     @Test("the viewer keeps its id across slide loads and the host sees the slide history")
     func viewerAcrossLoads() async throws {
         try await withBrowser { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let firstId = try await page.evaluate("window.__storybridge.viewerId")
             try await page.click("#link-next")
             try await page.waitForSlide("products.html")

@@ -22,7 +22,7 @@ struct InspectorPageTests {
         let browser = try await SharedBrowser.shared.get()
         let slide = try await browser.newPage()
         let inspector = try await browser.newPage()
-        do {
+        try await withCleanup {
             // A saved session from a scripted viewer puts records into the upload queue.
             let scripted = try await host.connectViewer(slide: "index.html", viewerId: "scripted-viewer")
             _ = try await scripted.request("setCustomEvent", data: ["key": "score", "value": "5"])
@@ -30,8 +30,7 @@ struct InspectorPageTests {
             await scripted.close()
 
             // A real page of the demo makes calls before the inspector opens...
-            try await slide.navigate(to: host.slideURL(slide: "index.html"))
-            try await slide.waitForSlide("index.html")
+            try await slide.openSlide(on: host)
             let viewerId = try #require(try await slide.evaluate("window.__storybridge.viewerId").stringValue)
             #expect(try await slide.press("getUserInfo")["status"] == "Success")
 
@@ -136,15 +135,11 @@ struct InspectorPageTests {
             #expect(size.width >= 800 && size.height >= 500)
             #expect(png.count > 30_000)
             try png.write(to: FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-inspector.png"))
-        } catch {
+        } cleanup: {
             await slide.close()
             await inspector.close()
             await host.stop()
-            throw error
         }
-        await slide.close()
-        await inspector.close()
-        await host.stop()
     }
 
     @Test("the inspector reconnects its live feed after the host restarts on the same port")

@@ -35,6 +35,16 @@ private struct RevisionLab {
     func served(_ id: Int) throws -> Presentation {
         try #require(try store.entry(id: id)).presentation
     }
+
+    /// A host serving decks 5 and 6 of the library, its revisions (Rollback, Unpin) under the
+    /// library's control.
+    func startHost() async throws -> TestHost {
+        var configuration = ServerConfiguration(port: 0)
+        configuration.revisions = RevisionControl(store: store)
+        return try await TestHost.start(
+            presentationFolders: [try served(5).root, try served(6).root],
+            catalogs: [.init(id: 5), .init(id: 6)], dataDirectory: directory, server: configuration)
+    }
 }
 
 @Suite("Inspector: Rollback and Unpin buttons", .serialized)
@@ -45,17 +55,13 @@ struct InspectorRollbackTests {
     func rollbackFromTheInspector() async throws {
         let lab = try RevisionLab()
         defer { try? FileManager.default.removeItem(at: lab.folder) }
-        var configuration = ServerConfiguration(port: 0)
-        configuration.revisions = RevisionControl(store: lab.store)
-        let host = try await TestHost.start(
-            presentationFolders: [try lab.served(5).root, try lab.served(6).root],
-            catalogs: [.init(id: 5), .init(id: 6)], dataDirectory: lab.directory, server: configuration)
+        let host = try await lab.startHost()
         // What `storybridge serve` of the library runs: the catalog watcher that swaps revisions in.
         let watcher = Task { await LibraryCatalogWatcher(store: lab.store, interval: .milliseconds(100)).run(host: host.runtime) }
         let browser = try await SharedBrowser.shared.get()
         let viewer = try await browser.newPage()
         let inspector = try await browser.newPage()
-        do {
+        try await withCleanup {
             try await viewer.navigate(to: host.slideURL(presentationId: 5, slide: "next.html"))
             #expect(try await viewer.text("#says") == "v2")
 
@@ -100,17 +106,12 @@ struct InspectorRollbackTests {
             try await inspector.waitFor("document.querySelectorAll('button[data-action=\"unpin\"]').length === 0")
             #expect(try lab.store.pin(id: 5) == nil)
             #expect(try lab.store.history(id: 5).map(\.event) == ["install", "update", "rollback"])
-        } catch {
+        } cleanup: {
             watcher.cancel()
             await viewer.close()
             await inspector.close()
             await host.stop()
-            throw error
         }
-        watcher.cancel()
-        await viewer.close()
-        await inspector.close()
-        await host.stop()
     }
 
     @Test(
@@ -119,11 +120,7 @@ struct InspectorRollbackTests {
     func endpointRefusals() async throws {
         let lab = try RevisionLab()
         defer { try? FileManager.default.removeItem(at: lab.folder) }
-        var configuration = ServerConfiguration(port: 0)
-        configuration.revisions = RevisionControl(store: lab.store)
-        let host = try await TestHost.start(
-            presentationFolders: [try lab.served(5).root, try lab.served(6).root],
-            catalogs: [.init(id: 5), .init(id: 6)], dataDirectory: lab.directory, server: configuration)
+        let host = try await lab.startHost()
         let plain = try await TestHost.start(presentationFolders: [try lab.served(6).root])
         let busy = try await TestHost.start(
             presentationFolders: [try lab.served(5).root], catalogs: [.init(id: 5)],
@@ -133,7 +130,7 @@ struct InspectorRollbackTests {
                 return busy
             }())
         let page = try await SharedBrowser.shared.get().newPage()
-        do {
+        try await withCleanup {
             try await page.navigate(to: host.inspectorURL)
             func answer(_ path: String, token: String? = nil, method: String = "POST") async throws -> (Int, String) {
                 let query = token.map { "?token=\($0)" } ?? ""
@@ -172,17 +169,12 @@ struct InspectorRollbackTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await page.evaluate("document.getElementById('revisions').hidden") == true)
             #expect(try await answer("/__storybridge/revisions", token: plain.server.token, method: "GET").0 == 404)
-        } catch {
+        } cleanup: {
             await page.close()
             await host.stop()
             await plain.stop()
             await busy.stop()
-            throw error
         }
-        await page.close()
-        await host.stop()
-        await plain.stop()
-        await busy.stop()
     }
 }
 

@@ -29,10 +29,9 @@ struct LiveReloadTests {
         let watcher = PresentationWatcher(folder: folder, catalog: .init(id: 1), interval: .milliseconds(100), clock: clock)
         let watching = Task { await watcher.run(host: host.runtime) }
         let page = try await SharedBrowser.shared.get().newPage()
-        do {
+        try await withCleanup {
             // Reach products.html by `go` with navigation data, as content would.
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             try await page.evaluate("StoryCLM.Go('products.html', {answer: 42}); true")
             try await page.waitForSlide("products.html")
             let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
@@ -86,14 +85,10 @@ struct LiveReloadTests {
             let reload = host.runtime.feed.recentEntries.first { $0["type"] == "reload" }
             let files = reload?["files"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(Set(files).isSuperset(of: ["products.html", "extra.html", "index.html"]))
-        } catch {
+        } cleanup: {
             watching.cancel()
             await page.close()
             await host.stop()
-            throw error
         }
-        watching.cancel()
-        await page.close()
-        await host.stop()
     }
 }

@@ -61,8 +61,7 @@ struct PageAnswerTests {
         try await withBrowser(folders: [try askingPresentation()]) { host, page in
             let exchanges = ExchangeLog()
             host.runtime.bridge.observe { exchanges.add($0) }
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let answers = try #require(
                 try await page.waitFor("window.answers && window.answers.length === 2 && window.answers").arrayValue)
             #expect(answers[0] == ["command": "getNavigationData", "data": [:], "status": "Success", "connected": false])
@@ -87,8 +86,7 @@ struct PageAnswerTests {
     func replacedModule() async throws {
         try await withBrowser(folders: [try askingPresentation()]) { host, page in
             try host.runtime.bridge.register(OwnSlideNames())
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let answers = try #require(
                 try await page.waitFor("window.answers && window.answers.length === 2 && window.answers").arrayValue)
             #expect(answers[0]["command"] == "getNavigationData" && answers[0]["connected"] == false)

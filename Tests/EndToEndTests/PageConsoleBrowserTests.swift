@@ -39,8 +39,7 @@ struct PageConsoleBrowserTests {
                             + " console[level] = function (first) { window.__consoleSeen.push([level, String(first)]);"
                             + " return original.apply(this, arguments); }; });")
                 ])
-            try await page.navigate(to: host.slideURL())
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             _ = try await page.evaluate(
                 "window.__consoleSeen = []; console.warn('x'); console.error(new Error('boom')); console.log('n', 1, {a: [2]}); true")
             let entries = try await consoleEntries(of: host) { $0.count >= 3 }
@@ -59,8 +58,7 @@ struct PageConsoleBrowserTests {
     @Test("a loop of 10,000 console.log lines sends the burst and what the rate adds, then one count of the rest")
     func loopIsLimited() async throws {
         try await withBrowser(folders: [try plainPresentation()]) { host, page in
-            try await page.navigate(to: host.slideURL())
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let seconds =
                 try await page.evaluate(
                     "(function(){var t=performance.now();for(var i=0;i<10000;i++){console.log('loop '+i);}return (performance.now()-t)/1000;})()"

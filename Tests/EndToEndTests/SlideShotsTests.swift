@@ -9,24 +9,26 @@ struct SlideShotsTests {
     /// The demo's copy of storyclm.js, for slides that call the bridge.
     static let storyclmScript = try! String(
         contentsOf: demoFolder.appendingPathComponent("js/storyclm.js"), encoding: .utf8)
+    /// Blue at the end of a ten-minute animation from red: only the settler's ending of it makes it
+    /// blue in time, so every run ends exactly this one animation, however loaded the machine (a
+    /// 0.6 s animation sometimes ended by itself first).
+    static let animatedSlide = VisualDeck.block(
+        "#00f", script: "<style>@keyframes fade{from{background:#f00}to{background:#00f}}#block{animation:fade 600s linear}</style>")
+    /// Green once the host has answered getPresentationInfo (white until then); needs
+    /// `js/storyclm.js` in the deck.
+    static let answeredSlide = VisualDeck.block(
+        "#fff",
+        script: """
+            <script src="js/storyclm.js"></script>
+            <script>StoryCLM.Presentation.GetInfo(function () { document.getElementById('block').style.background = '#0a0'; });</script>
+            """)
 
     @Test("every slide is taken in map order once settled: an animation ended, a bridge answer awaited; two runs give the same pixels")
     func settledAndDeterministic() async throws {
         var deck = VisualDeck(slides: [
             "index.html": VisualDeck.block("#333", links: ["animated.html", "answered.html"]),
-            // Blue at the end of a ten-minute animation from red: only the settler's ending of it
-            // makes it blue in time, so every run ends exactly this one animation, however loaded
-            // the machine (a 0.6 s animation sometimes ended by itself first).
-            "animated.html": VisualDeck.block(
-                "#00f", script: "<style>@keyframes fade{from{background:#f00}to{background:#00f}}#block{animation:fade 600s linear}</style>"
-            ),
-            // Green once the host has answered getPresentationInfo (white until then).
-            "answered.html": VisualDeck.block(
-                "#fff",
-                script: """
-                    <script src="js/storyclm.js"></script>
-                    <script>StoryCLM.Presentation.GetInfo(function () { document.getElementById('block').style.background = '#0a0'; });</script>
-                    """),
+            "animated.html": Self.animatedSlide,
+            "answered.html": Self.answeredSlide,
             // What the two slides above must look like once settled.
             "blue.html": VisualDeck.block("#00f"),
             "green.html": VisualDeck.block("#0a0"),
@@ -68,15 +70,8 @@ struct SlideShotsTests {
     func pipelineMatchesOneTab() async throws {
         var slides: [String: String] = [
             "index.html": VisualDeck.block("#333", links: ["animated.html", "answered.html", "s1.html", "s2.html", "s3.html"]),
-            "animated.html": VisualDeck.block(
-                "#00f", script: "<style>@keyframes fade{from{background:#f00}to{background:#00f}}#block{animation:fade 600s linear}</style>"
-            ),
-            "answered.html": VisualDeck.block(
-                "#fff",
-                script: """
-                    <script src="js/storyclm.js"></script>
-                    <script>StoryCLM.Presentation.GetInfo(function () { document.getElementById('block').style.background = '#0a0'; });</script>
-                    """),
+            "animated.html": Self.animatedSlide,
+            "answered.html": Self.answeredSlide,
             "unlinked.html": VisualDeck.block("#abc"),
         ]
         for (number, colour) in ["#c00", "#0c0", "#00c"].enumerated() { slides["s\(number + 1).html"] = VisualDeck.block(colour) }

@@ -17,7 +17,7 @@ struct StoryContextBrowserTests {
         let browser = try await SharedBrowser.shared.get()
         let first = try await browser.newPage()
         let second = try await browser.newPage()
-        do {
+        try await withCleanup {
             for page in [first, second] {
                 try await page.navigate(to: host.slideURL())
                 try await page.waitFor("window.__storybridge && window.__storybridge.state.connected")
@@ -75,22 +75,18 @@ struct StoryContextBrowserTests {
             #expect(try await first.evaluate("story.form.rating.value") == 4.5)
             #expect(try await first.evaluate("story.form.count") == 2)
             #expect(try await first.evaluate("story.questProgress.stage") == "Done")
-        } catch {
+        } cleanup: {
             await first.close()
             await second.close()
             await host.stop()
-            throw error
         }
-        await first.close()
-        await second.close()
-        await host.stop()
     }
 
     @Test("the inspector shows the live context of the open presentation, leaf by leaf with exact types")
     func inspector() async throws {
         try await withBrowser(folders: [storyContextFolder]) { host, page in
             let inspector = try await SharedBrowser.shared.get().newPage()
-            do {
+            try await withCleanup {
                 try await page.navigate(to: host.slideURL())
                 try await page.waitFor("window.__storybridge && window.__storybridge.state.connected")
                 try await inspector.navigate(to: host.inspectorURL)
@@ -107,11 +103,9 @@ struct StoryContextBrowserTests {
                 _ = try await host.runtime.storyContext.apply(
                     [StoryChange(try StoryAddress("questProgress.stage"), .set("Done"))], by: .app, presentationId: 1)
                 try await inspector.waitFor("(\(row("questProgress.stage"))) === 'questProgress.stagestring\"Done\"reads'")
-            } catch {
+            } cleanup: {
                 await inspector.close()
-                throw error
             }
-            await inspector.close()
         }
     }
 }

@@ -27,8 +27,7 @@ struct ViewerChromeTests {
     @Test("a slide opens a second presentation, which receives the handed-over data")
     func openSecondPresentation() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "products.html"))
-            try await page.waitForSlide("products.html")
+            try await page.openSlide("products.html", on: host)
             try await page.type("#open-target", "2")
             try await page.click("#btn-open")
             try await page.waitFor(
@@ -45,8 +44,7 @@ struct ViewerChromeTests {
     @Test("the map button shows the map, and choosing a slide navigates there (navigation out)")
     func map() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             #expect(try await page.inChrome("!!root.querySelector('.bar')") == true)
             try await page.clickChrome("map")
             try await page.waitForChrome("root.querySelector('[data-overlay=map] a[data-slide=\"details.html\"]')")
@@ -63,8 +61,7 @@ struct ViewerChromeTests {
     @Test("openMediaFile shows the file in an overlay and answers only when the viewer closes it")
     func mediaFile() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "details.html"))
-            try await page.waitForSlide("details.html")
+            try await page.openSlide("details.html", on: host)
             try await page.click("#btn-openMediaFile-wav")
             try await page.waitForChrome("root.querySelector('[data-overlay=media][data-file=\"chime.wav\"] audio')")
             try await Task.sleep(for: .milliseconds(200))
@@ -91,8 +88,7 @@ struct ViewerChromeTests {
     @Test("the media library opens from content and from the chrome button")
     func mediaLibrary() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "details.html"))
-            try await page.waitForSlide("details.html")
+            try await page.openSlide("details.html", on: host)
             try await page.click("#btn-openMediaLibrary")
             try await page.waitForChrome("root.querySelectorAll('[data-overlay=library] a[data-file]').length === 2")
             try await page.clickChrome("close-library")
@@ -138,8 +134,7 @@ struct ViewerChromeTests {
         </script></head><body><h1>timing</h1></body></html>
         """.write(to: root.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
         try await withBrowser(folders: [root]) { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             #expect(try await page.evaluate("window.chromeAtReady") == false)
             #expect(try await page.evaluate("window.chromeAtLoad") == true)
             // Flags that reach the chrome before it is built are kept without building it.
@@ -155,8 +150,7 @@ struct ViewerChromeTests {
     @Test("content hides and shows the chrome buttons, and the state survives the next slide")
     func buttonsHideAndShow() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "details.html"))
-            try await page.waitForSlide("details.html")
+            try await page.openSlide("details.html", on: host)
             for action in ["close", "map", "media"] {
                 #expect(try await page.evaluate("window.__storybridge.chrome.isShown('\(action)')") == true)
             }
@@ -185,21 +179,13 @@ struct ViewerChromeTests {
             demo.flags.needsConfirmation = true
             host.library.add(demo)
         }
-        let page = try await SharedBrowser.shared.get().newPage()
-        do { try await body(host, page) } catch {
-            await page.close()
-            await host.stop()
-            throw error
-        }
-        await page.close()
-        await host.stop()
+        try await withPage(on: host) { page in try await body(host, page) }
     }
 
     @Test("on a needConfirmation deck the close button asks to save; cancel stays, save lands on the closed page")
     func closeWithDialog() async throws {
         try await withConfirmingDemo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "summary.html"))
-            try await page.waitForSlide("summary.html")
+            try await page.openSlide("summary.html", on: host)
             try await page.clickChrome("close")
             try await page.waitForChrome("root.querySelector('[data-overlay=confirm-close]')")
             try await page.clickChrome("cancel")
@@ -225,10 +211,8 @@ struct ViewerChromeTests {
             second.flags.isLockedOut = true
             host.library.add(second)
         }
-        let page = try await SharedBrowser.shared.get().newPage()
-        do {
-            try await page.navigate(to: host.slideURL(slide: "products.html"))
-            try await page.waitForSlide("products.html")
+        try await withPage(on: host) { page in
+            try await page.openSlide("products.html", on: host)
             try await page.type("#open-target", "12")
             try await page.click("#btn-open")
             try await page.waitForChrome("root.querySelector('[data-overlay=unavailable][data-presentation=\"12\"]')")
@@ -246,20 +230,13 @@ struct ViewerChromeTests {
             let blocked = try await page.inChrome("root.querySelector('[data-overlay=unavailable]').textContent")
             #expect(blocked.stringValue?.contains("blocked by the content service") == true)
             #expect(try await page.evaluate("window.__storybridge.slide") == "products.html")
-        } catch {
-            await page.close()
-            await host.stop()
-            throw error
         }
-        await page.close()
-        await host.stop()
     }
 
     @Test("on a deck without needConfirmation the close button closes at once and saves, as the apps' close does")
     func closeWithoutDialog() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "summary.html"))
-            try await page.waitForSlide("summary.html")
+            try await page.openSlide("summary.html", on: host)
             try await page.clickChrome("close")
             try await page.waitFor("document.getElementById('closed') && document.readyState === 'complete'")
             #expect(try await page.evaluate("document.getElementById('closed').getAttribute('data-outcome')") == "saved")
@@ -269,8 +246,7 @@ struct ViewerChromeTests {
     @Test("a screenshot of a slide with its chrome renders")
     func screenshot() async throws {
         try await withTwo { host, page in
-            try await page.navigate(to: host.slideURL(slide: "index.html"))
-            try await page.waitForSlide("index.html")
+            try await page.openSlide(on: host)
             let png = try await page.screenshot()
             #expect(png.count > 5_000)
             #expect(png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
@@ -282,8 +258,7 @@ struct ViewerChromeTests {
     func deepLink() async throws {
         let link = try DeepLink("storyclm://content?contentId=1&slide=summary.html&campaign=winter")
         let host = try await TestHost.start(presentationFolders: [demoFolder], deepLink: link)
-        let page = try await SharedBrowser.shared.get().newPage()
-        do {
+        try await withPage(on: host) { page in
             try await page.navigate(to: host.baseURL + "/")
             try await page.waitForSlide("summary.html")
             try await page.evaluate(
@@ -291,12 +266,6 @@ struct ViewerChromeTests {
             let inbound = try await page.waitFor("window.inbound")
             #expect(inbound["Status"] == "Success")
             #expect(inbound["Data"]?["parameters"]?["campaign"] == "winter")
-        } catch {
-            await page.close()
-            await host.stop()
-            throw error
         }
-        await page.close()
-        await host.stop()
     }
 }

@@ -8,10 +8,7 @@ import Testing
 struct BlobTests {
     @Test("a full GET is the zip: Content-Length, strong ETag, Last-Modified, Accept-Ranges; it unpacks to the installed files")
     func fullDownload() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1, mediaBytes: 200_000)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1], mediaBytes: 200_000) { lab, client, token in
             let reply = try await client.get(try await client.packageLink(1, token: token))
             #expect(reply.status == 200)
             #expect(reply.body == (try cachedPackage(lab, id: 1, revision: 1)))
@@ -39,10 +36,8 @@ struct BlobTests {
 
     @Test("HEAD answers the headers of GET without a body")
     func head() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer { client in
-            let link = try await client.packageLink(1, token: try await client.serviceToken())
+        try await ContentLab.serving(decks: [1]) { lab, client, token in
+            let link = try await client.packageLink(1, token: token)
             let reply = try await client.send("HEAD", link)
             #expect(reply.status == 200)
             #expect(reply.body.isEmpty)
@@ -53,10 +48,8 @@ struct BlobTests {
 
     @Test("Range → 206 with Content-Range; suffix and open ranges; past the end → 416 with bytes */size")
     func ranges() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1, mediaBytes: 50_000)
-        try await lab.withServer { client in
-            let link = try await client.packageLink(1, token: try await client.serviceToken())
+        try await ContentLab.serving(decks: [1], mediaBytes: 50_000) { lab, client, token in
+            let link = try await client.packageLink(1, token: token)
             let zip = try cachedPackage(lab, id: 1, revision: 1)
             let size = zip.count
 
@@ -92,10 +85,8 @@ struct BlobTests {
 
     @Test("If-Range: the current ETag or date honours the range; another validator gets the whole blob with 200")
     func ifRange() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer { client in
-            let link = try await client.packageLink(1, token: try await client.serviceToken())
+        try await ContentLab.serving(decks: [1]) { lab, client, token in
+            let link = try await client.packageLink(1, token: token)
             let full = try await client.get(link)
             let etag = try #require(full.header("etag"))
             let lastModified = try #require(full.header("last-modified"))
@@ -136,11 +127,7 @@ struct BlobTests {
 
     @Test("a link with a bad or missing signature, or for another blob, answers 403; no Authorization is needed")
     func badSignature() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try lab.install(id: 2)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1, 2]) { lab, client, token in
             let link = try await client.packageLink(1, token: token)
             let other = try await client.packageLink(2, token: token)
             let signature = try #require(link.split(separator: "sig=").last)

@@ -83,10 +83,7 @@ struct ContentServerCommandLineTests {
         let login = try await client.passwordGrant()
         #expect(login.status == 200)
         let refreshToken = try #require(try login.object()["refresh_token"] as? String)
-        let refresh = try await client.token([
-            "grant_type": "refresh_token", "client_id": ContentLab.appId, "client_secret": ContentLab.appSecret,
-            "refresh_token": refreshToken,
-        ])
+        let refresh = try await client.refresh(refreshToken)
         #expect(refresh.status == 400)
         #expect(try refresh.object()["error"] as? String == "invalid_grant")
         #expect(await server.stop())

@@ -32,10 +32,7 @@ func expectFields(_ object: JSONValue?, _ fields: [String: String], sourceLocati
 struct ContentRouteTests {
     @Test("every content route answers 401 with WWW-Authenticate: Bearer without a valid token, with or without the slash")
     func unauthorized() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1]) { lab, client, token in
             var forged = Array(token)
             forged[forged.count - 3] = forged[forged.count - 3] == "A" ? "B" : "A"
             for path in ["/v1/clients", "/v1/presentations/1", "/v1/contentpackages/1", "/v1/mediafiles/1", "/v1/slides/1"] {
@@ -55,11 +52,7 @@ struct ContentRouteTests {
 
     @Test("GET /v1/clients and /v1/clients/: the same array, presentations with id, revision, skip, debug, lockout")
     func clients() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try lab.install(id: 2)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1, 2]) { lab, client, token in
             let plain = try await client.get("/v1/clients", token: token)
             let slashed = try await client.get("/v1/clients/", token: token)
             #expect(plain.status == 200 && slashed.status == 200)
@@ -90,10 +83,7 @@ struct ContentRouteTests {
 
     @Test("GET /v1/presentations/{id}: every field with its type; sourcesFolder's size is the served zip's")
     func presentation() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 3)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [3]) { lab, client, token in
             let reply = try await client.get("/v1/presentations/3", token: token)
             #expect(reply.status == 200)
             #expect(try await client.get("/v1/presentations/3/", token: token).body == reply.body)
@@ -137,10 +127,7 @@ struct ContentRouteTests {
 
     @Test("GET /v1/contentpackages/{id}: the sourcesFolder fields plus a sas link on this server")
     func contentPackage() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1]) { lab, client, token in
             let reply = try await client.get("/v1/contentpackages/1/", token: token)
             #expect(reply.status == 200)
             let object = try reply.object()
@@ -163,10 +150,7 @@ struct ContentRouteTests {
 
     @Test("GET /v1/mediafiles/{id} and /v1/slides/{id}: their fields; the sas serves the file; pageSource is the HTML")
     func mediaAndSlides() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1]) { lab, client, token in
             let presentation = try await client.get("/v1/presentations/1", token: token).object()
             let mediaId = try #require((presentation["mediaFiles"] as? [[String: Any]])?.first?["id"] as? Int)
             let media = try await client.get("/v1/mediafiles/\(mediaId)/", token: token)
@@ -218,10 +202,7 @@ struct ContentRouteTests {
 
     @Test("unknown ids answer 404 with a JSON error, on every route")
     func notFound() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1]) { lab, client, token in
             for path in [
                 "/v1/presentations/99", "/v1/contentpackages/99/", "/v1/mediafiles/12345", "/v1/slides/12345/", "/v1/presentations/abc",
             ] {

@@ -7,11 +7,7 @@ import Testing
 struct ForcedAnswerTests {
     @Test("noContentPresentations: /v1/presentations/{id} answers 204 with no body; other decks and the package are served")
     func noContentPresentation() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try lab.install(id: 2)
-        try await lab.withServer(lab.configuration(faults: TestFaults(noContentPresentations: [1]))) { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1, 2], faults: TestFaults(noContentPresentations: [1])) { lab, client, token in
             let reply = try await client.get("/v1/presentations/1", token: token)
             #expect(reply.status == 204)
             #expect(reply.body.isEmpty)
@@ -22,10 +18,7 @@ struct ForcedAnswerTests {
 
     @Test("noContentPackages: /v1/contentpackages/{id} answers 204; the presentation itself is served")
     func noContentPackage() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer(lab.configuration(faults: TestFaults(noContentPackages: [1]))) { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1], faults: TestFaults(noContentPackages: [1])) { lab, client, token in
             let reply = try await client.get("/v1/contentpackages/1", token: token)
             #expect(reply.status == 204)
             #expect(reply.body.isEmpty)
@@ -35,11 +28,7 @@ struct ForcedAnswerTests {
 
     @Test("forbiddenPresentations: 403 with a JSON error on the presentation and its package, still listed in the client")
     func forbidden() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try lab.install(id: 2)
-        try await lab.withServer(lab.configuration(faults: TestFaults(forbiddenPresentations: [2]))) { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1, 2], faults: TestFaults(forbiddenPresentations: [2])) { lab, client, token in
             for path in ["/v1/presentations/2", "/v1/contentpackages/2"] {
                 let reply = try await client.get(path, token: token)
                 #expect(reply.status == 403)
@@ -53,10 +42,7 @@ struct ForcedAnswerTests {
 
     @Test("emptyClientLists: the first N client lists are [] with 200, then the real list")
     func emptyClientListOnce() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer(lab.configuration(faults: TestFaults(emptyClientLists: 1))) { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1], faults: TestFaults(emptyClientLists: 1)) { lab, client, token in
             let first = try await client.get("/v1/clients", token: token)
             #expect(first.status == 200)
             #expect(try first.array().isEmpty)
@@ -66,10 +52,7 @@ struct ForcedAnswerTests {
 
     @Test("updateFaults changes the faults of a running server: 204 switched on and off again")
     func changedWhileRunning() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withRunningServer { client, running in
-            let token = try await client.serviceToken()
+        try await ContentLab.servingRunning(decks: [1]) { (_, client, running, token) async throws in
             #expect(try await client.get("/v1/presentations/1", token: token).status == 200)
             running.updateFaults { $0.noContentPresentations = [1] }
             #expect(try await client.get("/v1/presentations/1", token: token).status == 204)

@@ -7,10 +7,7 @@ import Testing
 struct HostCheckTests {
     @Test("A foreign Host gets 421 from the token endpoint, the content routes and the blob links; no token, no file")
     func foreignHostRefused() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withRunningServer { client, running in
-            let token = try await client.serviceToken()
+        try await ContentLab.servingRunning(decks: [1]) { lab, client, running, token in
             let link = try #require(URL(string: try await client.packageLink(1, token: token)))
             let blobTarget = link.path + "?" + (link.query ?? "")
             let form = "grant_type=client_credentials&client_id=\(ContentLab.serviceId)&client_secret=\(ContentLab.serviceSecret)"

@@ -39,9 +39,7 @@ struct LoginLimitTests {
 
     @Test("20 failures from one address within the window refuse that address for every user name and for client secrets")
     func perAddress() async throws {
-        let lab = try ContentLab()
-        let clock = ManualHostClock(start: Date())
-        try await lab.withServer(lab.configuration(clock: clock)) { client in
+        try await ContentLab.servingOnManualClock { client, clock in
             for index in 0..<20 {
                 #expect(try await client.token(Self.password("guess\(index)", "x")).status == 400)
             }

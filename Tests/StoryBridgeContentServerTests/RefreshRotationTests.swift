@@ -7,10 +7,8 @@ import Testing
 struct RefreshRotationTests {
     @Test("Each refresh answers a new refresh token; the used one is refused after the grace, the new one works")
     func rotates() async throws {
-        let lab = try ContentLab()
-        let clock = ManualHostClock(start: Date())
-        try await lab.withServer(lab.configuration(clock: clock)) { client in
-            let first = try #require(try await client.passwordGrant().object()["refresh_token"] as? String)
+        try await ContentLab.servingOnManualClock { client, clock in
+            let first = try await client.appRefreshToken()
             let second = try await client.refresh(first)
             #expect(second.status == 200)
             let secondToken = try #require(try second.object()["refresh_token"] as? String)
@@ -34,10 +32,8 @@ struct RefreshRotationTests {
 
     @Test("A second use within the grace (a concurrent refresh) answers the same successor, not a fork")
     func concurrentUseWithinGrace() async throws {
-        let lab = try ContentLab()
-        let clock = ManualHostClock(start: Date())
-        try await lab.withServer(lab.configuration(clock: clock)) { client in
-            let first = try #require(try await client.passwordGrant().object()["refresh_token"] as? String)
+        try await ContentLab.servingOnManualClock { client, clock in
+            let first = try await client.appRefreshToken()
             async let a = client.refresh(first)
             async let b = client.refresh(first)
             let (left, right) = try await (a, b)
@@ -57,7 +53,7 @@ struct RefreshRotationTests {
         let clock = ManualHostClock(start: Date())
         let configuration = lab.configuration(clock: clock)
         let (used, current) = try await lab.withServer(configuration) { client in
-            let first = try #require(try await client.passwordGrant().object()["refresh_token"] as? String)
+            let first = try await client.appRefreshToken()
             let second = try #require(try await client.refresh(first).object()["refresh_token"] as? String)
             return (first, second)
         }
@@ -73,6 +69,11 @@ struct RefreshRotationTests {
 }
 
 extension ContentClient {
+    /// A refresh token of the lab's user, from the password grant.
+    func appRefreshToken() async throws -> String {
+        try #require(try await passwordGrant().object()["refresh_token"] as? String)
+    }
+
     /// `POST /connect/token` with the refresh grant for the lab's app.
     func refresh(_ refreshToken: String) async throws -> Reply {
         try await token([

@@ -100,6 +100,43 @@ struct ContentLab {
     }
 }
 
+extension ContentLab {
+    /// A new lab with decks `ids` installed (`mediaBytes` of media each), served with `faults`;
+    /// `body` gets the lab, a client and a service token.
+    static func serving<T>(
+        decks ids: [Int], mediaBytes: Int = 3000, faults: TestFaults = TestFaults(),
+        _ body: (ContentLab, ContentClient, String) async throws -> T
+    ) async throws -> T {
+        try await servingRunning(decks: ids, mediaBytes: mediaBytes, faults: faults) { lab, client, _, token in
+            try await body(lab, client, token)
+        }
+    }
+
+    /// A new lab with no decks, served on a manual clock (with `tokenLifetime` and `clockSkew`);
+    /// `body` gets a client and the clock.
+    static func servingOnManualClock<T>(
+        tokenLifetime: Int = 3600, clockSkew: TimeInterval = 5, _ body: (ContentClient, ManualHostClock) async throws -> T
+    ) async throws -> T {
+        let lab = try ContentLab()
+        let clock = ManualHostClock(start: Date())
+        return try await lab.withServer(lab.configuration(tokenLifetime: tokenLifetime, clockSkew: clockSkew, clock: clock)) { client in
+            try await body(client, clock)
+        }
+    }
+
+    /// As `serving`, with the running server too (to change its faults or read its address).
+    static func servingRunning<T>(
+        decks ids: [Int], mediaBytes: Int = 3000, faults: TestFaults = TestFaults(),
+        _ body: (ContentLab, ContentClient, RunningContentServer, String) async throws -> T
+    ) async throws -> T {
+        let lab = try ContentLab()
+        for id in ids { try lab.install(id: id, mediaBytes: mediaBytes) }
+        return try await lab.withRunningServer(lab.configuration(faults: faults)) { client, running in
+            try await body(lab, client, running, try await client.serviceToken())
+        }
+    }
+}
+
 /// An HTTP answer.
 struct Reply {
     var status: Int

@@ -7,11 +7,8 @@ import Testing
 struct TestOptionTests {
     @Test("--test-fail-first N: the first N content and blob requests answer 503 with Retry-After: 1")
     func failFirst() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer(lab.configuration(faults: TestFaults(failFirst: 2))) { client in
-            // The token endpoint is not affected.
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1], faults: TestFaults(failFirst: 2)) { lab, client, token in
+            // The token endpoint is not affected: the service token above was granted.
             for _ in 0..<2 {
                 let reply = try await client.get("/v1/clients", token: token)
                 #expect(reply.status == 503)
@@ -24,10 +21,7 @@ struct TestOptionTests {
 
     @Test("--test-fail-first counts blob requests too")
     func failFirstBlobs() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1)
-        try await lab.withServer(lab.configuration(faults: TestFaults(failFirst: 1))) { client in
-            let token = try await client.serviceToken()
+        try await ContentLab.serving(decks: [1], faults: TestFaults(failFirst: 1)) { lab, client, token in
             #expect(try await client.get("/v1/contentpackages/1", token: token).status == 503)
             let link = try await client.packageLink(1, token: token)
             #expect(try await client.get(link).status == 200)
@@ -36,11 +30,9 @@ struct TestOptionTests {
 
     @Test("--test-drop-after-bytes: the connection closes mid-body; a Range request resumes to the exact zip")
     func dropAfterBytes() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1, mediaBytes: 300_000)
         let faults = TestFaults(dropAfterBytes: 100_000, dropTimes: 1)
-        try await lab.withServer(lab.configuration(faults: faults)) { client in
-            let link = try await client.packageLink(1, token: try await client.serviceToken())
+        try await ContentLab.serving(decks: [1], mediaBytes: 300_000, faults: faults) { lab, client, token in
+            let link = try await client.packageLink(1, token: token)
             let zip = try cachedPackage(lab, id: 1, revision: 1)
             #expect(zip.count > 200_000)
             let received = try await RawHTTP.get(link)
@@ -56,10 +48,8 @@ struct TestOptionTests {
 
     @Test("--test-drop-after-bytes without a count cuts every blob response")
     func dropEvery() async throws {
-        let lab = try ContentLab()
-        try lab.install(id: 1, mediaBytes: 100_000)
-        try await lab.withServer(lab.configuration(faults: TestFaults(dropAfterBytes: 1000))) { client in
-            let link = try await client.packageLink(1, token: try await client.serviceToken())
+        try await ContentLab.serving(decks: [1], mediaBytes: 100_000, faults: TestFaults(dropAfterBytes: 1000)) { lab, client, token in
+            let link = try await client.packageLink(1, token: token)
             for _ in 0..<2 {
                 let received = try await RawHTTP.get(link)
                 #expect(received.body.count == 1000)

@@ -7,8 +7,7 @@ import Testing
 struct TokenEndpointTests {
     @Test("client_credentials answers a Bearer JWT without a refresh token; claims as the real service's: no sub, client_id, scope array")
     func clientCredentials() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             let reply = try await client.token([
                 "grant_type": "client_credentials", "client_id": ContentLab.serviceId,
                 "client_secret": ContentLab.serviceSecret,
@@ -69,14 +68,10 @@ struct TokenEndpointTests {
 
     @Test("refresh_token answers a new access token and a new (rotated) refresh token")
     func refresh() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             let first = try await client.passwordGrant().object()
             let refreshToken = try #require(first["refresh_token"] as? String)
-            let reply = try await client.token([
-                "grant_type": "refresh_token", "client_id": ContentLab.appId, "client_secret": ContentLab.appSecret,
-                "refresh_token": refreshToken,
-            ])
+            let reply = try await client.refresh(refreshToken)
             #expect(reply.status == 200)
             let body = try reply.object()
             let rotated = try #require(body["refresh_token"] as? String)
@@ -87,10 +82,7 @@ struct TokenEndpointTests {
 
             // A refresh token is not an access token, nor the reverse.
             #expect(try await client.get("/v1/clients", token: refreshToken).status == 401)
-            let misuse = try await client.token([
-                "grant_type": "refresh_token", "client_id": ContentLab.appId, "client_secret": ContentLab.appSecret,
-                "refresh_token": access,
-            ])
+            let misuse = try await client.refresh(access)
             #expect(misuse.status == 400)
             #expect(try misuse.object()["error"] as? String == "invalid_grant")
         }
@@ -98,8 +90,7 @@ struct TokenEndpointTests {
 
     @Test("errors: 400 invalid_client, invalid_grant, unsupported_grant_type, invalid_request")
     func errors() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             func error(_ fields: [String: String]) async throws -> String? {
                 let reply = try await client.token(fields)
                 #expect(reply.status == 400, "\(fields) → \(reply.status) \(reply.text)")
@@ -135,8 +126,7 @@ struct TokenEndpointTests {
 
     @Test("client_secret_basic: credentials in Authorization: Basic are accepted")
     func basicCredentials() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             let basic = Data("\(ContentLab.serviceId):\(ContentLab.serviceSecret)".utf8).base64EncodedString()
             let reply = try await client.send(
                 "POST", "/connect/token",
@@ -148,9 +138,7 @@ struct TokenEndpointTests {
 
     @Test("an access token stops working once it expires (5 s lifetime, no clock skew, on the server's manual clock)")
     func expiry() async throws {
-        let lab = try ContentLab()
-        let clock = ManualHostClock(start: Date())
-        try await lab.withServer(lab.configuration(tokenLifetime: 5, clockSkew: 0, clock: clock)) { client in
+        try await ContentLab.servingOnManualClock(tokenLifetime: 5, clockSkew: 0) { client, clock in
             let token = try await client.serviceToken()
             #expect(try await client.get("/v1/clients", token: token).status == 200)
             clock.advance(by: .seconds(4))
@@ -166,11 +154,8 @@ struct TokenEndpointTests {
     func rejectRefresh() async throws {
         let lab = try ContentLab()
         try await lab.withServer(lab.configuration(faults: TestFaults(rejectRefresh: true))) { client in
-            let refreshToken = try #require(try await client.passwordGrant().object()["refresh_token"] as? String)
-            let reply = try await client.token([
-                "grant_type": "refresh_token", "client_id": ContentLab.appId, "client_secret": ContentLab.appSecret,
-                "refresh_token": refreshToken,
-            ])
+            let refreshToken = try await client.appRefreshToken()
+            let reply = try await client.refresh(refreshToken)
             #expect(reply.status == 400)
             #expect(try reply.object()["error"] as? String == "invalid_grant")
         }

@@ -21,8 +21,7 @@ struct TokenRefusalTests {
 
     @Test("a token with the server's claims but signed with another key answers 401: the signature is not valid")
     func anotherKey() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             let genuine = try await client.serviceToken()
             #expect(try await client.get("/v1/clients", token: genuine).status == 200)
             let forged = await signedElsewhere(try claims(of: genuine))
@@ -34,8 +33,7 @@ struct TokenRefusalTests {
 
     @Test("a token whose claims were changed after signing (a later exp) answers 401: the signature is not valid")
     func changedClaims() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             let genuine = try await client.serviceToken()
             var changed = try claims(of: genuine)
             changed.exp += 3600
@@ -50,9 +48,7 @@ struct TokenRefusalTests {
 
     @Test("a token of the server's key that has expired answers 401: the token has expired")
     func expired() async throws {
-        let lab = try ContentLab()
-        let clock = ManualHostClock(start: Date())
-        try await lab.withServer(lab.configuration(tokenLifetime: 60, clockSkew: 0, clock: clock)) { client in
+        try await ContentLab.servingOnManualClock(tokenLifetime: 60, clockSkew: 0) { client, clock in
             let token = try await client.serviceToken()
             clock.advance(by: .seconds(61))
             let reply = try await client.get("/v1/clients", token: token)
@@ -63,14 +59,13 @@ struct TokenRefusalTests {
 
     @Test("something that is not a JWT, and a refresh token used as an access token, answer 401 each with its reason")
     func notAnAccessToken() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
+        try await ContentLab().withServer { client in
             for garbage in ["not-a-token", "a.b.c"] {
                 let reply = try await client.get("/v1/clients", token: garbage)
                 #expect(reply.status == 401)
                 #expect(try reply.object()["error"] as? String == "the token is not a JWT this server issued", "\(garbage)")
             }
-            let refresh = try #require(try await client.passwordGrant().object()["refresh_token"] as? String)
+            let refresh = try await client.appRefreshToken()
             let reply = try await client.get("/v1/clients", token: refresh)
             #expect(reply.status == 401)
             #expect(try reply.object()["error"] as? String == "a refresh token cannot be used as an access token")
@@ -79,14 +74,10 @@ struct TokenRefusalTests {
 
     @Test("a refresh token signed with another key answers 400 invalid_grant")
     func refreshFromAnotherKey() async throws {
-        let lab = try ContentLab()
-        try await lab.withServer { client in
-            let genuine = try #require(try await client.passwordGrant().object()["refresh_token"] as? String)
+        try await ContentLab().withServer { client in
+            let genuine = try await client.appRefreshToken()
             let forged = await signedElsewhere(try claims(of: genuine))
-            let reply = try await client.token([
-                "grant_type": "refresh_token", "client_id": ContentLab.appId, "client_secret": ContentLab.appSecret,
-                "refresh_token": forged,
-            ])
+            let reply = try await client.refresh(forged)
             #expect(reply.status == 400)
             #expect(try reply.object()["error"] as? String == "invalid_grant")
             #expect(try reply.object()["error_description"] as? String == "the refresh token is not valid")

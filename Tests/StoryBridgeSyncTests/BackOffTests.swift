@@ -22,11 +22,8 @@ struct BackOffTests {
 
     @Test("503 with Retry-After: 1 on the content routes: two retries, each after at least a second")
     func unavailableContentRoutes() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, title: "five", payloadBytes: 100_000) }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: 100_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
         try await lab.startServer(faults: TestFaults(failFirst: 2, failStatus: 503, retryAfter: 1, failOn: .content))
         let result = try await lab.cli(["sync", "--content"])
         #expect(result.status == 0, "\(result.errors)")
@@ -44,11 +41,8 @@ struct BackOffTests {
 
     @Test("429 with Retry-After: 1 on the blob link: the download waits, asks again and completes")
     func throttledBlob() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, title: "five", payloadBytes: 300_000) }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: 300_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
         #expect(try await lab.cli(["sync"]).status == 0)
         try await lab.startServer(faults: TestFaults(failFirst: 2, failStatus: 429, retryAfter: 1, failOn: .blobs))
         let result = try await lab.cli(["sync", "--content"])
@@ -68,11 +62,8 @@ struct BackOffTests {
 
     @Test("500 without Retry-After: the sync backs off on its own (jittered, well under a second) and succeeds")
     func serverErrorWithoutRetryAfter() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, title: "five", payloadBytes: 100_000) }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: 100_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
         try await lab.startServer(faults: TestFaults(failFirst: 3, failStatus: 500, retryAfter: nil, failOn: .all))
         let result = try await lab.cli(["sync", "--content"])
         #expect(result.status == 0, "\(result.errors)")
@@ -89,11 +80,8 @@ struct BackOffTests {
 
     @Test("A server that keeps answering 503 makes the sync give up with the server's status, not hang")
     func givesUp() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, title: "five", payloadBytes: 100_000) }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: 100_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
         try await lab.startServer(faults: TestFaults(failFirst: 1000, failStatus: 503, retryAfter: 0, failOn: .content))
         let result = try await lab.cli(["sync"])
         #expect(result.status == 76, "\(result.errors)")

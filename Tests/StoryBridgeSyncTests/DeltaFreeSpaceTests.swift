@@ -35,10 +35,7 @@ struct DeltaFreeSpaceTests {
         "less free space than the changed slide needs: refused with the full path's message, nothing fetched past the listing, the old revision stays"
     )
     func refusedWhenTheDiskIsFull() async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 3, version: "v1") }
         let first = try await DeltaSyncTests.sync(lab)
         #expect(first.report.installed.map(\.id) == [3])
         let served = try #require(try lab.clientLibrary().entry(id: 3)).presentation.root

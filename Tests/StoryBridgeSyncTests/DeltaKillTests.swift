@@ -22,10 +22,7 @@ struct DeltaKillTests {
     /// A lab with presentation 3 installed at v1, v2 published and its metadata synced, and
     /// the server answering blob requests after `blobDelay`.
     static func labWithUpdate(blobDelay: Duration) async throws -> (lab: SyncLab, old: [String: Data]) {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 3, version: "v1") }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         let old = try files(in: try #require(try lab.clientLibrary().entry(id: 3)).presentation.root)
         try DeltaSyncTests.publishDeck(lab, id: 3, version: "v2")

@@ -9,11 +9,10 @@ struct DeltaSavingsTests {
         "two delta updates of one deck and a full install of another: the progress lines say what each saved, --status per deck and in all, from the history"
     )
     func savedBytesShown() async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
-        try DeltaSyncTests.publishDeck(lab, id: 4, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { lab in
+            try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
+            try DeltaSyncTests.publishDeck(lab, id: 4, version: "v1")
+        }
         let first = try await lab.cli(["sync", "--content"])
         #expect(first.status == 0, "\(first.errors)")
         #expect(!first.errors.contains("saved"))

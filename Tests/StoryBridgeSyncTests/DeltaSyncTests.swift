@@ -88,10 +88,7 @@ struct DeltaSyncTests {
 
     @Test("one changed slide: the central directory and that slide are fetched in at most 3 range requests, the rest is hard-linked")
     func oneSlideChanged() async throws {
-        let lab = try SyncLab()
-        try Self.publishDeck(lab, id: 3, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 3, version: "v1") }
         let first = try await Self.sync(lab)
         #expect(first.report.installed.map(\.id) == [3])
         #expect(first.report.deltaUpdates == 0)
@@ -129,10 +126,7 @@ struct DeltaSyncTests {
 
     @Test("--limit-rate holds for range requests: ~70 KB of a delta at 64 KB/s take at least 0.7 s")
     func rateLimited() async throws {
-        let lab = try SyncLab()
-        try Self.publishDeck(lab, id: 7, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 7, version: "v1") }
         _ = try await Self.sync(lab)
         try Self.publishDeck(lab, id: 7, version: "v2")
         let started = ContinuousClock.now
@@ -171,10 +165,7 @@ struct DeltaSyncTests {
 
     @Test("more than half of the bytes changed: the whole package is downloaded")
     func mostBytesChanged() async throws {
-        let lab = try SyncLab()
-        try Self.publishDeck(lab, id: 5, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 5, version: "v1") }
         _ = try await Self.sync(lab)
         try Self.publishDeck(lab, id: 5, version: "v2", filmSeed: 2)
         let second = try await Self.sync(lab)
@@ -202,10 +193,7 @@ struct DeltaSyncTests {
 
     @Test("a hostile name in the new central directory is refused by the delta path as by a full install; the old revision stays")
     func hostileListingRefused() async throws {
-        let lab = try SyncLab()
-        try Self.publishDeck(lab, id: 6, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 6, version: "v1") }
         _ = try await Self.sync(lab)
         let servedBefore = try #require(try lab.clientLibrary().entry(id: 6)).presentation.root
         try Self.publishDeck(lab, id: 6, version: "v2")
@@ -228,10 +216,7 @@ struct DeltaSyncTests {
 
     @Test("a changed entry whose bytes fail their CRC-32 is refused; nothing is installed or left")
     func corruptEntryRefused() async throws {
-        let lab = try SyncLab()
-        try Self.publishDeck(lab, id: 8, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 8, version: "v1") }
         _ = try await Self.sync(lab)
         let servedBefore = try #require(try lab.clientLibrary().entry(id: 8)).presentation.root
         // Slide 7 changed; two bytes inside its deflated data are flipped on the server.

@@ -7,9 +7,7 @@ import Testing
 struct DependencySyncTests {
     @Test("dependencies are brought recursively, a cycle is walked once, an id the service does not offer is named")
     func bringsWhatItOpens() async throws {
-        let lab = try SyncLab()
-        for id in 1...4 { try lab.publish(id: id) }
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { for id in 1...4 { try $0.publish(id: id) } }
         // 1 opens 2; 2 opens 3 and 1 (a cycle); 3 opens 99, which the service does not offer; 4 is unrelated.
         let opens: [Int: [Int]] = [1: [2], 2: [3, 1], 3: [99]]
         let front = try RewritingFront(

@@ -14,7 +14,7 @@ final class DroppingBlobServer: Sendable {
     let port: Int
     let blob: Data
     let etag = "\"blob-etag-1\""
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let state: Mutex<State>
 
     struct State {
@@ -30,26 +30,12 @@ final class DroppingBlobServer: Sendable {
     init(blob: Data, drops: [Int]) throws {
         self.blob = blob
         state = Mutex(State(drops: drops))
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
+        listener = try LoopbackListener(backlog: 8, reuseAddress: true)
+        port = listener.port
+        listener.acceptOnThread { [self] connection in
+            serve(connection)
+            close(connection)
         }
-        guard bound else {
-            close(descriptor)
-            throw LabFailure("cannot listen on 127.0.0.1")
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
     }
 
     var link: String { "http://127.0.0.1:\(port)/container/blob.zip?sv=2016-05-31&sr=b&sig=a%2Bb%3D&se=2030-01-01&sp=r" }
@@ -60,22 +46,10 @@ final class DroppingBlobServer: Sendable {
     var requestLines: [String] { state.withLock { $0.requestLines } }
 
     /// Stops accepting connections.
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-    }
-
-    private func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
-            serve(connection)
-            close(connection)
-        }
-    }
+    func stop() { listener.stop() }
 
     private func serve(_ connection: Int32) {
-        guard let request = readHead(connection) else { return }
+        guard let request = LoopbackListener.readHead(connection) else { return }
         let lines = request.split(separator: "\r\n").map(String.init)
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
@@ -109,27 +83,9 @@ final class DroppingBlobServer: Sendable {
         }
     }
 
-    private func readHead(_ connection: Int32) -> String? {
-        var bytes = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !bytes.contains(Data("\r\n\r\n".utf8)) {
-            let count = read(connection, &buffer, buffer.count)
-            guard count > 0 else { return nil }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private func writeAll(_ connection: Int32, _ data: Data, countsAsBody: Bool) -> Bool {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                guard written > 0 else { return false }
-                offset += written
-                if countsAsBody { state.withLock { $0.bodyBytesServed += written } }
-            }
-            return true
+        LoopbackListener.writeAll(connection, data) { written in
+            if countsAsBody { state.withLock { $0.bodyBytesServed += written } }
         }
     }
 }

@@ -8,10 +8,7 @@ import Testing
 struct GuardedRemovalTests {
     @Test("an empty client list (200 []) withdraws nothing and says why; the next run finds everything again")
     func transientEmptyList() async throws {
-        let lab = try SyncLab()
-        for id in 1...3 { try lab.publish(id: id) }
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { for id in 1...3 { try $0.publish(id: id) } }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
         lab.server!.updateFaults { $0.emptyClientLists = 1 }
@@ -31,10 +28,7 @@ struct GuardedRemovalTests {
 
     @Test("a shortened list withdraws (off serve's list, files kept) and removes after --removal-grace; more than half gone needs --prune")
     func withdrawThenRemove() async throws {
-        let lab = try SyncLab()
-        for id in 1...4 { try lab.publish(id: id) }
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { for id in 1...4 { try $0.publish(id: id) } }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         let folder4 = try #require(try lab.clientLibrary().entry(id: 4)).presentation.root
 
@@ -83,11 +77,10 @@ struct GuardedRemovalTests {
 
     @Test("a package republished under an unchanged presentation revision is found (every presentation is fetched) and installed")
     func republishedPackage() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, payloadBytes: 50_000)
-        try lab.publish(id: 6, payloadBytes: 50_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { lab in
+            try lab.publish(id: 5, payloadBytes: 50_000)
+            try lab.publish(id: 6, payloadBytes: 50_000)
+        }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         let before = try #require(try await lab.catalog()[5])
 

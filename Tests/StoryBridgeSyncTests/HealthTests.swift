@@ -11,10 +11,7 @@ struct HealthTests {
         "health answers 200 with the sync, decks, upload queue and disk without a token; 503 with the reason once sync fails past the threshold; doctor --url says so"
     )
     func healthFollowsSync() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 3) }
         try await lab.withServe(
             ["--port", "0", "--log-level", "error", "--no-watch", "--sync-every", "1s", "--health-sync-failing", "2s"]
         ) { serve in
@@ -62,10 +59,7 @@ struct HealthTests {
 
     @Test("a data folder with less free disk than --health-min-free is unhealthy: 503 naming the disk")
     func diskThreshold() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 3) }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         await lab.stopServer()
         try await lab.withServe(["--port", "0", "--log-level", "error", "--no-watch", "--health-min-free", "1000000000"]) {

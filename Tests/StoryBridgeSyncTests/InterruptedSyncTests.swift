@@ -11,10 +11,7 @@ struct InterruptedSyncTests {
     /// A lab whose server cuts every blob response after 200 KB, so a download takes many
     /// resumed requests and can be interrupted half way.
     func slowLab() async throws -> SyncLab {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, title: "five v1", payloadBytes: Self.packageBytes)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, title: "five v1", payloadBytes: Self.packageBytes) }
         #expect(try await lab.cli(["sync"]).status == 0)
         try await lab.startServer(faults: TestFaults(dropAfterBytes: 200_000))
         return lab

@@ -10,10 +10,10 @@ struct KioskEndToEndTests {
         "204s, a 403 for one deck, a republished package, an empty client list once and rotating refresh tokens: the library ends complete and correct"
     )
     func kioskLibraryEndsCorrect() async throws {
-        let lab = try SyncLab()
-        for id in 1...5 { try lab.publish(id: id, title: "deck \(id) v1", payloadBytes: 40_000) }
         // Access tokens live 2 s; a used refresh token is refused at once (no grace).
-        try await lab.startServer(tokenLifetime: 2, refreshGrace: 0)
+        let lab = try await SyncLab.serving(tokenLifetime: 2, refreshGrace: 0) { lab in
+            for id in 1...5 { try lab.publish(id: id, title: "deck \(id) v1", payloadBytes: 40_000) }
+        }
         let server = try #require(lab.server)
         #expect(try await lab.loginAsUser().status == 0)
         let store = SessionStore(folder: lab.clientDirectory.root)

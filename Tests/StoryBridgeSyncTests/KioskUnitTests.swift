@@ -25,10 +25,7 @@ struct KioskUnitTests {
         var arguments = try Self.execStartArguments()
         #expect(arguments.first == "serve")
         #expect(arguments.contains("--sync-every"))
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 3) }
         // The unit's data folder and port become the lab's; spawn adds --data-dir again, so it goes here.
         let port = try #require(arguments.firstIndex(of: "--port"))
         arguments[port + 1] = "0"

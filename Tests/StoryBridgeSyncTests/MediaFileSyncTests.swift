@@ -28,11 +28,10 @@ struct MediaFileSyncTests {
 
     @Test("The package leaves the film out; sync --content fetches it from /v1/mediafiles and installs it whole")
     func fetchedSeparately() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
+            try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
+        }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
-        try await lab.startServer(mediaOutsidePackages: true)
-        try await lab.loginAsService()
         let result = try await lab.cli(["sync", "--content"])
         #expect(result.status == 0, "\(result.errors)")
         let packageSize = try await serverPackageSize(lab)
@@ -50,11 +49,10 @@ struct MediaFileSyncTests {
 
     @Test("A media download cut every 150 KB resumes with Range until the file is whole")
     func resumed() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
+            try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
+        }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
-        try await lab.startServer(mediaOutsidePackages: true)
-        try await lab.loginAsService()
         #expect(try await lab.cli(["sync"]).status == 0)
         // The package (a few KB) passes whole; the film is cut after every 150 KB.
         try await lab.startServer(faults: TestFaults(dropAfterBytes: 150_000), mediaOutsidePackages: true)
@@ -67,11 +65,10 @@ struct MediaFileSyncTests {
 
     @Test("An updated film (new revision) replaces the old one; the old revision is served until then")
     func updated() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
+            try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
+        }
         defer { withExtendedLifetime(lab) {} }
-        try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
-        try await lab.startServer(mediaOutsidePackages: true)
-        try await lab.loginAsService()
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         try lab.publish(id: 5, title: "five v2", payloadBytes: Self.filmBytes)
         let result = try await lab.cli(["sync", "--content"])

@@ -38,9 +38,7 @@ struct PackageIntegrityTests {
 
     @Test("a blob longer than the declared fileSize whose archive validates completely is installed, with a warning in the status")
     func longerButValid() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, title: "five", payloadBytes: 60_000)
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { try $0.publish(id: 5, title: "five", payloadBytes: 60_000) }
         let front = try Self.misdeclaring(lab, id: 5, delta: -1000)
         try await lab.loginAsService(api: front.baseURL)
         let run = try await lab.cli(["sync", "--content"])
@@ -59,9 +57,7 @@ struct PackageIntegrityTests {
 
     @Test("a blob whose size differs from the declared one and whose archive does not validate is refused; nothing installed or left")
     func differentAndBrokenRefused() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, payloadBytes: 60_000)
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { try $0.publish(id: 5, payloadBytes: 60_000) }
         let front = try Self.misdeclaring(lab, id: 5, delta: 5000)
         try await lab.loginAsService(api: front.baseURL)
         #expect(try await lab.cli(["sync"]).status == 0)
@@ -83,10 +79,7 @@ struct PackageIntegrityTests {
 
     @Test("a link renewed after the package was republished restarts the download: the old bytes are discarded, not spliced")
     func republishedDuringDownload() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, payloadBytes: 200_000)
-        try await lab.startServer(linkLifetime: 1)
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn(linkLifetime: 1) { try $0.publish(id: 5, payloadBytes: 200_000) }
         #expect(try await lab.cli(["sync"]).status == 0)
         let service = try lab.service()
         let old = try #require(try await service.api.contentPackage(presentationId: 5))

@@ -68,11 +68,8 @@ struct PlatformFlagsSyncTests {
         #expect(byId[6]?["lockout"] == true)
         #expect(try JSONValue.parse(try await lab.cli(["list", "--json"]).output).arrayValue?.count == 3)
 
-        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
-            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
-            let match = try #require(
-                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
-            let baseURL = String(match.1)
+        try await lab.withServedLibrary { _, served in
+            let baseURL = served.baseURL
             let launcher = try await fetch("\(baseURL)/")
             #expect(launcher.status == 200)
             #expect(launcher.body.contains("data-presentation=\"4\"") && launcher.body.contains("data-presentation=\"6\""))
@@ -96,7 +93,7 @@ struct PlatformFlagsSyncTests {
             #expect(unknown.status == 404)
             #expect(unknown.body.contains("Presentation 9 is not in this host"))
 
-            let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+            let viewer = try await served.connectViewer(presentationId: 4)
             let openMissing = try await viewer.request("open", data: ["presId": 8])
             #expect(openMissing.errorCode == 404)
             #expect(
@@ -116,12 +113,9 @@ struct PlatformFlagsSyncTests {
         try await lab.loginAsService()
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
-        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
-            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
-            let match = try #require(
-                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
-            let baseURL = String(match.1)
-            let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+        try await lab.withServedLibrary { _, served in
+            let baseURL = served.baseURL
+            let viewer = try await served.connectViewer(presentationId: 4)
             #expect(try await fetch("\(baseURL)/p/4/index.html").status == 200)
 
             try await startServer(lab, [.init(id: 4, lockout: true)])
@@ -151,12 +145,8 @@ struct PlatformFlagsSyncTests {
         try await lab.loginAsService()
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
-        try await lab.withServe(["--port", "0", "--log-level", "info", "--no-watch"]) { serve in
-            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
-            let match = try #require(
-                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
-            let viewer = try await ViewerClient.connect(
-                baseURL: String(match.1), token: String(match.2), presentationId: 4, slide: "index.html")
+        try await lab.withServedLibrary(logLevel: "info") { serve, served in
+            let viewer = try await served.connectViewer(presentationId: 4)
             // What a metadata sync writes when the service turns on needConfirmation and nothing else
             // (the presentation object's revision moves, its package's does not).
             try await lab.clientLibrary().database.pool.write { db in

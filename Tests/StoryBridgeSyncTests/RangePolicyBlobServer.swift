@@ -30,7 +30,7 @@ final class RangePolicyBlobServer: Sendable {
     let silentAfter: Int?
     let silence: Duration
     let keepsAlive: Bool
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let state = Mutex(State())
 
     struct State {
@@ -49,23 +49,15 @@ final class RangePolicyBlobServer: Sendable {
         self.keepsAlive = keepsAlive
         self.silentAfter = silentAfter
         self.silence = silence
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
+        listener = try LoopbackListener()
+        port = listener.port
+        listener.acceptOnThread { [self] connection in
+            state.withLock { $0.connections += 1 }
+            Thread { [self] in
+                while serve(connection) && keepsAlive {}
+                close(connection)
+            }.start()
         }
-        guard bound else {
-            close(descriptor)
-            throw LabFailure("cannot listen on 127.0.0.1")
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { [self] in acceptLoop() }.start()
     }
 
     /// A link to the blob, with a SAS-like query.
@@ -90,26 +82,11 @@ final class RangePolicyBlobServer: Sendable {
     }
 
     /// Stops accepting connections.
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-    }
-
-    private func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
-            state.withLock { $0.connections += 1 }
-            Thread { [self] in
-                while serve(connection) && keepsAlive {}
-                close(connection)
-            }.start()
-        }
-    }
+    func stop() { listener.stop() }
 
     /// Answers one request; returns whether its reply was sent whole (the connection can carry another).
     private func serve(_ connection: Int32) -> Bool {
-        guard let request = readHead(connection) else { return false }
+        guard let request = LoopbackListener.readHead(connection) else { return false }
         var headers: [String: String] = [:]
         for line in request.split(separator: "\r\n").dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -164,27 +141,9 @@ final class RangePolicyBlobServer: Sendable {
         return true
     }
 
-    private func readHead(_ connection: Int32) -> String? {
-        var bytes = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !bytes.contains(Data("\r\n\r\n".utf8)) {
-            let count = read(connection, &buffer, buffer.count)
-            guard count > 0 else { return nil }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private func writeAll(_ connection: Int32, _ data: Data, countsAsBody: Bool) -> Bool {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                guard written > 0 else { return false }
-                offset += written
-                if countsAsBody { state.withLock { $0.bodyBytesServed += written } }
-            }
-            return true
+        LoopbackListener.writeAll(connection, data) { written in
+            if countsAsBody { state.withLock { $0.bodyBytesServed += written } }
         }
     }
 }

@@ -17,10 +17,7 @@ struct RateLimitTests {
 
     @Test("a 2.5 MB blob from the loopback content server limited to 1 MiB/s takes at least its size over the rate")
     func downloadKeepsTheRate() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, payloadBytes: 2_500_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, payloadBytes: 2_500_000) }
         #expect(try await lab.cli(["sync"]).status == 0)
         let service = try lab.service()
         let package = try #require(try await service.api.contentPackage(presentationId: 5))
@@ -65,10 +62,7 @@ struct RateLimitTests {
 
     @Test("storybridge sync --content --limit-rate installs at the rate; --limit-rate without --content is refused")
     func commandLine() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 7, payloadBytes: 1_000_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 7, payloadBytes: 1_000_000) }
         let refused = try await lab.cli(["sync", "--limit-rate", "2M"])
         #expect(refused.status != 0)
         #expect(refused.errors.contains("--limit-rate goes with --content"))

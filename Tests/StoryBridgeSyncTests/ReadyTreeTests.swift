@@ -46,10 +46,7 @@ struct ReadyTreeTests {
 
     @Test("a full install and then a delta install each leave the ready tree of the revision they installed, and the delta took the tree")
     func builtAfterFullAndDelta() async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
         let first = try await DeltaSyncTests.sync(lab)
         #expect(first.report.installed.map(\.id) == [9] && first.report.deltaUpdates == 0)
         try Self.expectTreeOfInstalledRevision(lab, id: 9)
@@ -72,10 +69,7 @@ struct ReadyTreeTests {
     func sameRevisionWithAndWithoutTree() async throws {
         var revisions: [[String: Data]] = []
         for useTree in [true, false] {
-            let lab = try SyncLab()
-            try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
-            try await lab.startServer()
-            try await lab.loginAsService()
+            let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
             _ = try await DeltaSyncTests.sync(lab)
             let treeFolder = Self.inode(try Self.tree(lab, id: 9))
             if !useTree { try FileManager.default.removeItem(at: try Self.tree(lab, id: 9)) }
@@ -103,10 +97,7 @@ struct ReadyTreeTests {
         "a ready tree that is not whole, not the installed files or of another revision is removed and the update is still right",
         arguments: Damage.allCases)
     func damagedTree(_ damage: Damage) async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
         _ = try await DeltaSyncTests.sync(lab)
         let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
         let served = try DeltaKillTests.files(in: installed)
@@ -162,10 +153,7 @@ struct ReadyTreeTests {
 
     @Test("a run that installs nothing makes the tree an installed revision lacks (a kill after the swap, before or during its build)")
     func madeUpByTheNextRun() async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
         _ = try await DeltaSyncTests.sync(lab)
         let tree = try Self.tree(lab, id: 9)
         // What a kill during the build leaves: a partial tree, no finished one.
@@ -225,10 +213,7 @@ struct ReadyTreeTests {
 
     @Test("a delta that changes a file the ready tree linked leaves the served revision's files and their inodes' bytes unchanged")
     func servedFilesUntouched() async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
         _ = try await DeltaSyncTests.sync(lab)
         let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
         let served = try DeltaKillTests.files(in: installed)
@@ -252,10 +237,7 @@ struct ReadyTreeTests {
         "a rollback makes the tree stale: the next run replaces it with the tree of the revision rolled back to; removing the content removes it"
     )
     func rollbackAndRemoval() async throws {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
         _ = try await DeltaSyncTests.sync(lab)
         try DeltaSyncTests.publishDeck(lab, id: 9, version: "v2")
         _ = try await DeltaSyncTests.sync(lab)

@@ -10,10 +10,7 @@ struct ResumableDownloadTests {
 
     @Test("a connection dropped at 50 % resumes with Range/If-Range; in all under 1.2x the package crosses the wire")
     func resumesAfterDrop() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, payloadBytes: Self.packageBytes)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, payloadBytes: Self.packageBytes) }
         #expect(try await lab.cli(["sync"]).status == 0)
         let size = try #require(try await lab.catalog()[5]?.packageSize)
         try await lab.startServer(faults: TestFaults(dropAfterBytes: Int(size / 2), dropTimes: 1))
@@ -63,9 +60,7 @@ struct ResumableDownloadTests {
 
     @Test("a 401 is answered by one refresh, however many requests are waiting")
     func oneRefreshForMany() async throws {
-        let lab = try SyncLab()
-        for id in 1...6 { try lab.publish(id: id) }
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { for id in 1...6 { try $0.publish(id: id) } }
         #expect(try await lab.loginAsUser().status == 0)
         #expect(try await lab.cli(["sync"]).status == 0)
         // The server forgets nothing, but the stored token is replaced by one it never issued.
@@ -93,10 +88,7 @@ struct ResumableDownloadTests {
 
     @Test("a package with a bad CRC is refused, the old revision stays installed and served, and the state says why")
     func corruptUpdateKeepsOldRevision() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 5, title: "five v1", payloadBytes: 100_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 5, title: "five v1", payloadBytes: 100_000) }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         let oldRoot = try #require(try lab.clientLibrary().entry(id: 5)).presentation.root
 

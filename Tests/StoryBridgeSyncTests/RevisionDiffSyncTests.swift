@@ -40,10 +40,7 @@ struct RevisionDiffSyncTests {
         "diff by revision numbers: served against kept names the one slide that changed colour (exit 1); identical revisions exit 0; a revision not on disk is refused with those that are; shots --revision takes a kept one"
     )
     func diffKeptRevisions() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, files: Self.blockDeck())
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 4, files: Self.blockDeck()) }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         try lab.publish(id: 4, files: Self.blockDeck(recolouring: ["slide3.html": "#e91e63"]))
         let update = try await lab.cli(["sync", "--content"])
@@ -126,11 +123,10 @@ struct RevisionDiffSyncTests {
         "sync --diff-report after a republished package writes the report naming the one changed slide, shown in Chromium; --keep-revisions 0 says the report cannot be made"
     )
     func syncDiffReport() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, files: Self.blockDeck())
-        try lab.publish(id: 5, files: Self.blockDeck())
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { lab in
+            try lab.publish(id: 4, files: Self.blockDeck())
+            try lab.publish(id: 5, files: Self.blockDeck())
+        }
         let reports = lab.folder.appendingPathComponent("reports")
         // First installs have nothing to compare.
         let first = try await lab.cli(["sync", "--content", "--diff-report", reports.path])
@@ -164,11 +160,10 @@ struct RevisionDiffSyncTests {
 
     @Test("sync --diff-report without Chromium says so once and the sync's exit status stands")
     func withoutChromium() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, files: Self.blockDeck())
-        try lab.publish(id: 5, files: Self.blockDeck())
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { lab in
+            try lab.publish(id: 4, files: Self.blockDeck())
+            try lab.publish(id: 5, files: Self.blockDeck())
+        }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         try lab.publish(id: 4, files: Self.blockDeck(recolouring: ["slide2.html": "#00bcd4"]))
         try lab.publish(id: 5, files: Self.blockDeck(recolouring: ["slide2.html": "#00bcd4"]))

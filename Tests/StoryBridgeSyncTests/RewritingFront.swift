@@ -24,45 +24,16 @@ final class RewritingFront: Sendable {
     private let upstream: String
     private let rewrite: Rewrite
     private let refusal: Refusal
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let http = HTTPClient(eventLoopGroupProvider: .singleton)
 
     init(upstream: String, refusing refusal: @escaping Refusal = { _ in nil }, rewrite: @escaping Rewrite = { _, _ in nil }) throws {
         self.upstream = upstream
         self.rewrite = rewrite
         self.refusal = refusal
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw LabFailure("cannot listen on 127.0.0.1")
-        }
-        listener = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-        Thread { [self] in acceptLoop() }.start()
-    }
-
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-
-    /// Stops accepting connections and closes the client it forwards with.
-    func stop() async {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        try? await http.shutdown()
-    }
-
-    private func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
+        listener = try LoopbackListener()
+        port = listener.port
+        listener.acceptOnThread { [self] connection in
             Thread { [self] in
                 serve(connection)
                 close(connection)
@@ -70,15 +41,17 @@ final class RewritingFront: Sendable {
         }
     }
 
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops accepting connections and closes the client it forwards with.
+    func stop() async {
+        listener.stop()
+        try? await http.shutdown()
+    }
+
     private func serve(_ connection: Int32) {
-        var bytes = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !bytes.contains(Data("\r\n\r\n".utf8)) {
-            let count = read(connection, &buffer, buffer.count)
-            guard count > 0 else { return }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n")
+        guard let received = LoopbackListener.readHead(connection) else { return }
+        let lines = received.components(separatedBy: "\r\n")
         let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
@@ -117,13 +90,6 @@ final class RewritingFront: Sendable {
     }
 
     private func send(_ connection: Int32, _ reply: Data) {
-        reply.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.send(connection, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                guard written > 0 else { return }
-                offset += written
-            }
-        }
+        LoopbackListener.writeAll(connection, reply)
     }
 }

@@ -119,10 +119,7 @@ struct RollbackSyncTests {
 
     @Test("--keep-revisions 0 keeps no earlier revision; 2 keeps two")
     func keepRevisions() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 6, title: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 6, title: "v1") }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         for title in ["v2", "v3", "v4"] {
             try lab.publish(id: 6, title: title)
@@ -142,10 +139,7 @@ struct RollbackSyncTests {
 
     @Test("serve --sync-every --keep-revisions N keeps N earlier revisions; --keep-revisions alone is refused")
     func serveKeepsRevisions() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 8, title: "v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 8, title: "v1") }
         let alone = try await lab.cli(["serve", "--keep-revisions", "2"])
         #expect(alone.status != 0 && alone.errors.contains("go with --sync-every"), "\(alone.errors)")
         try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch", "--sync-every", "1s", "--keep-revisions", "2"]) {

@@ -12,18 +12,12 @@ struct ServePickupTests {
         "serve picks up a newly synced presentation and an update without a restart; the updated deck's viewer is not reloaded mid-slide, its next slide is the new revision"
     )
     func servePicksUpSync() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, title: "four v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 4, title: "four v1") }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
-        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
-            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
-            let match = try #require(
-                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
-            let baseURL = String(match.1)
-            let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+        try await lab.withServedLibrary { _, served in
+            let baseURL = served.baseURL
+            let viewer = try await served.connectViewer(presentationId: 4)
             #expect(try await viewer.request("getPresentations").data == [["name": "Deck 4", "presId": 4]])
 
             try lab.publish(id: 4, title: "four v2")
@@ -53,10 +47,7 @@ struct ServePickupTests {
         "A kiosk's first boot: serve of a synced library with nothing downloaded starts, shows a waiting page, then serves what sync installs"
     )
     func serveStartsEmpty() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, title: "four v1")
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 4, title: "four v1") }
         #expect(try await lab.cli(["sync"]).status == 0)
         #expect(try lab.clientLibrary().entries().isEmpty)
 
@@ -87,18 +78,12 @@ struct ServePickupTests {
 
     @Test("a deck withdrawn by sync (gone from the service) leaves a running serve's list and is no longer served; its files stay")
     func withdrawnLeavesServe() async throws {
-        let lab = try SyncLab()
-        for id in 4...6 { try lab.publish(id: id, title: "deck \(id)") }
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { for id in 4...6 { try $0.publish(id: id, title: "deck \(id)") } }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
 
-        try await lab.withServe(["--port", "0", "--log-level", "warning", "--no-watch"]) { serve in
-            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
-            let match = try #require(
-                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
-            let baseURL = String(match.1)
-            let viewer = try await ViewerClient.connect(baseURL: baseURL, token: String(match.2), presentationId: 4, slide: "index.html")
+        try await lab.withServedLibrary { _, served in
+            let baseURL = served.baseURL
+            let viewer = try await served.connectViewer(presentationId: 4)
             #expect(try await fetch("\(baseURL)/p/6/index.html").0 == 200)
 
             try lab.serverLibrary.remove(id: 6)
@@ -134,5 +119,32 @@ struct ServePickupTests {
         let response = try await http.execute(.init(url: url), timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: body))
+    }
+}
+
+/// The address and inspector token a running `serve` printed.
+struct ServedLibrary {
+    let baseURL: String
+    let token: String
+
+    /// A viewer on the first slide of `presentationId`.
+    func connectViewer(presentationId: Int) async throws -> ViewerClient {
+        try await ViewerClient.connect(baseURL: baseURL, token: token, presentationId: presentationId, slide: "index.html")
+    }
+}
+
+extension SyncLab {
+    /// Runs `serve` of the client library on a free port, without the file watcher, logging at
+    /// `logLevel`, while `body` runs with it and what it printed once ready.
+    func withServedLibrary(
+        logLevel: String = "warning",
+        _ body: ((process: LaunchedProcess, output: Pipe, errors: Pipe), ServedLibrary) async throws -> Void
+    ) async throws {
+        try await withServe(["--port", "0", "--log-level", logLevel, "--no-watch"]) { serve in
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
+            let match = try #require(
+                text.firstMatch(of: /Inspector: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/inspector\?token=([0-9a-f]+)/))
+            try await body(serve, ServedLibrary(baseURL: String(match.1), token: String(match.2)))
+        }
     }
 }

@@ -48,10 +48,7 @@ struct ServeSyncTests {
 
     @Test("serve --sync-every installs a published deck and a new revision of it without a separate sync")
     func serveSyncsOnItsOwn() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3, payloadBytes: 200_000)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 3, payloadBytes: 200_000) }
         try await lab.withServe(["--port", "0", "--log-level", "info", "--no-watch", "--sync-every", "2s"]) { serve in
             do {
                 try await SyncLab.waitUntil(seconds: 60) { (try? lab.installedTitle(3)) == "v1" }
@@ -71,10 +68,7 @@ struct ServeSyncTests {
 
     @Test("outside --sync-window the catalog syncs but no package downloads")
     func windowHoldsDownloads() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 3) }
         // A one-hour window starting two hours from now (local time).
         let parts = Calendar.current.dateComponents([.hour, .minute], from: Date().addingTimeInterval(7200))
         let start = String(format: "%02d:%02d", parts.hour!, parts.minute!)
@@ -93,10 +87,7 @@ struct ServeSyncTests {
 
     @Test("--sync-window alone, or a bad window, is refused with a clear message")
     func refusals() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 3) }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         let alone = try await lab.cli(["serve", "--sync-window", "01:00-05:00"])
         #expect(alone.status != 0)

@@ -8,10 +8,7 @@ import Testing
 struct ServiceRepliesTests {
     @Test("204 on a presentation withdraws it; 403 on another marks that one failed, the run goes on, exits 80 and --status says why")
     func oneBadPresentationDoesNotStopTheRun() async throws {
-        let lab = try SyncLab()
-        for id in 1...4 { try lab.publish(id: id, title: "deck \(id) v1") }
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { for id in 1...4 { try $0.publish(id: id, title: "deck \(id) v1") } }
         let first = try await lab.cli(["sync"])
         #expect(first.status == 0, "\(first.errors)")
 
@@ -51,9 +48,7 @@ struct ServiceRepliesTests {
 
     @Test("404 on a presentation (deleted between the list and the fetch) is handled like a vanished one: withdrawn")
     func missingPresentationWithdrawn() async throws {
-        let lab = try SyncLab()
-        for id in 1...3 { try lab.publish(id: id) }
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { for id in 1...3 { try $0.publish(id: id) } }
         let front = try RewritingFront(upstream: lab.baseURL, refusing: { $0 == "/v1/presentations/3" ? 404 : nil })
         try await lab.loginAsService(api: lab.baseURL)
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
@@ -69,10 +64,10 @@ struct ServiceRepliesTests {
 
     @Test("204 on a content package is 'not downloaded (no package)', not a failure")
     func packageWithNoContent() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 1)
-        try lab.publish(id: 2)
-        try await lab.startServer(faults: TestFaults(noContentPackages: [2]))
+        let lab = try await SyncLab.serving(faults: TestFaults(noContentPackages: [2])) { lab in
+            try lab.publish(id: 1)
+            try lab.publish(id: 2)
+        }
         try await lab.loginAsService()
         let run = try await lab.cli(["sync", "--content"])
         #expect(run.status == 0, "\(run.errors)")
@@ -87,10 +82,7 @@ struct ServiceRepliesTests {
 
     @Test("403 on a content package says 'not allowed' with exit status 79")
     func forbiddenPackage() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 1)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 1) }
         #expect(try await lab.cli(["sync"]).status == 0)
         lab.server!.updateFaults { $0.forbiddenPresentations = [1] }
         let run = try await lab.cli(["sync", "--content", "1"])
@@ -101,9 +93,7 @@ struct ServiceRepliesTests {
 
     @Test("403 on the client list (no content scope, inactive client) stops the run with 'not allowed' and exit status 79")
     func forbiddenClientList() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 1)
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { try $0.publish(id: 1) }
         let front = try RewritingFront(upstream: lab.baseURL, refusing: { $0 == "/v1/clients/" ? 403 : nil })
         try await lab.loginAsService(api: front.baseURL)
         let run = try await lab.cli(["sync"])
@@ -116,9 +106,7 @@ struct ServiceRepliesTests {
 
     @Test("--api ending in /v1/ (as the Android app is configured) reaches /v1/clients/, not /v1/v1/clients/")
     func apiAddressWithVersion() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 1)
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { try $0.publish(id: 1) }
         let login = try await lab.cli([
             "login", "--auth", lab.baseURL, "--api", lab.baseURL + "/v1/", "--client-id", SyncLab.serviceId, "--client-secret",
             SyncLab.serviceSecret,

@@ -16,9 +16,7 @@ struct SuffixRangeRefusalTests {
         report: ContentSyncReport, events: [ContentSyncEvent], packageSize: Int, served: Int, requests: Int, ranges: [String],
         connections: Int
     ) {
-        let lab = try SyncLab()
-        try DeltaSyncTests.publishDeck(lab, id: 3, version: "v1")
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { try DeltaSyncTests.publishDeck($0, id: 3, version: "v1") }
         let blobs = try RangePolicyBlobServer(suffixAnswer: suffixAnswer, keepsAlive: keepsAlive)
         defer { blobs.stop() }
         let front = try RewritingFront(

@@ -11,10 +11,10 @@ struct SyncCommandTests {
         "full sync, a second sync that downloads nothing, a revision bump that downloads only that package, a vanished presentation withdrawn, then removed after the grace"
     )
     func syncLifecycle() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3, title: "three v1")
-        try lab.publish(id: 4, title: "four v1")
-        try await lab.startServer()
+        let lab = try await SyncLab.serving { lab in
+            try lab.publish(id: 3, title: "three v1")
+            try lab.publish(id: 4, title: "four v1")
+        }
         let login = try await lab.loginAsUser()
         #expect(login.status == 0, "\(login.errors)")
         #expect(login.output.contains("anna"))
@@ -71,9 +71,7 @@ struct SyncCommandTests {
 
     @Test("wrong password, unreachable server and refused refresh each get their exit status and a plain message")
     func loginFailures() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try await lab.startServer(faults: TestFaults(rejectRefresh: true))
+        let lab = try await SyncLab.serving(faults: TestFaults(rejectRefresh: true)) { try $0.publish(id: 3) }
         let wrong = try await lab.loginAsUser(password: "not it")
         #expect(wrong.status == 77)
         #expect(wrong.errors.contains("refused the credentials (invalid_grant)"))
@@ -109,11 +107,10 @@ struct SyncCommandTests {
 
     @Test("remove --content-only keeps the metadata; reset forgets everything synced; a skipped presentation is not fetched")
     func removeAndReset() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 3)
-        try lab.publish(id: 4)
-        try await lab.startServer()
-        try await lab.loginAsService()
+        let lab = try await SyncLab.loggedIn { lab in
+            try lab.publish(id: 3)
+            try lab.publish(id: 4)
+        }
         #expect(try await lab.cli(["sync", "--content", "3"]).status == 0)
         var catalog = try await lab.catalog()
         #expect(catalog[3]?.state == .ready)

@@ -83,6 +83,32 @@ final class SyncLab: @unchecked Sendable {
         server = try await ContentServer(configuration: configuration, logger: logger).start()
     }
 
+    /// A new lab whose content server serves what `publish` installs (started with `faults`, the
+    /// lifetimes and `mediaOutsidePackages`), the CLI not logged in yet.
+    static func serving(
+        faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, tokenLifetime: Int = 3600, mediaOutsidePackages: Bool = false,
+        refreshGrace: TimeInterval = 10, publishing publish: (SyncLab) throws -> Void
+    ) async throws -> SyncLab {
+        let lab = try SyncLab()
+        try publish(lab)
+        try await lab.startServer(
+            faults: faults, linkLifetime: linkLifetime, tokenLifetime: tokenLifetime, mediaOutsidePackages: mediaOutsidePackages,
+            refreshGrace: refreshGrace)
+        return lab
+    }
+
+    /// As ``serving(faults:linkLifetime:tokenLifetime:mediaOutsidePackages:refreshGrace:publishing:)``,
+    /// with the CLI logged in as the service.
+    static func loggedIn(
+        faults: TestFaults = TestFaults(), linkLifetime: Int = 3600, mediaOutsidePackages: Bool = false,
+        publishing publish: (SyncLab) throws -> Void
+    ) async throws -> SyncLab {
+        let lab = try await serving(
+            faults: faults, linkLifetime: linkLifetime, mediaOutsidePackages: mediaOutsidePackages, publishing: publish)
+        try await lab.loginAsService()
+        return lab
+    }
+
     func stopServer() async {
         await server?.stop()
         server = nil

@@ -9,9 +9,7 @@ import Testing
 struct TokenRenewalTests {
     @Test("a 3 s token is renewed at three quarters of its life, not before every request")
     func shortTokenMargin() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 1)
-        try await lab.startServer(tokenLifetime: 3)
+        let lab = try await SyncLab.serving(tokenLifetime: 3) { try $0.publish(id: 1) }
         try await lab.loginAsService()
         let start = Date()
         let clock = Mutex(start)
@@ -38,9 +36,7 @@ struct TokenRenewalTests {
 
     @Test("a rotated refresh token is saved and used: the one it replaced is refused by the server afterwards")
     func rotatedRefreshToken() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 1)
-        try await lab.startServer(tokenLifetime: 2, refreshGrace: 0)
+        let lab = try await SyncLab.serving(tokenLifetime: 2, refreshGrace: 0) { try $0.publish(id: 1) }
         #expect(try await lab.loginAsUser().status == 0)
         let store = SessionStore(folder: lab.clientDirectory.root)
         let original = try #require(try store.load()?.refreshToken)
