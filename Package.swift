@@ -245,8 +245,10 @@ let package = Package(
                 "StoryBridgeServer",
                 "StoryBridgeTesting",
                 "StoryIoTCollector",
+                "StoryBridgeScripts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
