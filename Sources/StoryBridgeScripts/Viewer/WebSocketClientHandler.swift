@@ -90,12 +90,9 @@ final class WebSocketClientHandler: ChannelDuplexHandler {
         guard let request = event as? CloseRequest else {
             return context.triggerUserOutboundEvent(event, promise: promise)
         }
-        if case .open = state, !sentClose {
-            sentClose = true
+        if case .open = state {
+            sendClose(context, code: request.code)
             state = .closing
-            var payload = ByteBuffer()
-            payload.write(webSocketErrorCode: request.code)
-            context.writeAndFlush(Self.wrapOutboundOut(Self.frame(opcode: 0x8, Array(payload.readableBytesView))), promise: nil)
         }
         promise?.succeed()
     }
@@ -244,14 +241,18 @@ final class WebSocketClientHandler: ChannelDuplexHandler {
     /// Sends a close frame with `code` (once) and closes the channel: the server's answer, if it
     /// comes first, is still read.
     private func close(_ context: ChannelHandlerContext, code: WebSocketErrorCode) {
-        if !sentClose {
-            sentClose = true
-            var payload = ByteBuffer()
-            payload.write(webSocketErrorCode: code)
-            context.writeAndFlush(Self.wrapOutboundOut(Self.frame(opcode: 0x8, Array(payload.readableBytesView))), promise: nil)
-        }
+        sendClose(context, code: code)
         state = .closing
         context.close(promise: nil)
+    }
+
+    /// Sends the client's close frame with `code`, once per connection.
+    private func sendClose(_ context: ChannelHandlerContext, code: WebSocketErrorCode) {
+        guard !sentClose else { return }
+        sentClose = true
+        var payload = ByteBuffer()
+        payload.write(webSocketErrorCode: code)
+        context.writeAndFlush(Self.wrapOutboundOut(Self.frame(opcode: 0x8, Array(payload.readableBytesView))), promise: nil)
     }
 
     private func protocolError(_ context: ChannelHandlerContext, _ what: String) {
