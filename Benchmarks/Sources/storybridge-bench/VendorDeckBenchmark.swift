@@ -22,6 +22,10 @@ struct VendorDeckBenchmark {
     /// to split the host's extra time into the page's own part (the client script, the host's HTTP)
     /// and the bridge's part (the socket, hello, the page load recorded while the page loads).
     var isolate = false
+    /// The static tab's server: a person's plain `python3 -m http.server` (heuristic caching, the
+    /// default) or Hummingbird's `FileMiddleware` with the host's cache policy (`no-cache`, ETag).
+    enum StaticServer: String { case python, hummingbird }
+    var staticServer = StaticServer.python
 
     func run() async throws {
         guard FileManager.default.fileExists(atPath: mirror) else {
@@ -37,7 +41,10 @@ struct VendorDeckBenchmark {
         }.sorted()
         let server = try await ServeChild.start(folder: folder)
         defer { server.stop() }
-        let files = try await StaticFileServer.start(folder: folder)
+        let python = staticServer == .python ? try await PythonStaticServer.start(folder: folder) : nil
+        defer { python?.stop() }
+        let hummingbird = staticServer == .hummingbird ? try await StaticFileServer.start(folder: folder) : nil
+        let staticBase = python?.base ?? hummingbird?.base ?? ""
         let browser = try await HeadlessChromium.launch(extraArguments: [
             "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
             "--disable-backgrounding-occluded-windows",
@@ -45,7 +52,8 @@ struct VendorDeckBenchmark {
         // Closed (its exit awaited) whether the body returns or throws.
         try await browser.closingAfter { browser in
             print("vendor deck: \(branch):presentation of \(mirror), \(slides.count) slides (\(slides.joined(separator: ", ")))")
-            print("host: storybridge serve (pid \(server.pid)) on \(server.base); static: FileMiddleware on \(files.base)")
+            let staticName = staticServer == .python ? "python3 -m http.server" : "FileMiddleware (no-cache, ETag)"
+            print("host: storybridge serve (pid \(server.pid)) on \(server.base); static: \(staticName) on \(staticBase)")
 
             let hostTab = try await browser.newPage()
             let staticTab = try await browser.newPage()
@@ -68,7 +76,7 @@ struct VendorDeckBenchmark {
                 let search = "?n=\(index)"
                 var loads: [() async throws -> Void] = [
                     { host.append(try await load(hostTab, "\(server.base)/p/1/\(slide)", search, answered: true)) },
-                    { plain.append(try await load(staticTab, "\(files.base)/\(slide)", search, answered: false)) },
+                    { plain.append(try await load(staticTab, "\(staticBase)/\(slide)", search, answered: false)) },
                 ]
                 if let withheldTab {
                     loads.append { withheld.append(try await load(withheldTab, "\(server.base)/p/1/\(slide)", search, answered: false)) }
@@ -91,7 +99,7 @@ struct VendorDeckBenchmark {
             await hostTab.close()
             await staticTab.close()
             await withheldTab?.close()
-            await files.stop()
+            await hummingbird?.stop()
             report(host: host, plain: plain)
             if isolate { reportIsolated(host: host, withheld: withheld, plain: plain) }
         }
@@ -112,6 +120,10 @@ struct VendorDeckBenchmark {
             var socket = protocols === undefined ? new PageSocket(url) : new PageSocket(url, protocols);
             mark('socketStart');
             socket.addEventListener('open', function () { mark('socketOpen'); });
+            // The first answer the host itself sends (hello and other events carry no GUID).
+            socket.addEventListener('message', function (event) {
+              if (typeof event.data === 'string' && event.data.indexOf('"GUID"') >= 0) { mark('hostAnswer'); }
+            });
             return socket;
           };
           window.WebSocket.prototype = PageSocket.prototype;
@@ -135,6 +147,13 @@ struct VendorDeckBenchmark {
               };
               value.StoryCLMHandler = function () { mark('handled'); return handler.apply(this, arguments); };
             }
+          });
+          // The probe: what a deck that restores its state does when its document is ready, a read
+          // the host answers (the page answers only getNavigationData and getCurrentSlideName itself).
+          document.addEventListener('DOMContentLoaded', function () {
+            if (!bridge || typeof bridge.Invoke !== 'function') { return; }
+            mark('probeCall');
+            bridge.Invoke('getCustomEventByKey', { key: 'storybridge-bench-probe' }, function () { mark('probeAnswer'); });
           });
         })();
         """
@@ -173,7 +192,7 @@ struct VendorDeckBenchmark {
     func load(_ tab: BrowserPage, _ url: String, _ search: String, answered: Bool) async throws -> [String: Double] {
         try await tab.devTools.send("Page.bringToFront")
         try await tab.devTools.send("Page.navigate", ["url": .string(url)])
-        let unanswered = answered ? " || window.__marks.firstAnswer === undefined" : ""
+        let unanswered = answered ? " || window.__marks.probeAnswer === undefined" : ""
         let timing = try await tab.waitFor(
             """
             (function () {
@@ -234,6 +253,8 @@ struct VendorDeckBenchmark {
             ("load", "load event", "%.1f"), ("firstCall", "library's first call", "%.1f"), ("socketStart", "bridge socket opened", "%.1f"),
             ("socketOpen", "bridge socket open", "%.1f"), ("hello", "hello received", "%.1f"),
             ("handled", "first answer handed to StoryCLMHandler", "%.1f"), ("firstAnswer", "first answer's callback", "%.1f"),
+            ("probeCall", "probe call (DOMContentLoaded)", "%.1f"), ("hostAnswer", "first answer from the host received", "%.1f"),
+            ("probeAnswer", "probe's callback", "%.1f"),
         ]
         for (name, label, format) in phases {
             let hostValues = column(host, name)
@@ -245,6 +266,8 @@ struct VendorDeckBenchmark {
         // Ratios of each pair, and of blocks of 10 pairs (the spread a shorter run would show).
         let loadRatios = zip(host, plain).compactMap { pair in pair.0["load"].flatMap { h in pair.1["load"].map { h / $0 } } }
         let answerRatios = zip(host, plain).compactMap { pair in pair.0["firstAnswer"].flatMap { h in pair.1["load"].map { h / $0 } } }
+        let hostAnswerRatios = zip(host, plain).compactMap { pair in pair.0["hostAnswer"].flatMap { h in pair.1["load"].map { h / $0 } } }
+        let probeRatios = zip(host, plain).compactMap { pair in pair.0["probeAnswer"].flatMap { h in pair.1["load"].map { h / $0 } } }
         func blocks(_ ratios: [Double]) -> String {
             stride(from: 0, to: ratios.count - 9, by: 10).map { String(format: "%.2f", median(Array(ratios[$0..<($0 + 10)]))) }
                 .joined(separator: " ")
@@ -258,6 +281,14 @@ struct VendorDeckBenchmark {
             String(
                 format: "first answer (host) / static load event: median of pairs %.2fx; blocks of 10: %@", median(answerRatios),
                 blocks(answerRatios)))
+        print(
+            String(
+                format: "first answer from the host / static load event: median of pairs %.2fx; blocks of 10: %@",
+                median(hostAnswerRatios), blocks(hostAnswerRatios)))
+        print(
+            String(
+                format: "probe's callback (host) / static load event: median of pairs %.2fx; blocks of 10: %@", median(probeRatios),
+                blocks(probeRatios)))
         print(
             String(
                 format: "ratio of medians: load %.2fx, first answer %.2fx", median(column(host, "load")) / median(column(plain, "load")),

@@ -32,6 +32,7 @@ import StoryBridge
 //                                             round trip to the plain echo; slide to slide (first bridge
 //                                             answer) vs the same slides from a plain static file server
 //   storybridge-bench browser --deck vendor [--pairs N] [--order alternate|host-first|static-first] [--isolate]
+//                            [--static python|hummingbird]
 //                                             the storyCLM.js repository's test deck (read at run time
 //                                             from STORYCLM_JS_MIRROR), slide after slide, host vs static,
 //                                             alternating; each load taken apart into phases
@@ -67,6 +68,7 @@ let usage = """
                                  (--network-timeline: when each step of a slide load crossed
                                  Chromium's network layer)
       browser --deck vendor [--pairs N] [--order alternate|host-first|static-first] [--isolate]
+                            [--static python|hummingbird]
                                  the storyCLM.js test deck (a git mirror at STORYCLM_JS_MIRROR),
                                  host vs static, alternating, 50 pairs: each load by phase
                                  (--isolate: a third tab on the host with its socket withheld,
@@ -178,6 +180,13 @@ case "browser" where arguments.contains("--deck"):
         benchmark.order = order
     }
     benchmark.isolate = arguments.contains("--isolate")
+    if let index = arguments.firstIndex(of: "--static") {
+        guard index + 1 < arguments.count, let server = VendorDeckBenchmark.StaticServer(rawValue: arguments[index + 1]) else {
+            print("--static takes python (python3 -m http.server, the default) or hummingbird (FileMiddleware, no-cache)")
+            exit(2)
+        }
+        benchmark.staticServer = server
+    }
     try await benchmark.run()
 case "browser":
     var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
