@@ -26,7 +26,8 @@
     presentation: script ? script.getAttribute('data-presentation') : '',
     slide: script ? script.getAttribute('data-slide') : '',
     token: script ? script.getAttribute('data-token') : '',
-    pageAnswers: script ? String(script.getAttribute('data-page-answers') || '').split(' ') : []
+    pageAnswers: script ? String(script.getAttribute('data-page-answers') || '').split(' ') : [],
+    earlyAnswers: script ? String(script.getAttribute('data-early-answers') || '').split(' ').filter(Boolean) : []
   };
   var VIEWER_KEY = 'storybridge.viewer';
   var NAVIGATION_KEY = 'storybridge.navigation';
@@ -248,7 +249,7 @@
   var outbox = [];
   var leaving = false;
   var retryDelay = 250;
-  var state = { connected: false, sent: 0, received: 0 };
+  var state = { connected: false, sent: 0, received: 0, earlyAnswers: 0 };
 
   // The Story context state this page has (docs/PROTOCOL.md §9.5): the version and revision of
   // the slide's window._story (the attributes of the host's script element after this one), then
@@ -267,10 +268,13 @@
   }
 
   function endpoint() {
-    var story = storyStateNow();
     var scheme = window.location.protocol === 'https:' ? 'wss://' : 'ws://';
-    return scheme + window.location.host + '/__storybridge/ws' +
-      '?viewer=' + encodeURIComponent(viewerId) +
+    return scheme + window.location.host + '/__storybridge/ws?' + pageQuery();
+  }
+  // The page's identity for the host, as the socket and the early requests carry it.
+  function pageQuery() {
+    var story = storyStateNow();
+    return 'viewer=' + encodeURIComponent(viewerId) +
       '&presentation=' + encodeURIComponent(config.presentation) +
       '&slide=' + encodeURIComponent(config.slide) +
       '&load=' + encodeURIComponent(pageLoad) +
@@ -293,7 +297,7 @@
     getNavigationData: function () { return navigationData; }
   };
   function answerInPage(message) {
-    if (state.connected || outbox.length !== 0 || typeof message.GUID !== 'string' || !message.GUID) { return false; }
+    if (state.connected || outbox.length !== 0 || early !== null || typeof message.GUID !== 'string' || !message.GUID) { return false; }
     // A page whose socket never opens (refused) does not pile up reports: past 256, the host answers.
     if (pageAnswered.length >= 256) { return false; }
     var command = typeof message.Command === 'string' ? message.Command : '';
@@ -313,11 +317,75 @@
   }
 
   function flushOutbox() {
-    if (!socket || socket.readyState !== 1 || outbox.length === 0) { return; }
+    if (outbox.length === 0 || early !== null) { return; }
+    if (!socket || socket.readyState !== 1) { scheduleEarly(); return; }
     var batch = outbox;
     outbox = [];
     socket.send(JSON.stringify(batch.length === 1 ? batch[0] : batch));
     state.sent += batch.length;
+  }
+
+  // ---- reads sent before the socket is open (docs/PROTOCOL.md §3.9) ----
+  // Chromium hands a slide its open socket only after the load event and a rendering pass. The
+  // reads the host lists in data-early-answers (it answers them at once, with no event, prompt or
+  // write) go meanwhile as a script request: a script the page inserts while it loads runs within
+  // the load, with the host's answers. One such request at a time; the requests after it wait
+  // their turn in the outbox, so answers keep the order of requests. A script that fails to load
+  // or brings no answers puts its requests back, for the socket (they only read).
+  var early = null;
+  var EARLY_LIMIT = 4096;
+  function isEarly(item) {
+    return item !== null && typeof item === 'object' && typeof item.GUID === 'string' && item.GUID !== '' &&
+      typeof item.Command === 'string' && config.earlyAnswers.indexOf(item.Command) >= 0;
+  }
+  var earlyScheduled = false;
+  // The requests of one task go together: sent after it, in a microtask.
+  function scheduleEarly() {
+    if (earlyScheduled || config.earlyAnswers.length === 0) { return; }
+    earlyScheduled = true;
+    Promise.resolve().then(function () {
+      earlyScheduled = false;
+      if (early === null && (!socket || socket.readyState !== 1)) { sendEarly(); } else { flushOutbox(); }
+    });
+  }
+  function sendEarly() {
+    var count = 0;
+    while (count < outbox.length && isEarly(outbox[count])) { count += 1; }
+    if (count === 0) { return; }
+    var batch = outbox.slice(0, count);
+    var frame = encodeURIComponent(JSON.stringify(batch.length === 1 ? batch[0] : batch));
+    if (frame.length > EARLY_LIMIT) { return; }
+    outbox = outbox.slice(count);
+    var element = document.createElement('script');
+    element.src = '/__storybridge/early?' + pageQuery() + '&frame=' + frame;
+    element.async = true;
+    if ('fetchPriority' in element) { element.fetchPriority = 'high'; }
+    early = { element: element, batch: batch };
+    element.onload = element.onerror = function () { earlyEnded(element, null); };
+    (document.head || document.documentElement).appendChild(element);
+    state.sent += batch.length;
+  }
+  function earlyEnded(element, answers) {
+    if (early === null || early.element !== element) { return; }
+    var batch = early.batch;
+    early = null;
+    if (element.parentNode) { element.parentNode.removeChild(element); }
+    if (answers === null) {
+      state.sent -= batch.length;
+      outbox = batch.concat(outbox);
+    } else {
+      state.earlyAnswers += answers.length;
+      for (var i = 0; i < answers.length; i++) { state.received += 1; receive(answers[i], true); }
+    }
+    if (!socket || socket.readyState !== 1) {
+      // Waits for the socket unless what is next may go early too.
+      if (answers !== null) { sendEarly(); }
+      return;
+    }
+    flushOutbox();
+  }
+  function earlyAnswered(answers) {
+    if (early !== null && Object.prototype.toString.call(answers) === '[object Array]') { earlyEnded(early.element, answers); }
   }
 
   function connect() {
@@ -362,7 +430,7 @@
   function post(message) {
     if (message === null || typeof message !== 'object') { return; }
     // The usual case, one request while the socket is open and nothing waits to go: sent as it is.
-    if (state.connected && outbox.length === 0 && !Array.isArray(message) && socket.readyState === 1) {
+    if (state.connected && outbox.length === 0 && early === null && !Array.isArray(message) && socket.readyState === 1) {
       socket.send(JSON.stringify(message));
       state.sent += 1;
       return;
@@ -477,6 +545,7 @@
     state: state,
     post: post,
     request: hostRequest,
+    earlyAnswered: earlyAnswered,
     chrome: null,
     /** Listens to a host event ("navigate", "hello", "error", ...). */
     on: function (name, handler) {

@@ -187,14 +187,15 @@ public final class StoryBridgeHost: Sendable {
     /// The memory half of a page load: the viewer now shows `slide` of `presentationId` (its
     /// current slide, history, navigation data and inbound deep link), so commands that read them
     /// answer for this page. Nothing is written; pass the result to ``recordPageLoad(_:)``.
+    /// `early`: entered by the page's early requests, before its socket (docs/PROTOCOL.md §3.9).
     package func enterPage(
-        _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false
+        _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false, early: Bool = false
     ) async -> EnteredPage {
         let arrivesByDeepLink = viaDeepLink && deepLink?.presentationId == presentationId
         if arrivesByDeepLink, let deepLink {
             await viewer.arriveByDeepLink(deepLink, slide: slide, pageLoad: pageLoad)
         }
-        let entry = await viewer.enterSlide(presentationId: presentationId, slide: slide, pageLoad: pageLoad)
+        let entry = await viewer.enterSlide(presentationId: presentationId, slide: slide, pageLoad: pageLoad, early: early)
         let sessionId = await viewer.state.sessionId
         let keepsSession =
             !entry.isNewPageLoad

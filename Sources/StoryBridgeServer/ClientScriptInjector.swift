@@ -9,14 +9,17 @@ enum ClientScriptInjector {
     /// the client's version, so the browser keeps it from one slide to the next instead of asking
     /// the host again before every slide can run a script.
     /// `pageAnswers` names the commands the page may answer itself while its socket connects
-    /// (``PageAnswers``); `pageConsole` is the limit at which the client forwards the page's console lines
+    /// (``PageAnswers``); `earlyAnswers` those it may send over HTTP meanwhile (``EarlyAnswers``);
+    /// `pageConsole` is the limit at which the client forwards the page's console lines
     /// (`data-page-console="RATE BURST"`); `nil` leaves the page's console alone.
     static func tag(
-        presentationId: Int, slide: String, token: String, pageAnswers: [String] = [], pageConsole: ConsoleRateLimit? = nil
+        presentationId: Int, slide: String, token: String, pageAnswers: [String] = [], earlyAnswers: [String] = [],
+        pageConsole: ConsoleRateLimit? = nil
     ) -> String {
         "<script src=\"\(EmbeddedScripts.versionedPath("client.js"))\" data-storybridge=\"1\" data-presentation=\"\(presentationId)\""
             + " data-slide=\"\(escape(slide))\" data-token=\"\(escape(token))\""
             + (pageAnswers.isEmpty ? "" : " data-page-answers=\"\(escape(pageAnswers.joined(separator: " ")))\"")
+            + (earlyAnswers.isEmpty ? "" : " data-early-answers=\"\(escape(earlyAnswers.joined(separator: " ")))\"")
             + (pageConsole.map { " data-page-console=\"\($0.linesPerSecond) \($0.burst)\"" } ?? "") + "></script>"
     }
 

@@ -118,11 +118,13 @@ public struct StoryBridgeServer: Sendable {
         RecordingRoutes(control: configuration.recording, host: host, token: token, refusals: refusals).add(to: router)
         RevisionRoutes(control: configuration.revisions, token: token, refusals: refusals).add(to: router)
 
+        let bridgeSocket = BridgeSocket(
+            host: host, maxMessageSize: configuration.maxMessageSize, maxInFlight: configuration.maxInFlightPerConnection,
+            metrics: metrics)
+        EarlyRequests(bridge: bridgeSocket, token: token, refusals: refusals).add(to: router)
         let sockets = WebSocketRoutes(
             host: host,
-            bridge: BridgeSocket(
-                host: host, maxMessageSize: configuration.maxMessageSize,
-                maxInFlight: configuration.maxInFlightPerConnection, metrics: metrics),
+            bridge: bridgeSocket,
             token: token, names: names, refusals: refusals,
             connections: ConnectionCounter(limit: configuration.maxConnections), echo: configuration.echoEndpoint)
         let webSocket = WebSocketServerConfiguration(

@@ -23,6 +23,8 @@ public actor Viewer {
     private var connections: [(id: UUID, sink: EventSink)] = []
     private var undelivered: [HostEvent] = []
     private var lastPageLoad: String?
+    /// The page load last entered by early requests (over HTTP, before its socket), until its socket comes.
+    private var earlyPageLoad: String?
     private static let undeliveredLimit = 256
 
     /// Told of every event sent to this viewer (the inspector's feed).
@@ -174,22 +176,30 @@ public actor Viewer {
         var previousPresentationId: Int?
         /// What caused this load.
         package var cause: NavigationCause
+        /// The socket of a page load first entered by its early requests (``enterSlide(presentationId:slide:pageLoad:early:)``
+        /// with `early`): the page load is not new, and was announced when it was entered.
+        package var enteredEarly = false
     }
 
     /// Records that the page `pageLoad` shows `slide` of `presentationId`. A reconnect of the same
     /// page load changes nothing. Navigation data handed over by a pending `go`/`open` to this very
-    /// slide becomes the slide's navigation data; any other load gets `{}`.
+    /// slide becomes the slide's navigation data; any other load gets `{}`. `early`: entered by
+    /// the page's early requests (docs/PROTOCOL.md §3.9); its socket's entry then says so
+    /// (``SlideEntry/enteredEarly``).
     @discardableResult
-    package func enterSlide(presentationId: Int, slide: String, pageLoad: String) -> SlideEntry {
+    package func enterSlide(presentationId: Int, slide: String, pageLoad: String, early: Bool = false) -> SlideEntry {
         let before = state
         let previousSlide = before.currentSlide
         let previousPresentation = before.presentationId
         if pageLoad == lastPageLoad, previousSlide == slide, previousPresentation == presentationId {
+            let enteredEarly = !early && earlyPageLoad == pageLoad
+            if enteredEarly { earlyPageLoad = nil }
             return SlideEntry(
                 isNewPageLoad: false, previousSlide: previousSlide, previousPresentationId: previousPresentation,
-                cause: before.lastCause)
+                cause: before.lastCause, enteredEarly: enteredEarly)
         }
         lastPageLoad = pageLoad
+        earlyPageLoad = early ? pageLoad : nil
         let cause = change { state -> NavigationCause in
             var cause = NavigationCause.page
             if let pending = state.pendingNavigation, pending.presentationId == presentationId, pending.slide == slide {

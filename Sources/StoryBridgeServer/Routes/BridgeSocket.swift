@@ -46,8 +46,11 @@ struct BridgeSocket: Sendable {
             // The feed hears of the page before any of its exchanges: read-only requests may be
             // answered (and fed) before the page load is recorded, and a recording of the feed
             // must put them on this slide, not on the one before.
-            host.feed.record(
-                .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
+            // (Once per page load: a page load entered by its early requests was announced then.)
+            if !entered.entry.enteredEarly {
+                host.feed.record(
+                    .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
+            }
             group.addTask {
                 await host.recordPageLoad(entered)
                 let state = await viewer.state

@@ -73,7 +73,7 @@ struct ContentRoutes: Sendable {
         let tag =
             ClientScriptInjector.tag(
                 presentationId: presentation.id, slide: file.relative, token: token.value,
-                pageAnswers: PageAnswers.allowed(by: host.bridge),
+                pageAnswers: PageAnswers.allowed(by: host.bridge), earlyAnswers: EarlyAnswers.allowed(by: host.bridge),
                 pageConsole: host.pageConsole.settings.clientLimit)
             + (await storyTag)
         let injection = ClientScriptInjector.inject(tag, into: html)

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import StoryBridge
+import Synchronization
+
+/// `GET /__storybridge/early`: a page's first reads, sent while its bridge socket connects, as a
+/// script request (docs/PROTOCOL.md §3.9). The query is the socket's (viewer, presentation, slide,
+/// page load, token) plus `frame`, the request or array of requests as the socket would carry it;
+/// the answer is a script that hands the host's answer texts to the client
+/// (`window.__storybridge.earlyAnswered([...])`). A script a page inserts while it loads runs
+/// within the load, where the socket's `open` comes only after the load event and a rendering
+/// pass. The page load is entered here as the socket would enter it, so the socket that follows
+/// (same page load) is a reconnect: nothing is entered or recorded twice.
+struct EarlyRequests: Sendable {
+    let bridge: BridgeSocket
+    let token: LaunchToken
+    let refusals: RefusalLog
+
+    static let path = "early"
+    /// The longest frame taken (bytes of JSON); the client sends longer ones over the socket.
+    static let maxFrameBytes = 4096
+
+    func add(to router: Router<HostRequestContext>) {
+        router.group("__storybridge").add(middleware: TokenMiddleware(token: token, refusals: refusals))
+            .get(RouterPath(stringLiteral: Self.path)) { request, context in try await answer(request, context: context) }
+    }
+
+    private func answer(_ request: Request, context: HostRequestContext) async throws -> Response {
+        if let refusal = context.refusal { throw refusal }
+        let page: PageConnectionRequest
+        switch PageAdmission(library: bridge.host.library).admit(request) {
+        case .failure(let refusal):
+            refusals.record(refusal, request)
+            throw refusal
+        case .success(let admitted):
+            page = admitted
+        }
+        guard let frame = request.uri.queryParameters["frame"], !frame.isEmpty else {
+            throw HostHTTPError(.badRequest, "Refused: query parameter 'frame' is missing")
+        }
+        guard frame.utf8.count <= Self.maxFrameBytes else {
+            throw HostHTTPError(.contentTooLarge, "Refused: an early frame holds at most \(Self.maxFrameBytes) bytes")
+        }
+        let answers = await bridge.answerEarly(page, frame: String(frame))
+        var script = "window.__storybridge&&window.__storybridge.earlyAnswered(["
+        for (index, answer) in answers.enumerated() {
+            if index > 0 { script += "," }
+            script += JSONValue.string(String(buffer: answer)).jsonString()
+        }
+        script += "]);"
+        var response = Response.body(script, type: "text/javascript; charset=utf-8", cache: "no-store")
+        response.headers[.xContentTypeOptions] = "nosniff"
+        return response
+    }
+}
+
+extension BridgeSocket {
+    /// Enters `page`'s load (as a socket does), routes `frame` through a connection of its own and
+    /// returns the texts written to it, once everything it owes is written. Events are not sent
+    /// here: the page's socket, when it connects, is attached to the viewer.
+    func answerEarly(_ page: PageConnectionRequest, frame: String) async -> [ByteBuffer] {
+        let viewer = await host.viewers.lease(id: page.viewerId)
+        defer { host.viewers.release(viewer) }
+        let context = host.context(for: viewer)
+        let entered = await host.enterPage(
+            viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
+            viaDeepLink: page.viaDeepLink, early: true)
+        if entered.entry.isNewPageLoad {
+            host.feed.record(
+                .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
+        }
+        let written = Mutex<[ByteBuffer]>([])
+        let connection = PageConnection(
+            bridge: host.bridge, context: context, maxInFlight: maxInFlight,
+            pageLoad: .recording(readsMayGoFirst: entered.keepsSession)
+        ) { message, _ in written.withLock { $0.append(message) } }
+        // The records of a new page load are written whatever happens to this request: the
+        // answers may go first (a page load that keeps its session, only reads), so they are not
+        // awaited here once the answers are made.
+        let recording = Task {
+            await host.recordPageLoad(entered)
+            connection.pageLoadRecorded()
+        }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await connection.runWriter() }
+            var reader = PageConnection.Reader()
+            await connection.receive(connection.route(BridgeRequest.read(frame: frame)), reader: &reader) { work in
+                group.addTask { await work() }
+            }
+            await connection.drained()
+            connection.finishReading()
+            connection.close()
+        }
+        _ = recording
+        return written.withLock { $0 }
+    }
+}
