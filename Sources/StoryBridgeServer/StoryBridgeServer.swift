@@ -105,6 +105,7 @@ public struct StoryBridgeServer: Sendable {
         router.add(middleware: HostNameMiddleware(names: names, refusals: refusals))
         router.add(middleware: ReadOnlyMiddleware())
         let files = PresentationFiles(library: host.library, fileIO: FileIO())
+        router.add(middleware: VersionedFilesMiddleware(files: files))
         router.add(middleware: ByteRangeMiddleware(files: files, urlBasePath: "/p"))
         router.add(
             middleware: FileMiddleware(

@@ -68,7 +68,8 @@ struct ContentRoutes: Sendable {
         let raw = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
         let (file, html) = try await BlockingIO.run { [root = presentation.root] () throws -> (ContentPath, Data) in
             let file = try ContentPath(rawRelativePath: raw, root: root)
-            return (file, try Data(contentsOf: file.file))
+            // Its scripts and style sheets named by version, kept by the browser (§1.3).
+            return (file, VersionedFiles.linkingVersions(in: try Data(contentsOf: file.file), root: root))
         }
         let tag =
             ClientScriptInjector.tag(
