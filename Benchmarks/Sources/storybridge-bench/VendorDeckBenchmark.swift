@@ -115,6 +115,15 @@ struct VendorDeckBenchmark {
         (function () {
           var marks = window.__marks = {};
           function mark(name) { if (marks[name] === undefined) { marks[name] = performance.now(); } }
+          // When this document was made (after the slide left was unloaded), and when the host's
+          // client, first in the head, had run (it sets window.__storybridge near its end).
+          mark('documentStart');
+          var client;
+          Object.defineProperty(window, '__storybridge', {
+            configurable: true,
+            get: function () { return client; },
+            set: function (value) { client = value; mark('clientDone'); }
+          });
           var PageSocket = window.WebSocket;
           window.WebSocket = function (url, protocols) {
             var socket = protocols === undefined ? new PageSocket(url) : new PageSocket(url, protocols);
@@ -203,7 +212,11 @@ struct VendorDeckBenchmark {
                 return r.initiatorType !== 'xmlhttprequest' && r.initiatorType !== 'fetch';
               });
               var revalidated = 0, full = 0, bytes = 0, lastEnd = 0, durations = [];
+              var each = {};
               resources.forEach(function (r) {
+                var name = r.name.replace(/^.*[/]([^/?]+)([?].*)?$/, '$1');
+                each['start:' + name] = r.startTime;
+                each['end:' + name] = r.responseEnd;
                 if (r.responseStatus === 304) { revalidated += 1; } else if (r.responseStatus === 200) { full += 1; }
                 bytes += r.transferSize;
                 lastEnd = Math.max(lastEnd, r.responseEnd);
@@ -219,6 +232,7 @@ struct VendorDeckBenchmark {
                 visible: document.visibilityState === 'visible' ? 1 : 0
               };
               Object.keys(window.__marks).forEach(function (name) { result[name] = window.__marks[name]; });
+              Object.keys(each).forEach(function (name) { result[name] = each[name]; });
               return result;
             })()
             """, timeout: .seconds(30))
@@ -250,7 +264,8 @@ struct VendorDeckBenchmark {
             ("resourcesFull", "subresources sent whole (200)", "%.0f"), ("resourcesRevalidated", "subresources revalidated (304)", "%.0f"),
             ("resourceBytes", "subresource bytes transferred", "%.0f"), ("resourceMedian", "subresource fetch (duration)", "%.2f"),
             ("lastResourceEnd", "last subresource received", "%.1f"), ("domReady", "DOMContentLoaded", "%.1f"),
-            ("load", "load event", "%.1f"), ("firstCall", "library's first call", "%.1f"), ("socketStart", "bridge socket opened", "%.1f"),
+            ("load", "load event", "%.1f"), ("documentStart", "document made", "%.1f"),
+            ("clientDone", "host's client has run", "%.1f"), ("firstCall", "library's first call", "%.1f"), ("socketStart", "bridge socket opened", "%.1f"),
             ("socketOpen", "bridge socket open", "%.1f"), ("hello", "hello received", "%.1f"),
             ("handled", "first answer handed to StoryCLMHandler", "%.1f"), ("firstAnswer", "first answer's callback", "%.1f"),
             ("probeCall", "probe call (DOMContentLoaded)", "%.1f"), ("hostAnswer", "first answer from the host received", "%.1f"),
@@ -262,6 +277,19 @@ struct VendorDeckBenchmark {
             let differences = zip(host, plain).compactMap { pair in pair.0[name].flatMap { h in pair.1[name].map { h - $0 } } }
             let difference = differences.isEmpty ? "-" : String(format: format, median(differences))
             print("| \(label) | \(spread(hostValues, format)) | \(spread(plainValues, format)) | \(difference) |")
+        }
+        // Each subresource: when it was asked for and received (median of the loads that had it).
+        let resourceNames = Set((host + plain).flatMap { $0.keys }.filter { $0.hasPrefix("end:") }.map { String($0.dropFirst(4)) })
+        print("")
+        print("| subresource | host: asked, received | static: asked, received |")
+        print("|---|---|---|")
+        for name in resourceNames.sorted() {
+            func cell(_ loads: [[String: Double]]) -> String {
+                let starts = column(loads, "start:" + name)
+                let ends = column(loads, "end:" + name)
+                return starts.isEmpty ? "-" : String(format: "%.1f, %.1f", median(starts), median(ends))
+            }
+            print("| \(name) | \(cell(host)) | \(cell(plain)) |")
         }
         // Ratios of each pair, and of blocks of 10 pairs (the spread a shorter run would show).
         let loadRatios = zip(host, plain).compactMap { pair in pair.0["load"].flatMap { h in pair.1["load"].map { h / $0 } } }

@@ -6,10 +6,11 @@
 package enum EarlyAnswers {
     /// The built-in commands that await (SQLite reads) and may go early, with the module that must
     /// be answering them: an embedding program that gives one to a module of its own keeps it on
-    /// the socket, since the host cannot know what its handler waits for.
+    /// the socket, since the host cannot know what its handler waits for. None reads what
+    /// recording a page load writes (slide views, sessions), so in a page load that keeps its
+    /// session they are answered before that record: the session reads stay on the socket.
     static let awaitingReads: [(command: String, module: any BridgeModule.Type)] = [
-        ("getSessions", SessionsModule.self), ("getSessionById", SessionsModule.self),
-        ("getCurrentSessions", SessionsModule.self), ("getCustomEventByKey", CustomEventsModule.self),
+        ("getCustomEventByKey", CustomEventsModule.self),
         ("getCustomEventsObject", CustomEventsModule.self), ("getMediaFiles", MediaModule.self),
         ("tables", TablesModule.self), ("findById", TablesModule.self), ("findByIds", TablesModule.self),
         ("findByQuery", TablesModule.self), ("count", TablesModule.self), ("countByQuery", TablesModule.self),

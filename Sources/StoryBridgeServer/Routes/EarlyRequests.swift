@@ -42,7 +42,26 @@ struct EarlyRequests: Sendable {
         guard frame.utf8.count <= Self.maxFrameBytes else {
             throw HostHTTPError(.contentTooLarge, "Refused: an early frame holds at most \(Self.maxFrameBytes) bytes")
         }
-        let answers = await bridge.answerEarly(page, frame: String(frame))
+        // Only what the page may send early (the host's list in the slide): anything else goes on
+        // the socket, so a page that sends it here is refused and sends it there.
+        let read = BridgeRequest.read(frame: String(frame))
+        let allowed = Set(EarlyAnswers.allowed(by: bridge.host.bridge))
+        let requests: [BridgeRequest]
+        switch read {
+        case .success(.request(let request)): requests = [request]
+        case .success(.queue(let items)): requests = items.compactMap { try? $0.get() }
+        case .failure(let error): throw HostHTTPError(.badRequest, "Refused: the early frame cannot be read: \(error)")
+        }
+        if case .success(.queue(let items)) = read, requests.count != items.count {
+            throw HostHTTPError(.badRequest, "Refused: an early frame holds only requests")
+        }
+        for request in requests {
+            guard request.guid != nil, allowed.contains(CommandNames.canonical(request.command)) else {
+                throw HostHTTPError(
+                    .badRequest, "Refused: '\(request.command)' is not sent early (with a GUID, one of data-early-answers)")
+            }
+        }
+        let answers = await bridge.answerEarly(page, frame: read)
         var script = "window.__storybridge&&window.__storybridge.earlyAnswered(["
         for (index, answer) in answers.enumerated() {
             if index > 0 { script += "," }
@@ -59,7 +78,7 @@ extension BridgeSocket {
     /// Enters `page`'s load (as a socket does), routes `frame` through a connection of its own and
     /// returns the texts written to it, once everything it owes is written. Events are not sent
     /// here: the page's socket, when it connects, is attached to the viewer.
-    func answerEarly(_ page: PageConnectionRequest, frame: String) async -> [ByteBuffer] {
+    func answerEarly(_ page: PageConnectionRequest, frame: Result<BridgeRequest.Frame, FrameError>) async -> [ByteBuffer] {
         let viewer = await host.viewers.lease(id: page.viewerId)
         defer { host.viewers.release(viewer) }
         let context = host.context(for: viewer)
@@ -71,13 +90,15 @@ extension BridgeSocket {
                 .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
         }
         let written = Mutex<[ByteBuffer]>([])
+        // Early requests only read, and none reads what recording the page load writes (the slide
+        // view of the slide left): in a page load that keeps its session they go first. A new
+        // session waits for its record, which it reads.
         let connection = PageConnection(
             bridge: host.bridge, context: context, maxInFlight: maxInFlight,
-            pageLoad: .recording(readsMayGoFirst: entered.keepsSession)
+            pageLoad: entered.keepsSession ? .recorded : .recording(readsMayGoFirst: false)
         ) { message, _ in written.withLock { $0.append(message) } }
-        // The records of a new page load are written whatever happens to this request: the
-        // answers may go first (a page load that keeps its session, only reads), so they are not
-        // awaited here once the answers are made.
+        // The records of the page load are written whatever happens to this request; when the
+        // answers went first they are not awaited here.
         let recording = Task {
             await host.recordPageLoad(entered)
             connection.pageLoadRecorded()
@@ -85,7 +106,7 @@ extension BridgeSocket {
         await withDiscardingTaskGroup { group in
             group.addTask { await connection.runWriter() }
             var reader = PageConnection.Reader()
-            await connection.receive(connection.route(BridgeRequest.read(frame: frame)), reader: &reader) { work in
+            await connection.receive(connection.route(frame), reader: &reader) { work in
                 group.addTask { await work() }
             }
             await connection.drained()
