@@ -115,8 +115,9 @@ struct VendorDeckBenchmark {
         (function () {
           var marks = window.__marks = {};
           function mark(name) { if (marks[name] === undefined) { marks[name] = performance.now(); } }
-          // When this document was made (after the slide left was unloaded), and when the host's
-          // client, first in the head, had run (it sets window.__storybridge near its end).
+          // When the document ran its first script (this one, which Chromium runs just before the
+          // page's first), and when the host's client, first in the head, had run (it sets
+          // window.__storybridge near its end).
           mark('documentStart');
           var client;
           Object.defineProperty(window, '__storybridge', {
@@ -264,8 +265,9 @@ struct VendorDeckBenchmark {
             ("resourcesFull", "subresources sent whole (200)", "%.0f"), ("resourcesRevalidated", "subresources revalidated (304)", "%.0f"),
             ("resourceBytes", "subresource bytes transferred", "%.0f"), ("resourceMedian", "subresource fetch (duration)", "%.2f"),
             ("lastResourceEnd", "last subresource received", "%.1f"), ("domReady", "DOMContentLoaded", "%.1f"),
-            ("load", "load event", "%.1f"), ("documentStart", "document made", "%.1f"),
-            ("clientDone", "host's client has run", "%.1f"), ("firstCall", "library's first call", "%.1f"), ("socketStart", "bridge socket opened", "%.1f"),
+            ("load", "load event", "%.1f"), ("documentStart", "first script run (the observer)", "%.1f"),
+            ("clientDone", "host's client has run", "%.1f"), ("firstCall", "library's first call", "%.1f"),
+            ("socketStart", "bridge socket opened", "%.1f"),
             ("socketOpen", "bridge socket open", "%.1f"), ("hello", "hello received", "%.1f"),
             ("handled", "first answer handed to StoryCLMHandler", "%.1f"), ("firstAnswer", "first answer's callback", "%.1f"),
             ("probeCall", "probe call (DOMContentLoaded)", "%.1f"), ("hostAnswer", "first answer from the host received", "%.1f"),
