@@ -53,12 +53,14 @@ struct InjectionCorpusTests {
     static let summary = """
         (function(){
           var p = window.__injectionProbe;
-          if (!p || (p.clientFirst && !p.answer)) { return null; }
+          var open = !!(window.__storybridge && window.__storybridge.state.connected);
+          // (The probe's read may be answered early, before the socket opens: wait for both.)
+          if (!p || (p.clientFirst && (!p.answer || !open))) { return null; }
           var clients = document.querySelectorAll('script[data-storybridge]');
           return {
             clientFirst: p.clientFirst, status: p.answer ? p.answer.Status : null, clients: clients.length,
             inHead: clients.length > 0 && clients[0].parentNode === document.head,
-            connected: !!(window.__storybridge && window.__storybridge.state.connected),
+            connected: open,
             mode: document.compatMode, check: !!(CHECK)
           };
         })()

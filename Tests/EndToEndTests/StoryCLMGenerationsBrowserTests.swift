@@ -201,7 +201,9 @@ struct StoryCLMGenerationsBrowserTests {
             // The wrapper is the call's first frame; off the ignore list, the content's own line.
             #expect(frames.first?["url"]?.stringValue?.contains("/__storybridge/client.js") == true)
             let first = try #require(frames.first { !ignored.contains($0["scriptId"]?.stringValue ?? "") })
-            #expect(first["url"]?.stringValue?.hasSuffix("/p/1/js/content.js") == true, "\(first.jsonString())")
+            // (Its URL names its version, docs/PROTOCOL.md §1.3: `content.js?v=…`.)
+            let path = first["url"]?.stringValue?.split(separator: "?").first.map(String.init)
+            #expect(path?.hasSuffix("/p/1/js/content.js") == true, "\(first.jsonString())")
             #expect(first["lineNumber"] == 2)
             #expect(first["functionName"] == "report")
         }
