@@ -54,12 +54,18 @@ struct SlideAssetLinksTests {
         let script = root.appendingPathComponent("js/a.js")
         try Data("one".utf8).write(to: script)
         let html = Data(#"<script src="js/a.js"></script><script src="js/missing.js"></script>"#.utf8)
-        let first = String(decoding: VersionedFiles.linkingVersions(in: html, root: root), as: UTF8.self)
+        let first = String(decoding: VersionedFiles.linkingVersions(in: html, slide: "index.html", root: root), as: UTF8.self)
         let version = try #require(VersionedFiles.version(of: script))
         #expect(first == #"<script src="js/a.js?v=\#(version)"></script><script src="js/missing.js"></script>"#)
         try Data("two!".utf8).write(to: script)
-        let second = String(decoding: VersionedFiles.linkingVersions(in: html, root: root), as: UTF8.self)
+        let second = String(decoding: VersionedFiles.linkingVersions(in: html, slide: "index.html", root: root), as: UTF8.self)
         #expect(second != first)
         #expect(second.contains("js/a.js?v=\(try #require(VersionedFiles.version(of: script)))"))
+        // A slide in a folder links files of its own folder: `js/a.js` there is `KM/js/a.js`.
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("KM/js"), withIntermediateDirectories: true)
+        let own = root.appendingPathComponent("KM/js/a.js")
+        try Data("the key message's own".utf8).write(to: own)
+        let nested = String(decoding: VersionedFiles.linkingVersions(in: html, slide: "KM/KM.html", root: root), as: UTF8.self)
+        #expect(nested.hasPrefix(#"<script src="js/a.js?v=\#(try #require(VersionedFiles.version(of: own)))">"#))
     }
 }

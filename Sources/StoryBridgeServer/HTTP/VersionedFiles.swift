@@ -28,15 +28,18 @@ enum VersionedFiles {
         return version(size: size, modified: modified)
     }
 
-    /// `html` (a root slide of the presentation in `root`) with `?v=VERSION` after the URL of each
-    /// script and style sheet it links that is a file of the presentation; `html` itself when
-    /// there is none. Reads the disk: run it on the blocking pool.
-    static func linkingVersions(in html: Data, root: URL) -> Data {
+    /// `html` (the slide at `slide`, a path relative to `root`, the presentation's folder) with
+    /// `?v=VERSION` after the URL of each script and style sheet it links that is a file of the
+    /// presentation, resolved against the slide's own folder; `html` itself when there is none.
+    /// Reads the disk: run it on the blocking pool.
+    static func linkingVersions(in html: Data, slide: String, root: URL) -> Data {
         let links = html.withUnsafeBytes { SlideAssetLinks.links(in: $0) }
         guard !links.isEmpty else { return html }
+        let folder = slide.split(separator: "/", omittingEmptySubsequences: false).dropLast().map { $0 + "/" }.joined()
         var insertions: [(offset: Int, text: String)] = []
         for link in links {
-            guard let file = try? ContentPath(rawRelativePath: link.url, root: root), let version = version(of: file.file) else {
+            guard let file = try? ContentPath(rawRelativePath: folder + link.url, root: root), let version = version(of: file.file)
+            else {
                 continue
             }
             insertions.append((link.range.upperBound, "?v=" + version))

@@ -69,7 +69,7 @@ struct ContentRoutes: Sendable {
         let (file, html) = try await BlockingIO.run { [root = presentation.root] () throws -> (ContentPath, Data) in
             let file = try ContentPath(rawRelativePath: raw, root: root)
             // Its scripts and style sheets named by version, kept by the browser (§1.3).
-            return (file, VersionedFiles.linkingVersions(in: try Data(contentsOf: file.file), root: root))
+            return (file, VersionedFiles.linkingVersions(in: try Data(contentsOf: file.file), slide: file.relative, root: root))
         }
         let tag =
             ClientScriptInjector.tag(
