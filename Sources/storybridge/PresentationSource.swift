@@ -21,7 +21,10 @@ struct PresentationSource {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    static func resolve(_ target: String?, library: LibraryOptions, id: Int, name: String? = nil) throws -> PresentationSource {
+    /// `dialect` forces how a folder or zip is read (`--dialect`); `nil` detects it.
+    static func resolve(
+        _ target: String?, library: LibraryOptions, id: Int, name: String? = nil, dialect: DialectName? = nil
+    ) throws -> PresentationSource {
         guard let target else {
             let store = try library.openLibrary()
             let all = try store.servedEntries().map(\.presentation)
@@ -54,7 +57,8 @@ struct PresentationSource {
                 library: store)
         }
         guard exists else { throw ValidationError("'\(target)' does not exist") }
-        let catalog = PresentationFolder.Catalog(id: id, name: name)
+        var catalog = PresentationFolder.Catalog(id: id, name: name)
+        catalog.dialect = dialect
         if isDirectory.boolValue {
             let folder = URL(fileURLWithPath: target)
             let presentation = try PresentationFolder.load(folder, catalog: catalog)
@@ -77,3 +81,5 @@ struct PresentationSource {
         }
     }
 }
+
+extension DialectName: ExpressibleByArgument {}
