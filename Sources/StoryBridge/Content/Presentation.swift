@@ -48,6 +48,8 @@ public struct Presentation: Sendable, Hashable {
     package var flags: PresentationFlags
     /// The CLM platform whose content this is: its delivery rules, client adapter and modules.
     package var dialect: DialectName = .storyclm
+    /// The CRM data set that answers a Veeva deck's data requests, when the delivery has one.
+    package var crmDataSet: URL?
 
     /// The start slide's name.
     package static let startSlide = "index.html"

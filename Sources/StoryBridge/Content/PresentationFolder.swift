@@ -10,7 +10,8 @@ public enum PresentationFolderError: Error, Sendable, Equatable, CustomStringCon
     public var description: String {
         switch self {
         case .notADirectory(let path): return "'\(path)' is not a folder"
-        case .missingIndex(let path): return "'\(path)' has no index.html in its root: it is not a presentation"
+        case .missingIndex(let path):
+            return "'\(path)' has no index.html in its root, nor a folder per key message: it is not a presentation"
         case .unreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
         }
     }
@@ -65,6 +66,7 @@ public enum PresentationFolder {
             shortDescription: catalog.shortDescription, longDescription: catalog.longDescription,
             revision: catalog.revision, order: catalog.order, root: root, slides: slides, mediaFiles: mediaFiles)
         presentation.dialect = dialect
+        if dialect == .veeva { presentation.crmDataSet = try CRMDataSetFile.locate(in: root, entries: entries) }
         return presentation
     }
 

@@ -4,6 +4,8 @@
 package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// StoryCLM: a package with `index.html` in its root; every root `*.html` is a slide.
     case storyclm
+    /// Veeva CRM and Vault CRM CLM: one zip (folder) per key message, a shared resource.
+    case veeva
 
     /// The name as `--dialect` takes it.
     package var description: String { rawValue }
@@ -11,14 +13,14 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
     /// The client adapter script (under `/__storybridge/`) injected after `client.js`, if any.
     package var clientAdapter: String? {
         switch self {
-        case .storyclm: return nil
+        case .storyclm, .veeva: return nil
         }
     }
 
     /// The host modules this dialect adds to the built-in ones (which answer StoryCLM's commands).
     package func hostModules(database: StoryBridgeDatabase, clock: any HostClock) -> [any BridgeModule] {
         switch self {
-        case .storyclm: return []
+        case .storyclm, .veeva: return []
         }
     }
 
@@ -26,6 +28,7 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
     package var rules: any DeliveryRules {
         switch self {
         case .storyclm: return StoryCLMDelivery()
+        case .veeva: return VeevaDelivery()
         }
     }
 }

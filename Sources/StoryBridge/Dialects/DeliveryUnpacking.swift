@@ -1,0 +1,44 @@
+import Foundation
+
+/// Turns a delivery as given on the command line (a folder or a zip) into a folder
+/// ``PresentationFolder`` reads, whatever its dialect: a StoryCLM package zip is unpacked as
+/// before; a Veeva zip of zips, or a folder of zips, is unpacked key message by key message
+/// (``VeevaDeliveryUnpacker``). `dialect` forces the reading; `nil` detects it.
+package enum DeliveryUnpacking {
+    /// Unpacks `zip` into `destination` (which must not exist); nothing is left there on refusal.
+    package static func unpack(zip: URL, to destination: URL, dialect: DialectName?, limits: PackageLimits = PackageLimits())
+        throws(PackageError)
+    {
+        let veeva = VeevaDeliveryUnpacker(limits: limits)
+        switch dialect {
+        case .storyclm?:
+            _ = try PackageExtractor(limits: limits).extract(zip: zip, to: destination)
+        case .veeva?:
+            if try veeva.isZipOfZips(zip) {
+                try veeva.unpack(zipOfZips: zip, to: destination)
+            } else {
+                _ = try PackageExtractor(limits: limits).extract(zip: zip, to: destination, requiresStartSlide: false)
+            }
+        case nil:
+            if try veeva.isZipOfZips(zip) {
+                try veeva.unpack(zipOfZips: zip, to: destination)
+            } else {
+                let paths = try PackageExtractor(limits: limits).filePaths(zip: zip, requiresStartSlide: false)
+                _ = try PackageExtractor(limits: limits).extract(
+                    zip: zip, to: destination,
+                    requiresStartSlide: paths.contains(Presentation.startSlide) || !paths.contains { $0.contains("/") })
+            }
+        }
+    }
+
+    /// Whether the folder must be unpacked before it is read: a Veeva delivery of zips (when the
+    /// dialect is Veeva or not given).
+    package static func needsUnpacking(folder: URL, dialect: DialectName?) -> Bool {
+        dialect != .storyclm && VeevaDeliveryUnpacker.isPackedDelivery(folder: folder)
+    }
+
+    /// Unpacks the packed delivery `folder` into `destination` (which must not exist).
+    package static func unpack(folder: URL, to destination: URL, limits: PackageLimits = PackageLimits()) throws(PackageError) {
+        try VeevaDeliveryUnpacker(limits: limits).unpack(folder: folder, to: destination)
+    }
+}
