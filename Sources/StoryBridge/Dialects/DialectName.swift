@@ -13,14 +13,16 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
     /// The client adapter script (under `/__storybridge/`) injected after `client.js`, if any.
     package var clientAdapter: String? {
         switch self {
-        case .storyclm, .veeva: return nil
+        case .storyclm: return nil
+        case .veeva: return "veeva.js"
         }
     }
 
     /// The host modules this dialect adds to the built-in ones (which answer StoryCLM's commands).
     package func hostModules(database: StoryBridgeDatabase, clock: any HostClock) -> [any BridgeModule] {
         switch self {
-        case .storyclm, .veeva: return []
+        case .storyclm: return []
+        case .veeva: return [VeevaModule(store: CRMStore(database: database, clock: clock))]
         }
     }
 

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+/// The Veeva dialect's CRM records in SQLite: each presentation's data set, imported when its file
+/// changes, and the records content creates or updates (kept one by one, with the session they
+/// were made in).
+package struct CRMStore: Sendable {
+    let database: StoryBridgeDatabase
+    let clock: any HostClock
+
+    package init(database: StoryBridgeDatabase, clock: any HostClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// A stored record.
+    struct Row: Codable, FetchableRecord, PersistableRecord, Sendable {
+        static let databaseTableName = "crmRecord"
+        var presentationId: Int
+        var objectName: String
+        var recordId: String
+        var fields: String
+        var origin: String
+        var sessionId: String?
+        var saved: Double?
+
+        func values() -> [String: JSONValue] {
+            (try? JSONValue.parse(fields))?.objectValue ?? [:]
+        }
+    }
+
+    struct ImportedSet: Codable, FetchableRecord, PersistableRecord, Sendable {
+        static let databaseTableName = "crmDataSet"
+        var presentationId: Int
+        var stamp: String
+        var current: String
+    }
+
+    /// Imports `presentation`'s data set unless the stored one has the same file stamp; returns
+    /// the current record ids (keyword → id).
+    package func prepare(_ presentation: Presentation) async throws -> [String: String] {
+        guard let file = presentation.crmDataSet else { return [:] }
+        let stamp = try await BlockingIO.run { () throws -> String in
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            let date = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(attributes[.size] as? Int ?? 0)-\(date)-\(file.path)"
+        }
+        let id = presentation.id
+        if let stored = try await database.read({ db in try ImportedSet.fetchOne(db, key: id) }), stored.stamp == stamp {
+            return Self.current(stored.current)
+        }
+        let set = try await BlockingIO.run { () throws -> CRMDataSet in try CRMDataSet.load(file) }
+        let current = JSONValue.object(set.current.mapValues(JSONValue.string)).jsonString()
+        try await database.write { db in
+            try Row.filter(Column("presentationId") == id && Column("origin") == "dataset").deleteAll(db)
+            for (object, records) in set.objects {
+                for fields in records {
+                    let recordId = CRMRecord.id(of: fields) ?? UUID().uuidString
+                    try Row(
+                        presentationId: id, objectName: object, recordId: recordId, fields: JSONValue.object(fields).jsonString(),
+                        origin: "dataset"
+                    ).save(db)
+                }
+            }
+            try ImportedSet(presentationId: id, stamp: stamp, current: current).save(db)
+        }
+        return set.current
+    }
+
+    private static func current(_ text: String) -> [String: String] {
+        ((try? JSONValue.parse(text))?.objectValue ?? [:]).compactMapValues(\.stringValue)
+    }
+
+    /// The records of the first of `objects` the presentation has (names matched without case).
+    func records(presentationId: Int, objects: [String]) async throws -> (object: String, records: [Row])? {
+        let lowered = objects.map { $0.lowercased() }
+        let rows = try await database.read { db in
+            try Row.filter(Column("presentationId") == presentationId && lowered.contains(Column("objectName").lowercased)).fetchAll(db)
+        }
+        for name in lowered {
+            let matching = rows.filter { $0.objectName.lowercased() == name }
+            if let first = matching.first { return (first.objectName, matching) }
+        }
+        return nil
+    }
+
+    /// Saves a record content created (`recordId` nil: a new id) or updated (its fields merged
+    /// into the stored ones); returns its id and the operation (`insert` or `update`).
+    func save(
+        presentationId: Int, object: String, recordId: String?, fields: [String: JSONValue], sessionId: String?
+    ) async throws -> (id: String, operation: String) {
+        let now = clock.now.timeIntervalSince1970
+        return try await database.write { db in
+            if let recordId {
+                let existing = try Row.filter(
+                    Column("presentationId") == presentationId && Column("objectName").lowercased == object.lowercased()
+                        && Column("recordId") == recordId
+                ).fetchOne(db)
+                var merged = existing?.values() ?? [:]
+                for (key, value) in fields where key != "IdNumber" { merged[key] = value }
+                if merged["Id"] == nil, merged["id"] == nil { merged["Id"] = .string(recordId) }
+                try Row(
+                    presentationId: presentationId, objectName: existing?.objectName ?? object, recordId: recordId,
+                    fields: JSONValue.object(merged).jsonString(), origin: "saved", sessionId: sessionId, saved: now
+                ).save(db)
+                return (recordId, "update")
+            }
+            let id = "SB" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
+            var values = fields
+            values["Id"] = .string(id)
+            try Row(
+                presentationId: presentationId, objectName: object, recordId: id, fields: JSONValue.object(values).jsonString(),
+                origin: "saved", sessionId: sessionId, saved: now
+            ).insert(db)
+            return (id, "insert")
+        }
+    }
+
+    /// The records content saved for `presentationId`, oldest first (tests, the inspector).
+    package func savedRecords(presentationId: Int) async throws -> [(
+        object: String, id: String, fields: [String: JSONValue], sessionId: String?
+    )] {
+        try await database.read { db in
+            try Row.filter(Column("presentationId") == presentationId && Column("origin") == "saved").order(Column("saved")).fetchAll(db)
+        }.map { ($0.objectName, $0.recordId, $0.values(), $0.sessionId) }
+    }
+}
