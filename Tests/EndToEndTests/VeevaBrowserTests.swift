@@ -43,6 +43,14 @@ struct VeevaBrowserTests {
             try await page.evaluate("wire.transport = 'external'; wire.run('veeva:nextSlide()'); true")
             try await page.waitForSlide("KM_A/KM_A.html")
             #expect(try await page.evaluate("location.protocol") == "http:")
+            // The exit hooks content defines run before a navigation request leaves, their
+            // requests first: the record is stored before the next key message shows.
+            try await page.evaluate(
+                #"window.com_veeva_clm_createRecordsOnExit = function () { return 'veeva:saveObjectV2(Call_Clickstream_vod__c),value({"Track_vod__c":"left A"}),callback();'; }; wire.run('veeva:nextSlide()'); true"#
+            )
+            try await page.waitForSlide("KM_C/index.html")
+            let saved = try await CRMStore(database: host.runtime.database, clock: host.runtime.clock).savedRecords(presentationId: 1)
+            #expect(saved.map { $0.fields["Track_vod__c"] } == ["left A"])
             // A raw file of a key message that is not its slide is served without the client.
             #expect(try await page.evaluate("fetch('/p/1/shared/js/wire.js').then(function (r) { return r.status; })") == 200)
         }
@@ -114,6 +122,13 @@ struct VeevaBrowserTests {
             let rows = try await CRMStore(database: host.runtime.database, clock: host.runtime.clock).savedRecords(presentationId: 1)
             #expect(rows.map(\.object).sorted() == ["Account", "Call_Clickstream_vod__c"])
             #expect(rows.first { $0.object == "Call_Clickstream_vod__c" }?.fields["Answer_vod__c"] == "yes (really), sure")
+            // Uploaded with the saved session, one record each.
+            let sessionId = try #require(rows.first?.sessionId)
+            try await host.runtime.analytics.setState(.saved, sessionId: sessionId)
+            let queued = try await host.runtime.analytics.outbox(status: .queued).filter { $0.eventId == UploadEventId.crmRecord }
+            #expect(queued.count == 2)
+            let click = try #require(queued.first { $0.body.contains("Call_Clickstream_vod__c") })
+            #expect(try JSONValue.parse(click.body)["fields"]?["Answer_vod__c"] == "yes (really), sure")
             // Each request was answered once: answers come in order, so once one more request is
             // answered, no duplicate of an earlier one can still be on its way.
             try await page.evaluate("wire.ask('veeva:getDataForObjectV2(User),fieldName(Id),cbLast(result)', 'cbLast'); true")

@@ -124,4 +124,19 @@ package struct CRMStore: Sendable {
             try Row.filter(Column("presentationId") == presentationId && Column("origin") == "saved").order(Column("saved")).fetchAll(db)
         }.map { ($0.objectName, $0.recordId, $0.values(), $0.sessionId) }
     }
+
+    /// The records content saved in `sessionId`, oldest first, as they are uploaded with the saved
+    /// session (inside its transaction): `{sessionId, presentationId, object, id, fields, saved}`.
+    static func savedRecords(sessionId: String, db: Database) throws -> [(entityId: String, json: JSONValue)] {
+        try Row.filter(Column("sessionId") == sessionId && Column("origin") == "saved").order(Column("saved")).fetchAll(db).map { row in
+            let saved = row.saved.map { AnalyticsFormat.timestamp(Date(timeIntervalSince1970: $0)) }
+            return (
+                "\(row.presentationId):\(row.objectName):\(row.recordId)",
+                [
+                    "sessionId": .string(sessionId), "presentationId": .int(row.presentationId), "object": .string(row.objectName),
+                    "id": .string(row.recordId), "fields": .object(row.values()), "saved": saved.map(JSONValue.string) ?? .null,
+                ]
+            )
+        }
+    }
 }
