@@ -24,7 +24,7 @@ package enum VeevaDeliveryFixture {
             "User": [{"Id": "U-7", "Name": "Rep Seven"}],
             "Key_Message_vod__c": [
               {"Id": "KM-1", "Media_File_Name_vod__c": "KM_A.zip", "Name": "Key message A"},
-              {"Id": "KM-2", "Media_File_Name_vod__c": "KM_B.zip", "Name": "Key message B"}
+              {"Id": "KM-2", "Media_File_Name_vod__c": "KM_B.zip", "Name": "Key message B", "Vault_External_Id_vod__c": "VX-B"}
             ],
             "Pricing_Rule_vod__c": [
               {"Id": "PR-1", "Product_vod__c": "P1", "Start_Date_vod__c": "2024-01-01", "End_Date_vod__c": "2024-12-31"},

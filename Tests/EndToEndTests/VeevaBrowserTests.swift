@@ -39,6 +39,11 @@ struct VeevaBrowserTests {
             // A link.
             try await page.click("#to-b")
             try await page.waitForSlide("KM_B/KM_B.html")
+            // gotoSlideV2 names the key message by its record's Vault external id.
+            try await page.evaluate("wire.transport = 'location'; wire.run('veeva:gotoSlide(KM_C.zip)'); true")
+            try await page.waitForSlide("KM_C/index.html")
+            try await page.evaluate("wire.run('veeva:gotoSlideV2(VX-B)'); true")
+            try await page.waitForSlide("KM_B/KM_B.html")
             // window.external.notify, which the libraries use on Windows.
             try await page.evaluate("wire.transport = 'external'; wire.run('veeva:nextSlide()'); true")
             try await page.waitForSlide("KM_A/KM_A.html")

@@ -48,7 +48,7 @@ package struct VeevaModule: BridgeModule {
         let function = request.function
         switch function {
         case "gotoSlide", "gotoSlideV2":
-            return try await VeevaNavigation.goto(request, context: context)
+            return try await VeevaNavigation.goto(request, context: context, store: store)
         case "nextSlide", "prevSlide":
             return try await VeevaNavigation.step(forward: function == "nextSlide", context: context)
         case "getDataForObjectV2", "getDataForObjectV3", "getDataForObject":

@@ -1,8 +1,15 @@
 /// `gotoSlide(keyMessage[, presentation])`, `gotoSlideV2`, `nextSlide()` and `prevSlide()`: the
 /// presentation's order is its slides' order (``VeevaKeyMessageOrder``), so after a jump
 /// `prevSlide` goes to the slide before the one shown, not back to where the jump came from.
+/// A key message is named by its media file (`KM_B.zip`, the folder, the HTML file) or by an
+/// external id of its record in the CRM data set: `gotoSlideV2` passes `Vault_External_Id_vod__c`
+/// (`vault_external_id__v`), looked up first; `gotoSlide` "usually" the media file name.
 enum VeevaNavigation {
-    static func goto(_ request: VeevaRequest, context: BridgeContext) async throws -> JSONValue? {
+    /// The fields of a key-message record that name it for `gotoSlide` / `gotoSlideV2`.
+    static let externalIds = ["Vault_External_Id_vod__c", "vault_external_id__v"]
+    static let mediaFileNames = ["Media_File_Name_vod__c", "media_file_name__v"]
+
+    static func goto(_ request: VeevaRequest, context: BridgeContext, store: CRMStore) async throws -> JSONValue? {
         let arguments = request.subject.split(separator: ",", maxSplits: 1).map { String($0).trimmingSpaces() }
         guard let keyMessage = arguments.first, !keyMessage.isEmpty else {
             return VeevaModule.failure(request.function, "no key message named")
@@ -17,10 +24,37 @@ enum VeevaNavigation {
             else { return VeevaModule.failure(request.function, "no presentation '\(wanted)' in the library") }
             presentation = other
         }
-        guard let slide = VeevaDelivery.slide(forKeyMessage: keyMessage, in: presentation) else {
+        var found = request.function == "gotoSlideV2" ? nil : VeevaDelivery.slide(forKeyMessage: keyMessage, in: presentation)
+        if found == nil { found = try await slideOfKeyMessageRecord(named: keyMessage, in: presentation, store: store) }
+        if found == nil { found = VeevaDelivery.slide(forKeyMessage: keyMessage, in: presentation) }
+        guard let slide = found else {
             return VeevaModule.failure(request.function, "no key message '\(keyMessage)' in presentation '\(presentation.name)'")
         }
         await context.navigate(to: presentation, slide: slide, data: .emptyObject, cause: .go)
+        return nil
+    }
+
+    /// The slide of the key-message record (in the CRM data set) whose external id or media file
+    /// name is `name`.
+    private static func slideOfKeyMessageRecord(named name: String, in presentation: Presentation, store: CRMStore) async throws
+        -> String?
+    {
+        guard presentation.crmDataSet != nil else { return nil }
+        _ = try await store.prepare(presentation)
+        guard let found = try await store.records(presentationId: presentation.id, objects: CRMObjects.names(for: "KeyMessage")) else {
+            return nil
+        }
+        for record in found.records.map({ $0.values() }) {
+            let names = (externalIds + mediaFileNames).compactMap { CRMRecord.value($0, in: record)?.stringValue }
+            guard names.contains(name) else { continue }
+            for field in mediaFileNames {
+                if let file = CRMRecord.value(field, in: record)?.stringValue,
+                    let slide = VeevaDelivery.slide(forKeyMessage: file, in: presentation)
+                {
+                    return slide
+                }
+            }
+        }
         return nil
     }
 
