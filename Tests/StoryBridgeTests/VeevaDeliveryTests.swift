@@ -112,3 +112,37 @@ struct VeevaDeliveryTests {
         #expect(throws: PresentationFolderError.missingIndex(root.path)) { try PresentationFolder.load(root, catalog: forced) }
     }
 }
+
+/// `storybridge install` of a Veeva delivery: the catalog keeps its dialect and key-message order.
+@Suite("Veeva deliveries in the library")
+struct VeevaLibraryTests {
+    @Test("a zip of zips installs as a Veeva presentation, read back with its order, dialect and data set; sync's default stays StoryCLM")
+    func install() throws {
+        let lab = try PackageLab()
+        defer { try? FileManager.default.removeItem(at: lab.folder) }
+        let zip = lab.folder.appendingPathComponent("veeva.zip")
+        try VeevaDeliveryFixture.writeZipOfZips(at: zip)
+
+        var strict = LibraryStore.InstallOptions(id: 3)
+        strict.dialect = .storyclm
+        #expect(throws: PackageError.missingIndex) { try lab.store().install(zip: zip, options: strict) }
+
+        var detected = LibraryStore.InstallOptions(id: 3)
+        detected.dialect = nil
+        _ = try lab.store().install(zip: zip, options: detected)
+        let entry = try #require(try lab.store().entry(id: 3))
+        #expect(entry.presentation.dialect == .veeva)
+        #expect(entry.presentation.slides.map(\.name) == ["KM_B/KM_B.html", "KM_A/KM_A.html", "KM_C/index.html"])
+        #expect(entry.presentation.entrySlide == "KM_B/KM_B.html")
+        #expect(entry.presentation.crmDataSet?.lastPathComponent == "crm-data.json")
+        #expect(entry.fileCount > 5 && entry.sizeBytes > 0)
+
+        // A StoryCLM package keeps name order and its dialect.
+        var package = LibraryStore.InstallOptions(id: 4)
+        package.dialect = nil
+        _ = try lab.store().install(zip: try lab.validPackage(), options: package)
+        let storyclm = try #require(try lab.store().entry(id: 4))
+        #expect(storyclm.presentation.dialect == .storyclm)
+        #expect(storyclm.presentation.slides.map(\.name) == ["b.html", "index.html"])
+    }
+}

@@ -41,4 +41,18 @@ package enum DeliveryUnpacking {
     package static func unpack(folder: URL, to destination: URL, limits: PackageLimits = PackageLimits()) throws(PackageError) {
         try VeevaDeliveryUnpacker(limits: limits).unpack(folder: folder, to: destination)
     }
+
+    /// The files and bytes under `folder` (what the catalog records of an unpacked delivery).
+    package static func size(of folder: URL) -> (files: Int, bytes: Int64) {
+        var files = 0
+        var bytes: Int64 = 0
+        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey]
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys) else { return (0, 0) }
+        for case let file as URL in walker {
+            guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+            files += 1
+            bytes += Int64(values.fileSize ?? 0)
+        }
+        return (files, bytes)
+    }
 }
