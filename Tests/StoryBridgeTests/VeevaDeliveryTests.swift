@@ -146,3 +146,28 @@ struct VeevaLibraryTests {
         #expect(storyclm.presentation.slides.map(\.name) == ["b.html", "index.html"])
     }
 }
+
+/// What a zip is read as when no dialect is given.
+@Suite("Delivery detection of zips")
+struct DeliveryDetectionTests {
+    @Test("a zip of key-message folders is Veeva's; a zip without index.html and without them is refused as a package")
+    func zipShapes() throws {
+        let lab = try PackageLab()
+        defer { try? FileManager.default.removeItem(at: lab.folder) }
+        let folders = try lab.zip("folders.zip") { zip in
+            try zip.add("KM_A/KM_A.html", text: "<html></html>")
+            try zip.add("KM_B/index.html", text: "<html></html>")
+        }
+        let unpacked = lab.folder.appendingPathComponent("folders")
+        try DeliveryUnpacking.unpack(zip: folders, to: unpacked, dialect: nil)
+        #expect(try PresentationFolder.load(unpacked, catalog: .init(id: 1)).slides.map(\.name) == ["KM_A/KM_A.html", "KM_B/index.html"])
+
+        let broken = try lab.zip("broken.zip") { zip in
+            try zip.add("css/site.css", text: "body {}")
+            try zip.add("page.html", text: "<html></html>")
+        }
+        let target = lab.folder.appendingPathComponent("broken")
+        #expect(throws: PackageError.missingIndex) { try DeliveryUnpacking.unpack(zip: broken, to: target, dialect: nil) }
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+}

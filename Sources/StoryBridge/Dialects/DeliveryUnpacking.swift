@@ -23,12 +23,21 @@ package enum DeliveryUnpacking {
             if try veeva.isZipOfZips(zip) {
                 try veeva.unpack(zipOfZips: zip, to: destination)
             } else {
+                // Key-message folders zipped (`KM/KM.html`, `KM/index.html`) are Veeva's; anything
+                // else is read as StoryCLM's package, refused as before without `index.html`.
                 let paths = try PackageExtractor(limits: limits).filePaths(zip: zip, requiresStartSlide: false)
                 _ = try PackageExtractor(limits: limits).extract(
                     zip: zip, to: destination,
-                    requiresStartSlide: paths.contains(Presentation.startSlide) || !paths.contains { $0.contains("/") })
+                    requiresStartSlide: paths.contains(Presentation.startSlide) || !paths.contains(where: Self.isKeyMessagePage))
             }
         }
+    }
+
+    /// Whether `path` is a key message's page in a zip of key-message folders: `KM/KM.html` or `KM/index.html`.
+    static func isKeyMessagePage(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard parts.count == 2 else { return false }
+        return parts[1] == "\(parts[0]).html" || parts[1] == "index.html"
     }
 
     /// Whether the folder must be unpacked before it is read: a Veeva delivery of zips (when the
