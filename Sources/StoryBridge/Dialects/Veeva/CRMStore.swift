@@ -7,6 +7,8 @@ import GRDB
 package struct CRMStore: Sendable {
     let database: StoryBridgeDatabase
     let clock: any HostClock
+    /// The records in memory, answered from without a database read.
+    package let memory = CRMMemory()
 
     package init(database: StoryBridgeDatabase, clock: any HostClock) {
         self.database = database
@@ -36,52 +38,62 @@ package struct CRMStore: Sendable {
         var current: String
     }
 
-    /// Imports `presentation`'s data set unless the stored one has the same file stamp; returns
-    /// the current record ids (keyword → id).
-    package func prepare(_ presentation: Presentation) async throws -> [String: String] {
-        guard let file = presentation.crmDataSet else { return [:] }
-        let stamp = try await BlockingIO.run { () throws -> String in
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            let date = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            return "\(attributes[.size] as? Int ?? 0)-\(date)-\(file.path)"
-        }
+    /// The records of `presentation` in memory (``CRMMemory``): the snapshot when its data set's
+    /// file was looked at less than a second ago; otherwise the file is looked at (a `stat` on the
+    /// blocking pool), imported into SQLite when it changed since the last import, and the snapshot
+    /// read again from SQLite (the data set's rows and the records content saved).
+    package func prepare(_ presentation: Presentation) async throws -> CRMMemory.Snapshot {
         let id = presentation.id
-        if let stored = try await database.read({ db in try ImportedSet.fetchOne(db, key: id) }), stored.stamp == stamp {
-            return Self.current(stored.current)
-        }
-        let set = try await BlockingIO.run { () throws -> CRMDataSet in try CRMDataSet.load(file) }
-        let current = JSONValue.object(set.current.mapValues(JSONValue.string)).jsonString()
-        try await database.write { db in
-            try Row.filter(Column("presentationId") == id && Column("origin") == "dataset").deleteAll(db)
-            for (object, records) in set.objects {
-                for fields in records {
-                    let recordId = CRMRecord.id(of: fields) ?? UUID().uuidString
-                    try Row(
-                        presentationId: id, objectName: object, recordId: recordId, fields: JSONValue.object(fields).jsonString(),
-                        origin: "dataset"
-                    ).save(db)
-                }
+        let now = clock.now
+        if let fresh = memory.fresh(id, now: now) { return fresh }
+        let stamp: String
+        if let file = presentation.crmDataSet {
+            stamp = try await BlockingIO.run { () throws -> String in
+                let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+                let date = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                return "\(attributes[.size] as? Int ?? 0)-\(date)-\(file.path)"
             }
-            try ImportedSet(presentationId: id, stamp: stamp, current: current).save(db)
+        } else {
+            stamp = "none"
         }
-        return set.current
+        if let known = memory.any(id), known.stamp == stamp, let touched = memory.touch(id, at: now) { return touched }
+        let stored = try await database.read { db in try ImportedSet.fetchOne(db, key: id) }
+        if let file = presentation.crmDataSet, stored?.stamp != stamp {
+            let set = try await BlockingIO.run { () throws -> CRMDataSet in try CRMDataSet.load(file) }
+            let current = JSONValue.object(set.current.mapValues(JSONValue.string)).jsonString()
+            try await database.write { db in
+                try Row.filter(Column("presentationId") == id && Column("origin") == "dataset").deleteAll(db)
+                // A record content saved over a data set's record keeps content's values.
+                let saved = Set(
+                    try Row.filter(Column("presentationId") == id && Column("origin") == "saved").fetchAll(db).map {
+                        "\($0.objectName.lowercased())/\($0.recordId)"
+                    })
+                for (object, records) in set.objects {
+                    for fields in records {
+                        let recordId = CRMRecord.id(of: fields) ?? UUID().uuidString
+                        guard !saved.contains("\(object.lowercased())/\(recordId)") else { continue }
+                        try Row(
+                            presentationId: id, objectName: object, recordId: recordId, fields: JSONValue.object(fields).jsonString(),
+                            origin: "dataset"
+                        ).save(db)
+                    }
+                }
+                try ImportedSet(presentationId: id, stamp: stamp, current: current).save(db)
+            }
+        }
+        let (rows, imported) = try await database.read { db in
+            (try Row.filter(Column("presentationId") == id).fetchAll(db), try ImportedSet.fetchOne(db, key: id))
+        }
+        var snapshot = CRMMemory.Snapshot(
+            stamp: stamp, checkedAt: now, current: presentation.crmDataSet == nil ? [:] : Self.current(imported?.current ?? "{}"),
+            objects: [:])
+        for row in rows { snapshot.put(row.values(), object: row.objectName) }
+        memory.keep(snapshot, for: id)
+        return snapshot
     }
 
     private static func current(_ text: String) -> [String: String] {
         ((try? JSONValue.parse(text))?.objectValue ?? [:]).compactMapValues(\.stringValue)
-    }
-
-    /// The records of the first of `objects` the presentation has (names matched without case).
-    func records(presentationId: Int, objects: [String]) async throws -> (object: String, records: [Row])? {
-        let lowered = objects.map { $0.lowercased() }
-        let rows = try await database.read { db in
-            try Row.filter(Column("presentationId") == presentationId && lowered.contains(Column("objectName").lowercased)).fetchAll(db)
-        }
-        for name in lowered {
-            let matching = rows.filter { $0.objectName.lowercased() == name }
-            if let first = matching.first { return (first.objectName, matching) }
-        }
-        return nil
     }
 
     /// Saves a record content created (`recordId` nil: a new id) or updated (its fields merged
@@ -90,6 +102,7 @@ package struct CRMStore: Sendable {
         presentationId: Int, object: String, recordId: String?, fields: [String: JSONValue], sessionId: String?
     ) async throws -> (id: String, operation: String) {
         let now = clock.now.timeIntervalSince1970
+        let memory = self.memory
         return try await database.write { db in
             if let recordId {
                 let existing = try Row.filter(
@@ -103,6 +116,9 @@ package struct CRMStore: Sendable {
                     presentationId: presentationId, objectName: existing?.objectName ?? object, recordId: recordId,
                     fields: JSONValue.object(merged).jsonString(), origin: "saved", sessionId: sessionId, saved: now
                 ).save(db)
+                self.database.afterCommit(db) { [merged] in
+                    memory.saved(merged, object: existing?.objectName ?? object, presentationId: presentationId)
+                }
                 return (recordId, "update")
             }
             let id = "SB" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
@@ -112,6 +128,7 @@ package struct CRMStore: Sendable {
                 presentationId: presentationId, objectName: object, recordId: id, fields: JSONValue.object(values).jsonString(),
                 origin: "saved", sessionId: sessionId, saved: now
             ).insert(db)
+            self.database.afterCommit(db) { [values] in memory.saved(values, object: object, presentationId: presentationId) }
             return (id, "insert")
         }
     }

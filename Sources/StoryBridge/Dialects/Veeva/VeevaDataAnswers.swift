@@ -1,31 +1,30 @@
 import Foundation
 
 /// The data requests of the Veeva libraries, answered from the presentation's CRM data set and the
-/// records content saved (``CRMStore``), in the shapes the iPad app gives.
+/// records content saved (``CRMStore``, read from its memory, ``CRMMemory``), in the shapes the
+/// iPad app gives.
 struct VeevaDataAnswers {
     let store: CRMStore
 
     /// `getDataForObjectV2(<Object>),[objId(<id>),]fieldName(<field>)` (and V3):
-    /// `{success: true, <Object>: {<field>: value}}`, names as the request wrote them.
-    func objectField(_ request: VeevaRequest, context: BridgeContext) async throws -> JSONValue {
+    /// `{success: true, <Object>: {<field>: value}}`, names as the request wrote them; from the
+    /// records in memory, with `currentSlide` the slide on screen.
+    static func objectField(_ request: VeevaRequest, in snapshot: CRMMemory.Snapshot, currentSlide: String?) -> JSONValue {
         let function = request.function
         let object = request.subject.trimmingSpaces()
         guard let field = request.argument("fieldName")?.trimmingSpaces(), !field.isEmpty else {
             return VeevaModule.failure(function, "no fieldName")
         }
-        let presentation = try context.currentPresentation()
-        let current = try await store.prepare(presentation)
         let names = CRMObjects.names(for: object)
-        let found = try await store.records(presentationId: presentation.id, objects: names)
-        let records = found?.records.map { $0.values() } ?? []
+        let records = snapshot.records(names)?.records ?? []
         let record: [String: JSONValue]?
         if let id = request.argument("objId")?.trimmingSpaces(), !id.isEmpty {
             record = records.first { CRMRecord.id(of: $0) == id }
             guard record != nil else { return VeevaModule.failure(function, "no \(object) record '\(id)' in the CRM data set") }
-        } else if let id = current.first(where: { $0.key.lowercased() == object.lowercased() })?.value {
+        } else if let id = snapshot.current.first(where: { $0.key.lowercased() == object.lowercased() })?.value {
             record = records.first { CRMRecord.id(of: $0) == id }
         } else if object.lowercased() == "keymessage" || names.contains(where: { $0.lowercased().hasPrefix("key_message") }) {
-            record = Self.keyMessageOnScreen(records, context: context)
+            record = keyMessageOnScreen(records, currentSlide: currentSlide)
         } else {
             record = nil
         }
@@ -37,8 +36,8 @@ struct VeevaDataAnswers {
     }
 
     /// The key message record whose media file name is the key message on screen.
-    private static func keyMessageOnScreen(_ records: [[String: JSONValue]], context: BridgeContext) -> [String: JSONValue]? {
-        guard let slide = context.viewer.latestState.currentSlide else { return nil }
+    private static func keyMessageOnScreen(_ records: [[String: JSONValue]], currentSlide: String?) -> [String: JSONValue]? {
+        guard let slide = currentSlide else { return nil }
         let keyMessage = String(slide.prefix { $0 != "/" })
         return records.first { record in
             let file =
@@ -49,8 +48,8 @@ struct VeevaDataAnswers {
     }
 
     /// `queryObject(<object>),fields(a,b),[where(…),][sort(…),][limit(n),]cb(result)`:
-    /// `{success: true, record_count: N, <object>: [{a:…, b:…}]}`.
-    func query(_ request: VeevaRequest, context: BridgeContext) async throws -> JSONValue {
+    /// `{success: true, record_count: N, <object>: [{a:…, b:…}]}`, from the records in memory.
+    static func query(_ request: VeevaRequest, in snapshot: CRMMemory.Snapshot) -> JSONValue {
         let function = request.function
         let object = request.subject.trimmingSpaces()
         let fields = (request.argument("fields") ?? "").split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
@@ -71,10 +70,7 @@ struct VeevaDataAnswers {
             guard let number = Int(text), number >= 0 else { return VeevaModule.failure(function, "limit '\(text)' is not a number") }
             limit = number
         }
-        let presentation = try context.currentPresentation()
-        _ = try await store.prepare(presentation)
-        let found = try await store.records(presentationId: presentation.id, objects: [object])
-        var matching = (found?.records.map { $0.values() } ?? []).filter(clause.matches)
+        var matching = (snapshot.records([object])?.records ?? []).filter(clause.matches)
         matching.sort { left, right in
             for key in sort {
                 let order = VeevaWhere.compare(
@@ -132,7 +128,7 @@ struct VeevaDataAnswers {
             return VeevaModule.failure(function, "value(…) is not a JSON object")
         }
         let presentation = try context.currentPresentation()
-        let current = try await store.prepare(presentation)
+        let current = try await store.prepare(presentation).current
         var recordId = values["IdNumber"].flatMap { $0.stringValue ?? $0.intValue.map(String.init) }
         if request.has("updateCurrentRecord") {
             let keyword = CRMObjects.keywords.first { $0.value.contains { $0.lowercased() == object.lowercased() } }?.key ?? object

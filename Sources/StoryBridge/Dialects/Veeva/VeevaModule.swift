@@ -4,7 +4,7 @@ import Foundation
 /// (`js/veeva.js`) sends for every request string a Veeva CRM or Vault CRM library builds,
 /// whatever transport it took (`{"request": "getDataForObjectV2(Account),fieldName(Id),cb(result)"}`,
 /// the scheme already removed and the text URI-decoded). Requests are answered in the page's
-/// order (`ordered`), each exactly once: `{"callback": NAME or null, "result": OBJECT or null}`;
+/// order (`ordered`; data reads from memory when it holds them, ``CRMMemory``), each exactly once: `{"callback": NAME or null, "result": OBJECT or null}`;
 /// the adapter calls the global `NAME` with `result`, when it holds a function at that moment.
 /// Results are the iPad app's: `{success: true, …}` or `{success: false, code: 1000, message}`
 /// naming the function.
@@ -37,6 +37,29 @@ package struct VeevaModule: BridgeModule {
             }
             return ["callback": parsed.callback.map(JSONValue.string) ?? .null, "result": result ?? .null]
         }
+        .answeringFromMemory { [store] request, context in
+            // A data read whose records are in memory (their file looked at less than a second
+            // ago) is answered at once, without the page's queue; anything else goes to the handler.
+            guard let text = try? request.string("request"), let parsed = try? VeevaRequest(text), Self.readsData(parsed.function),
+                let presentation = try? context.currentPresentation(),
+                let snapshot = store.memory.fresh(presentation.id, now: store.clock.now)
+            else { return nil }
+            return [
+                "callback": parsed.callback.map(JSONValue.string) ?? .null, "result": Self.read(parsed, in: snapshot, context: context),
+            ]
+        }
+    }
+
+    /// The functions answered from the records in memory.
+    static func readsData(_ function: String) -> Bool {
+        ["getDataForObjectV2", "getDataForObjectV3", "getDataForObject", "queryObject"].contains(function)
+    }
+
+    /// A data read's answer from `snapshot`.
+    static func read(_ request: VeevaRequest, in snapshot: CRMMemory.Snapshot, context: BridgeContext) -> JSONValue {
+        request.function == "queryObject"
+            ? VeevaDataAnswers.query(request, in: snapshot)
+            : VeevaDataAnswers.objectField(request, in: snapshot, currentSlide: context.viewer.latestState.currentSlide)
     }
 
     /// The failure answer of the app for what it cannot answer.
@@ -51,10 +74,9 @@ package struct VeevaModule: BridgeModule {
             return try await VeevaNavigation.goto(request, context: context, store: store)
         case "nextSlide", "prevSlide":
             return try await VeevaNavigation.step(forward: function == "nextSlide", context: context)
-        case "getDataForObjectV2", "getDataForObjectV3", "getDataForObject":
-            return try await VeevaDataAnswers(store: store).objectField(request, context: context)
-        case "queryObject":
-            return try await VeevaDataAnswers(store: store).query(request, context: context)
+        case _ where Self.readsData(function):
+            let snapshot = try await store.prepare(try context.currentPresentation())
+            return Self.read(request, in: snapshot, context: context)
         case "saveObjectV2":
             return try await VeevaDataAnswers(store: store).save(request, context: context)
         case "createActivityLine":

@@ -39,12 +39,10 @@ enum VeevaNavigation {
     private static func slideOfKeyMessageRecord(named name: String, in presentation: Presentation, store: CRMStore) async throws
         -> String?
     {
-        guard presentation.crmDataSet != nil else { return nil }
-        _ = try await store.prepare(presentation)
-        guard let found = try await store.records(presentationId: presentation.id, objects: CRMObjects.names(for: "KeyMessage")) else {
-            return nil
-        }
-        for record in found.records.map({ $0.values() }) {
+        guard presentation.crmDataSet != nil,
+            let found = try await store.prepare(presentation).records(CRMObjects.names(for: "KeyMessage"))
+        else { return nil }
+        for record in found.records {
             let names = (externalIds + mediaFileNames).compactMap { CRMRecord.value($0, in: record)?.stringValue }
             guard names.contains(name) else { continue }
             for field in mediaFileNames {
