@@ -6,7 +6,9 @@ import PackagePlugin
 /// so the `storybridge` binary is self-contained and `js/` stays the single source of truth.
 @main
 struct EmbedScripts: BuildToolPlugin {
-    static let scripts = ["client.js", "storyclm.js", "inspector.html", "inspector.css", "inspector.js", "inspector-revisions.js"]
+    static let scripts = [
+        "client.js", "storyclm.js", "veeva.js", "inspector.html", "inspector.css", "inspector.js", "inspector-revisions.js",
+    ]
 
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         let folder = context.package.directoryURL.appending(path: "js")

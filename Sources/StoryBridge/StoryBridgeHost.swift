@@ -94,6 +94,10 @@ public final class StoryBridgeHost: Sendable {
         Self.register(StoryContextModule(service: self.storyContext), on: bridge, logger: logger)
         self.pageConsole = PageConsole(settings: pageConsole, clock: clock, feed: feed)
         Self.register(ConsoleLogModule(console: self.pageConsole), on: bridge, logger: logger)
+        // Each dialect's own modules (StoryCLM's are the built-in ones above).
+        for dialect in DialectName.allCases {
+            for module in dialect.hostModules(database: database, clock: clock) { Self.register(module, on: bridge, logger: logger) }
+        }
     }
 
     /// Logs the start and end of each episode of failing writes, once each.
@@ -151,7 +155,7 @@ public final class StoryBridgeHost: Sendable {
             let state = await viewer.state
             guard state.presentationId == presentation.id, await viewer.isConnected else { continue }
             if let slide = state.currentSlide, !presentation.hasSlide(slide) {
-                let start = Presentation.startSlide
+                let start = presentation.entrySlide
                 await viewer.send(
                     .navigate(
                         presentationId: presentation.id, slide: start,

@@ -23,6 +23,13 @@ enum ClientScriptInjector {
             + (pageConsole.map { " data-page-console=\"\($0.linesPerSecond) \($0.burst)\"" } ?? "") + "></script>"
     }
 
+    /// The dialect's client adapter (``DialectName/clientAdapter``), loaded right after the client
+    /// and ahead of content scripts; empty for StoryCLM.
+    static func adapterTag(for dialect: DialectName) -> String {
+        guard let adapter = dialect.clientAdapter else { return "" }
+        return "<script src=\"\(EmbeddedScripts.versionedPath(adapter))\" data-storybridge-dialect=\"\(dialect)\"></script>"
+    }
+
     /// `html` with `tag` inserted where ``SlidePrologueScanner`` places it, ahead of everything
     /// the slide runs; or `html` unchanged with the reason the client cannot be placed in it.
     /// The bytes are copied once, into the buffer the response is sent from.

@@ -27,7 +27,7 @@ enum HostPages {
     private static func library(_ presentations: [Presentation], heading: String) -> String {
         let items = presentations.map { presentation in
             """
-            <li><a href="\(ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))" \
+            <li><a href="\(ContentPaths.slideURL(presentationId: presentation.id, slide: presentation.entrySlide))" \
             data-presentation="\(presentation.id)">\(escape(presentation.name))</a> \
             <small>#\(presentation.id), \(presentation.slides.count) slides, revision \(presentation.revision)\
             \(presentation.flags.isLockedOut ? ", <strong class=\"blocked\">blocked by the content service</strong>" : "")</small></li>
@@ -60,14 +60,14 @@ enum HostPages {
         }
         let reopen =
             presentation.map {
-                "<p><a id=\"reopen\" href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: Presentation.startSlide))\">Open “\(escape($0.name))” again</a></p>"
+                "<p><a id=\"reopen\" href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: $0.entrySlide))\">Open “\(escape($0.name))” again</a></p>"
             } ?? ""
         let others =
             all.isEmpty
             ? ""
             : "<h2>Library</h2><ul>"
                 + all.map {
-                    "<li><a href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: Presentation.startSlide))\">\(escape($0.name))</a></li>"
+                    "<li><a href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: $0.entrySlide))\">\(escape($0.name))</a></li>"
                 }.joined() + "</ul>"
         return page(
             title: "Presentation closed",

@@ -27,7 +27,7 @@ struct DeckFiles {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) {
             let catalog = PresentationFolder.Catalog(id: deckId ?? 1, name: URL(fileURLWithPath: text).lastPathComponent)
-            if isDirectory.boolValue {
+            if isDirectory.boolValue, !DeliveryUnpacking.needsUnpacking(folder: URL(fileURLWithPath: text), dialect: nil) {
                 return DeckFiles(folder: URL(fileURLWithPath: text), catalog: catalog, label: text)
             }
             return try unpack(zip: URL(fileURLWithPath: text), catalog: catalog)
@@ -106,10 +106,16 @@ struct DeckFiles {
         return try resolve(text, deckId: nil, library: library)
     }
 
+    /// Unpacks a package zip, or a Veeva delivery given as a zip of zips or a folder of zips.
     private static func unpack(zip: URL, catalog: PresentationFolder.Catalog) throws -> DeckFiles {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-deck-\(UUID().uuidString)")
         do {
-            _ = try PackageExtractor().extract(zip: zip, to: folder)
+            // A package zip, or a Veeva delivery (a zip of zips, a folder of zips).
+            if FileManager.default.isFolder(zip) {
+                try DeliveryUnpacking.unpack(folder: zip, to: folder)
+            } else {
+                try DeliveryUnpacking.unpack(zip: zip, to: folder, dialect: nil)
+            }
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw CommandFailure("cannot unpack '\(zip.path)'", error, status: CommandFailure.badInput)

@@ -34,6 +34,9 @@ struct InstallCommand: ParsableCommand {
     @Option(help: "Sort order in the library (default: the id).")
     var order: Int?
 
+    @Option(help: "How to read the zip: storyclm or veeva (a zip of key-message zips); default: detected.")
+    var dialect: DialectName?
+
     @Option(
         help:
             "Earlier revisions of the presentation kept on disk when it is replaced, for storybridge diff and rollback (as sync's --keep-revisions; 0 removes the replaced one)."
@@ -62,6 +65,7 @@ struct InstallCommand: ParsableCommand {
         options.shortDescription = shortDescription
         options.longDescription = longDescription
         options.order = order
+        options.dialect = dialect
         options.limits = PackageLimits(
             maxEntries: maxEntries, maxUncompressedBytes: maxSizeMb * 1_000_000, maxCompressionRatio: maxRatio)
         let progress = ProgressBar(label: "installing")

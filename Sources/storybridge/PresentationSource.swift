@@ -21,7 +21,11 @@ struct PresentationSource {
         if let temporaryFolder { try? FileManager.default.removeItem(at: temporaryFolder) }
     }
 
-    static func resolve(_ target: String?, library: LibraryOptions, id: Int, name: String? = nil) throws -> PresentationSource {
+    /// `dialect` forces how a folder or zip is read (`--dialect`); `nil` detects it. A Veeva
+    /// delivery's CRM data set is read here, so a malformed one is refused before anything is served.
+    static func resolve(
+        _ target: String?, library: LibraryOptions, id: Int, name: String? = nil, dialect: DialectName? = nil
+    ) throws -> PresentationSource {
         guard let target else {
             let store = try library.openLibrary()
             let all = try store.servedEntries().map(\.presentation)
@@ -54,26 +58,48 @@ struct PresentationSource {
                 library: store)
         }
         guard exists else { throw ValidationError("'\(target)' does not exist") }
-        let catalog = PresentationFolder.Catalog(id: id, name: name)
-        if isDirectory.boolValue {
-            let folder = URL(fileURLWithPath: target)
-            let presentation = try PresentationFolder.load(folder, catalog: catalog)
-            return PresentationSource(
-                presentations: [presentation], defaultId: presentation.id, description: presentation.root.path,
-                liveFolder: (folder, catalog))
-        }
-        let zip = URL(fileURLWithPath: target)
+        var catalog = PresentationFolder.Catalog(id: id, name: name)
+        catalog.dialect = dialect
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-\(UUID().uuidString)")
-        _ = try PackageExtractor().extract(zip: zip, to: folder)
+        if isDirectory.boolValue {
+            let given = URL(fileURLWithPath: target)
+            guard DeliveryUnpacking.needsUnpacking(folder: given, dialect: dialect) else {
+                let presentation = try checked(PresentationFolder.load(given, catalog: catalog))
+                return PresentationSource(
+                    presentations: [presentation], defaultId: presentation.id, description: presentation.root.path,
+                    liveFolder: (given, catalog))
+            }
+            // A folder of key-message zips: unpacked for the run, like a zip.
+            try DeliveryUnpacking.unpack(folder: given, to: folder)
+            catalog.name = name ?? given.lastPathComponent
+        } else {
+            let zip = URL(fileURLWithPath: target)
+            try DeliveryUnpacking.unpack(zip: zip, to: folder, dialect: dialect)
+            catalog.name = name ?? zip.deletingPathExtension().lastPathComponent
+        }
         do {
-            var named = catalog
-            named.name = name ?? zip.deletingPathExtension().lastPathComponent
-            let presentation = try PresentationFolder.load(folder, catalog: named)
+            let named = catalog
+            let presentation = try checked(PresentationFolder.load(folder, catalog: named))
             return PresentationSource(
-                presentations: [presentation], defaultId: presentation.id, description: zip.path, temporaryFolder: folder)
+                presentations: [presentation], defaultId: presentation.id, description: URL(fileURLWithPath: target).path,
+                temporaryFolder: folder)
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
     }
+
+    /// The presentation, once its CRM data set (a Veeva delivery's) is read without a fault.
+    private static func checked(_ presentation: Presentation) throws -> Presentation {
+        if let file = presentation.crmDataSet {
+            do {
+                _ = try CRMDataSet.load(file)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        return presentation
+    }
 }
+
+extension DialectName: ExpressibleByArgument {}

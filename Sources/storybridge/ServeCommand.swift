@@ -35,6 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Presentation name (default: the folder name).")
     var name: String?
 
+    @Option(help: "How to read a folder or .zip: storyclm or veeva (default: detected).")
+    var dialect: DialectName?
+
     @Option(help: "Seconds a module may take before the host answers a 504 Failure (default 10).")
     var deadline: Double?
 
@@ -139,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let source: PresentationSource
         do {
-            source = try PresentationSource.resolve(target, library: library, id: id, name: name)
+            source = try PresentationSource.resolve(target, library: library, id: id, name: name, dialect: dialect)
         } catch let error as ValidationError {
             throw error
         } catch let failure as CommandFailure {

@@ -116,6 +116,8 @@ package enum UploadEventId {
     package static let customEvent = "story.content.customevent"
     package static let deepLinkInbound = "story.content.deeplinking.inbound"
     package static let deepLinkOutbound = "story.content.deeplinking.outbound"
+    /// A CRM record a Veeva deck saved in the session (a clickstream record, a createRecord…), one each.
+    package static let crmRecord = "story.content.crm.record"
 }
 
 extension AnalyticsStore {
@@ -137,6 +139,9 @@ extension AnalyticsStore {
         }
         for link in try Self.deepLinks(sessionId: sessionId, db: db) {
             items.append((link.direction.eventId, link.id, link.json))
+        }
+        for record in try CRMStore.savedRecords(sessionId: sessionId, db: db) {
+            items.append((UploadEventId.crmRecord, record.entityId, record.json))
         }
         // Kept by triggers (OutboxTotalsSchema), so a long queue is not counted at every save.
         var queuedCount = try counter(OutboxTotalsSchema.queuedRecords, db: db)

@@ -34,6 +34,10 @@ package final class LibraryStore: Sendable {
         /// The revision to record; default: one more than the installed one (a synced package
         /// carries the service's revision instead).
         package var revision: Int?
+        /// How the zip is read: StoryCLM's package (the default: sync installs the content
+        /// service's packages), a Veeva delivery (a zip of key-message zips), or `nil` to detect it
+        /// (`storybridge install`: a zip of zips is Veeva's, anything else StoryCLM's).
+        package var dialect: DialectName? = .storyclm
         /// What the presentation came from, as `list` shows it; default: the zip's path.
         package var source: String?
         /// Files to add to the unpacked package, by path inside it, when it does not hold them
@@ -143,7 +147,7 @@ package final class LibraryStore: Sendable {
 
     private func entry(from row: Row, db: Database) throws -> Entry {
         let id: Int = row["id"]
-        let slides = try Row.fetchAll(db, sql: "SELECT * FROM slide WHERE presentationId = ? ORDER BY name", arguments: [id])
+        let slides = try Row.fetchAll(db, sql: "SELECT * FROM slide WHERE presentationId = ? ORDER BY position, name", arguments: [id])
             .map { slide -> Slide in
                 let linksText: String = slide["links"]
                 let links = (try? JSONDecoder().decode([String].self, from: Data(linksText.utf8))) ?? []
@@ -157,11 +161,17 @@ package final class LibraryStore: Sendable {
             db, sql: "SELECT * FROM mediaFile WHERE presentationId = ? ORDER BY fileName", arguments: [id]
         ).map { MediaFile(fileName: $0["fileName"], title: $0["title"]) }
         let folder: String = row["folder"]
-        let presentation = Presentation(
+        var presentation = Presentation(
             id: id, name: row["name"], shortDescription: row["shortDescription"], longDescription: row["longDescription"],
             revision: row["revision"], order: row["sortOrder"],
             root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media,
             flags: try SyncCatalogFacts.flags(presentationId: id, source: row["source"], db: db))
+        presentation.dialect = DialectName(rawValue: row["dialect"] ?? "") ?? .storyclm
+        if presentation.dialect == .veeva {
+            // The CRM data set is found as when the delivery is read (a listing of its root).
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: presentation.root.path)) ?? []
+            presentation.crmDataSet = try? CRMDataSetFile.locate(in: presentation.root, entries: entries)
+        }
         return Entry(
             presentation: presentation, sizeBytes: row["sizeBytes"], fileCount: row["fileCount"], source: row["source"],
             installedAt: row["installedAt"])
@@ -199,20 +209,35 @@ package final class LibraryStore: Sendable {
         defer { installLock.release() }
         let folderName = UUID().uuidString.lowercased()
         let staging = directory.staging.appendingPathComponent(folderName)
+        // Not given: a zip of zips is a Veeva delivery, anything else StoryCLM's package (read as before).
+        var dialect = options.dialect
+        if dialect == nil {
+            dialect =
+                options.assemble == nil && (try? VeevaDeliveryUnpacker(limits: options.limits).isZipOfZips(zip)) == true
+                ? .veeva : .storyclm
+        }
         let unpacked: (files: Int, bytes: Int64)
         if let assemble = options.assemble {
             unpacked = try PhaseTiming.measure("revision folder assembled") { try assemble(staging) }
-        } else {
+        } else if dialect == .storyclm {
             let extracted = try PhaseTiming.measure("package unpacked") {
                 try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
             }
             unpacked = (extracted.files, extracted.bytes)
+        } else {
+            // A Veeva delivery, or a zip whose dialect is detected: each inner zip is checked as a package.
+            unpacked = try PhaseTiming.measure("delivery unpacked") {
+                try DeliveryUnpacking.unpack(zip: zip, to: staging, dialect: dialect, limits: options.limits)
+                return DeliveryUnpacking.size(of: staging)
+            }
         }
         let final = directory.presentations.appendingPathComponent(folderName)
         do {
             let scanned = try PhaseTiming.measure("revision folder validated") {
                 try Self.addExtraFiles(options.extraFiles, to: staging)
-                return try PresentationFolder.load(staging, catalog: .init(id: options.id ?? 1))
+                var catalog = PresentationFolder.Catalog(id: options.id ?? 1)
+                catalog.dialect = dialect
+                return try PresentationFolder.load(staging, catalog: catalog)
             }
             try PhaseTiming.measure("revision folder moved into place") { try FileManager.default.moveItem(at: staging, to: final) }
             let source = options.source ?? zip.standardizedFileURL.path
@@ -227,8 +252,8 @@ package final class LibraryStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO presentation (id, name, shortDescription, longDescription, revision, sortOrder,
-                                                  folder, sizeBytes, fileCount, source, installedAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                  folder, sizeBytes, fileCount, source, installedAt, dialect)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         // A reinstall keeps the catalog facts it is not given.
@@ -236,16 +261,23 @@ package final class LibraryStore: Sendable {
                         options.shortDescription ?? old?["shortDescription"] ?? "",
                         options.longDescription ?? old?["longDescription"] ?? "",
                         revision, options.order ?? old?["sortOrder"] ?? id, folderName, unpacked.bytes, unpacked.files, source, Date(),
+                        scanned.dialect.rawValue,
                     ])
                 // One compiled statement and one encoder for all rows (a deck has hundreds of
                 // slides, and this transaction is what a swap waits for).
                 let insertSlide = try db.cachedStatement(
-                    sql: "INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links) VALUES (?, ?, ?, ?, ?, ?)")
+                    sql: """
+                        INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links, position)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """)
                 let encoder = JSONEncoder()
-                for slide in scanned.slides {
+                // StoryCLM's slides are in name order: position 0 for all keeps it.
+                let ordered = scanned.dialect != .storyclm
+                for (position, slide) in scanned.slides.enumerated() {
                     let links = String(decoding: try encoder.encode(slide.metadata.links), as: UTF8.self)
                     try insertSlide.execute(arguments: [
                         id, slide.name, slide.metadata.title, slide.metadata.swipeNext, slide.metadata.swipePrevious, links,
+                        ordered ? position : 0,
                     ])
                 }
                 let insertMedia = try db.cachedStatement(sql: "INSERT INTO mediaFile (presentationId, fileName, title) VALUES (?, ?, ?)")

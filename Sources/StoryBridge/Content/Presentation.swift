@@ -46,6 +46,10 @@ public struct Presentation: Sendable, Hashable {
     package var mediaFiles: [MediaFile]
     /// The content service's flags: listed, blocked, confirmation on close.
     package var flags: PresentationFlags
+    /// The CLM platform whose content this is: its delivery rules, client adapter and modules.
+    package var dialect: DialectName = .storyclm
+    /// The CRM data set that answers a Veeva deck's data requests, when the delivery has one.
+    package var crmDataSet: URL?
 
     /// The start slide's name.
     package static let startSlide = "index.html"
@@ -64,6 +68,12 @@ public struct Presentation: Sendable, Hashable {
         self.slides = slides
         self.mediaFiles = mediaFiles
         self.flags = flags
+    }
+
+    /// The slide that opens the presentation: `index.html` for StoryCLM, the first slide in the
+    /// presentation's order for the other dialects.
+    package var entrySlide: String {
+        dialect == .storyclm ? Self.startSlide : (slides.first?.name ?? Self.startSlide)
     }
 
     /// The slide named `name`, if the presentation has it.

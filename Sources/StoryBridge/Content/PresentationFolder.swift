@@ -10,7 +10,8 @@ public enum PresentationFolderError: Error, Sendable, Equatable, CustomStringCon
     public var description: String {
         switch self {
         case .notADirectory(let path): return "'\(path)' is not a folder"
-        case .missingIndex(let path): return "'\(path)' has no index.html in its root: it is not a presentation"
+        case .missingIndex(let path):
+            return "'\(path)' has no index.html in its root, nor a folder per key message: it is not a presentation"
         case .unreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
         }
     }
@@ -33,6 +34,8 @@ public enum PresentationFolder {
         public var revision = 1
         /// Where the presentation sorts in the library's list.
         public var order = 0
+        /// The dialect to read the folder as; `nil` detects it (``DialectDetection``).
+        package var dialect: DialectName?
 
         /// Catalog facts with an id and, optionally, a name; the rest keep their defaults.
         public init(id: Int, name: String? = nil) {
@@ -53,28 +56,18 @@ public enum PresentationFolder {
         } catch {
             throw .unreadable(path: root.path, reason: SystemProblem(error).description)
         }
-        guard entries.contains(Presentation.startSlide) else { throw .missingIndex(folder.path) }
-        var slides: [Slide] = []
-        for entry in entries.sorted() where Presentation.isSlidePath(entry) {
-            let file = root.appendingPathComponent(entry)
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDir), !isDir.boolValue else {
-                continue
-            }
-            let html: String
-            do {
-                let data = try Data(contentsOf: file)
-                html = String(decoding: data, as: UTF8.self)
-            } catch {
-                throw .unreadable(path: file.path, reason: SystemProblem(error).description)
-            }
-            slides.append(Slide(name: entry, metadata: SlideMetadata(html: html)))
+        guard let dialect = catalog.dialect ?? DialectDetection.detect(root: root, entries: entries) else {
+            throw .missingIndex(folder.path)
         }
+        let slides = try dialect.rules.slides(in: root, entries: entries)
         let mediaFiles = Self.mediaFiles(in: root.appendingPathComponent("mediafiles"))
-        return Presentation(
+        var presentation = Presentation(
             id: catalog.id, name: catalog.name ?? root.lastPathComponent,
             shortDescription: catalog.shortDescription, longDescription: catalog.longDescription,
             revision: catalog.revision, order: catalog.order, root: root, slides: slides, mediaFiles: mediaFiles)
+        presentation.dialect = dialect
+        if dialect == .veeva { presentation.crmDataSet = try CRMDataSetFile.locate(in: root, entries: entries) }
+        return presentation
     }
 
     private static func mediaFiles(in folder: URL) -> [MediaFile] {

@@ -51,8 +51,7 @@ struct PresentationModule: BridgeModule {
 
     private func open(_ request: BridgeRequest, context: BridgeContext) async throws -> JSONValue {
         let id = try request.int("presId")
-        var slide = try request.optionalString("slideName")?.trimmingSpaces() ?? ""
-        if slide.isEmpty { slide = Presentation.startSlide }
+        let slideName = try request.optionalString("slideName")?.trimmingSpaces() ?? ""
         let data = try request.member("data") ?? .emptyObject
         // A deck that cannot be opened: the viewer's chrome says why (the slide stays), and
         // content's callback gets the same message.
@@ -65,6 +64,7 @@ struct PresentationModule: BridgeModule {
             await context.send(.unavailable(blocked: target))
             throw BridgeError.blocked(target.lockoutMessage)
         }
+        let slide = slideName.isEmpty ? target.entrySlide : slideName
         guard target.hasSlide(slide) else {
             throw BridgeError.notFound("Slide '\(slide)' not found in presentation \(id)")
         }

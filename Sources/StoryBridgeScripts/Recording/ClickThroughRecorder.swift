@@ -4,8 +4,9 @@ import Synchronization
 
 /// Writes what people do in the browser as a `storybridge test` script: follows a host's
 /// ``InspectorFeed`` and turns each viewer (a browser tab) into a test whose steps are its page
-/// loads (`load`) and the bridge commands its pages sent (`send`, with the data they sent), each
-/// with its answer as the expectation (`status`, `code`, and `dataLike`: the answer, with ids and
+/// loads (`load`) and the bridge commands its pages sent (`send`, with the data they sent; a Veeva
+/// library's request as a `veeva` step with what its callback got), each with its answer as the
+/// expectation (`status`, `code`, and `dataLike`: the answer, with ids and
 /// times matched by type, see ``VolatileFields``). The file is rewritten after every step, so a
 /// host stopped any way leaves the recording up to its last step.
 package final class ClickThroughRecorder: Sendable {
@@ -110,7 +111,13 @@ package final class ClickThroughRecorder: Sendable {
             }
             var step: [String: JSONValue] = ["send": .string(command)]
             if data != .emptyObject { step["data"] = data }
-            if entry["guid"] == nil || entry["guid"] == .null {
+            if command == VeevaModule.command, let request = data["request"]?.stringValue, entry["status"]?.stringValue == "Success" {
+                // A Veeva library's request: a `veeva` step expecting what its callback got.
+                step = ["veeva": .string(request)]
+                if let result = entry["response"]?["result"], result != .null, !Self.isClipped(result) {
+                    step["expectLike"] = VolatileFields.template(of: result)
+                }
+            } else if entry["guid"] == nil || entry["guid"] == .null {
                 step["noAnswer"] = true
             } else if let status = entry["status"]?.stringValue {
                 var expect: [String: JSONValue] = ["status": .string(status)]

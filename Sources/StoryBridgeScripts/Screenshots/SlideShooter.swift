@@ -70,7 +70,7 @@ package struct SlideShooter: Sendable {
             ordered.append(name)
             for child in map.children[name] ?? [] { walk(child) }
         }
-        walk(Presentation.startSlide)
+        walk(presentation.entrySlide)
         for slide in presentation.slides where !seen.contains(slide.name) { ordered.append(slide.name) }
         return ordered.compactMap { presentation.slide(named: $0) }
     }

@@ -40,11 +40,16 @@ extension ScriptRunner {
                     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
                         throw StepFailure(description: "presentation '\(url.path)' does not exist")
                     }
-                    if isDirectory.boolValue {
+                    if isDirectory.boolValue, !DeliveryUnpacking.needsUnpacking(folder: url, dialect: nil) {
                         folders.append(url)
                     } else {
+                        // A package zip, or a Veeva delivery (a folder of zips, a zip of zips).
                         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-script-\(UUID().uuidString)")
-                        _ = try PackageExtractor().extract(zip: url, to: folder)
+                        if isDirectory.boolValue {
+                            try DeliveryUnpacking.unpack(folder: url, to: folder)
+                        } else {
+                            try DeliveryUnpacking.unpack(zip: url, to: folder, dialect: nil)
+                        }
                         temporary.append(folder)
                         folders.append(folder)
                     }

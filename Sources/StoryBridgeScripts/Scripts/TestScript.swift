@@ -113,7 +113,7 @@ package struct TestScript: Sendable {
 
     static let stepKinds = [
         "send", "expectEvent", "load", "wait", "expectRecord", "browser", "click", "type", "eval", "waitFor", "text",
-        "waitForCommand", "setContext", "deleteContext", "expectContext",
+        "waitForCommand", "setContext", "deleteContext", "expectContext", "veeva",
     ]
 
     /// Reads a script file (`.json`, `.yaml` or `.yml`).
@@ -276,6 +276,23 @@ package struct TestScript: Sendable {
             return .send(
                 command: try string("send"), data: step["data"] ?? .emptyObject, expect: expect,
                 noAnswer: step["noAnswer"] == .bool(true), timeout: timeout)
+        case "veeva":
+            // A request string of the Veeva libraries (`getDataForObjectV2(Account),fieldName(Id),cb(result)`),
+            // sent as the Veeva adapter sends it. What its callback gets: `expect` (a subset) or
+            // `expectLike` (the whole answer, `"$type:NAME"` markers allowed, as recorded).
+            let request = try string("veeva")
+            var expect: ResponseExpectation?
+            if let raw = step["expect"] {
+                expect = ResponseExpectation(
+                    status: "Success", code: nil, message: JSONExpectation(), data: JSONExpectation(subset: ["result": raw]))
+            } else if let raw = step["expectLike"] {
+                let callback = (try? VeevaRequest(request))?.callback.map(JSONValue.string) ?? .null
+                expect = ResponseExpectation(
+                    status: "Success", code: nil, message: JSONExpectation(),
+                    data: JSONExpectation(like: ["callback": callback, "result": raw]))
+            }
+            return .send(
+                command: VeevaModule.command, data: ["request": .string(request)], expect: expect, noAnswer: false, timeout: timeout)
         case "expectEvent":
             return .expectEvent(name: try string("expectEvent"), data: JSONExpectation(subset: step["data"]), timeout: timeout)
         case "load":

@@ -22,6 +22,11 @@ struct ContentRoutes: Sendable {
             let presentation = try await presentation(context)
             let relative = String(request.uri.path.dropFirst("/p/\(presentation.id)/".count))
             try ContentPath.decode(relative)
+            // A slide in a folder (a Veeva key message, `KM/KM.html`): injected when the
+            // presentation's dialect makes it a slide; any other file is the file middleware's.
+            if relative.hasSuffix(".html"), let decoded = relative.removingPercentEncoding, presentation.hasSlide(decoded) {
+                return try await slide(request, context: context)
+            }
             throw HostHTTPError.notFound("Not found: '\(relative)' in presentation \(presentation.id)")
         }
         router.get("/**") { request, _ -> Response in
@@ -36,7 +41,8 @@ struct ContentRoutes: Sendable {
         }
         let listed = host.library.listed
         if let id = defaultPresentationId ?? (listed.count == 1 ? listed.first?.id : nil) {
-            return .redirect(to: ContentPaths.slideURL(presentationId: id, slide: Presentation.startSlide))
+            let entry = host.library.presentation(id: id)?.entrySlide ?? Presentation.startSlide
+            return .redirect(to: ContentPaths.slideURL(presentationId: id, slide: entry))
         }
         return .html(HostPages.library(host.library))
     }
@@ -56,7 +62,7 @@ struct ContentRoutes: Sendable {
 
     private func startSlide(_ context: HostRequestContext) async throws -> Response {
         let presentation = try await presentation(context)
-        return .redirect(to: ContentPaths.slideURL(presentationId: presentation.id, slide: Presentation.startSlide))
+        return .redirect(to: ContentPaths.slideURL(presentationId: presentation.id, slide: presentation.entrySlide))
     }
 
     /// A root slide with the client script injected ahead of every content script. The path is
@@ -76,7 +82,7 @@ struct ContentRoutes: Sendable {
                 presentationId: presentation.id, slide: file.relative, token: token.value,
                 pageAnswers: PageAnswers.allowed(by: host.bridge), earlyAnswers: EarlyAnswers.allowed(by: host.bridge),
                 pageConsole: host.pageConsole.settings.clientLimit)
-            + (await storyTag)
+            + (await storyTag) + ClientScriptInjector.adapterTag(for: presentation.dialect)
         let injection = ClientScriptInjector.inject(tag, into: html)
         if let problem = injection.problem {
             ClientScriptInjector.report(problem, presentationId: presentation.id, slide: file.relative, host: host)

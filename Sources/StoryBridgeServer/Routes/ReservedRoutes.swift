@@ -18,7 +18,7 @@ struct ReservedRoutes: Sendable {
 
     func add(to router: Router<HostRequestContext>) {
         let reserved = router.group("__storybridge")
-        for name in ["client.js", "storyclm.js"] {
+        for name in ["client.js", "storyclm.js"] + DialectName.allCases.compactMap(\.clientAdapter) {
             reserved.get(RouterPath(name)) { request, _ in
                 // The versioned URL slides use is cached for good; any other is checked every time.
                 let current = request.uri.queryParameters["v"].map { String($0) } == EmbeddedScripts.versions[name]

@@ -29,9 +29,10 @@ package struct PackageExtractor: Sendable {
     }
 
     /// Checks the package's entries without writing anything; returns the paths of its files.
-    package func filePaths(zip: URL) throws(PackageError) -> [String] {
+    /// `requiresStartSlide` false accepts a zip without `index.html` (a Veeva key message, a zip of zips).
+    package func filePaths(zip: URL, requiresStartSlide: Bool = true) throws(PackageError) -> [String] {
         let archive = try ZipArchive(path: zip.path)
-        return try check(archive).entries.filter { !$0.isDirectory }.map(\.path)
+        return try check(archive, requiresStartSlide: requiresStartSlide).entries.filter { !$0.isDirectory }.map(\.path)
     }
 
     /// ``filePaths(zip:)`` of a zip held in memory (`name` says which in errors): the same

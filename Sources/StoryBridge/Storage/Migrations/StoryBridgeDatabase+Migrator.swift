@@ -18,6 +18,8 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v10-story-context", migrate: StoryContextSchema.create)
         migrator.registerMigration("v11-revisions", migrate: RevisionSchema.create)
         migrator.registerMigration("v12-history-package-size", migrate: RevisionSchema.addPackageSize)
+        migrator.registerMigration("v13-crm", migrate: CRMSchema.create)
+        migrator.registerMigration("v14-catalog-dialect", migrate: DialectCatalogSchema.addDialect)
         return migrator
     }
 }

@@ -1,0 +1,36 @@
+/// The CLM platforms whose content the host runs unmodified. Each is a dialect: how a delivery is
+/// recognised and read (``DeliveryRules``), the client adapter injected beside `client.js`, and the
+/// host modules that answer it (docs/ARCHITECTURE.md, "Dialects").
+package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// StoryCLM: a package with `index.html` in its root; every root `*.html` is a slide.
+    case storyclm
+    /// Veeva CRM and Vault CRM CLM: one zip (folder) per key message, a shared resource.
+    case veeva
+
+    /// The name as `--dialect` takes it.
+    package var description: String { rawValue }
+
+    /// The client adapter script (under `/__storybridge/`) injected after `client.js`, if any.
+    package var clientAdapter: String? {
+        switch self {
+        case .storyclm: return nil
+        case .veeva: return "veeva.js"
+        }
+    }
+
+    /// The host modules this dialect adds to the built-in ones (which answer StoryCLM's commands).
+    package func hostModules(database: StoryBridgeDatabase, clock: any HostClock) -> [any BridgeModule] {
+        switch self {
+        case .storyclm: return []
+        case .veeva: return [VeevaModule(store: CRMStore(database: database, clock: clock))]
+        }
+    }
+
+    /// The delivery rules of this dialect.
+    package var rules: any DeliveryRules {
+        switch self {
+        case .storyclm: return StoryCLMDelivery()
+        case .veeva: return VeevaDelivery()
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/*
+ * storybridge Veeva adapter: injected after client.js into every key message of a Veeva CRM or
+ * Vault CRM delivery (docs/dialects/VEEVA-IMPLEMENTATION.md). It catches every transport the
+ * vendors' libraries use, in the order their runAPIRequest tries them, and forwards each request
+ * string to the host over the bridge socket as one `veeva.request`:
+ *
+ *  1. framed (Engage): window.parent.postMessage. Not taken: key messages are served top-level,
+ *     so the libraries never see themselves framed (framed, createRecord would never call back).
+ *  2. window.external.notify(request), which the libraries use when navigator.platform contains
+ *     "win": defined here on every platform, so Windows browsers are answered too.
+ *  3. window.webkit.messageHandlers.veeva.postMessage({message: request}) (Vault CRM 2024):
+ *     defined here beside the client's own handlers (setStoryProp, deleteStoryProp).
+ *  4. document.location = "veeva:…" / "vaultcrm:…" (Veeva CRM 4.x, and the Vault library without
+ *     the handler), and content's own links and assignments (<a href="veeva:gotoSlide(KM.zip)">,
+ *     a swipe handler's document.location = "veeva:nextSlide()"): cancelled before they leave the
+ *     page, by the Navigation API's navigate event (Chromium) and, for links, a click listener
+ *     (every browser), then forwarded.
+ *
+ * The host answers in request order, once per request, with {callback, result}; the result (a
+ * JavaScript object, never JSON text) goes to the global the callback names, looked up when the
+ * answer arrives, and only if it holds a function. Before a navigation request leaves, the exit
+ * hooks the app calls when a key message is left run, and their requests are sent first.
+ *
+ * Plain ES5, no dependencies.
+ */
+(function () {
+  'use strict';
+  var bridge = window.__storybridge;
+  if (!bridge || window.__storybridgeVeeva) { return; }
+
+  var SCHEME = /^\s*(veeva|vaultcrm):/i;
+  var NAVIGATION = /^\s*(gotoSlide|gotoSlideV2|nextSlide|prevSlide)\s*\(/;
+  var stats = { sent: 0, answered: 0, called: 0 };
+
+  // The global a request names for its answer, read as the host reads it: callback(NAME), else
+  // the last NAME(result). Used when the host's answer is a failure without one.
+  function callbackName(text) {
+    var named = /(?:^|,)\s*callback\(\s*([A-Za-z_$][\w$]*)\s*\)\s*$/.exec(text);
+    if (named) { return named[1]; }
+    var result = /,\s*([A-Za-z_$][\w$]*)\(\s*result\s*\)\s*$/.exec(text);
+    return result ? result[1] : null;
+  }
+
+  function deliver(name, result) {
+    if (!name || !result) { return; }
+    var target = window[name];
+    if (typeof target !== 'function') { return; }
+    stats.called += 1;
+    try { target(result); } catch (e) { console.error('storybridge: the Veeva callback ' + name + ' failed', e); }
+  }
+
+  function send(text, transport) {
+    bridge.request('veeva.request', { request: text, transport: transport }, function (answer) {
+      stats.answered += 1;
+      var data = answer && answer.Data;
+      if (answer && answer.Status === 'Success' && data && typeof data === 'object') {
+        deliver(data.callback, data.result);
+      } else {
+        var message = answer && answer.ErrorMessage ? answer.ErrorMessage : 'no answer from the host';
+        var fn = (/^\s*([A-Za-z0-9_]+)/.exec(text) || [])[1] || 'request';
+        deliver(callbackName(text), { success: false, code: 1000, message: fn + ': ' + message });
+      }
+    });
+    stats.sent += 1;
+  }
+
+  // The app calls these globals when a key message is left; each returns request strings joined
+  // by ";" (formatCreateRecords and its siblings), run before the navigation.
+  var exitHooks = ['com_veeva_clm_createRecordsOnExit', 'com_veeva_clm_updateRecordsOnExit',
+    'com_veeva_clm_updateCurrentRecordsOnExit'];
+  function runExitHooks() {
+    for (var i = 0; i < exitHooks.length; i++) {
+      var hook = window[exitHooks[i]];
+      if (typeof hook !== 'function') { continue; }
+      var requests;
+      try { requests = hook(); } catch (e) { continue; }
+      if (typeof requests !== 'string') { continue; }
+      var parts = requests.split(/;(?=\s*(?:veeva|vaultcrm):)/i);
+      for (var j = 0; j < parts.length; j++) {
+        var part = parts[j].replace(/;\s*$/, '');
+        if (SCHEME.test(part)) { send(part.replace(SCHEME, ''), 'exit'); }
+      }
+    }
+  }
+
+  /** Forwards one request string (with or without its scheme). `encoded`: URI-encoded (a URL). */
+  function forward(raw, transport, encoded) {
+    var text = String(raw).replace(SCHEME, '');
+    if (encoded) {
+      try { text = decodeURIComponent(text); } catch (e) { /* sent as it came */ }
+    }
+    if (NAVIGATION.test(text)) { runExitHooks(); }
+    send(text, transport);
+  }
+
+  // 2. window.external.notify
+  try {
+    var external = window.external;
+    if (!external || (typeof external !== 'object' && typeof external !== 'function')) {
+      external = {};
+      Object.defineProperty(window, 'external', { configurable: true, value: external });
+    }
+    external.notify = function (request) { forward(request, 'external', false); };
+  } catch (e) { /* a browser whose window.external cannot take it: the other transports remain */ }
+
+  // 3. window.webkit.messageHandlers.veeva, beside the client's handlers
+  var webkit = window.webkit = window.webkit || {};
+  var handlers = webkit.messageHandlers = webkit.messageHandlers || {};
+  handlers.veeva = {
+    postMessage: function (body) {
+      var request = body && typeof body === 'object' ? body.message : body;
+      if (typeof request === 'string') { forward(request, 'messageHandler', false); }
+    }
+  };
+
+  // 4. veeva: / vaultcrm: navigations
+  if (window.navigation && typeof window.navigation.addEventListener === 'function') {
+    window.navigation.addEventListener('navigate', function (event) {
+      var url = event.destination && event.destination.url;
+      if (typeof url !== 'string' || !SCHEME.test(url)) { return; }
+      if (event.cancelable) { event.preventDefault(); }
+      forward(url, 'location', true);
+    });
+  }
+  document.addEventListener('click', function (event) {
+    var node = event.target;
+    while (node && node.nodeType === 1 && String(node.nodeName).toLowerCase() !== 'a') { node = node.parentNode; }
+    if (!node || node.nodeType !== 1) { return; }
+    var href = node.getAttribute('href');
+    if (typeof href !== 'string' || !SCHEME.test(href) || event.defaultPrevented) { return; }
+    event.preventDefault();
+    forward(href, 'link', true);
+  }, true);
+
+  window.__storybridgeVeeva = { version: 1, stats: stats, forward: forward };
+})();
