@@ -4,8 +4,9 @@ import Foundation
 /// (`js/veeva.js`) sends for every request string a Veeva CRM or Vault CRM library builds,
 /// whatever transport it took (`{"request": "getDataForObjectV2(Account),fieldName(Id),cb(result)"}`,
 /// the scheme already removed and the text URI-decoded). Requests are answered in the page's
-/// order (`ordered`; data reads from memory when it holds them, ``CRMMemory``), each exactly once: `{"callback": NAME or null, "result": OBJECT or null}`;
-/// the adapter calls the global `NAME` with `result`, when it holds a function at that moment.
+/// order (`ordered`; data reads from memory when it holds them, ``CRMMemory``), each exactly
+/// once: `{"callback": NAME or null, "result": OBJECT or null}`; the adapter calls the global
+/// `NAME` with `result`, when it holds a function at that moment.
 /// Results are the iPad app's: `{success: true, …}` or `{success: false, code: 1000, message}`
 /// naming the function.
 package struct VeevaModule: BridgeModule {
