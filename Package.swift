@@ -247,6 +247,7 @@ let package = Package(
                 "StoryIoTCollector",
                 "StoryBridgeScripts",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import StoryBridge
+import StoryBridgeServer
+import StoryBridgeTesting
+import Testing
+
+/// Routes of the host that need no real socket, driven through Hummingbird's own test framework
+/// (`.router`: requests handed to the application's responder, nothing bound).
+@Suite("Host routes through Hummingbird's test framework")
+struct HostRoutesTests {
+    private static let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/presentations/demo")
+
+    /// Runs `body` with a client of the host's application serving the demo presentation.
+    private func withRoutes(_ body: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-routes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = DataDirectory(folder)
+        try directory.prepare()
+        var logger = Logger(label: "storybridge.test")
+        logger.logLevel = .critical
+        let host = StoryBridgeHost(
+            library: PresentationLibrary([try PresentationFolder.load(Self.demo, catalog: .init(id: 1))]),
+            database: try StoryBridgeDatabase(file: directory.database), logger: logger)
+        let configuration = ServerConfiguration(port: 0)
+        let application = StoryBridgeServer(host: host, configuration: configuration).makeApplication()
+        try await application.test(.router) { client in try await body(client, configuration.token) }
+    }
+
+    private func early(_ token: String, frame: JSONValue, slide: String = "index.html") -> String {
+        let encoded = frame.jsonString().addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return "/__storybridge/early?viewer=v1&presentation=1&slide=\(slide)&load=l1&token=\(token)&frame=\(encoded)"
+    }
+
+    @Test("an early read is answered with a script handing over the host's answer")
+    func earlyRead() async throws {
+        try await withRoutes { client, token in
+            let frame: JSONValue = ["Command": "getPresentationInfo", "Data": [:], "GUID": "g1"]
+            try await client.execute(uri: early(token, frame: frame), method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(response.headers[.cacheControl] == "no-store")
+                let body = String(buffer: response.body)
+                let prefix = "window.__storybridge&&window.__storybridge.earlyAnswered(["
+                #expect(body.hasPrefix(prefix) && body.hasSuffix("]);"))
+                let list = try JSONValue.parse("[" + body.dropFirst(prefix.count).dropLast(3) + "]")
+                let answer = try JSONValue.parse(try #require(list.arrayValue?.first?.stringValue))
+                #expect(answer["GUID"] == "g1" && answer["Status"] == "Success")
+                #expect(answer["Data"]?["presentationId"] == 1)
+            }
+        }
+    }
+
+    @Test("early requests the host does not take are refused with a clear status")
+    func earlyRefusals() async throws {
+        try await withRoutes { client, token in
+            let read: JSONValue = ["Command": "getPresentationInfo", "Data": [:], "GUID": "g1"]
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                (early("wrong", frame: read), .forbidden, "token"),
+                (early(token, frame: read, slide: "missing.html"), .badRequest, "not a slide"),
+                (early(token, frame: ["Command": "go", "Data": ["slideName": "products.html"], "GUID": "g2"]), .badRequest, "'go'"),
+                (early(token, frame: ["Command": "getPresentationInfo", "Data": [:]]), .badRequest, "GUID"),
+                (early(token, frame: .array([read, .string("not a request")])), .badRequest, "only requests"),
+                (early(token, frame: ["Command": "getPresentationInfo", "Data": ["pad": .string(String(repeating: "x", count: 5000))], "GUID": "g3"]),
+                 .contentTooLarge, "4096"),
+                ("/__storybridge/early?viewer=v1&presentation=1&slide=index.html&load=l1&token=\(token)", .badRequest, "'frame'"),
+            ]
+            for (uri, status, words) in cases {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri)")
+                    #expect(String(buffer: response.body).contains(words), "\(String(buffer: response.body))")
+                }
+            }
+        }
+    }
+
+    @Test("a file asked for by its current version is cached for good; by another, revalidated")
+    func versionedFiles() async throws {
+        try await withRoutes { client, _ in
+            let slide = try await client.execute(uri: "/p/1/index.html", method: .get) { String(buffer: $0.body) }
+            let match = try #require(slide.firstMatch(of: /css\/demo\.css\?v=([0-9a-z-]+)/))
+            try await client.execute(uri: "/p/1/css/demo.css?v=\(match.1)", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            }
+            for uri in ["/p/1/css/demo.css?v=0-0", "/p/1/css/demo.css"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.cacheControl] == "no-cache", "\(uri)")
+                }
+            }
+        }
+    }
+}
