@@ -65,8 +65,14 @@ struct HostRoutesTests {
                 (early(token, frame: ["Command": "go", "Data": ["slideName": "products.html"], "GUID": "g2"]), .badRequest, "'go'"),
                 (early(token, frame: ["Command": "getPresentationInfo", "Data": [:]]), .badRequest, "GUID"),
                 (early(token, frame: .array([read, .string("not a request")])), .badRequest, "only requests"),
-                (early(token, frame: ["Command": "getPresentationInfo", "Data": ["pad": .string(String(repeating: "x", count: 5000))], "GUID": "g3"]),
-                 .contentTooLarge, "4096"),
+                (
+                    early(
+                        token,
+                        frame: [
+                            "Command": "getPresentationInfo", "Data": ["pad": .string(String(repeating: "x", count: 5000))], "GUID": "g3",
+                        ]),
+                    .contentTooLarge, "4096"
+                ),
                 ("/__storybridge/early?viewer=v1&presentation=1&slide=index.html&load=l1&token=\(token)", .badRequest, "'frame'"),
             ]
             for (uri, status, words) in cases {
