@@ -204,7 +204,8 @@ public final class StoryBridgeHost: Sendable {
         let keepsSession =
             !entry.isNewPageLoad
             || (!arrivesByDeepLink && entry.cause != .deepLink && sessionId != nil && entry.previousPresentationId == presentationId)
-        return EnteredPage(viewer: viewer, presentationId: presentationId, entry: entry, keepsSession: keepsSession)
+        if entry.isNewPageLoad { await viewer.noteEntered(pageLoad: pageLoad, keepsSession: keepsSession) }
+        return EnteredPage(viewer: viewer, presentationId: presentationId, pageLoad: pageLoad, entry: entry, keepsSession: keepsSession)
     }
 
     /// The analytics half of a page load: the slide view of the slide left, and a new or restored
@@ -212,6 +213,7 @@ public final class StoryBridgeHost: Sendable {
     package func recordPageLoad(_ entered: EnteredPage) async {
         do {
             try await sessions.pageLoaded(entered.viewer, entry: entered.entry, presentationId: entered.presentationId)
+            if entered.entry.isNewPageLoad { await entered.viewer.noteRecorded(pageLoad: entered.pageLoad) }
         } catch {
             logger.error(
                 "analytics: cannot record the page load", metadata: ["error": "\(error)", "viewer": "\(entered.viewer.id)"])
@@ -224,6 +226,8 @@ public final class StoryBridgeHost: Sendable {
 package struct EnteredPage: Sendable {
     package let viewer: Viewer
     package let presentationId: Int
+    /// The page load's id (the page's `load`).
+    package let pageLoad: String
     package let entry: Viewer.SlideEntry
     /// Whether recording the page load leaves the viewer's session as it is: a reconnect, or a new
     /// slide of the presentation whose session is in progress (only the slide view of the slide

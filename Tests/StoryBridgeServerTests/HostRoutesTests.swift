@@ -17,6 +17,13 @@ struct HostRoutesTests {
 
     /// Runs `body` with a client of the host's application serving the demo presentation.
     private func withRoutes(_ body: @escaping @Sendable (any TestClientProtocol, String) async throws -> Void) async throws {
+        try await withHostRoutes { client, token, _ in try await body(client, token) }
+    }
+
+    /// Runs `body` with a client of the host's application serving the demo presentation, and the host.
+    private func withHostRoutes(
+        _ body: @escaping @Sendable (any TestClientProtocol, String, StoryBridgeHost) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-routes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let directory = DataDirectory(folder)
@@ -28,7 +35,7 @@ struct HostRoutesTests {
             database: try StoryBridgeDatabase(file: directory.database), logger: logger)
         let configuration = ServerConfiguration(port: 0)
         let application = StoryBridgeServer(host: host, configuration: configuration).makeApplication()
-        try await application.test(.router) { client in try await body(client, configuration.token) }
+        try await application.test(.router) { client in try await body(client, configuration.token, host) }
     }
 
     private func early(_ token: String, frame: JSONValue, slide: String = "index.html") -> String {
@@ -81,6 +88,26 @@ struct HostRoutesTests {
                     #expect(String(buffer: response.body).contains(words), "\(String(buffer: response.body))")
                 }
             }
+        }
+    }
+
+    @Test("an early read of a page load its socket entered waits for its record: refused (409) until then, for the socket")
+    func earlyReadWhileTheSocketRecords() async throws {
+        try await withHostRoutes { client, token, host in
+            // The socket entered the page (a first visit: a new session) and is still writing its records.
+            let viewer = await host.viewers.lease(id: "v1")
+            let entered = await host.enterPage(viewer, presentationId: 1, slide: "index.html", pageLoad: "l1")
+            #expect(!entered.keepsSession)
+            let read: JSONValue = ["Command": "getPresentationInfo", "Data": [:], "GUID": "g1"]
+            try await client.execute(uri: early(token, frame: read), method: .get) { response in
+                #expect(response.status == .conflict)
+                #expect(String(buffer: response.body).contains("being recorded"))
+            }
+            await host.recordPageLoad(entered)
+            try await client.execute(uri: early(token, frame: read), method: .get) { response in
+                #expect(response.status == .ok)
+            }
+            host.viewers.release(viewer)
         }
     }
 

@@ -25,6 +25,9 @@ public actor Viewer {
     private var lastPageLoad: String?
     /// The page load last entered by early requests (over HTTP, before its socket), until its socket comes.
     private var earlyPageLoad: String?
+    /// The page load last entered as new: whether it keeps the viewer's session, and whether its
+    /// records are written (``StoryBridgeHost/recordPageLoad(_:)``).
+    private var pageLoadRecording: (pageLoad: String, keepsSession: Bool, recorded: Bool)?
     private static let undeliveredLimit = 256
 
     /// Told of every event sent to this viewer (the inspector's feed).
@@ -224,6 +227,24 @@ public actor Viewer {
         return SlideEntry(
             isNewPageLoad: true, previousSlide: previousSlide, previousPresentationId: previousPresentation,
             cause: cause)
+    }
+
+    /// Notes that `pageLoad` was entered as a new page load, keeping the session or not.
+    package func noteEntered(pageLoad: String, keepsSession: Bool) {
+        pageLoadRecording = (pageLoad, keepsSession, false)
+    }
+
+    /// Notes that `pageLoad`'s records are written.
+    package func noteRecorded(pageLoad: String) {
+        if pageLoadRecording?.pageLoad == pageLoad { pageLoadRecording?.recorded = true }
+    }
+
+    /// Whether reads of `pageLoad`, entered by another path (its socket, an earlier early
+    /// request), may be answered now: it keeps its session, or its records are written. `false`
+    /// while that is not known yet.
+    package func mayReadBeforeRecord(pageLoad: String) -> Bool {
+        guard let recording = pageLoadRecording, recording.pageLoad == pageLoad else { return false }
+        return recording.keepsSession || recording.recorded
     }
 
     /// Remembers a navigation the host is about to ask the page for.

@@ -61,7 +61,10 @@ struct EarlyRequests: Sendable {
                     .badRequest, "Refused: '\(request.command)' is not sent early (with a GUID, one of data-early-answers)")
             }
         }
-        let answers = await bridge.answerEarly(page, frame: read)
+        guard let answers = await bridge.answerEarly(page, frame: read) else {
+            throw HostHTTPError(
+                .conflict, "Refused: the page load is being recorded by its socket; its requests go there")
+        }
         var script = "window.__storybridge&&window.__storybridge.earlyAnswered(["
         for (index, answer) in answers.enumerated() {
             if index > 0 { script += "," }
@@ -77,14 +80,17 @@ struct EarlyRequests: Sendable {
 extension BridgeSocket {
     /// Enters `page`'s load (as a socket does), routes `frame` through a connection of its own and
     /// returns the texts written to it, once everything it owes is written. Events are not sent
-    /// here: the page's socket, when it connects, is attached to the viewer.
-    func answerEarly(_ page: PageConnectionRequest, frame: Result<BridgeRequest.Frame, FrameError>) async -> [ByteBuffer] {
+    /// here: the page's socket, when it connects, is attached to the viewer. `nil` when another
+    /// path (its socket, as a rule: the host often has it before the page hears of it) entered
+    /// the page load and its records, which these reads could see, are still being written.
+    func answerEarly(_ page: PageConnectionRequest, frame: Result<BridgeRequest.Frame, FrameError>) async -> [ByteBuffer]? {
         let viewer = await host.viewers.lease(id: page.viewerId)
         defer { host.viewers.release(viewer) }
         let context = host.context(for: viewer)
         let entered = await host.enterPage(
             viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
             viaDeepLink: page.viaDeepLink, early: true)
+        if !entered.entry.isNewPageLoad, await !viewer.mayReadBeforeRecord(pageLoad: page.pageLoad) { return nil }
         if entered.entry.isNewPageLoad {
             host.feed.record(
                 .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
@@ -92,7 +98,8 @@ extension BridgeSocket {
         let written = Mutex<[ByteBuffer]>([])
         // Early requests only read, and none reads what recording the page load writes (the slide
         // view of the slide left): in a page load that keeps its session they go first. A new
-        // session waits for its record, which it reads.
+        // session waits for its record, which it reads. A page load another path entered: it
+        // keeps its session or is recorded (checked above).
         let connection = PageConnection(
             bridge: host.bridge, context: context, maxInFlight: maxInFlight,
             pageLoad: entered.keepsSession ? .recorded : .recording(readsMayGoFirst: false)
