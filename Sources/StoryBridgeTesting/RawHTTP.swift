@@ -49,6 +49,49 @@ package enum RawHTTP {
         case socket(errno: Int32)
         /// The server's bytes are not an HTTP/1.x response.
         case notHTTP(received: Int)
+        /// Nothing arrived within the exchange's time limit (seconds).
+        case noAnswer(within: TimeInterval)
+    }
+
+    /// What one wait on a socket gave.
+    package enum Received: Equatable, Sendable {
+        /// This many bytes, now at the start of the buffer.
+        case bytes(Int)
+        /// The peer closed the connection (or reset it).
+        case closed
+        /// Nothing before the deadline.
+        case timedOut
+    }
+
+    /// Waits until `descriptor` has bytes, its peer closes it, or `deadline` passes, and reads
+    /// what is there into `buffer`. A signal that interrupts the wait (the SIGCHLD of any child
+    /// process the test process starts) is waited through: a socket read with `SO_RCVTIMEO` set
+    /// is never restarted after a signal handler, whatever `SA_RESTART` says (signal(7)), and
+    /// used to end an exchange early, as if the server had closed.
+    package static func receive(
+        _ descriptor: Int32, into buffer: inout [UInt8], before deadline: ContinuousClock.Instant
+    ) throws -> Received {
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return .timedOut }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0 {
+                guard errno == EINTR else { throw Failure.socket(errno: errno) }
+                continue
+            }
+            guard ready > 0 else { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count > 0 { return .bytes(count) }
+            if count == 0 { return .closed }
+            switch errno {
+            case EINTR, EAGAIN: continue
+            case ECONNRESET: return .closed
+            default: throw Failure.socket(errno: errno)
+            }
+        }
     }
 
     /// Sends `request` (a whole HTTP/1.1 request, header block and all) and reads until the
@@ -142,18 +185,21 @@ package enum RawHTTP {
         let descriptor = try connectedSocket(port: port)
         defer { close(descriptor) }
         // A server that never closes fails the test instead of hanging it.
-        var seconds = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1_000))
         let bytes = Array(request.utf8)
-        guard send(descriptor, bytes, bytes.count, 0) == bytes.count else { throw Failure.socket(errno: errno) }
+        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { throw Failure.socket(errno: errno) }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-            if let response = Response(received), enough(response) { return response }
+        reading: while true {
+            switch try receive(descriptor, into: &buffer, before: deadline) {
+            case .bytes(let count):
+                received.append(contentsOf: buffer[0..<count])
+                if let response = Response(received), enough(response) { return response }
+            case .closed, .timedOut:
+                break reading
+            }
         }
+        if received.isEmpty, ContinuousClock.now >= deadline { throw Failure.noAnswer(within: timeout) }
         guard let response = Response(received) else { throw Failure.notHTTP(received: received.count) }
         return response
     }

@@ -20,10 +20,9 @@ private final class SilentConnection: Sendable {
     func closedByServer(within seconds: Int) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [descriptor] in
-                var limit = timeval(tv_sec: seconds, tv_usec: 0)
-                setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-                var byte: UInt8 = 0
-                continuation.resume(returning: recv(descriptor, &byte, 1, 0) == 0)
+                var buffer = [UInt8](repeating: 0, count: 1)
+                let received = try? RawHTTP.receive(descriptor, into: &buffer, before: .now + .seconds(seconds))
+                continuation.resume(returning: received == .closed)
             }
         }
     }

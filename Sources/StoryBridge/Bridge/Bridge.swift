@@ -22,8 +22,8 @@ public final class Bridge: Sendable {
         public let deadlineOverride: CommandDeadline?
     }
 
-    /// Canonical command name → its route.
-    private let routes = Mutex<[String: Route]>([:])
+    /// Canonical command name → its route, and the lists worked out from the routes.
+    private let routes = Mutex(RouteTable())
     private let observers = Mutex<[@Sendable (BridgeExchange) -> Void]>([])
     let timer: DeadlineTimer
     /// The deadline used by commands that ask for the bridge default.
@@ -97,34 +97,49 @@ public final class Bridge: Sendable {
             }
             return Route(name: command.name, registration: registration, command: command.entry, policy: policy, deadline: deadline)
         }
-        routes.withLock { routes in
-            for route in made { routes[route.name] = route }
+        routes.withLock { table in
+            for route in made { table.byName[route.name] = route }
+            table.changed()
         }
     }
 
     /// Removes the subscriptions of `commands`.
     public func unsubscribe(commands: [String]) {
-        routes.withLock { routes in
-            for command in commands { routes.removeValue(forKey: CommandNames.canonical(command)) }
+        routes.withLock { table in
+            for command in commands { table.byName.removeValue(forKey: CommandNames.canonical(command)) }
+            table.changed()
         }
     }
 
     /// The registration that answers `command` (any spelling content may send).
     public func registration(for command: String) -> Registration? {
         let name = CommandNames.canonical(command)
-        return routes.withLock { $0[name] }?.registration
+        return routes.withLock { $0.byName[name] }?.registration
     }
 
     /// The policy `command` runs by (with a registration's deadline applied), or `nil` when no
     /// module answers it.
     public func policy(for command: String) -> CommandPolicy? {
         let name = CommandNames.canonical(command)
-        return routes.withLock { $0[name] }?.policy
+        return routes.withLock { $0.byName[name] }?.policy
     }
 
     /// All commands with a module, sorted.
     public var commands: [String] {
-        routes.withLock { Array($0.keys) }.sorted()
+        routes.withLock { Array($0.byName.keys) }.sorted()
+    }
+
+    /// The list named `key` worked out from the registrations by `make`, made once per change of
+    /// the registrations (slides name such lists in every page: `PageAnswers`, `EarlyAnswers`).
+    package func derivedList(_ key: String, make: (Bridge) -> [String]) -> [String] {
+        let (generation, kept) = routes.withLock { ($0.generation, $0.derived[key]) }
+        if let kept { return kept }
+        let made = make(self)
+        // Kept only if no registration changed while it was made.
+        routes.withLock { table in
+            if table.generation == generation { table.derived[key] = made }
+        }
+        return made
     }
 
     // MARK: Observing
@@ -149,7 +164,7 @@ public final class Bridge: Sendable {
     func routed(_ request: consuming BridgeRequest) -> RoutedRequest? {
         // Content nearly always sends the canonical name: look it up as sent first (route keys are
         // canonical, so a hit needs no normalising), and normalise only on a miss.
-        guard let route = routes.withLock({ $0[request.command] }) ?? normalisedRoute(request.command) else { return nil }
+        guard let route = routes.withLock({ $0.byName[request.command] }) ?? normalisedRoute(request.command) else { return nil }
         // The route's own copy of the name: the one the frame was parsed into is freed at once.
         request.command = route.name
         return RoutedRequest(route: route, request: request)
@@ -158,7 +173,7 @@ public final class Bridge: Sendable {
     /// The route of a command sent with surrounding spaces or a legacy spelling.
     private func normalisedRoute(_ command: String) -> Route? {
         let name = CommandNames.canonical(command)
-        return name == command ? nil : routes.withLock { $0[name] }
+        return name == command ? nil : routes.withLock { $0.byName[name] }
     }
 
     /// Turns an outcome into the answer (nil without a GUID), hands it to `use` before the

@@ -20,6 +20,10 @@ package enum EarlyAnswers {
     /// reads (`.fromMemory(.readsOnly)`, whatever module answers it: its closure is synchronous),
     /// and the built-in SQLite reads while their built-in module answers them. Sorted.
     package static func allowed(by bridge: Bridge) -> [String] {
+        bridge.derivedList("earlyAnswers", make: work)
+    }
+
+    private static func work(_ bridge: Bridge) -> [String] {
         var allowed = Set(bridge.commands.filter { bridge.policy(for: $0)?.isReadOnly == true })
         for candidate in awaitingReads {
             guard let module = bridge.registration(for: candidate.command)?.module,

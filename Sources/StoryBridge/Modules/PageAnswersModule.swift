@@ -21,11 +21,13 @@ package enum PageAnswers {
     /// The commands pages of `bridge` may answer themselves: those whose built-in module still
     /// answers them (none that an embedding program has given to a module of its own).
     package static func allowed(by bridge: Bridge) -> [String] {
-        candidates.compactMap { candidate in
-            guard let module = bridge.registration(for: candidate.command)?.module,
-                ObjectIdentifier(type(of: module)) == ObjectIdentifier(candidate.module)
-            else { return nil }
-            return candidate.command
+        bridge.derivedList("pageAnswers") { bridge in
+            candidates.compactMap { candidate in
+                guard let module = bridge.registration(for: candidate.command)?.module,
+                    ObjectIdentifier(type(of: module)) == ObjectIdentifier(candidate.module)
+                else { return nil }
+                return candidate.command
+            }
         }
     }
 }

@@ -105,8 +105,8 @@ extension BridgeSocket {
             pageLoad: entered.keepsSession ? .recorded : .recording(readsMayGoFirst: false)
         ) { message, _ in written.withLock { $0.append(message) } }
         // The records of the page load are written whatever happens to this request; when the
-        // answers went first they are not awaited here.
-        let recording = Task {
+        // answers went first they are not awaited here (the task is left to run on its own).
+        Task {
             await host.recordPageLoad(entered)
             connection.pageLoadRecorded()
         }
@@ -120,7 +120,6 @@ extension BridgeSocket {
             connection.finishReading()
             connection.close()
         }
-        _ = recording
         return written.withLock { $0 }
     }
 }
