@@ -24,6 +24,8 @@ struct VeevaScriptTests {
                     expect: {success: true, Account: {Name: "Dr. Ada Lovelace"}}
                   - veeva: "vaultcrm:queryObject(pricing_rule__v),fields(id),where(WHERE account__v='001B'),cbQuery(result)"
                     expect: {record_count: 1, pricing_rule__v: [{id: "V-2"}]}
+                  - veeva: "vaultcrm:getAppVersion(),com_veeva_clm_appVersion(result)"
+                    expect: {success: true, Version: "262.2.30"}
                   - veeva: "saveObjectV2(Call_Clickstream_vod__c),value({\\"Answer_vod__c\\":\\"a\\"}),callback(cbSave)"
                     expectLike: {success: true, operation: insert, objectId: "$type:string"}
                   - veeva: "nextSlide()"
@@ -35,7 +37,7 @@ struct VeevaScriptTests {
             """.write(to: script, atomically: true, encoding: .utf8)
             let result = try await runStorybridge(["test", script.path])
             #expect(result.status == 1, "\(result.output)\(result.errors)")
-            #expect(result.output.contains("step 7 (send veeva.request) failed"), "\(result.output)")
+            #expect(result.output.contains("step 8 (send veeva.request) failed"), "\(result.output)")
             #expect(result.output.contains("0 passed, 1 failed"))
         }
     }

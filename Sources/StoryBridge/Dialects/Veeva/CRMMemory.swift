@@ -32,6 +32,11 @@ package final class CRMMemory: Sendable {
             return nil
         }
 
+        /// Makes `object` known with no records, unless it has some.
+        mutating func declare(_ object: String) {
+            if objects[object.lowercased()] == nil { objects[object.lowercased()] = Records(name: object, records: []) }
+        }
+
         /// Puts `record` (by its id) into `object`'s records, replacing the one with the same id.
         mutating func put(_ record: [String: JSONValue], object: String) {
             var entry = objects[object.lowercased()] ?? Records(name: object, records: [])

@@ -38,6 +38,11 @@ package struct CRMStore: Sendable {
         var current: String
     }
 
+    /// The origin of a record imported from the data set.
+    static let fromDataSet = "dataset"
+    /// The origin of the row that names an object the data set lists with no records.
+    static let emptyObject = "object"
+
     /// The records of `presentation` in memory (``CRMMemory``): the snapshot when its data set's
     /// file was looked at less than a second ago; otherwise the file is looked at (a `stat` on the
     /// blocking pool), imported into SQLite when it changed since the last import, and the snapshot
@@ -62,19 +67,25 @@ package struct CRMStore: Sendable {
             let set = try await BlockingIO.run { () throws -> CRMDataSet in try CRMDataSet.load(file) }
             let current = JSONValue.object(set.current.mapValues(JSONValue.string)).jsonString()
             try await database.write { db in
-                try Row.filter(Column("presentationId") == id && Column("origin") == "dataset").deleteAll(db)
+                try Row.filter(Column("presentationId") == id && [Self.fromDataSet, Self.emptyObject].contains(Column("origin"))).deleteAll(
+                    db)
                 // A record content saved over a data set's record keeps content's values.
                 let saved = Set(
                     try Row.filter(Column("presentationId") == id && Column("origin") == "saved").fetchAll(db).map {
                         "\($0.objectName.lowercased())/\($0.recordId)"
                     })
                 for (object, records) in set.objects {
+                    // An object listed with no records is one the CRM has (a query answers no
+                    // rows), not one it lacks (1011): a row of its own says so.
+                    if records.isEmpty {
+                        try Row(presentationId: id, objectName: object, recordId: "", fields: "{}", origin: Self.emptyObject).save(db)
+                    }
                     for fields in records {
                         let recordId = CRMRecord.id(of: fields) ?? UUID().uuidString
                         guard !saved.contains("\(object.lowercased())/\(recordId)") else { continue }
                         try Row(
                             presentationId: id, objectName: object, recordId: recordId, fields: JSONValue.object(fields).jsonString(),
-                            origin: "dataset"
+                            origin: Self.fromDataSet
                         ).save(db)
                     }
                 }
@@ -87,7 +98,13 @@ package struct CRMStore: Sendable {
         var snapshot = CRMMemory.Snapshot(
             stamp: stamp, checkedAt: now, current: presentation.crmDataSet == nil ? [:] : Self.current(imported?.current ?? "{}"),
             objects: [:])
-        for row in rows { snapshot.put(row.values(), object: row.objectName) }
+        for row in rows {
+            if row.origin == Self.emptyObject {
+                snapshot.declare(row.objectName)
+            } else {
+                snapshot.put(row.values(), object: row.objectName)
+            }
+        }
         memory.keep(snapshot, for: id)
         return snapshot
     }

@@ -16,7 +16,9 @@ struct VeevaDataAnswers {
             return VeevaModule.failure(function, "no fieldName")
         }
         let names = CRMObjects.names(for: object)
-        let records = snapshot.records(names)?.records ?? []
+        guard let records = snapshot.records(names)?.records else {
+            return VeevaModule.failure(function, code: VeevaModule.noObjectAccess, "no access to \(object)")
+        }
         let record: [String: JSONValue]?
         if let id = request.argument("objId")?.trimmingSpaces(), !id.isEmpty {
             record = records.first { CRMRecord.id(of: $0) == id }
@@ -29,8 +31,12 @@ struct VeevaDataAnswers {
             record = nil
         }
         guard let record else { return VeevaModule.failure(function, "no current \(object) in the CRM data set") }
+        // A field some records of the object have and this one lacks reads as "".
         guard let value = CRMRecord.value(field, in: record) else {
-            return VeevaModule.failure(function, "the \(object) record '\(CRMRecord.id(of: record) ?? "")' has no field \(field)")
+            guard records.contains(where: { CRMRecord.value(field, in: $0) != nil }) else {
+                return VeevaModule.failure(function, code: VeevaModule.noFieldAccess, "no access to \(object).\(field)")
+            }
+            return .object(["success": true, object: .object([field: ""])])
         }
         return .object(["success": true, object: .object([field: value])])
     }
@@ -70,7 +76,13 @@ struct VeevaDataAnswers {
             guard let number = Int(text), number >= 0 else { return VeevaModule.failure(function, "limit '\(text)' is not a number") }
             limit = number
         }
-        var matching = (snapshot.records([object])?.records ?? []).filter(clause.matches)
+        guard let records = snapshot.records([object])?.records else {
+            return VeevaModule.failure(function, code: VeevaModule.noObjectAccess, "no access to \(object)")
+        }
+        if !records.isEmpty, let missing = fields.first(where: { field in !records.contains { CRMRecord.value(field, in: $0) != nil } }) {
+            return VeevaModule.failure(function, code: VeevaModule.noFieldAccess, "no access to \(object).\(missing)")
+        }
+        var matching = records.filter(clause.matches)
         matching.sort { left, right in
             for key in sort {
                 let order = VeevaWhere.compare(

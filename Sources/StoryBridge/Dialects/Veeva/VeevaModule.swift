@@ -35,6 +35,9 @@ package struct VeevaModule: BridgeModule {
             } catch let fault as CRMDataSetError {
                 // The data set changed on disk into a malformed file: the page hears why, with the place.
                 result = Self.failure(parsed.function, fault.description)
+            } catch let fault as PresentationFolderError {
+                // veeva.json changed into a malformed file (getAppVersion reads it): the same.
+                result = Self.failure(parsed.function, "\(fault)")
             }
             return ["callback": parsed.callback.map(JSONValue.string) ?? .null, "result": result ?? .null]
         }
@@ -63,10 +66,25 @@ package struct VeevaModule: BridgeModule {
             : VeevaDataAnswers.objectField(request, in: snapshot, currentSlide: context.viewer.latestState.currentSlide)
     }
 
-    /// The failure answer of the app for what it cannot answer.
-    static func failure(_ function: String, _ message: String) -> JSONValue {
-        ["success": false, "code": 1000, "message": .string("\(function): \(message)")]
+    /// The app version the presentation's `veeva.json` names, else ``VeevaSettings/defaultAppVersion``;
+    /// a malformed `veeva.json` is refused, naming the place.
+    static func appVersion(of presentation: Presentation) throws(PresentationFolderError) -> String {
+        let file = presentation.root.appendingPathComponent(VeevaDelivery.settingsFile)
+        guard FileManager.default.fileExists(atPath: file.path) else { return VeevaSettings.defaultAppVersion }
+        return try VeevaSettings.read(file).appVersion ?? VeevaSettings.defaultAppVersion
     }
+
+    /// The failure answer of the app for what it cannot answer: `code` 1000 ("the underlying
+    /// API"), or 1011 / 1021 for an object / a field the data set does not have (the codes the
+    /// libraries' own fallbacks check: docs/DIALECTS.md §6.4).
+    static func failure(_ function: String, code: Int = 1000, _ message: String) -> JSONValue {
+        ["success": false, "code": .int(code), "message": .string("\(function): \(message)")]
+    }
+
+    /// 1011: the data set has no entry for `object` (the app's "no access to" an object).
+    static let noObjectAccess = 1011
+    /// 1021: no record of the object has `field` (the app's "no access to" a field).
+    static let noFieldAccess = 1021
 
     private func answer(_ request: VeevaRequest, context: BridgeContext) async throws -> JSONValue? {
         let function = request.function
@@ -80,6 +98,8 @@ package struct VeevaModule: BridgeModule {
             return Self.read(request, in: snapshot, context: context)
         case "saveObjectV2":
             return try await VeevaDataAnswers(store: store).save(request, context: context)
+        case "getAppVersion":
+            return ["success": true, "Version": .string(try Self.appVersion(of: try context.currentPresentation()))]
         case "createActivityLine":
             return try await VeevaDataAnswers(store: store).save(request, context: context, object: "Multichannel_Activity_Line_vod__c")
         default:

@@ -1,12 +1,18 @@
 import Foundation
 
 /// `veeva.json` in a Veeva delivery's root (all members optional):
-/// `{"keyMessages": ["KM_A", "KM_B"], "crmData": "crm-data.json"}`: the key-message order when the
-/// delivery has no loader CSV, and the CRM data set's file, relative to the delivery (by default
-/// `crm-data.json` when the delivery has one).
+/// `{"keyMessages": ["KM_A", "KM_B"], "crmData": "crm-data.json", "appVersion": "262.2.30"}`: the
+/// key-message order when the delivery has no loader CSV, the CRM data set's file, relative to the
+/// delivery (by default `crm-data.json` when the delivery has one), and the app version
+/// `getAppVersion` answers (by default ``defaultAppVersion``).
 package struct VeevaSettings: Sendable, Hashable {
     package var keyMessages: [String]?
     package var crmData: String?
+    package var appVersion: String?
+
+    /// The version `getAppVersion` answers when `veeva.json` names none: a Vault CRM release,
+    /// with which the Vault library's `getApprovedDocument` takes its one-request path.
+    package static let defaultAppVersion = "262.2.30"
 
     package static func read(_ file: URL) throws(PresentationFolderError) -> VeevaSettings {
         let value: JSONValue
@@ -26,6 +32,12 @@ package struct VeevaSettings: Sendable, Hashable {
         if let data = members["crmData"] {
             guard let path = data.stringValue else { throw .unreadable(path: file.path, reason: "crmData must be a file name") }
             settings.crmData = path
+        }
+        if let version = members["appVersion"] {
+            guard let text = version.stringValue, !text.isEmpty else {
+                throw .unreadable(path: file.path, reason: "appVersion must be a version string such as \"262.2.30\"")
+            }
+            settings.appVersion = text
         }
         return settings
     }
