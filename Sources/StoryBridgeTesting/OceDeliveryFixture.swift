@@ -56,7 +56,7 @@ package enum OceDeliveryFixture {
         """
 
     /// One slide's page.
-    static func page(_ title: String) -> String {
+    package static func page(_ title: String) -> String {
         """
         <!DOCTYPE html><html><head><meta charset="utf-8"><title>\(title)</title>
         <link rel="stylesheet" href="css/deck.css">
