@@ -8,8 +8,8 @@ extension AnalyticsStore {
     package func dialectRecords(sessionId: String) async throws -> (records: [JSONValue], oceStates: [JSONValue]) {
         try await database.read { db in
             (
-                try CRMStore.savedRecords(sessionId: sessionId, db: db).map(\.json),
-                try OceStateStore.states(sessionId: sessionId, db: db).map(\.json)
+                try CRMStore.savedRecords(sessionId: sessionId, db: db).map { $0.json },
+                try OceStateStore.states(sessionId: sessionId, db: db).map { $0.json }
             )
         }
     }

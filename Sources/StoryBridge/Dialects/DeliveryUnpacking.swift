@@ -51,8 +51,8 @@ package enum DeliveryUnpacking {
         } catch {
             throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
         }
-        do {
-            let name = zip.deletingPathExtension().lastPathComponent
+        let name = zip.deletingPathExtension().lastPathComponent
+        do throws(PackageError) {
             _ = try PackageExtractor(limits: limits).extract(
                 zip: zip, to: destination.appendingPathComponent(name.isEmpty ? "sequence" : name), requiresStartSlide: false)
         } catch {

@@ -31,13 +31,13 @@ package struct OceDelivery: DeliveryRules {
     }
 
     /// One sequence: its folder and its slides' paths (relative to the delivery's root), in order.
-    package struct Sequence: Sendable, Hashable {
+    package struct SequenceFolder: Sendable, Hashable {
         package var folder: String
         package var slides: [String]
     }
 
     /// The sequences of the delivery in `root`, in the presentation's order.
-    package func sequences(in root: URL, entries: [String]) throws(PresentationFolderError) -> [Sequence] {
+    package func sequences(in root: URL, entries: [String]) throws(PresentationFolderError) -> [SequenceFolder] {
         let found = sequenceFolders(root: root, entries: entries)
         let names = found.map(\.folder)
         var listed: [String] = []
@@ -60,7 +60,7 @@ package struct OceDelivery: DeliveryRules {
     }
 
     /// The folders of the delivery that hold at least one `NN_name.html` slide, in name order.
-    func sequenceFolders(root: URL, entries: [String]) -> [Sequence] {
+    func sequenceFolders(root: URL, entries: [String]) -> [SequenceFolder] {
         entries.sorted().compactMap { name in
             let folder = root.appendingPathComponent(name)
             guard !name.hasPrefix("."), FileManager.default.isFolder(folder),
@@ -68,7 +68,7 @@ package struct OceDelivery: DeliveryRules {
             else { return nil }
             let pages = files.filter { Self.slideNumber($0) != nil && FileManager.default.isPlainFile(folder.appendingPathComponent($0)) }
                 .sorted { (Self.slideNumber($0)!, $0) < (Self.slideNumber($1)!, $1) }
-            return pages.isEmpty ? nil : Sequence(folder: name, slides: pages.map { "\(name)/\($0)" })
+            return pages.isEmpty ? nil : SequenceFolder(folder: name, slides: pages.map { "\(name)/\($0)" })
         }
     }
 

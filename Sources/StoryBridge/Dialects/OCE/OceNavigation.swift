@@ -43,8 +43,9 @@ enum OceNavigation {
         func forms(_ slide: String) -> [String] {
             let file = String(slide.dropFirst(folder.count + 1))
             let base = file.lowercased().hasSuffix(".html") ? String(file.dropLast(5)) : file
-            let bare = base.drop { $0.isASCII && $0.isNumber }.dropFirst()
-            return [file, base, String(bare)]
+            let digits = base.prefix { $0.isASCII && $0.isNumber }
+            let bare = !digits.isEmpty && base.dropFirst(digits.count).first == "_" ? String(base.dropFirst(digits.count + 1)) : base
+            return [file, base, bare]
         }
         if let exact = slides.first(where: { forms($0).contains(wanted) }) { return exact }
         return slides.first { forms($0).map { $0.lowercased() }.contains(wanted.lowercased()) }
@@ -53,8 +54,8 @@ enum OceNavigation {
     /// `gotoSlide`: `sequenceId` `null` means the sequence shown, `slideName` `null` its first slide.
     static func goto(_ call: OceCall, context: BridgeContext) async throws -> String? {
         let presentation = try context.currentPresentation()
-        let current = context.viewer.latestState.currentSlide.map(folder(of:))
-        let folder: String
+        let current = context.viewer.latestState.currentSlide.map(Self.folder(of:))
+        let sequence: String
         if let id = call.text("sequenceId") {
             if id.lowercased().hasPrefix("oceasset_") {
                 return "the asset '\(id)' is not opened by storybridge (OCE assets are not part of a sequence delivery)"
@@ -63,20 +64,20 @@ enum OceNavigation {
                 let known = sequences(of: presentation).map(\.folder).joined(separator: ", ")
                 return "no sequence '\(id)' in presentation '\(presentation.name)' (it has \(known); oce.json maps other ids)"
             }
-            folder = found
+            sequence = found
         } else {
             guard let current else { return "no sequence is shown, and gotoSlide named none" }
-            folder = current
+            sequence = current
         }
         let target: String
         if let name = call.text("slideName") {
-            guard let found = slide(named: name, in: folder, of: presentation) else {
-                return "no slide '\(name)' in sequence '\(folder)'"
+            guard let found = slide(named: name, in: sequence, of: presentation) else {
+                return "no slide '\(name)' in sequence '\(sequence)'"
             }
             target = found
         } else {
-            guard let first = sequences(of: presentation).first(where: { $0.folder == folder })?.slides.first else {
-                return "sequence '\(folder)' has no slide"
+            guard let first = sequences(of: presentation).first(where: { $0.folder == sequence })?.slides.first else {
+                return "sequence '\(sequence)' has no slide"
             }
             target = first
         }
@@ -88,7 +89,7 @@ enum OceNavigation {
     static func sequence(forward: Bool, context: BridgeContext) async throws -> String? {
         let presentation = try context.currentPresentation()
         let all = sequences(of: presentation)
-        guard let shown = context.viewer.latestState.currentSlide.map(folder(of:)),
+        guard let shown = context.viewer.latestState.currentSlide.map(Self.folder(of:)),
             let index = all.firstIndex(where: { $0.folder == shown })
         else { return "no sequence is shown" }
         let target = forward ? index + 1 : index - 1
