@@ -7,7 +7,7 @@ import Testing
 /// `storybridge test` steps for OCE `CLMPlayer` calls, and `serve --record` writing them.
 @Suite("OCE steps in test scripts")
 struct OceScriptTests {
-    @Test("oce steps send a CLMPlayer call and check the host's answer; navigation follows the sequences; state is kept")
+    @Test("oce steps send a CLMPlayer call and check the host's answer; navigation follows the sequences; a failing expectation is named by its step")
     func oceSteps() async throws {
         try await withTemporaryFolder { folder in
             let delivery = folder.appendingPathComponent("delivery")
@@ -68,7 +68,7 @@ struct OceScriptTests {
         let script = try TestScript.load(file)
         #expect(script.tests.count == 1)
         let text = try String(contentsOf: file, encoding: .utf8)
-        #expect(text.contains("oce:") && text.contains("gotoSlide") && text.contains("SEQ-EFF") && text.contains("handled"))
+        #expect(text.contains("\"oce\" : \"gotoSlide\"") && text.contains("SEQ-EFF") && text.contains("handled"), "\(text)")
         #expect(!text.contains("transport"))
     }
 }
