@@ -17,8 +17,9 @@ private func storyCLMTwin() throws -> URL {
 }
 
 /// Issue #43 item 6's constraint: an OCE `CLMPlayer.gotoSlide`, from the call to the next slide's
-/// load event, within 1.1x of a StoryCLM `go`. Measured in alternating pairs in one headless
-/// Chromium tab against one host; the medians are printed (docs/BENCHMARKS.md, "OCE gotoSlide").
+/// load event, within 1.1x of a StoryCLM `go`. Measured in pairs (which goes first alternates)
+/// in one headless Chromium tab against one host; the medians are printed and the median of the
+/// pairs' ratios is held to 1.1 (docs/BENCHMARKS.md, "OCE gotoSlide against StoryCLM go").
 @Suite("OCE gotoSlide against StoryCLM go", .serialized)
 struct OceTimingTests {
     /// Milliseconds from the call (kept in sessionStorage across the load) to the load event's end.
@@ -26,9 +27,9 @@ struct OceTimingTests {
         "(function(){var n=performance.getEntriesByType('navigation')[0];if(!n||!(n.loadEventEnd>0)){return null;}"
         + "return performance.timeOrigin+n.loadEventEnd-Number(sessionStorage.getItem('t0'));})()"
 
-    @Test("gotoSlide to the next slide's load is within 1.1x of go (medians of alternating pairs)")
+    @Test("gotoSlide to the next slide's load is within 1.1x of go (median of paired ratios)")
     func gotoSlideAgainstGo() async throws {
-        let pairs = Int(ProcessInfo.processInfo.environment["STORYBRIDGE_OCE_PAIRS"] ?? "") ?? 40
+        let pairs = Int(ProcessInfo.processInfo.environment["STORYBRIDGE_OCE_PAIRS"] ?? "") ?? 60
         let warmUp = 5
         let oce = try {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-e2e-oce-timing-\(UUID().uuidString)")
@@ -69,11 +70,17 @@ struct OceTimingTests {
             }
             func p90(_ values: [Double]) -> Double { values.sorted()[Int(Double(values.count - 1) * 0.9)] }
             let ratio = median(gotoSlide) / median(storyclm)
+            // Each pair ran back to back: the median of the pairs' ratios cancels most of the
+            // machine's drift (a shared, loaded machine moves both by tens of milliseconds).
+            let pairedRatio = median(zip(gotoSlide, storyclm).map { $0 / $1 })
             print(
                 String(
-                    format: "OCE gotoSlide vs StoryCLM go, %d pairs: go median %.2f ms (p90 %.2f), gotoSlide median %.2f ms (p90 %.2f), ratio %.3f",
-                    pairs, median(storyclm), p90(storyclm), median(gotoSlide), p90(gotoSlide), ratio))
-            #expect(ratio <= 1.1, "gotoSlide median \(median(gotoSlide)) ms against go \(median(storyclm)) ms")
+                    format:
+                        "OCE gotoSlide vs StoryCLM go, %d pairs: go median %.2f ms (p90 %.2f), gotoSlide median %.2f ms (p90 %.2f), ratio of medians %.3f, median of paired ratios %.3f",
+                    pairs, median(storyclm), p90(storyclm), median(gotoSlide), p90(gotoSlide), ratio, pairedRatio))
+            #expect(
+                pairedRatio <= 1.1,
+                "gotoSlide median \(median(gotoSlide)) ms against go \(median(storyclm)) ms; median of paired ratios \(pairedRatio)")
         }
     }
 }
