@@ -7,7 +7,7 @@ import Testing
 /// `storybridge test` steps for OCE `CLMPlayer` calls, and `serve --record` writing them.
 @Suite("OCE steps in test scripts")
 struct OceScriptTests {
-    @Test("oce steps send a CLMPlayer call and check the host's answer; navigation follows the sequences; a failing expectation is named by its step")
+    @Test("oce steps send a CLMPlayer call and check the host's answer; navigation follows the sequences; a failing step is named")
     func oceSteps() async throws {
         try await withTemporaryFolder { folder in
             let delivery = folder.appendingPathComponent("delivery")
