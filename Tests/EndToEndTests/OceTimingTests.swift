@@ -20,7 +20,11 @@ private func storyCLMTwin() throws -> URL {
 /// load event, within 1.1x of a StoryCLM `go`. Measured in pairs (which goes first alternates)
 /// in one headless Chromium tab against one host; the medians are printed and the median of the
 /// pairs' ratios is held to 1.1 (docs/BENCHMARKS.md, "OCE gotoSlide against StoryCLM go").
-@Suite("OCE gotoSlide against StoryCLM go", .serialized)
+/// Run on demand (`STORYBRIDGE_OCE_PAIRS=60`): with the other browser suites running beside it,
+/// its minute of slide loads slowed them past their deadlines on the shared machine.
+@Suite(
+    "OCE gotoSlide against StoryCLM go", .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["STORYBRIDGE_OCE_PAIRS"] != nil, "set STORYBRIDGE_OCE_PAIRS to measure"))
 struct OceTimingTests {
     /// Milliseconds from the call (kept in sessionStorage across the load) to the load event's end.
     private static let elapsed =
