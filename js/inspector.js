@@ -513,6 +513,17 @@
       smallTable(['file', 'dur. s', 'created'], s.media, function (x) { return [x.fileName, x.duration, dateTime(x.created)]; }),
       el('div', 'block-label', 'custom events'),
       smallTable(['key', 'value', 'created'], s.customEvents, function (x) { return [x.key, x.value, dateTime(x.created)]; }));
+    // A Veeva or OCE deck's records (CRM saves, OCE actions and tracked pages) and OCE saved state.
+    if (Array.isArray(s.records) && s.records.length) {
+      append(box, el('div', 'block-label', 'content records'),
+        smallTable(['object', 'id', 'fields', 'saved'], s.records, function (x) {
+          return [x.object, x.id, JSON.stringify(x.fields), dateTime(x.saved)];
+        }));
+    }
+    if (Array.isArray(s.oceStates) && s.oceStates.length) {
+      append(box, el('div', 'block-label', 'OCE saved state'),
+        smallTable(['state', 'saved'], s.oceStates, function (x) { return [JSON.stringify(x.state), dateTime(x.saved)]; }));
+    }
     tr.appendChild(append(td, box));
     return tr;
   }

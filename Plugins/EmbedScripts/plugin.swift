@@ -7,7 +7,7 @@ import PackagePlugin
 @main
 struct EmbedScripts: BuildToolPlugin {
     static let scripts = [
-        "client.js", "storyclm.js", "veeva.js", "inspector.html", "inspector.css", "inspector.js", "inspector-revisions.js",
+        "client.js", "storyclm.js", "veeva.js", "oce.js", "inspector.html", "inspector.css", "inspector.js", "inspector-revisions.js",
     ]
 
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {

@@ -96,6 +96,10 @@ struct SessionsCommand: AsyncParsableCommand {
         members["slides"] = .array(try await store.slideViews(sessionId: session.id).map(\.json))
         members["mediaViews"] = .array(try await store.mediaViews(sessionId: session.id).map(\.json))
         members["customEvents"] = .array(try await store.customEvents(sessionId: session.id).map(\.json))
+        // A Veeva or OCE deck's records (saved CRM records, OCE actions and tracked pages) and OCE state.
+        let kept = try await store.dialectRecords(sessionId: session.id)
+        members["records"] = .array(kept.records)
+        members["oceStates"] = .array(kept.oceStates)
         return .object(members)
     }
 }

@@ -34,7 +34,7 @@ struct InstallCommand: ParsableCommand {
     @Option(help: "Sort order in the library (default: the id).")
     var order: Int?
 
-    @Option(help: "How to read the zip: storyclm or veeva (a zip of key-message zips); default: detected.")
+    @Option(help: "How to read the zip: storyclm, veeva (key-message zips) or oce (sequence zips); default: detected.")
     var dialect: DialectName?
 
     @Option(

@@ -35,7 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Presentation name (default: the folder name).")
     var name: String?
 
-    @Option(help: "How to read a folder or .zip: storyclm or veeva (default: detected).")
+    @Option(help: "How to read a folder or .zip: storyclm, veeva or oce (default: detected).")
     var dialect: DialectName?
 
     @Option(help: "Seconds a module may take before the host answers a 504 Failure (default 10).")

@@ -118,6 +118,9 @@ package enum UploadEventId {
     package static let deepLinkOutbound = "story.content.deeplinking.outbound"
     /// A CRM record a Veeva deck saved in the session (a clickstream record, a createRecord…), one each.
     package static let crmRecord = "story.content.crm.record"
+    /// The state an OCE deck saved (`CLMPlayer.saveState`), per presentation and viewer, with the
+    /// session it was last saved in.
+    package static let oceState = "story.content.oce.state"
 }
 
 extension AnalyticsStore {
@@ -142,6 +145,9 @@ extension AnalyticsStore {
         }
         for record in try CRMStore.savedRecords(sessionId: sessionId, db: db) {
             items.append((UploadEventId.crmRecord, record.entityId, record.json))
+        }
+        for state in try OceStateStore.states(sessionId: sessionId, db: db) {
+            items.append((UploadEventId.oceState, state.entityId, state.json))
         }
         // Kept by triggers (OutboxTotalsSchema), so a long queue is not counted at every save.
         var queuedCount = try counter(OutboxTotalsSchema.queuedRecords, db: db)

@@ -209,8 +209,10 @@ package final class LibraryStore: Sendable {
         defer { installLock.release() }
         let folderName = UUID().uuidString.lowercased()
         let staging = directory.staging.appendingPathComponent(folderName)
-        // Not given: a zip of zips is a Veeva delivery, anything else StoryCLM's package (read as before).
+        // Not given: a zip of zips is a Veeva or OCE delivery (detected once unpacked), anything
+        // else StoryCLM's package (read as before).
         var dialect = options.dialect
+        let detected = options.dialect == nil
         if dialect == nil {
             dialect =
                 options.assemble == nil && (try? VeevaDeliveryUnpacker(limits: options.limits).isZipOfZips(zip)) == true
@@ -236,7 +238,8 @@ package final class LibraryStore: Sendable {
             let scanned = try PhaseTiming.measure("revision folder validated") {
                 try Self.addExtraFiles(options.extraFiles, to: staging)
                 var catalog = PresentationFolder.Catalog(id: options.id ?? 1)
-                catalog.dialect = dialect
+                // A zip of zips found above is read as the dialect its folders show (Veeva or OCE).
+                catalog.dialect = detected && dialect != .storyclm ? nil : dialect
                 return try PresentationFolder.load(staging, catalog: catalog)
             }
             try PhaseTiming.measure("revision folder moved into place") { try FileManager.default.moveItem(at: staging, to: final) }

@@ -6,6 +6,8 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
     case storyclm
     /// Veeva CRM and Vault CRM CLM: one zip (folder) per key message, a shared resource.
     case veeva
+    /// IQVIA OCE: one zip (folder) per sequence, slides `01_name.html`, `02_name.html`…
+    case oce
 
     /// The name as `--dialect` takes it.
     package var description: String { rawValue }
@@ -15,6 +17,7 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
         switch self {
         case .storyclm: return nil
         case .veeva: return "veeva.js"
+        case .oce: return "oce.js"
         }
     }
 
@@ -23,6 +26,10 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
         switch self {
         case .storyclm: return []
         case .veeva: return [VeevaModule(store: CRMStore(database: database, clock: clock))]
+        case .oce:
+            return [
+                OceModule(records: CRMStore(database: database, clock: clock), states: OceStateStore(database: database, clock: clock))
+            ]
         }
     }
 
@@ -31,6 +38,7 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
         switch self {
         case .storyclm: return StoryCLMDelivery()
         case .veeva: return VeevaDelivery()
+        case .oce: return OceDelivery()
         }
     }
 }

@@ -5,8 +5,8 @@ import Synchronization
 /// Writes what people do in the browser as a `storybridge test` script: follows a host's
 /// ``InspectorFeed`` and turns each viewer (a browser tab) into a test whose steps are its page
 /// loads (`load`) and the bridge commands its pages sent (`send`, with the data they sent; a Veeva
-/// library's request as a `veeva` step with what its callback got), each with its answer as the
-/// expectation (`status`, `code`, and `dataLike`: the answer, with ids and
+/// library's request as a `veeva` step with what its callback got; an OCE `CLMPlayer` call as an
+/// `oce` step with the host's answer), each with its answer as the expectation (`status`, `code`, and `dataLike`: the answer, with ids and
 /// times matched by type, see ``VolatileFields``). The file is rewritten after every step, so a
 /// host stopped any way leaves the recording up to its last step.
 package final class ClickThroughRecorder: Sendable {
@@ -117,6 +117,13 @@ package final class ClickThroughRecorder: Sendable {
                 if let result = entry["response"]?["result"], result != .null, !Self.isClipped(result) {
                     step["expectLike"] = VolatileFields.template(of: result)
                 }
+            } else if command == OceModule.command, let request = data["request"]?.stringValue,
+                entry["status"]?.stringValue == "Success"
+            {
+                // An OCE CLMPlayer call: an `oce` step expecting the host's answer.
+                step = ["oce": .string(request)]
+                if let params = data["params"], params != .emptyObject { step["params"] = params }
+                if let answer = entry["response"], answer != .null, !Self.isClipped(answer) { step["expect"] = answer }
             } else if entry["guid"] == nil || entry["guid"] == .null {
                 step["noAnswer"] = true
             } else if let status = entry["status"]?.stringValue {

@@ -113,7 +113,7 @@ package struct TestScript: Sendable {
 
     static let stepKinds = [
         "send", "expectEvent", "load", "wait", "expectRecord", "browser", "click", "type", "eval", "waitFor", "text",
-        "waitForCommand", "setContext", "deleteContext", "expectContext", "veeva",
+        "waitForCommand", "setContext", "deleteContext", "expectContext", "veeva", "oce",
     ]
 
     /// Reads a script file (`.json`, `.yaml` or `.yml`).
@@ -293,6 +293,19 @@ package struct TestScript: Sendable {
             }
             return .send(
                 command: VeevaModule.command, data: ["request": .string(request)], expect: expect, noAnswer: false, timeout: timeout)
+        case "oce":
+            // A CLMPlayer call of an OCE deck (`oce: gotoSlide`, `params: {sequenceId, slideName}`),
+            // sent as the OCE adapter sends it. `expect`: a subset of the host's answer
+            // (`{handled: true}`, `{alert: …}` or `{refused: …}`); without it, `{handled: true}`.
+            let request = try string("oce")
+            let params = step["params"] ?? .emptyObject
+            guard params.objectValue != nil else { throw FormatError(description: "\(place): 'params' must be an object") }
+            let expect = ResponseExpectation(
+                status: "Success", code: nil, message: JSONExpectation(),
+                data: JSONExpectation(subset: step["expect"] ?? ["handled": true]))
+            return .send(
+                command: OceModule.command, data: ["request": .string(request), "params": params, "transport": "script"],
+                expect: expect, noAnswer: false, timeout: timeout)
         case "expectEvent":
             return .expectEvent(name: try string("expectEvent"), data: JSONExpectation(subset: step["data"]), timeout: timeout)
         case "load":

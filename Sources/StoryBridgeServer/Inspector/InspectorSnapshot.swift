@@ -50,6 +50,7 @@ enum InspectorSnapshot {
             let slides = try await store.slideViews(sessionId: session.id)
             let media = try await store.mediaViews(sessionId: session.id)
             let events = try await store.customEvents(sessionId: session.id)
+            let kept = try await store.dialectRecords(sessionId: session.id)
             described.append([
                 "sessionId": .string(session.id), "presentationId": .int(session.presentationId),
                 "presentationName": host.library.presentation(id: session.presentationId).map { .string($0.name) } ?? .null,
@@ -77,6 +78,7 @@ enum InspectorSnapshot {
                             "created": .string(AnalyticsFormat.timestamp($0.stamp.created)),
                         ]
                     }),
+                "records": .array(kept.records.map(InspectorFeed.clip)), "oceStates": .array(kept.oceStates.map(InspectorFeed.clip)),
             ])
         }
         return described

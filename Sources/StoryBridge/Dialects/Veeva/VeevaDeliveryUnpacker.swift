@@ -84,10 +84,12 @@ package struct VeevaDeliveryUnpacker: Sendable {
         }
     }
 
-    /// The loader CSV, the delivery's settings and its CRM data set are kept beside the key messages.
+    /// The loader CSV, the delivery's settings and its CRM data set are kept beside the key
+    /// messages (and an OCE delivery's `oce.json` beside its sequences).
     private static func sideFiles(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return lowered.hasSuffix(".csv") || lowered == VeevaDelivery.settingsFile || lowered == CRMDataSetFile.defaultName
+            || lowered == OceSettings.fileName
     }
 
     /// The zip names (without `.zip`) the loader CSV marks as the shared resource.

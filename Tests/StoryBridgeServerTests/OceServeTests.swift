@@ -1,0 +1,31 @@
+import Foundation
+import StoryBridge
+import StoryBridgeTesting
+import Testing
+
+/// `storybridge serve` of IQVIA OCE deliveries as agencies send them, through the real binary.
+@Suite("serve of OCE deliveries", .serialized)
+struct OceServeTests {
+    @Test("a folder of sequence zips, a zip of zips and a zip of zips with --dialect oce are served with the OCE adapter")
+    func servesDeliveries() async throws {
+        try await withTemporaryFolder { folder in
+            let zips = folder.appendingPathComponent("delivery")
+            try OceDeliveryFixture.writeZips(in: zips)
+            let zip = folder.appendingPathComponent("delivery.zip")
+            try OceDeliveryFixture.writeZipOfZips(at: zip)
+            for arguments in [[zips.path], [zip.path], [zip.path, "--dialect", "oce"]] {
+                let serve = try await ServeProcess.start(arguments + ["--port", "0", "--no-watch", "--log-level", "warning"])
+                let (status, _, body) = try await httpGet(serve.baseURL + "/p/1/Intro/01_welcome.html")
+                #expect(status == 200)
+                let page = String(decoding: body, as: UTF8.self)
+                #expect(page.contains("/__storybridge/client.js") && page.contains("data-storybridge-dialect=\"oce\""))
+                let (thumbStatus, _, _) = try await httpGet(serve.baseURL + "/p/1/Efficacy/10_thumbnail.jpg")
+                #expect(thumbStatus == 200)
+                let (scriptStatus, _, script) = try await httpGet(serve.baseURL + "/__storybridge/oce.js")
+                #expect(scriptStatus == 200)
+                #expect(String(decoding: script, as: UTF8.self).contains("nativeCall"))
+                #expect(await serve.interrupt() == 0)
+            }
+        }
+    }
+}
