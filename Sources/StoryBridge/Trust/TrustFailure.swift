@@ -1,0 +1,62 @@
+import Foundation
+
+/// Every refusal of the trust layer (docs/design/TRUST.md): a document that is not canonical, a
+/// signature that does not verify, a key file that is exposed or missing, a tree that differs from
+/// its manifest. Each names the rule it broke and, where there is one, the file.
+package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The text is not JSON the canonical form can carry (a fraction, a duplicate name, bad syntax).
+    case notCanonical(String)
+    /// The document is JSON but not the kind expected (`what` names it: "manifest", "keys document").
+    case malformed(what: String, reason: String)
+    /// No signature of the document verifies against the keys it may be signed with.
+    case signatureInvalid(what: String, keyIds: [String])
+    /// A private key file grants access to group or others (`mode` as read).
+    case keyFileExposed(path: String, mode: UInt16)
+    /// A key file that must be written already exists (never overwritten).
+    case keyFileExists(path: String)
+    /// A key file could not be read or written (`reason` in a person's words).
+    case keyFileUnusable(path: String, reason: String)
+    /// A key file's text is not a key of the expected kind.
+    case keyFileMalformed(path: String, reason: String)
+
+    /// The short name of the rule, for `--json` outputs and tests (`"signature"`, `"key-file"`...).
+    package var rule: String {
+        switch self {
+        case .notCanonical: "canonical-json"
+        case .malformed: "document"
+        case .signatureInvalid: "signature"
+        case .keyFileExposed, .keyFileExists, .keyFileUnusable, .keyFileMalformed: "key-file"
+        }
+    }
+
+    /// The file named by the failure, if any.
+    package var file: String? {
+        switch self {
+        case .keyFileExposed(let path, _), .keyFileExists(let path), .keyFileUnusable(let path, _),
+            .keyFileMalformed(let path, _):
+            path
+        case .notCanonical, .malformed, .signatureInvalid: nil
+        }
+    }
+
+    package var description: String {
+        switch self {
+        case .notCanonical(let reason):
+            "not canonical JSON: \(reason)"
+        case .malformed(let what, let reason):
+            "the \(what) is malformed: \(reason)"
+        case .signatureInvalid(let what, let keyIds):
+            keyIds.isEmpty
+                ? "the \(what) carries no signature by a trusted key"
+                : "the \(what) is not signed by a trusted key (signatures by \(keyIds.joined(separator: ", ")) do not verify)"
+        case .keyFileExposed(let path, let mode):
+            "\(path) is readable by others (mode \(String(format: "%04o", Int(mode)))); `chmod 600 \(path)`"
+        case .keyFileExists(let path):
+            "\(path) exists already; a key file is never overwritten"
+        case .keyFileUnusable(let path, let reason):
+            "\(path): \(reason)"
+        case .keyFileMalformed(let path, let reason):
+            "\(path) is not a key file: \(reason)"
+        }
+    }
+}
