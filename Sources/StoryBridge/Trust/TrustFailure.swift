@@ -18,6 +18,12 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case keyFileUnusable(path: String, reason: String)
     /// A key file's text is not a key of the expected kind.
     case keyFileMalformed(path: String, reason: String)
+    /// A tree holds an entry that is neither a regular file nor a folder (a symbolic link, a FIFO...).
+    case unexpectedEntry(path: String, kind: String)
+    /// A file of a tree could not be read to be hashed.
+    case unreadable(path: String, reason: String)
+    /// A tree's files are not the manifest's (rule 7).
+    case treeDiffers(TreeDifference)
 
     /// The short name of the rule, for `--json` outputs and tests (`"signature"`, `"key-file"`...).
     package var rule: String {
@@ -26,6 +32,7 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .malformed: "document"
         case .signatureInvalid: "signature"
         case .keyFileExposed, .keyFileExists, .keyFileUnusable, .keyFileMalformed: "key-file"
+        case .unexpectedEntry, .unreadable, .treeDiffers: "files"
         }
     }
 
@@ -35,6 +42,8 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .keyFileExposed(let path, _), .keyFileExists(let path), .keyFileUnusable(let path, _),
             .keyFileMalformed(let path, _):
             path
+        case .unexpectedEntry(let path, _), .unreadable(let path, _): path
+        case .treeDiffers(let difference): difference.paths.first
         case .notCanonical, .malformed, .signatureInvalid: nil
         }
     }
@@ -57,6 +66,12 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path): \(reason)"
         case .keyFileMalformed(let path, let reason):
             "\(path) is not a key file: \(reason)"
+        case .unexpectedEntry(let path, let kind):
+            "manifest: '\(path)' is \(kind), not a regular file"
+        case .unreadable(let path, let reason):
+            "manifest: '\(path)' cannot be read: \(reason)"
+        case .treeDiffers(let difference):
+            "manifest: \(difference)"
         }
     }
 }
