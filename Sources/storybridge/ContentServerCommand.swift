@@ -29,7 +29,10 @@ struct ContentServerCommand: AsyncParsableCommand {
             --allowed-host); sas links come from --public-url or the server's own name, never from a \
             request. Failed logins are limited (429 with Retry-After). --tls-cert/--tls-key serve HTTPS. \
             Refresh tokens rotate. See docs/CONTENT-API.md for what the server imitates and what not.
-            """)
+
+            `content-server keys` makes and manages the keys that sign packages' manifests.
+            """,
+        subcommands: [ContentServerKeysCommand.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
@@ -125,6 +128,11 @@ struct ContentServerCommand: AsyncParsableCommand {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if (appId == nil) != (appSecret == nil) { throw ValidationError("--app-id and --app-secret go together") }
         if !users.isEmpty, appId == nil { throw ValidationError("--user needs --app-id and --app-secret (the password grant)") }
+    }
+
+    /// The credentials check, made when the server is to run rather than in `validate()`, which
+    /// argument-parser also calls on the way to a subcommand (`content-server keys …`).
+    private func validateCredentials() throws {
         if config == nil, clientId == nil, appId == nil {
             throw ValidationError("give --config FILE, or --client-id/--client-secret, or --app-id/--app-secret with --user")
         }
@@ -148,6 +156,7 @@ struct ContentServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try validateCredentials()
         var logger = Logger(label: "storybridge.content-server")
         logger.logLevel = logLevel
         let secret: Data?
