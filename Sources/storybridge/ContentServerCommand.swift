@@ -30,7 +30,8 @@ struct ContentServerCommand: AsyncParsableCommand {
             request. Failed logins are limited (429 with Retry-After). --tls-cert/--tls-key serve HTTPS. \
             Refresh tokens rotate. See docs/CONTENT-API.md for what the server imitates and what not.
 
-            `content-server keys` makes and manages the keys that sign packages' manifests.
+            `content-server keys` makes and manages the keys that sign packages' manifests; signing is \
+            on once `keys init` has run (see docs/CONTENT-API.md, "Manifests and keys").
             """,
         subcommands: [ContentServerKeysCommand.self])
 
@@ -108,6 +109,11 @@ struct ContentServerCommand: AsyncParsableCommand {
     )
     var mediaOutsidePackages = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With `keys init` done: how long each signed manifest is good for, in days (1 to 365).", valueName: "days"))
+    var manifestLifetime = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -120,6 +126,7 @@ struct ContentServerCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
+        guard (1...365).contains(manifestLifetime) else { throw ValidationError("--manifest-lifetime must be between 1 and 365 days") }
         try test.validate()
         if config != nil, clientId != nil || clientSecret != nil || appId != nil || appSecret != nil || !users.isEmpty {
             throw ValidationError("--config already names the credentials; drop --client-id/--client-secret/--app-id/--app-secret/--user")
@@ -173,6 +180,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             accessTokenLifetime: tokenLifetime, linkLifetime: test.linkLifetime, publicBaseURL: publicURL,
             faults: test.faults)
         setup.mediaFilesOutsidePackages = mediaOutsidePackages
+        setup.manifestLifetime = TimeInterval(manifestLifetime) * 86_400
         setup.allowedHosts = allowedHosts
         setup.blobLinks = blobLinks
         if let tlsCert, let tlsKey {
@@ -197,6 +205,9 @@ struct ContentServerCommand: AsyncParsableCommand {
             Terminal.say("Packages are built in the background; until one is, its presentation answers 503 with Retry-After: 1.")
             if configuration.mediaFilesOutsidePackages {
                 Terminal.say("Media files are left out of the packages and served from /v1/mediafiles.")
+            }
+            if ContentTrustFolder(dataDirectory: configuration.dataDirectory).signs {
+                Terminal.say("Signing a manifest of each package (content-server/trust/keys.json).")
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")
