@@ -20,6 +20,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v12-history-package-size", migrate: RevisionSchema.addPackageSize)
         migrator.registerMigration("v13-crm", migrate: CRMSchema.create)
         migrator.registerMigration("v14-catalog-dialect", migrate: DialectCatalogSchema.addDialect)
+        migrator.registerMigration("v15-trust", migrate: TrustSchema.create)
         return migrator
     }
 }
