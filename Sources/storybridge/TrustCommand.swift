@@ -101,9 +101,14 @@ struct TrustCommand: ParsableCommand {
 
     /// The config file's `trust.rootFile`, if a config file is given and sets it.
     static func rootFile(_ configFile: String?) throws -> String? {
-        guard let configFile else { return nil }
+        try settings(configFile).rootFile
+    }
+
+    /// The config file's `trust` section (empty without a config file).
+    static func settings(_ configFile: String?) throws -> TrustSettings {
+        guard let configFile else { return TrustSettings() }
         do {
-            return try HostConfiguration.load(from: URL(fileURLWithPath: configFile)).trust.rootFile
+            return try HostConfiguration.load(from: URL(fileURLWithPath: configFile)).trust
         } catch {
             throw ValidationError(error.description)
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -123,6 +124,29 @@ package struct TreeHasher: Sendable {
         }
         var files: [ManifestFile] = []
         for result in results { files += try result.get() }
+        return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+
+    /// As ``hash(tree:)``, for callers already on a blocking thread (an install's closure): the
+    /// files are hashed by `threads` threads of Dispatch's concurrent pool.
+    package func hashSync(tree root: URL) throws(TrustFailure) -> [ManifestFile] {
+        let listing = try Self.listing(of: root)
+        let count = min(threads, max(1, listing.count))
+        let results = Mutex([Result<[ManifestFile], TrustFailure>](repeating: .success([]), count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { bucket in
+            var files: [ManifestFile] = []
+            let result = Result { () throws(TrustFailure) -> [ManifestFile] in
+                for index in stride(from: bucket, to: listing.count, by: count) {
+                    let path = listing[index].path
+                    let (size, sha256) = try Self.hashFile(at: root.path + "/" + path, naming: path)
+                    files.append(ManifestFile(path: path, size: size, sha256: sha256))
+                }
+                return files
+            }
+            results.withLock { $0[bucket] = result }
+        }
+        var files: [ManifestFile] = []
+        for result in results.withLock({ $0 }) { files += try result.get() }
         return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 

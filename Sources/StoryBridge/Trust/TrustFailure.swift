@@ -24,6 +24,22 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     /// A tree's files are not the manifest's (rule 7).
     case treeDiffers(TreeDifference)
+    /// The keys document offered was refused, or none is held (rule 2): signed packages are refused.
+    case keysRefused(String)
+    /// The manifest was signed under a newer keys document than the one held (rule 3).
+    case keysVersionAhead(signed: Int, held: Int)
+    /// The manifest is another package's or revision's (rule 4).
+    case identityMismatch(String)
+    /// The manifest's `created` is more than 5 minutes ahead of this host's clock (rule 5).
+    case manifestFromTheFuture(presentationId: Int, created: String)
+    /// The manifest expired (rule 5).
+    case manifestExpired(presentationId: Int, expires: String)
+    /// The offer goes back to an older signed revision (rule 6).
+    case wentBack(String)
+    /// An unsigned package of a presentation that arrived signed before (rule U1).
+    case unsignedAfterSigned(presentationId: Int, since: String)
+    /// An unsigned package under `--require-signed` (rule U2).
+    case unsignedRefused(presentationId: Int)
 
     /// The short name of the rule, for `--json` outputs and tests (`"signature"`, `"key-file"`...).
     package var rule: String {
@@ -33,6 +49,12 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .signatureInvalid: "signature"
         case .keyFileExposed, .keyFileExists, .keyFileUnusable, .keyFileMalformed: "key-file"
         case .unexpectedEntry, .unreadable, .treeDiffers: "files"
+        case .keysRefused, .keysVersionAhead: "keys"
+        case .identityMismatch: "identity"
+        case .manifestFromTheFuture, .manifestExpired: "expiry"
+        case .wentBack: "no-going-back"
+        case .unsignedAfterSigned: "unsigned-after-signed"
+        case .unsignedRefused: "require-signed"
         }
     }
 
@@ -44,7 +66,9 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
             path
         case .unexpectedEntry(let path, _), .unreadable(let path, _): path
         case .treeDiffers(let difference): difference.paths.first
-        case .notCanonical, .malformed, .signatureInvalid: nil
+        case .notCanonical, .malformed, .signatureInvalid, .keysRefused, .keysVersionAhead, .identityMismatch, .manifestFromTheFuture,
+            .manifestExpired, .wentBack, .unsignedAfterSigned, .unsignedRefused:
+            nil
         }
     }
 
@@ -72,6 +96,22 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
             "manifest: '\(path)' cannot be read: \(reason)"
         case .treeDiffers(let difference):
             "manifest: \(difference)"
+        case .keysRefused(let reason):
+            "keys document refused: \(reason)"
+        case .keysVersionAhead(let signed, let held):
+            "signed under keys version \(signed), this kiosk holds \(held)"
+        case .identityMismatch(let reason):
+            "the manifest is not this package's: \(reason)"
+        case .manifestFromTheFuture(let id, let created):
+            "the manifest of presentation \(id) was created on \(created), ahead of this host's clock"
+        case .manifestExpired(let id, let expires):
+            "the manifest of presentation \(id) expired on \(expires); the server must re-sign it"
+        case .wentBack(let reason):
+            "no going back: \(reason)"
+        case .unsignedAfterSigned(let id, let since):
+            "presentation \(id) arrived signed on \(since); an unsigned update is refused"
+        case .unsignedRefused(let id):
+            "the package of presentation \(id) is unsigned and --require-signed is on"
         }
     }
 }
