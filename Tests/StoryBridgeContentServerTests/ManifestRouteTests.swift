@@ -166,7 +166,7 @@ struct ManifestRouteTests {
     func resigning() async throws {
         let lab = try ContentLab()
         try lab.install(id: 2)
-        try initialiseKeys(lab)
+        let rootOut = try initialiseKeys(lab)
         let clock = ManualHostClock(start: Date())
         var configuration = lab.configuration(tokenLifetime: 400 * 86_400, clock: clock)
         configuration.manifestResignInterval = .seconds(100 * 365 * 86_400)
@@ -184,6 +184,19 @@ struct ManifestRouteTests {
             #expect(second.body.created.timeIntervalSince(first.body.created) >= 21 * 86_400 - 1)
             #expect(second.body.expires == second.body.created.addingTimeInterval(30 * 86_400))
             #expect(try await running.resignManifests() == [])
+
+            // Its key revoked (a second key added first): the next pass re-signs it with the remaining key.
+            let trust = ContentTrustFolder(dataDirectory: lab.directory)
+            let revokedId = try #require(second.signatures.first?.keyId)
+            let operations = ContentServerKeys(folder: trust)
+            let added = try operations.addSigningKey(rootPath: rootOut, publicKeyFile: nil)
+            _ = try operations.revoke(keyId: revokedId, rootPath: rootOut, reason: "laptop lost")
+            #expect(try await client.get("/v1/contentpackages/2/manifest", token: token).status == 503)
+            #expect(try await running.resignManifests() == ["1-r1.json"])
+            let third = try SignedManifest.parse(try await client.get("/v1/contentpackages/2/manifest", token: token).body)
+            #expect(try third.verify(keys: keys(lab)).keyId == added.keyId)
+            #expect(third.body.keysVersion == 3)
+            #expect(third.body.files == first.body.files)
         }
     }
 }

@@ -75,9 +75,10 @@ actor ManifestPublisher {
         try write(body, keys: keys)
     }
 
-    /// Re-signs each stored manifest whose remaining time is under a third of its lifetime (or
-    /// writes its body to `unsigned/` with offline signing): same files and revisions, new
-    /// `created`/`expires`, the current keys version and signing key. Returns the files re-signed.
+    /// Re-signs each stored manifest whose remaining time is under a third of its lifetime, or whose
+    /// signature no longer verifies under the current keys document (its key revoked), or writes its
+    /// body to `unsigned/` with offline signing: same files and revisions, new `created`/`expires`,
+    /// the current keys version and signing key. Returns the files re-signed.
     @discardableResult
     func resignDue() throws(TrustFailure) -> [String] {
         guard signs else { return [] }
@@ -91,7 +92,9 @@ actor ManifestPublisher {
                 let expires = document.body.expires
             else { continue }
             let total = expires.timeIntervalSince(document.body.created)
-            guard expires.timeIntervalSince(now) < total / 3 else { continue }
+            // A manifest whose key was revoked (or removed) since is re-signed whatever its age.
+            let verifies = (try? document.verify(keys: keys.body)) != nil
+            guard !verifies || expires.timeIntervalSince(now) < total / 3 else { continue }
             var body = document.body
             body.created = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
             body.expires = body.created.addingTimeInterval(lifetime)
