@@ -16,6 +16,8 @@ struct ContentRoutes: Sendable {
     let linkBase: LinkBase
     /// The time tokens and links are issued and checked at.
     let clock: any HostClock
+    /// The signed manifests of the packages and the keys document (docs/CONTENT-API.md, "Manifests and keys").
+    let manifests: ManifestPublisher
 
     func register(on router: Router<ContentRequestContext>) {
         router.post("connect/token") { request, context -> Response in
@@ -31,6 +33,15 @@ struct ContentRoutes: Sendable {
                 throttle.failed(keys, now: now)
                 throw error
             }
+        }
+
+        // The keys document is public: no token (a kiosk that never logged in may fetch it).
+        router.get("v1/trust/keys") { _, _ -> Response in
+            let file = manifests.folder.keysDocument
+            guard let bytes = await BlockingIO.run({ try? Data(contentsOf: file) }) else {
+                throw ContentAPIError.notFound("this server signs nothing")
+            }
+            return Self.documentResponse(bytes)
         }
 
         // Hummingbird matches `/v1/clients` and `/v1/clients/` to the same route.
@@ -50,7 +61,9 @@ struct ContentRoutes: Sendable {
             let placed = try await catalog.placed(id, for: context.claims)
             let package = try await catalog.package(of: placed)
             // Each media file's size is read from the disk: on the blocking pool.
-            return JSONReply.response(await BlockingIO.run { [catalog] in catalog.presentation(placed, package: package) })
+            var wire = await BlockingIO.run { [catalog] in catalog.presentation(placed, package: package) }
+            wire.sourcesFolder.manifest = manifestLink(id, package: package)
+            return JSONReply.response(wire)
         }
         api.get("contentpackages/:id") { _, context -> Response in
             let id = try Self.id(context)
@@ -60,7 +73,11 @@ struct ContentRoutes: Sendable {
             var folder = catalog.sourcesFolder(placed, package: package)
             let path = "/blobs/packages/\(package.fileName)"
             folder.sas = links.link(base: linkBase.base, path: path, now: clock.now)
+            folder.manifest = manifestLink(id, package: package)
             return JSONReply.response(folder)
+        }
+        api.get("contentpackages/:id/manifest") { request, context -> Response in
+            try await manifest(request, context)
         }
         api.get("mediafiles/:id") { _, context -> Response in
             let id = try Self.id(context)
@@ -119,6 +136,52 @@ struct ContentRoutes: Sendable {
             blob: BlobSource(
                 file: file, size: size, etag: "\"m\(id)-r\(revision)-\(size)\"", lastModified: placed.entry.installedAt,
                 contentType: ContentCatalog.mimeType(forFileName: media.fileName), downloadName: media.fileName))
+    }
+
+    /// `GET /v1/contentpackages/{id}/manifest[?packageRevision=N]`: the signed manifest of the
+    /// package's current revision or the one before it.
+    private func manifest(_ request: Request, _ context: ContentRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        let placed = try await catalog.placed(id, for: context.claims)
+        guard manifests.signs else { throw ContentAPIError.notFound("this server signs nothing") }
+        let package = try await catalog.package(of: placed)
+        var revision = package.revision
+        if let text = Self.queryFields(request.uri.query)["packageRevision"] {
+            guard let asked = Int(text), asked > 0 else { throw ContentAPIError.notFound("packageRevision is a positive integer") }
+            revision = asked
+        }
+        guard revision == package.revision || revision == package.revision - 1 else {
+            throw ContentAPIError.notFound(
+                "revision \(revision) of package \(package.id) is not served; the current revision is \(package.revision)")
+        }
+        switch await manifests.availability(packageId: package.id, revision: revision) {
+        case .signed(let bytes):
+            return Self.documentResponse(bytes)
+        case .awaitingSignature:
+            throw ContentAPIError.unavailable(
+                "the manifest of package \(package.id) revision \(revision) awaits its signature", retryAfter: 60)
+        case .unsigned:
+            throw ContentAPIError.notFound("this server signs nothing")
+        case .missing:
+            guard revision == package.revision else {
+                throw ContentAPIError.notFound("package \(package.id) revision \(revision) has no manifest")
+            }
+            throw ContentAPIError.unavailable("the manifest of package \(package.id) revision \(revision) is being made", retryAfter: 1)
+        }
+    }
+
+    /// The `manifest` link of a package answer: absent when the server signs nothing.
+    private func manifestLink(_ presentationId: Int, package: PublishedPackage) -> String? {
+        guard manifests.signs else { return nil }
+        return "\(linkBase.base)/v1/contentpackages/\(presentationId)/manifest?packageRevision=\(package.revision)"
+    }
+
+    /// A stored signed document, as it is on disk.
+    private static func documentResponse(_ bytes: Data) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     private func verifyLink(_ request: Request) throws {

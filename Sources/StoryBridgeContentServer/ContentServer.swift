@@ -49,15 +49,18 @@ package struct ContentServer: Sendable {
                 file: configuration.stateFolder.appendingPathComponent("refresh-token-families.json"),
                 grace: configuration.refreshGracePeriod),
             issuer: linkBase)
+        let manifests = ManifestPublisher(
+            folder: ContentTrustFolder(dataDirectory: configuration.dataDirectory), lifetime: configuration.manifestLifetime,
+            clock: configuration.clock, logger: logger)
         publisher = PackagePublisher(
-            folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages, logger: logger,
-            onProgress: configuration.onPackageBuilt ?? { _ in })
+            folder: configuration.packagesFolder, leavesOutMediaFiles: configuration.mediaFilesOutsidePackages, manifests: manifests,
+            logger: logger, onProgress: configuration.onPackageBuilt ?? { _ in })
         let catalog = ContentCatalog(library: library, accounts: configuration.accounts, packages: publisher, logger: logger)
         routes = ContentRoutes(
             tokens: tokens, throttle: LoginThrottle(limits: configuration.loginLimits), catalog: catalog,
             links: BlobLinks(keyBytes: keys.links, lifetime: configuration.linkLifetime, style: configuration.blobLinks),
             blobs: BlobResponder(fileIO: FileIO(), faults: counters), faults: counters, linkBase: linkBase,
-            clock: configuration.clock)
+            clock: configuration.clock, manifests: manifests)
     }
 
     /// The host name links use without `--public-url`: the bound address, or when bound to every
@@ -88,7 +91,11 @@ package struct ContentServer: Sendable {
             router: router,
             server: serverBuilder,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storybridge-content"),
-            services: [publishing],
+            services: [
+                publishing,
+                ManifestSigningService(
+                    manifests: routes.manifests, interval: configuration.manifestResignInterval, clock: configuration.clock, logger: logger),
+            ],
             onServerRunning: { [linkBase = routes.linkBase] channel in
                 let port = channel.localAddress?.port ?? 0
                 linkBase.bound(to: port)
@@ -144,6 +151,12 @@ package struct RunningContentServer: Sendable {
     /// id and link) under the same presentation revision, as `--test-republish` does at start-up.
     package func republish(_ presentationId: Int) async throws -> PublishedPackage {
         try await catalog.republish(presentationId)
+    }
+
+    /// Re-signs now the manifests with less than a third of their lifetime left (as the server does
+    /// every ``ContentServerConfiguration/manifestResignInterval``); the names of the files re-signed.
+    package func resignManifests() async throws(TrustFailure) -> [String] {
+        try await catalog.packages.manifests?.resignDue() ?? []
     }
 
     /// The requests `--test-fail-first` counted (none when it is off), in the order they came.

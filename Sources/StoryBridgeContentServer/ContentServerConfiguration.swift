@@ -51,6 +51,12 @@ package struct ContentServerConfiguration: Sendable {
     /// How often the server looks at the library for presentations installed since, to build
     /// their packages (also done at start-up).
     package var packageScanInterval: Duration = .seconds(1)
+    /// How long a signed manifest is good for (`expires - created`), when the server signs: 30 days
+    /// by default, 1 to 365 days (`--manifest-lifetime DAYS`).
+    package var manifestLifetime: TimeInterval = 30 * 86_400
+    /// How often the server looks for manifests with less than a third of their lifetime left, to
+    /// re-sign them (also done at start-up); of ``clock``'s time.
+    package var manifestResignInterval: Duration = .seconds(3600)
     /// Called after each package build (or failed build), for a progress line.
     package var onPackageBuilt: (@Sendable (PackageBuildProgress) -> Void)?
     /// Where the server reads the time: token issue and expiry, link expiry. Tests give a

@@ -85,6 +85,10 @@ struct WireSourcesFolder: Sendable, Hashable, Codable {
     package var updated: String
     /// The signed download link; only in the content-package answer.
     package var sas: String?
+    /// The link of the package revision's signed manifest (`/v1/contentpackages/{id}/manifest?packageRevision=N`);
+    /// absent (not `null`) when the server signs nothing, so an unsigned server's answers are
+    /// byte-identical to those of earlier versions and the vendor's own.
+    package var manifest: String?
 }
 
 /// A media file as listed in a presentation.

@@ -16,6 +16,8 @@ import StoryBridge
 actor PackagePublisher {
     let folder: URL
     nonisolated let leavesOutMediaFiles: Bool
+    /// Signs a manifest of each package built (when the server signs).
+    nonisolated let manifests: ManifestPublisher?
     private let logger: Logger
     private let onProgress: @Sendable (PackageBuildProgress) -> Void
     private var registry: Registry
@@ -43,11 +45,12 @@ actor PackagePublisher {
     }
 
     init(
-        folder: URL, leavesOutMediaFiles: Bool = false, logger: Logger,
+        folder: URL, leavesOutMediaFiles: Bool = false, manifests: ManifestPublisher? = nil, logger: Logger,
         onProgress: @escaping @Sendable (PackageBuildProgress) -> Void = { _ in }
     ) {
         self.folder = folder
         self.leavesOutMediaFiles = leavesOutMediaFiles
+        self.manifests = manifests
         self.logger = logger
         self.onProgress = onProgress
         registry = Self.load(folder: folder)
@@ -59,13 +62,34 @@ actor PackagePublisher {
     /// when it has none yet. Never waits for a build.
     func availability(of presentation: Presentation) -> PackageAvailability {
         if let published = registry.packages[presentation.id], published.presentationRevision == presentation.revision,
-            FileManager.default.fileExists(atPath: file(of: published).path)
+            FileManager.default.fileExists(atPath: file(of: published).path), hasManifest(published)
         {
             return .ready(published)
         }
         if failures[presentation.id] == presentation.revision { return .failed }
         enqueue(presentation, republish: false)
         return .building
+    }
+
+    /// Whether `package` has its manifest (signed, or awaiting an offline signature), or the
+    /// server signs nothing. A package built before `keys init` gets one by a build that reuses the zip.
+    private nonisolated func hasManifest(_ package: PublishedPackage) -> Bool {
+        guard let manifests, manifests.signs else { return true }
+        let fileManager = FileManager.default
+        return fileManager.fileExists(atPath: manifests.manifestFile(packageId: package.id, revision: package.revision).path)
+            || fileManager.fileExists(atPath: manifests.unsignedFile(packageId: package.id, revision: package.revision).path)
+    }
+
+    /// Signs `package`'s manifest (when the server signs); false, logged, when that failed.
+    private func publishManifest(_ package: PublishedPackage, of presentation: Presentation) async -> Bool {
+        guard let manifests else { return true }
+        do {
+            try await manifests.publish(package, presentation: presentation)
+            return true
+        } catch {
+            logger.error("cannot make the manifest of package \(package.id) revision \(package.revision): \(error)")
+            return false
+        }
     }
 
     /// The published package whose id is `packageId`, if any.
@@ -136,6 +160,11 @@ actor PackagePublisher {
         if !job.republish, let previous, previous.presentationRevision == presentation.revision,
             FileManager.default.fileExists(atPath: file(of: previous).path)
         {
+            if hasManifest(previous) { return previous }
+            guard await publishManifest(previous, of: presentation) else {
+                failures[presentation.id] = presentation.revision
+                return nil
+            }
             return previous
         }
         let packageId = previous?.id ?? registry.nextPackageId
@@ -156,6 +185,12 @@ actor PackagePublisher {
             let published = PublishedPackage(
                 id: packageId, revision: revision, presentationId: presentation.id, presentationRevision: presentation.revision,
                 size: size, sha256: sha256, publishedAt: Date())
+            // The manifest before the registry: a package is never served without the manifest its answer links.
+            guard await publishManifest(published, of: presentation) else {
+                failures[presentation.id] = presentation.revision
+                try? FileManager.default.removeItem(at: destination)
+                return nil
+            }
             registry.packages[presentation.id] = published
             registry.nextPackageId = max(registry.nextPackageId, packageId + 1)
             failures[presentation.id] = nil

@@ -28,6 +28,9 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case sizeMismatch(presentationId: Int, expected: Int64, received: Int64)
     /// The downloaded package was refused by the archive checks.
     case packageRefused(presentationId: Int, PackageError)
+    /// The package was refused by the trust rules (docs/SYNC.md, "Signed packages"): the failure
+    /// names the rule and, where there is one, the file.
+    case trustRefused(presentationId: Int, TrustFailure)
     /// A media file could not be fetched.
     case mediaFileFailed(presentationId: Int, mediaFileId: Int, reason: String)
     /// Not enough free disk space for the download and its unpacked copy.
@@ -56,7 +59,7 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable: return .unreachable
         case .notAllowed: return .notAllowed
         case .unexpectedStatus, .malformedReply, .unknownPresentation, .noContentPackage: return .server
-        case .sizeMismatch, .packageRefused, .mediaFileFailed, .downloadFailed, .idTakenByLocalPresentation, .packageChanged:
+        case .sizeMismatch, .packageRefused, .trustRefused, .mediaFileFailed, .downloadFailed, .idTakenByLocalPresentation, .packageChanged:
             return .download
         case .insufficientSpace, .storage, .busy: return .storage
         case .interrupted: return .interrupted
@@ -90,6 +93,8 @@ package enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the package of presentation \(id) is \(received) bytes, the server declared \(expected): refused"
         case .packageRefused(let id, let error):
             return "the package of presentation \(id) was refused: \(error)"
+        case .trustRefused(let id, let failure):
+            return "the package of presentation \(id) was refused: \(failure)"
         case .mediaFileFailed(let id, let media, let reason):
             return "media file \(media) of presentation \(id) could not be fetched: \(reason)"
         case .insufficientSpace(let needed, let available):

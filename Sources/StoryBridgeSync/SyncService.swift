@@ -41,7 +41,7 @@ package final class SyncService: Sendable {
     /// no faster than `rateLimit` when one is given.
     package func syncContent(
         ids: [Int]?, concurrency: Int = 2, keepRevisions: Int = 1, rateLimit: TransferRate? = nil,
-        events: @escaping @Sendable (ContentSyncEvent) -> Void
+        trust: TrustPolicy = TrustPolicy(), events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> ContentSyncReport {
         var downloader = ResumableDownloader(logger: logger)
         downloader.rateLimiter = rateLimit.map(TransferRateLimiter.init(rate:))
@@ -49,6 +49,9 @@ package final class SyncService: Sendable {
             api: api, catalog: catalog, library: library, paths: paths, downloader: downloader, concurrency: concurrency,
             logger: logger)
         sync.keepRevisions = keepRevisions
+        sync.trust = TrustGate(
+            store: KioskTrustStore(directory: library.directory, rootFile: trust.rootFile), api: api, database: library.database,
+            policy: trust, limits: sync.limits, logger: logger)
         return try await sync.run(ids: ids, events: events)
     }
 

@@ -29,7 +29,11 @@ struct ContentServerCommand: AsyncParsableCommand {
             --allowed-host); sas links come from --public-url or the server's own name, never from a \
             request. Failed logins are limited (429 with Retry-After). --tls-cert/--tls-key serve HTTPS. \
             Refresh tokens rotate. See docs/CONTENT-API.md for what the server imitates and what not.
-            """)
+
+            `content-server keys` makes and manages the keys that sign packages' manifests; signing is \
+            on once `keys init` has run (see docs/CONTENT-API.md, "Manifests and keys").
+            """,
+        subcommands: [ContentServerKeysCommand.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
@@ -105,6 +109,11 @@ struct ContentServerCommand: AsyncParsableCommand {
     )
     var mediaOutsidePackages = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With `keys init` done: how long each signed manifest is good for, in days (1 to 365).", valueName: "days"))
+    var manifestLifetime = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -117,6 +126,7 @@ struct ContentServerCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be positive") }
+        guard (1...365).contains(manifestLifetime) else { throw ValidationError("--manifest-lifetime must be between 1 and 365 days") }
         try test.validate()
         if config != nil, clientId != nil || clientSecret != nil || appId != nil || appSecret != nil || !users.isEmpty {
             throw ValidationError("--config already names the credentials; drop --client-id/--client-secret/--app-id/--app-secret/--user")
@@ -125,6 +135,11 @@ struct ContentServerCommand: AsyncParsableCommand {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if (appId == nil) != (appSecret == nil) { throw ValidationError("--app-id and --app-secret go together") }
         if !users.isEmpty, appId == nil { throw ValidationError("--user needs --app-id and --app-secret (the password grant)") }
+    }
+
+    /// The credentials check, made when the server is to run rather than in `validate()`, which
+    /// argument-parser also calls on the way to a subcommand (`content-server keys …`).
+    private func validateCredentials() throws {
         if config == nil, clientId == nil, appId == nil {
             throw ValidationError("give --config FILE, or --client-id/--client-secret, or --app-id/--app-secret with --user")
         }
@@ -148,6 +163,7 @@ struct ContentServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try validateCredentials()
         var logger = Logger(label: "storybridge.content-server")
         logger.logLevel = logLevel
         let secret: Data?
@@ -164,6 +180,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             accessTokenLifetime: tokenLifetime, linkLifetime: test.linkLifetime, publicBaseURL: publicURL,
             faults: test.faults)
         setup.mediaFilesOutsidePackages = mediaOutsidePackages
+        setup.manifestLifetime = TimeInterval(manifestLifetime) * 86_400
         setup.allowedHosts = allowedHosts
         setup.blobLinks = blobLinks
         if let tlsCert, let tlsKey {
@@ -188,6 +205,9 @@ struct ContentServerCommand: AsyncParsableCommand {
             Terminal.say("Packages are built in the background; until one is, its presentation answers 503 with Retry-After: 1.")
             if configuration.mediaFilesOutsidePackages {
                 Terminal.say("Media files are left out of the packages and served from /v1/mediafiles.")
+            }
+            if ContentTrustFolder(dataDirectory: configuration.dataDirectory).signs {
+                Terminal.say("Signing a manifest of each package (content-server/trust/keys.json).")
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")

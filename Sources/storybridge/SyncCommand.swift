@@ -91,6 +91,12 @@ struct SyncCommand: AsyncParsableCommand {
             valueName: "duration"))
     var removalGrace = RemovalGrace(seconds: 24 * 3600)
 
+    @Flag(help: "Refuse unsigned packages (a service that does not sign, or no root pinned with `storybridge trust add`).")
+    var requireSigned = false
+
+    @Option(name: .customLong("config"), help: "A JSON config file: its trust.rootFile and trust.requireSigned apply.")
+    var configFile: String?
+
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
@@ -151,6 +157,8 @@ struct SyncCommand: AsyncParsableCommand {
         plan.concurrency = concurrency
         plan.keepRevisions = keepRevisions
         plan.rateLimit = limitRate
+        let trustSettings = try TrustCommand.settings(configFile)
+        plan.trust = TrustPolicy(rootFile: trustSettings.rootFile, requireSigned: requireSigned || trustSettings.requireSigned == true)
         let sync = SyncRunService { [plan] in await plan.run(service, events: { display.handle($0) }) }
         let group = ServiceGroup(
             configuration: .init(

@@ -68,6 +68,8 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
     package var storyContext: String?
     /// Serve's built-in sync.
     package var sync: SyncSettings = SyncSettings()
+    /// Signed packages: the pinned root's file and whether unsigned packages are refused.
+    package var trust: TrustSettings = TrustSettings()
 
     package init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
@@ -93,6 +95,7 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
         commands = try container.decodeIfPresent([ConfiguredCommand].self, forKey: .commands) ?? []
         storyContext = try container.decodeIfPresent(String.self, forKey: .storyContext)
         sync = try container.decodeIfPresent(SyncSettings.self, forKey: .sync) ?? SyncSettings()
+        trust = try container.decodeIfPresent(TrustSettings.self, forKey: .trust) ?? TrustSettings()
     }
 
     /// The Story context definition of ``storyContext``; empty when none is configured, an error

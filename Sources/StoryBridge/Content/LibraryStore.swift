@@ -64,6 +64,10 @@ package final class LibraryStore: Sendable {
         /// The content package revision installed, for a synced presentation (recorded in the
         /// revision history; the sync catalog keeps its own copy).
         package var packageRevision: Int?
+        /// Checks the assembled folder (media added) before it is served, and returns what the
+        /// swap transaction records of it (`packageTrust`, docs/design/TRUST.md 2.2). A throw
+        /// removes the folder: the served revision is untouched.
+        package var verify: (@Sendable (URL) throws -> TrustRecord)?
 
         package init(id: Int? = nil, name: String? = nil) {
             self.id = id
@@ -242,6 +246,7 @@ package final class LibraryStore: Sendable {
                 catalog.dialect = detected && dialect != .storyclm ? nil : dialect
                 return try PresentationFolder.load(staging, catalog: catalog)
             }
+            let trustRecord = try options.verify.map { verify in try PhaseTiming.measure("trust: tree verified") { try verify(staging) } }
             try PhaseTiming.measure("revision folder moved into place") { try FileManager.default.moveItem(at: staging, to: final) }
             let source = options.source ?? zip.standardizedFileURL.path
             let swapBegan = PhaseTiming.begin()
@@ -288,6 +293,7 @@ package final class LibraryStore: Sendable {
                     try insertMedia.execute(arguments: [id, media.fileName, media.title])
                 }
                 try alongside?(db)
+                try trustRecord?.write(db, folder: folderName)
                 // A new revision ends a rollback's pin (sync installs one only once the pin is lifted).
                 try db.execute(sql: "DELETE FROM revisionPin WHERE presentationId = ?", arguments: [id])
                 try RevisionHistory.record(

@@ -18,10 +18,16 @@ struct JSONParser {
     /// The bytes come from a Swift `String`, so they are valid UTF-8 and so is every string
     /// between two quotes (quotes are ASCII): strings are made without checking them again.
     private let knownValidUTF8: Bool
+    /// A member name repeated in one object is an error rather than the last value winning (the
+    /// signed documents of Trust/, whose canonical form forbids duplicates).
+    private var refusesDuplicateNames = false
 
-    static func parse(_ data: some ContiguousBytes, maxDepth: Int, knownValidUTF8: Bool = false) throws -> JSONValue {
+    static func parse(
+        _ data: some ContiguousBytes, maxDepth: Int, knownValidUTF8: Bool = false, refusingDuplicateNames: Bool = false
+    ) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maxDepth: maxDepth, knownValidUTF8: knownValidUTF8)
+            parser.refusesDuplicateNames = refusingDuplicateNames
             parser.skipWhitespace()
             let value = try parser.value(depth: 0)
             parser.skipWhitespace()
@@ -84,7 +90,14 @@ struct JSONParser {
             return .emptyObject
         }
         var members = [String: JSONValue](minimumCapacity: 4)
-        try readMembers(depth: depth, name: { try $0.string() }) { key, value in members[key] = value }
+        var duplicate: String?
+        let start = index
+        try readMembers(depth: depth, name: { try $0.string() }) { key, value in
+            if members.updateValue(value, forKey: key) != nil, duplicate == nil { duplicate = key }
+        }
+        if refusesDuplicateNames, let duplicate {
+            throw SyntaxError(offset: start, reason: "the member name \"\(duplicate)\" appears twice in one object")
+        }
         return .object(members)
     }
 

@@ -53,6 +53,27 @@ package struct ContentAPIClient: Sendable {
 
     /// The API's root without a trailing `/v1` (or slash): the Android app is configured with
     /// `https://api.storyclm.com/v1/`, the routes already start with `/v1`.
+    /// `GET /v1/trust/keys`: the service's signed keys document, without a token; `nil` when the
+    /// service signs nothing (404).
+    package func trustKeys() async throws(SyncError) -> Data? {
+        guard let body = try await fetch("/v1/trust/keys", absentOn: [404], authorized: false, limit: 1 << 20) else { return nil }
+        return Data(body.readableBytesView)
+    }
+
+    /// The signed manifest a package answer's `manifest` link names, with the access token. Only the
+    /// link's path and query are used, against this client's API root: the token never goes to
+    /// another host. A reply larger than `limit` bytes is refused before it is parsed.
+    package func manifest(link: String, limit: Int) async throws(SyncError) -> Data {
+        guard let url = URLComponents(string: link), url.path.hasPrefix("/") else {
+            throw .malformedReply(path: "manifest", reason: "the manifest link '\(link)' is not a URL")
+        }
+        let path = url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
+        guard let body = try await fetch(path, absentOn: [], limit: limit) else {
+            throw .malformedReply(path: path, reason: "no manifest")
+        }
+        return Data(body.readableBytesView)
+    }
+
     package static func root(of apiURL: URL) -> String {
         var text = apiURL.absoluteString.trimmingTrailingSlashes()
         if text.lowercased().hasSuffix("/v1") { text.removeLast(3) }
@@ -77,15 +98,17 @@ package struct ContentAPIClient: Sendable {
         }
     }
 
-    private func fetch(_ path: String, absentOn: Set<Int>) async throws(SyncError) -> ByteBuffer? {
-        var token = try await tokens.token()
+    private func fetch(
+        _ path: String, absentOn: Set<Int>, authorized: Bool = true, limit: Int = 64 << 20
+    ) async throws(SyncError) -> ByteBuffer? {
+        var token = authorized ? try await tokens.token() : ""
         var renewedAfter401 = false
         var attempt = 0
         let url = Self.root(of: apiURL) + path
         while true {
             attempt += 1
             var request = HTTPClientRequest(url: url)
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            if authorized { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
             request.headers.add(name: "Accept", value: "application/json")
             let status: Int
             let retryAfter: String?
@@ -94,7 +117,9 @@ package struct ContentAPIClient: Sendable {
                 let response = try await http.execute(request, timeout: timeout)
                 status = Int(response.status.code)
                 retryAfter = response.headers.first(name: "Retry-After")
-                body = try await response.body.collect(upTo: 64 << 20)
+                body = try await response.body.collect(upTo: limit)
+            } catch is NIOTooManyBytesError {
+                throw .malformedReply(path: path, reason: "the reply is larger than \(limit) bytes")
             } catch {
                 if Task.isCancelled { throw .interrupted }
                 guard NetworkFailure.isTransient(error), attempt < retry.maxAttempts else {
@@ -110,7 +135,7 @@ package struct ContentAPIClient: Sendable {
                 return nil
             case 200..<300:
                 return body
-            case 401 where !renewedAfter401:
+            case 401 where !renewedAfter401 && authorized:
                 renewedAfter401 = true
                 token = try await tokens.tokenAfterRejection(of: token)
                 attempt -= 1

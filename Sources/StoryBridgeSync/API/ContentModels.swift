@@ -53,6 +53,8 @@ package struct RemoteSourcesFolder: Decodable, Sendable, Hashable {
     package var fileSize: Int64
     package var mimeType: String?
     package var revision: Int
+    /// The link of the signed manifest, from a service that signs (a storybridge extension).
+    package var manifest: String?
 }
 
 /// `/v1/contentpackages/{presentationId}`: the package plus a time-limited download URL.
@@ -63,6 +65,8 @@ package struct RemoteContentPackage: Decodable, Sendable, Hashable {
     package var mimeType: String?
     package var revision: Int
     package var sas: String?
+    /// The link of the signed manifest, from a service that signs (a storybridge extension).
+    package var manifest: String?
 }
 
 /// A media file as a presentation lists it.

@@ -115,7 +115,7 @@ extension ContentSync {
     /// throws when the package is refused.
     func deltaInstall(
         _ row: SyncedPresentation, package: RemoteContentPackage, link: String, blob: ResumableDownloader.Blob,
-        partial: PartialDownload, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        partial: PartialDownload, expected: TrustGate.Expectation? = nil, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
@@ -191,6 +191,7 @@ extension ContentSync {
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
+            expected: expected,
             assemble: { staging in
                 let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
                 return (counts.files, counts.bytes)

@@ -61,6 +61,9 @@ package struct ContentSync: Sendable {
     /// or a delta update writes anything; nil when it cannot be told (the check is skipped).
     /// A test gives its own to stand for a nearly full disk.
     package var freeBytes: @Sendable (URL) -> Int64? = { PosixIO.freeBytes(at: $0.path) }
+    /// Judges each package against its signed manifest, or records an unsigned one's hashes
+    /// (docs/SYNC.md, "Signed packages"); `nil` installs without either (tests of other parts).
+    package var trust: TrustGate?
 
     package init(
         api: ContentAPIClient, catalog: SyncCatalog, library: LibraryStore, paths: SyncPaths, downloader: ResumableDownloader,
@@ -229,6 +232,10 @@ package struct ContentSync: Sendable {
             }
             guard let sas = package.sas, !sas.isEmpty else { throw .noContentPackage(id) }
             try await refusesLocalCollision(id)
+            // Before the download: a refused manifest saves it.
+            let expected = try await PhaseTiming.measure("trust: keys and manifest fetched") { () async throws(SyncError) in
+                try await trust?.expectation(row: row, package: package)
+            }
             let partial = PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision)
             let api = self.api
             let blob = ResumableDownloader.Blob(
@@ -245,7 +252,8 @@ package struct ContentSync: Sendable {
             if partial.bytesOnDisk == 0 {
                 // The delta update's own time, which docs/BENCHMARKS.md compares with curl + unzip.
                 let attempt = try await PhaseTiming.measure("delta update (decision to fetch to swap)") { () async throws(SyncError) in
-                    try await deltaInstall(row, package: package, link: sas, blob: blob, partial: partial, events: events)
+                    try await deltaInstall(
+                        row, package: package, link: sas, blob: blob, partial: partial, expected: expected, events: events)
                 }
                 switch attempt {
                 case .installed(let outcome):
@@ -286,7 +294,7 @@ package struct ContentSync: Sendable {
             let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
             try await install(
                 row: row, package: package, partial: partial, media: media, warning: warning,
-                transferred: download.transferred, packageSize: received)
+                transferred: download.transferred, packageSize: received, expected: expected)
             await discardDownloads(of: id, media: media)
             events(.installed(presentationId: id, revision: package.revision))
             await buildReadyTree(of: id)
@@ -305,7 +313,7 @@ package struct ContentSync: Sendable {
     func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
         warning: String?, transferred: Int64, packageSize: Int64, how: PackageTransfer = .full,
-        assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
+        expected: TrustGate.Expectation? = nil, assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -322,6 +330,11 @@ package struct ContentSync: Sendable {
         options.bytesTransferred = transferred
         options.packageSize = packageSize
         options.packageRevision = package.revision
+        if let expected {
+            options.verify = TrustGate.verifier(
+                expected, presentationId: row.id, presentationRevision: options.revision ?? row.listedRevision, packageId: package.id,
+                packageRevision: package.revision)
+        }
         let presentationRevision = options.revision
         let library = self.library
         let zip = partial.partFile
@@ -350,6 +363,8 @@ package struct ContentSync: Sendable {
                 return .success(())
             } catch let error as PackageError {
                 return .failure(.packageRefused(presentationId: id, error))
+            } catch let error as TrustFailure {
+                return .failure(.trustRefused(presentationId: id, error))
             } catch let error as LibraryError {
                 return .failure(.storage(error.description))
             } catch {
@@ -357,7 +372,10 @@ package struct ContentSync: Sendable {
             }
         }
         if case .failure(let error) = result {
-            if case .packageRefused = error { partial.discard() }
+            switch error {
+            case .packageRefused, .trustRefused: partial.discard()
+            default: break
+            }
             throw error
         }
     }

@@ -21,6 +21,8 @@ package struct SyncRun: Sendable {
     package var rateLimit: TransferRate?
     /// Packages are downloaded only inside this window (the catalog is synced at every run).
     package var window: SyncWindow?
+    /// The pinned root's file and whether unsigned packages are refused.
+    package var trust = TrustPolicy()
 
     package init() {}
 
@@ -93,10 +95,11 @@ package struct SyncRun: Sendable {
                 outcome.waitedForWindow = window
                 return outcome
             }
-            let (ids, concurrency, keepRevisions, rateLimit) = (ids, concurrency, keepRevisions, rateLimit)
+            let (ids, concurrency, keepRevisions, rateLimit, trust) = (ids, concurrency, keepRevisions, rateLimit, trust)
             outcome.content = try await PhaseTiming.measure("content sync") { () async throws(SyncError) in
                 try await service.syncContent(
-                    ids: ids, concurrency: concurrency, keepRevisions: keepRevisions, rateLimit: rateLimit, events: events)
+                    ids: ids, concurrency: concurrency, keepRevisions: keepRevisions, rateLimit: rateLimit, trust: trust,
+                    events: events)
             }
         } catch {
             outcome.failure = error

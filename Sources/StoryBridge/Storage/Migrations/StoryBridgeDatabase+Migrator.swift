@@ -20,7 +20,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v12-history-package-size", migrate: RevisionSchema.addPackageSize)
         migrator.registerMigration("v13-crm", migrate: CRMSchema.create)
         migrator.registerMigration("v14-catalog-dialect", migrate: DialectCatalogSchema.addDialect)
-        // v15 is left to the trust work (branch issue43-trust, `v15-trust`), merged before this.
+        migrator.registerMigration("v15-trust", migrate: TrustSchema.create)
         migrator.registerMigration("v16-oce-state", migrate: OceStateSchema.create)
         return migrator
     }

@@ -1,0 +1,230 @@
+import Foundation
+import Logging
+import StoryBridge
+
+/// What a kiosk's sync requires of packages: the config's `trust.rootFile` and whether unsigned
+/// packages are refused (`sync --require-signed`, config `trust.requireSigned`).
+package struct TrustPolicy: Sendable, Hashable {
+    package var rootFile: String?
+    package var requireSigned: Bool
+
+    package init(rootFile: String? = nil, requireSigned: Bool = false) {
+        self.rootFile = rootFile
+        self.requireSigned = requireSigned
+    }
+}
+
+/// Judges each package a sync is about to install against the signed manifest its service
+/// offers, in the order of docs/design/TRUST.md 2.4: root pinned (1), keys document (2, once per
+/// run), manifest signature (3), identity (4), expiry (5), no going back (6); the files (7) are
+/// checked by ``verifier(_:)`` once the new revision's folder is assembled, before it is served.
+/// A package without a manifest is refused after a signed one (U1) or with `--require-signed`
+/// (U2), else installed with its files' hashes recorded (U3).
+package actor TrustGate {
+    /// What the tree of a package must be.
+    package enum Expectation: Sendable {
+        /// The files of this verified manifest (its text as received, and the key that signed it).
+        case signed(SignedManifest, text: String, keyId: String)
+        /// Unsigned: any tree, whose hashes are recorded.
+        case unsigned
+    }
+
+    private let store: KioskTrustStore
+    private let api: ContentAPIClient
+    private let database: StoryBridgeDatabase
+    private let policy: TrustPolicy
+    private let limits: PackageLimits
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private var prepared = false
+    private var root: TrustPublicKey?
+    private var keys: KeysDocument?
+    /// Why the keys document of this run was refused: every signed package of the run fails with it.
+    private var keysRefusal: String?
+    private var noticedUnpinned = false
+
+    package init(
+        store: KioskTrustStore, api: ContentAPIClient, database: StoryBridgeDatabase, policy: TrustPolicy, limits: PackageLimits,
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.api = api
+        self.database = database
+        self.policy = policy
+        self.limits = limits
+        self.logger = logger
+        self.now = now
+    }
+
+    /// What `package` of `row` must install as; refuses it by the first rule it breaks.
+    package func expectation(row: SyncedPresentation, package: RemoteContentPackage) async throws(SyncError) -> Expectation {
+        let id = row.id
+        await prepare()
+        guard let link = package.manifest else { return try await unsigned(id) }
+        guard let root else {
+            if !noticedUnpinned {
+                noticedUnpinned = true
+                logger.notice("the service signs its packages; pin its root with `storybridge trust add`")
+            }
+            return try await unsigned(id)
+        }
+        if let keysRefusal { throw .trustRefused(presentationId: id, .keysRefused(keysRefusal)) }
+        guard let keys else {
+            throw .trustRefused(presentationId: id, .keysRefused("no keys document signed by root \(root.keyId) is held"))
+        }
+        // Rule 3: the manifest's signature, by a valid signing key of the held keys document.
+        let limit = limits.maxEntries * 512
+        let bytes = try await api.manifest(link: link, limit: limit)
+        let document: SignedManifest
+        let signer: TrustPublicKey
+        do throws(TrustFailure) {
+            document = try SignedManifest.parse(bytes)
+            if let version = document.body.keysVersion, version > keys.version {
+                throw .keysVersionAhead(signed: version, held: keys.version)
+            }
+            signer = try document.verify(keys: keys)
+        } catch {
+            throw .trustRefused(presentationId: id, error)
+        }
+        let body = document.body
+        // Rule 4: the manifest of this package revision, of the revision the catalog fetched.
+        let presentationRevision = row.fetchedRevision ?? row.listedRevision
+        guard body.presentationId == id, body.packageId == package.id, body.packageRevision == package.revision,
+            body.presentationRevision == presentationRevision
+        else {
+            throw .trustRefused(
+                presentationId: id,
+                .identityMismatch(
+                    "the manifest names presentation \(body.presentationId) revision \(body.presentationRevision), package \(body.packageId) revision \(body.packageRevision); the service offers presentation \(id) revision \(presentationRevision), package \(package.id) revision \(package.revision)"
+                ))
+        }
+        // Rule 5: not from the future (5 minutes of clock skew), not expired.
+        let now = now()
+        guard body.created <= now.addingTimeInterval(300) else {
+            throw .trustRefused(presentationId: id, .manifestFromTheFuture(presentationId: id, created: TrustTime.format(body.created)))
+        }
+        if let expires = body.expires, now >= expires {
+            throw .trustRefused(presentationId: id, .manifestExpired(presentationId: id, expires: TrustTime.format(expires)))
+        }
+        // Rule 6: never back to an older signed revision.
+        if let mark = try await highWater(id) {
+            if body.presentationRevision < mark.presentationRevision {
+                throw .trustRefused(
+                    presentationId: id,
+                    .wentBack(
+                        "presentation revision \(body.presentationRevision) is older than revision \(mark.presentationRevision) installed signed"
+                    ))
+            }
+            if let packageId = mark.packageId, let packageRevision = mark.packageRevision {
+                if body.packageId == packageId, body.packageRevision < packageRevision {
+                    throw .trustRefused(
+                        presentationId: id,
+                        .wentBack(
+                            "package \(packageId) revision \(body.packageRevision) is older than revision \(packageRevision) installed signed"
+                        ))
+                }
+                if body.packageId != packageId, body.presentationRevision <= mark.presentationRevision {
+                    throw .trustRefused(
+                        presentationId: id,
+                        .wentBack("package \(body.packageId) replaces package \(packageId) without a newer presentation revision"))
+                }
+            }
+        }
+        return .signed(document, text: String(decoding: bytes, as: UTF8.self), keyId: signer.keyId)
+    }
+
+    /// Rules U1 and U2; U3 otherwise.
+    private func unsigned(_ id: Int) async throws(SyncError) -> Expectation {
+        if let since = try await highWater(id)?.signedSince {
+            throw .trustRefused(presentationId: id, .unsignedAfterSigned(presentationId: id, since: since))
+        }
+        if policy.requireSigned { throw .trustRefused(presentationId: id, .unsignedRefused(presentationId: id)) }
+        return .unsigned
+    }
+
+    private func highWater(_ id: Int) async throws(SyncError) -> TrustHighWater? {
+        let database = self.database
+        let result = await BlockingIO.run {
+            Result { try database.pool.read { db in try TrustHighWater.read(db, presentationId: id) } }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw SyncCatalog.storageError(error)
+        }
+    }
+
+    /// Rule 2, once per run: the pinned root, the held keys document and the service's, which
+    /// replaces the held one when it is valid and newer.
+    private func prepare() async {
+        guard !prepared else { return }
+        prepared = true
+        do {
+            root = try store.pinnedRoot()
+        } catch {
+            keysRefusal = "the pinned root cannot be read: \(error)"
+            return
+        }
+        guard let root else { return }
+        var held: SignedKeysDocument?
+        do {
+            held = try store.heldKeys(root: root)
+        } catch {
+            logger.warning("the held keys document is unusable; fetching the service's", metadata: ["error": "\(error)"])
+        }
+        keys = held?.body
+        let offeredBytes: Data?
+        do {
+            offeredBytes = try await api.trustKeys()
+        } catch {
+            logger.notice("cannot fetch the service's keys document; keeping the held one", metadata: ["error": "\(error)"])
+            return
+        }
+        guard let offeredBytes else { return }
+        do throws(TrustFailure) {
+            let offered = try SignedKeysDocument.parse(offeredBytes)
+            try offered.verify(pinnedRoot: root)
+            if let held {
+                guard offered.body.version >= held.body.version else {
+                    throw .keysRefused(
+                        "the service's keys document is version \(offered.body.version), older than the held version \(held.body.version)")
+                }
+                if offered.body.version == held.body.version, try offered.canonicalSigned != held.canonicalSigned {
+                    throw .keysRefused(
+                        "the service's keys document version \(offered.body.version) differs from the held one of the same version")
+                }
+            }
+            guard now() < offered.body.expires else {
+                throw .keysRefused("the service's keys document expired on \(TrustTime.format(offered.body.expires))")
+            }
+            if held?.body.version != offered.body.version { try store.hold(offered) }
+            keys = offered.body
+        } catch {
+            keysRefusal = error.description
+            logger.error("keys document refused; signed packages are refused this run", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The check of rule 7 and the record the install writes: the assembled tree hashed and, for a
+    /// signed manifest, compared with it (a throw removes the staging folder; the served revision
+    /// stays); for an unsigned package, its hashes recorded.
+    package nonisolated static func verifier(
+        _ expectation: Expectation, presentationId: Int, presentationRevision: Int, packageId: Int, packageRevision: Int
+    ) -> @Sendable (URL) throws -> TrustRecord {
+        { staging in
+            let files = try TreeHasher().hashSync(tree: staging)
+            switch expectation {
+            case .signed(let document, let text, let keyId):
+                let difference = TreeHasher.difference(of: files, from: document.body)
+                guard difference.isEmpty else { throw TrustFailure.treeDiffers(difference) }
+                return TrustRecord(
+                    presentationId: presentationId, signed: true, manifestHash: try document.hash, manifest: text, keyId: keyId,
+                    body: document.body)
+            case .unsigned:
+                return try TrustRecord.unsigned(
+                    presentationId: presentationId, presentationRevision: presentationRevision, packageId: packageId,
+                    packageRevision: packageRevision, files: files, now: Date())
+            }
+        }
+    }
+}
