@@ -252,12 +252,18 @@
   var state = { connected: false, sent: 0, received: 0, earlyAnswers: 0 };
 
   // The Story context state this page has (docs/PROTOCOL.md §9.5): the version and revision of
-  // the slide's window._story (the attributes of the host's script element after this one), then
-  // of each storyChange taken. Read when the socket first opens, after that element has run.
+  // the slide's window._story, then of each storyChange taken. The host puts them on this script's
+  // own tag (data-story): the socket opens while this script runs, before the Story context's
+  // element after it is parsed. A page served without them reads that element's attributes.
   var storyState = { read: false, version: null, revision: -1 };
   function storyStateNow() {
     if (!storyState.read) {
       storyState.read = true;
+      if (script && script.hasAttribute('data-story')) {
+        storyState.version = script.getAttribute('data-story');
+        storyState.revision = Number(script.getAttribute('data-story-revision')) || 0;
+        return storyState;
+      }
       var tag = document.querySelector('script[data-storybridge-story]');
       if (tag) {
         storyState.version = tag.getAttribute('data-storybridge-story');
@@ -543,6 +549,8 @@
     presentation: config.presentation,
     slide: config.slide,
     state: state,
+    /** The Story context's version and revision this page has (§9.5), as its socket sends them. */
+    story: storyStateNow,
     post: post,
     request: hostRequest,
     earlyAnswered: earlyAnswered,

@@ -11,16 +11,20 @@ enum ClientScriptInjector {
     /// `pageAnswers` names the commands the page may answer itself while its socket connects
     /// (``PageAnswers``); `earlyAnswers` those it may send over HTTP meanwhile (``EarlyAnswers``);
     /// `pageConsole` is the limit at which the client forwards the page's console lines
-    /// (`data-page-console="RATE BURST"`); `nil` leaves the page's console alone.
+    /// (`data-page-console="RATE BURST"`); `nil` leaves the page's console alone. `story` is the
+    /// version and revision of the Story context the slide is served with (`data-story`,
+    /// `data-story-revision`): the client sends them when its socket opens (§9.5), before the
+    /// Story context's own element after it is parsed.
     static func tag(
         presentationId: Int, slide: String, token: String, pageAnswers: [String] = [], earlyAnswers: [String] = [],
-        pageConsole: ConsoleRateLimit? = nil
+        pageConsole: ConsoleRateLimit? = nil, story: (version: String, revision: Int)? = nil
     ) -> String {
         "<script src=\"\(EmbeddedScripts.versionedPath("client.js"))\" data-storybridge=\"1\" data-presentation=\"\(presentationId)\""
             + " data-slide=\"\(escape(slide))\" data-token=\"\(escape(token))\""
             + (pageAnswers.isEmpty ? "" : " data-page-answers=\"\(escape(pageAnswers.joined(separator: " ")))\"")
             + (earlyAnswers.isEmpty ? "" : " data-early-answers=\"\(escape(earlyAnswers.joined(separator: " ")))\"")
-            + (pageConsole.map { " data-page-console=\"\($0.linesPerSecond) \($0.burst)\"" } ?? "") + "></script>"
+            + (pageConsole.map { " data-page-console=\"\($0.linesPerSecond) \($0.burst)\"" } ?? "")
+            + (story.map { " data-story=\"\(escape($0.version))\" data-story-revision=\"\($0.revision)\"" } ?? "") + "></script>"
     }
 
     /// The dialect's client adapter (``DialectName/clientAdapter``), loaded right after the client

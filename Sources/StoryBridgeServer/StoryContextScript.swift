@@ -11,7 +11,7 @@ enum StoryContextScript {
     /// The `<script>` element for a slide of `presentation`. When the context cannot be read (a
     /// refused `story-context.json`, a storage failure) the page still gets the objects the host
     /// fills, and the reason is logged.
-    static func tag(for presentation: Presentation, host: StoryBridgeHost) async -> String {
+    static func tag(for presentation: Presentation, host: StoryBridgeHost) async -> Element {
         let story: StoryContextService.PageStory
         do {
             story = try await host.storyContext.pageStory(for: presentation)
@@ -26,8 +26,18 @@ enum StoryContextScript {
         }
         // The revision and version go back to the host when the page's socket opens (a page that
         // missed a push meanwhile is sent the current state) and order the pushes that follow.
-        return "<script data-storybridge-story=\"\(story.version)\" data-storybridge-story-revision=\"\(story.revision)\">"
-            + "window._story=\(scriptLiteral(story.text));</script>"
+        return Element(
+            tag: "<script data-storybridge-story=\"\(story.version)\" data-storybridge-story-revision=\"\(story.revision)\">"
+                + "window._story=\(scriptLiteral(story.text));</script>",
+            version: story.version, revision: story.revision)
+    }
+
+    /// The element, and the state's version and revision it carries (which the client's own tag
+    /// carries too: the client runs, and opens its socket, before this element is parsed).
+    struct Element {
+        let tag: String
+        let version: String
+        let revision: Int
     }
 
     /// JSON text that can stand inside a `<script>` element: no `</` (which would close the

@@ -26,6 +26,12 @@ struct StoryContextBrowserTests {
             let seen = try JSONValue.parse(try #require(try await first.evaluate("window.seenAtLoad").stringValue))
             #expect(seen["form"]?["rating"]?["value"] == 3)
             #expect(seen["presentation"]?["id"] == 1)
+            // The state's version the socket sent as it opened is the slide's (§9.5), though the
+            // socket opens before the Story context's element is parsed: the catch-up needs it.
+            let sent = try await first.evaluate("window.__storybridge.story().version")
+            #expect(sent.stringValue?.count == 16)
+            let served = "document.querySelector('script[data-storybridge-story]').getAttribute('data-storybridge-story')"
+            #expect(try await first.evaluate(served) == sent)
 
             // A set in the first tab (through the proxy, reported on both channels) reaches the second.
             try await first.evaluate("story.form.rating.value = 4.5; story.form.count = 2; true")

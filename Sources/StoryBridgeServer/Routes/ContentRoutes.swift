@@ -77,12 +77,13 @@ struct ContentRoutes: Sendable {
             // Its scripts and style sheets named by version, kept by the browser (§1.3).
             return (file, VersionedFiles.linkingVersions(in: try Data(contentsOf: file.file), slide: file.relative, root: root))
         }
+        let story = await storyTag
         let tag =
             ClientScriptInjector.tag(
                 presentationId: presentation.id, slide: file.relative, token: token.value,
                 pageAnswers: PageAnswers.allowed(by: host.bridge), earlyAnswers: EarlyAnswers.allowed(by: host.bridge),
-                pageConsole: host.pageConsole.settings.clientLimit)
-            + (await storyTag) + ClientScriptInjector.adapterTag(for: presentation.dialect)
+                pageConsole: host.pageConsole.settings.clientLimit, story: (story.version, story.revision))
+            + story.tag + ClientScriptInjector.adapterTag(for: presentation.dialect)
         let injection = ClientScriptInjector.inject(tag, into: html)
         if let problem = injection.problem {
             ClientScriptInjector.report(problem, presentationId: presentation.id, slide: file.relative, host: host)
