@@ -22,7 +22,7 @@ struct HostRoutesTests {
 
     /// Runs `body` with a client of the host's application serving the demo presentation, and the host.
     private func withHostRoutes(
-        _ body: @escaping @Sendable (any TestClientProtocol, String, StoryBridgeHost) async throws -> Void
+        presentation: URL = Self.demo, _ body: @escaping @Sendable (any TestClientProtocol, String, StoryBridgeHost) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-routes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -31,7 +31,7 @@ struct HostRoutesTests {
         var logger = Logger(label: "storybridge.test")
         logger.logLevel = .critical
         let host = StoryBridgeHost(
-            library: PresentationLibrary([try PresentationFolder.load(Self.demo, catalog: .init(id: 1))]),
+            library: PresentationLibrary([try PresentationFolder.load(presentation, catalog: .init(id: 1))]),
             database: try StoryBridgeDatabase(file: directory.database), logger: logger)
         let configuration = ServerConfiguration(port: 0)
         let application = StoryBridgeServer(host: host, configuration: configuration).makeApplication()
@@ -125,6 +125,60 @@ struct HostRoutesTests {
                     #expect(response.status == .ok)
                     #expect(response.headers[.cacheControl] == "no-cache", "\(uri)")
                 }
+            }
+        }
+    }
+
+    @Test("a style sheet asked for by its version names its fonts, images and imports by version; a changed font changes its URL")
+    func versionedStyleSheet() async throws {
+        let deck = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-css-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: deck) }
+        let files: [String: String] = [
+            "index.html": "<html><head><link rel=\"stylesheet\" href=\"css/deck.css\"></head><body>deck</body></html>",
+            "css/deck.css":
+                "@import \"more.css\";\n@font-face { font-family: A; src: url('../fonts/a.woff2') format('woff2'); }\n"
+                + "body { background: url(img/b.png); } /* url(img/none.png) */ .x { background: url(data:image/png;base64,AA); }",
+            "css/more.css": "p { background: url( \"../fonts/a.woff2\" ); }",
+            "css/img/b.png": "png", "fonts/a.woff2": "font one",
+        ]
+        for (path, text) in files {
+            let file = deck.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        try await withHostRoutes(presentation: deck) { client, _, _ in
+            func styleSheetURL() async throws -> String {
+                let slide = try await client.execute(uri: "/p/1/index.html", method: .get) { String(buffer: $0.body) }
+                return String(try #require(slide.firstMatch(of: /css\/deck\.css\?v=[0-9a-z-]+/)).0)
+            }
+            let first = try await styleSheetURL()
+            let css = try await client.execute(uri: "/p/1/" + first, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                #expect(response.headers[.contentType] == "text/css")
+                return String(buffer: response.body)
+            }
+            let font = try #require(css.firstMatch(of: /url\('\.\.\/fonts\/a\.woff2\?v=([0-9a-z-]+)'\) format/))
+            #expect(css.contains("url(img/b.png?v="))
+            #expect(css.firstMatch(of: /@import "more\.css\?v=[0-9a-z-]+-[0-9a-z]+";/) != nil, "an import's version covers its own files")
+            #expect(css.contains("/* url(img/none.png) */") && css.contains("url(data:image/png;base64,AA)"))
+            try await client.execute(uri: "/p/1/fonts/a.woff2?v=\(font.1)", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            }
+            // The imported style sheet, asked for by the version deck.css gives it, names the font too.
+            let imported = try #require(css.firstMatch(of: /more\.css\?v=[0-9a-z-]+/))
+            try await client.execute(uri: "/p/1/css/" + imported.0, method: .get) { response in
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+                #expect(String(buffer: response.body).contains("url( \"../fonts/a.woff2?v=\(font.1)\" )"))
+            }
+            // A changed font: the slide names the style sheet by a new version; the old one is no
+            // longer answered for good, and its bytes come as they are on disk.
+            try "font two, longer".write(to: deck.appendingPathComponent("fonts/a.woff2"), atomically: true, encoding: .utf8)
+            let second = try await styleSheetURL()
+            #expect(second != first)
+            try await client.execute(uri: "/p/1/" + first, method: .get) { response in
+                #expect(response.headers[.cacheControl] == "no-cache")
+                #expect(String(buffer: response.body) == files["css/deck.css"])
             }
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
+import StoryBridge
 
 /// Presentation files named by version (docs/PROTOCOL.md §1.3). A slide's scripts and style
 /// sheets (``SlideAssetLinks``) are linked as `FILE?v=VERSION`, the version made of the file's
@@ -38,10 +40,14 @@ enum VersionedFiles {
         let folder = slide.split(separator: "/", omittingEmptySubsequences: false).dropLast().map { $0 + "/" }.joined()
         var insertions: [(offset: Int, text: String)] = []
         for link in links {
-            guard let file = try? ContentPath(rawRelativePath: folder + link.url, root: root), let version = version(of: file.file)
-            else {
-                continue
+            let version: String?
+            if link.url.lowercased().hasSuffix(".css") {
+                // A style sheet's version covers the files it names (``VersionedStyleSheets``).
+                version = VersionedStyleSheets.named(folder + link.url, root: root)?.version
+            } else {
+                version = (try? ContentPath(rawRelativePath: folder + link.url, root: root)).flatMap { Self.version(of: $0.file) }
             }
+            guard let version else { continue }
             insertions.append((link.range.upperBound, "?v=" + version))
         }
         guard !insertions.isEmpty else { return html }
@@ -68,6 +74,9 @@ struct VersionedFilesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let asked = request.uri.queryParameters["v"], request.uri.path.hasPrefix("/p/") else {
             return try await next(request, context)
         }
+        if request.uri.path.lowercased().hasSuffix(".css"), let styleSheet = try await styleSheet(request, asked: asked) {
+            return styleSheet
+        }
         var response = try await next(request, context)
         guard response.status == .ok || response.status == .notModified || response.status == .partialContent,
             let id = files.getFileIdentifier(String(request.uri.path.dropFirst(2))),
@@ -76,5 +85,28 @@ struct VersionedFilesMiddleware<Context: RequestContext>: RouterMiddleware {
         else { return response }
         response.headers[.cacheControl] = VersionedFiles.immutable
         return response
+    }
+
+    /// A style sheet that names files, asked for by its current version: its bytes with those
+    /// files named by version (``VersionedStyleSheets``), `immutable`. Nil for anything else (a
+    /// style sheet that names none, an older version, a range request), which the file
+    /// middleware answers as any file.
+    private func styleSheet(_ request: Request, asked: Substring) async throws -> Response? {
+        let path = String(request.uri.path.dropFirst(2))
+        guard request.headers[.range] == nil, !path.contains("%"), let id = files.getFileIdentifier(path) else { return nil }
+        let rewritten = try await BlockingIO.run { () -> [UInt8]? in
+            guard let named = VersionedStyleSheets.named(id.relative, root: id.root), !named.references.isEmpty,
+                named.version == asked, let file = try? ContentPath(rawRelativePath: id.relative, root: id.root),
+                let bytes = try? Data(contentsOf: file.file),
+                VersionedFiles.version(of: file.file) == named.own  // not changed while it was read
+            else { return nil }
+            return VersionedStyleSheets.rewritten([UInt8](bytes), named)
+        }
+        guard let rewritten else { return nil }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/css"
+        headers[.cacheControl] = VersionedFiles.immutable
+        headers[.contentLength] = String(rewritten.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: rewritten)))
     }
 }
