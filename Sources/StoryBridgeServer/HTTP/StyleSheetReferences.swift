@@ -47,18 +47,13 @@ enum StyleSheetReferences {
         return found
     }
 
-    /// Whether `url` is a relative path the host can name by version.
+    /// Whether `url` is a relative path the host can name by version: a slide's plain relative
+    /// path (``SlideAssetLinks/isPlainRelativePath(_:)``) after any leading `./` and `../`, with
+    /// no `%` (the host resolves it as written).
     static func isRelativeReference(_ url: String) -> Bool {
-        guard let first = url.utf8.first, first != UInt8(ascii: "/") else { return false }
-        for byte in url.utf8 {
-            switch byte {
-            case UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "%"):
-                return false
-            case 0...0x20, 0x7F: return false
-            default: continue
-            }
-        }
-        return true
+        var rest = Substring(url)
+        while rest.hasPrefix("./") || rest.hasPrefix("../") { rest = rest.dropFirst(rest.hasPrefix("./") ? 2 : 3) }
+        return !url.contains("%") && SlideAssetLinks.isPlainRelativePath(String(rest))
     }
 
     private static func take(_ range: Range<Int>, in css: [UInt8], into found: inout [Reference]) {
