@@ -45,7 +45,7 @@ package enum VeevaDeliveryFixture {
     /// does), `handler` (`webkit.messageHandlers.veeva`) or `external` (`window.external.notify`).
     /// `wire.ask(request, name)` first sets the global `name` to a function that records the answer
     /// in `window.answers` (one entry per call, with the name), as the libraries reassign theirs.
-    package static let wireLibrary = """
+    static let wireLibrary = """
         (function () {
           window.answers = [];
           var wire = window.wire = { transport: 'location' };

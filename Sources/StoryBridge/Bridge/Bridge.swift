@@ -131,7 +131,7 @@ public final class Bridge: Sendable {
 
     /// The list named `key` worked out from the registrations by `make`, made once per change of
     /// the registrations (slides name such lists in every page: `PageAnswers`, `EarlyAnswers`).
-    package func derivedList(_ key: String, make: (Bridge) -> [String]) -> [String] {
+    func derivedList(_ key: String, make: (Bridge) -> [String]) -> [String] {
         let (generation, kept) = routes.withLock { ($0.generation, $0.derived[key]) }
         if let kept { return kept }
         let made = make(self)

@@ -15,11 +15,11 @@ package protocol DeliveryRules: Sendable {
 }
 
 /// Finds the dialect of a delivery.
-package enum DialectDetection {
+enum DialectDetection {
     /// The dialect of the unpacked delivery in `root`: StoryCLM when its root holds `index.html`
     /// (today's rule, checked first so every StoryCLM package keeps its meaning), else the first
     /// other dialect whose rules recognise it; `nil` when none does.
-    package static func detect(root: URL, entries: [String]) -> DialectName? {
+    static func detect(root: URL, entries: [String]) -> DialectName? {
         for dialect in DialectName.allCases where dialect.rules.recognises(root: root, entries: entries) {
             return dialect
         }
@@ -35,7 +35,7 @@ extension FileManager {
     }
 
     /// Whether `url` is a file, not a folder.
-    package func isPlainFile(_ url: URL) -> Bool {
+    func isPlainFile(_ url: URL) -> Bool {
         var isDirectory: ObjCBool = false
         return fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
     }

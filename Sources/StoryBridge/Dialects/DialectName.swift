@@ -22,7 +22,7 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
     }
 
     /// The host modules this dialect adds to the built-in ones (which answer StoryCLM's commands).
-    package func hostModules(database: StoryBridgeDatabase, clock: any HostClock) -> [any BridgeModule] {
+    func hostModules(database: StoryBridgeDatabase, clock: any HostClock) -> [any BridgeModule] {
         switch self {
         case .storyclm: return []
         case .veeva: return [VeevaModule(store: CRMStore(database: database, clock: clock))]

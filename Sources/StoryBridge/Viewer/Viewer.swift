@@ -230,7 +230,7 @@ public actor Viewer {
     }
 
     /// Notes that `pageLoad` was entered as a new page load, keeping the session or not.
-    package func noteEntered(pageLoad: String, keepsSession: Bool) {
+    func noteEntered(pageLoad: String, keepsSession: Bool) {
         pageLoadRecording = (pageLoad, keepsSession, false)
     }
 

@@ -55,7 +55,7 @@ package struct ContentAPIClient: Sendable {
     /// `https://api.storyclm.com/v1/`, the routes already start with `/v1`.
     /// `GET /v1/trust/keys`: the service's signed keys document, without a token; `nil` when the
     /// service signs nothing (404).
-    package func trustKeys() async throws(SyncError) -> Data? {
+    func trustKeys() async throws(SyncError) -> Data? {
         guard let body = try await fetch("/v1/trust/keys", absentOn: [404], authorized: false, limit: 1 << 20) else { return nil }
         return Data(body.readableBytesView)
     }

@@ -1,7 +1,7 @@
 /// One `CLMPlayer` message as the OCE library posts it: `JSON.stringify({request, params})`,
 /// through `webkit.messageHandlers.nativeCall` or (the library's variant) `parent.postMessage`.
 /// The client adapter (`js/oce.js`) forwards it as `oce.call {request, params, transport}`.
-package struct OceCall: Sendable, Hashable {
+struct OceCall: Sendable, Hashable {
     /// The function's name (`gotoSlide`, `addAction`…).
     package var request: String
     /// Its parameters as the library named them (`{sequenceId, slideName, animation}`).
@@ -36,7 +36,7 @@ package struct OceCall: Sendable, Hashable {
 }
 
 /// Why an `oce.call` cannot be read.
-package enum OceCallError: Error, Sendable, Hashable, CustomStringConvertible {
+enum OceCallError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The message has no `request` name.
     case noRequest
     /// `params` is there but not an object.

@@ -133,9 +133,9 @@ package struct CRMDataSet: Sendable, Hashable {
 }
 
 /// Where a Veeva delivery's CRM data set is: `veeva.json`'s `crmData`, else `crm-data.json`.
-package enum CRMDataSetFile {
+enum CRMDataSetFile {
     /// The data set's default file name in a delivery.
-    package static let defaultName = "crm-data.json"
+    static let defaultName = "crm-data.json"
 
     /// The data set file of the delivery in `root`, if it has one. A `crmData` that names a missing
     /// file is refused.
@@ -156,7 +156,7 @@ package enum CRMDataSetFile {
 
 /// A record's fields, read without regard to the case of their names (the libraries ask for
 /// `ID` where a record has `Id`).
-package enum CRMRecord {
+enum CRMRecord {
     /// The record's id.
     package static func id(of fields: [String: JSONValue]) -> String? {
         for key in ["Id", "ID", "id", "IdNumber"] {
@@ -175,7 +175,7 @@ package enum CRMRecord {
 }
 
 /// The objects behind `getDataForObjectV2`'s keywords, in Veeva CRM's and Vault CRM's names.
-package enum CRMObjects {
+enum CRMObjects {
     static let keywords: [String: [String]] = [
         "account": ["Account", "account__v"],
         "tsf": ["TSF_vod__c", "tsf__v"],

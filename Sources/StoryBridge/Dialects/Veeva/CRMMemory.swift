@@ -51,7 +51,7 @@ package final class CRMMemory: Sendable {
     }
 
     /// How long a snapshot is used without looking at its data set's file again.
-    package static let freshFor: TimeInterval = 1
+    static let freshFor: TimeInterval = 1
 
     private let snapshots = Mutex<[Int: Snapshot]>([:])
 

@@ -10,9 +10,9 @@ package struct VeevaDelivery: DeliveryRules {
     package var dialect: DialectName { .veeva }
 
     /// The folder the shared resource is unpacked into, beside the key messages.
-    package static let sharedFolder = "shared"
+    static let sharedFolder = "shared"
     /// The delivery's own settings file: the key-message order and the CRM data set (both optional).
-    package static let settingsFile = "veeva.json"
+    static let settingsFile = "veeva.json"
 
     package init() {}
 
@@ -38,14 +38,14 @@ package struct VeevaDelivery: DeliveryRules {
     }
 
     /// A key message's folder and its HTML file, relative to the delivery's root.
-    package struct KeyMessageFolder: Sendable, Hashable {
+    struct KeyMessageFolder: Sendable, Hashable {
         package var name: String
         package var slide: String
     }
 
     /// The key-message folders of the delivery: each folder but `shared/` that holds `NAME.html`
     /// or `index.html`.
-    package func keyMessageFolders(root: URL, entries: [String]) -> [KeyMessageFolder] {
+    func keyMessageFolders(root: URL, entries: [String]) -> [KeyMessageFolder] {
         entries.sorted().compactMap { name in
             guard name != Self.sharedFolder, !name.hasPrefix("."), FileManager.default.isFolder(root.appendingPathComponent(name))
             else { return nil }

@@ -7,7 +7,7 @@ import Foundation
 /// one folder named like it (`NAME/…`) is unpacked without that level. The shared resource is the
 /// zip named `shared*.zip` (or marked shared in the loader CSV); it lands in `shared/`. On any
 /// refusal the destination is removed: nothing is left behind.
-package struct VeevaDeliveryUnpacker: Sendable {
+struct VeevaDeliveryUnpacker: Sendable {
     package var limits: PackageLimits
 
     package init(limits: PackageLimits = PackageLimits()) {
@@ -15,14 +15,14 @@ package struct VeevaDeliveryUnpacker: Sendable {
     }
 
     /// Whether `folder` is a packed Veeva delivery: it holds zips and no `index.html`.
-    package static func isPackedDelivery(folder: URL) -> Bool {
+    static func isPackedDelivery(folder: URL) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
         return !names.contains(Presentation.startSlide) && names.contains { $0.lowercased().hasSuffix(".zip") }
     }
 
     /// Whether the zip at `zip` is a zip of zips (a packed Veeva delivery): its root holds zips
     /// and no `index.html`. Its listing gets the package checks.
-    package func isZipOfZips(_ zip: URL) throws(PackageError) -> Bool {
+    func isZipOfZips(_ zip: URL) throws(PackageError) -> Bool {
         let paths = try PackageExtractor(limits: limits).filePaths(zip: zip, requiresStartSlide: false)
         return !paths.contains(Presentation.startSlide)
             && paths.contains { !$0.contains("/") && $0.lowercased().hasSuffix(".zip") }

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Key messages the source does not name follow, in name order; a name the source gives that the
 /// delivery does not hold is refused, naming the row or the entry.
-package enum VeevaKeyMessageOrder {
+enum VeevaKeyMessageOrder {
     /// The order of `keyMessages` (folder names) in the delivery at `root`.
     package static func read(root: URL, entries: [String], keyMessages: [String]) throws(PresentationFolderError) -> [String] {
         let listed: [String]

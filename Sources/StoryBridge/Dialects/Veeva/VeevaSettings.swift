@@ -5,14 +5,14 @@ import Foundation
 /// key-message order when the delivery has no loader CSV, the CRM data set's file, relative to the
 /// delivery (by default `crm-data.json` when the delivery has one), and the app version
 /// `getAppVersion` answers (by default ``defaultAppVersion``).
-package struct VeevaSettings: Sendable, Hashable {
+struct VeevaSettings: Sendable, Hashable {
     package var keyMessages: [String]?
     package var crmData: String?
     package var appVersion: String?
 
     /// The version `getAppVersion` answers when `veeva.json` names none: a Vault CRM release,
     /// with which the Vault library's `getApprovedDocument` takes its one-request path.
-    package static let defaultAppVersion = "262.2.30"
+    static let defaultAppVersion = "262.2.30"
 
     package static func read(_ file: URL) throws(PresentationFolderError) -> VeevaSettings {
         let value: JSONValue
