@@ -88,4 +88,16 @@ package struct TestHost: Sendable {
         await server.stop()
         if let temporaryDataFolder { try? FileManager.default.removeItem(at: temporaryDataFolder) }
     }
+
+    /// Runs `body` with this host and stops the host afterwards, whether `body` returns or throws.
+    package func use<T>(_ body: (TestHost) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
 }

@@ -6,10 +6,9 @@ import Testing
 /// The demo presentation in a real headless Chromium, against a real host.
 @Suite("Demo presentation in headless Chromium", .serialized)
 struct DemoPresentationTests {
-    let identity = HostIdentity(
-        user: .init(id: "e2e-user", username: "Vera"),
-        app: .init(localization: "ru", os: "Linux", osVersion: "6.1", device: "headless", appVersion: "2.2.0"),
-        location: .init(latitude: 59.93, longitude: 30.31, address: "Saint Petersburg"))
+    let identity = HostIdentity.testRig(
+        userId: "e2e-user", username: "Vera", device: "headless", appVersion: "2.2.0",
+        at: (59.93, 30.31, "Saint Petersburg"))
 
     @Test("every Base call made from the start slide is answered and shown on the page")
     func baseCalls() async throws {

@@ -47,24 +47,16 @@ struct OceTimingTests {
             for round in 0..<(warmUp + pairs) {
                 // Alternate which goes first, so a drift in the machine's load falls on both.
                 for first in round % 2 == 0 ? [true, false] : [false, true] {
-                    if first {
-                        try await page.navigate(to: host.baseURL + "/p/1/index.html")
-                        try await page.waitForSlide("index.html")
-                        try await page.evaluate(
-                            "sessionStorage.setItem('t0', String(performance.timeOrigin + performance.now())); window.__storybridge.request('go', {slideName: 'overview.html', data: {}}); true"
-                        )
-                        try await page.waitForSlide("overview.html")
-                        let ms = try await page.waitFor(Self.elapsed).doubleValue ?? 0
-                        if round >= warmUp { storyclm.append(ms) }
-                    } else {
-                        try await page.navigate(to: host.baseURL + "/p/2/Intro/01_welcome.html")
-                        try await page.waitForSlide("Intro/01_welcome.html")
-                        try await page.evaluate(
-                            "sessionStorage.setItem('t0', String(performance.timeOrigin + performance.now())); CLMPlayer.gotoSlide(null, '02_overview.html', null); true"
-                        )
-                        try await page.waitForSlide("Intro/02_overview.html")
-                        let ms = try await page.waitFor(Self.elapsed).doubleValue ?? 0
-                        if round >= warmUp { gotoSlide.append(ms) }
+                    let ms =
+                        first
+                        ? try await timeSwitch(
+                            page, from: host.baseURL + "/p/1/index.html", "index.html",
+                            calling: "window.__storybridge.request('go', {slideName: 'overview.html', data: {}})", to: "overview.html")
+                        : try await timeSwitch(
+                            page, from: host.baseURL + "/p/2/Intro/01_welcome.html", "Intro/01_welcome.html",
+                            calling: "CLMPlayer.gotoSlide(null, '02_overview.html', null)", to: "Intro/02_overview.html")
+                    if round >= warmUp {
+                        if first { storyclm.append(ms) } else { gotoSlide.append(ms) }
                     }
                 }
             }
@@ -86,5 +78,17 @@ struct OceTimingTests {
                 pairedRatio <= 1.1,
                 "gotoSlide median \(median(gotoSlide)) ms against go \(median(storyclm)) ms; median of paired ratios \(pairedRatio)")
         }
+    }
+
+    /// Opens `url` (its slide `slide`), runs `call`, and returns the milliseconds from the call to
+    /// the load event's end of `target`.
+    private func timeSwitch(_ page: BrowserPage, from url: String, _ slide: String, calling call: String, to target: String)
+        async throws -> Double
+    {
+        try await page.navigate(to: url)
+        try await page.waitForSlide(slide)
+        try await page.evaluate("sessionStorage.setItem('t0', String(performance.timeOrigin + performance.now())); \(call); true")
+        try await page.waitForSlide(target)
+        return try await page.waitFor(Self.elapsed).doubleValue ?? 0
     }
 }

@@ -8,12 +8,7 @@ import Testing
 struct AzureSyncTests {
     /// Runs the built CLI with `arguments` and waits for it.
     static func cli(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let output = Pipe()
-        let errors = Pipe()
-        let process = try await LaunchedProcess.launch(
-            try storybridgeExecutable(), arguments: arguments, output: .pipe(output), error: .pipe(errors))
-        let (out, err) = await readUntilExit(process, output: output, errors: errors)
-        return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
+        try await runStorybridgeToExit(arguments)
     }
 
     @Test("login and sync with --blob-links azure, the first download cut mid-body: the kiosk's library gets the exact decks")

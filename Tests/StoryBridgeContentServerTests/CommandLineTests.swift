@@ -2,17 +2,6 @@ import Foundation
 import StoryBridgeTesting
 import Testing
 
-/// The built `storybridge` executable, next to the test bundle.
-func storybridgeExecutable() throws -> URL {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if folder.lastPathComponent.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
-    let binary = folder.appendingPathComponent("storybridge")
-    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "storybridge (run swift build first)"])
-    }
-    return binary
-}
-
 @Suite("Content server: command line")
 struct ContentServerCommandLineTests {
     @Test("content-server --port 0 prints its address, answers tokens and content, and stops on SIGTERM")
@@ -172,12 +161,7 @@ struct ContentServerCommandLineTests {
         // Read on a thread of its own until the child exits (not to end-of-file: a browser
         // started by another test at the same moment can hold the pipe open).
         func run(_ arguments: [String]) async throws -> (Int32, String) {
-            let output = Pipe()
-            let errors = Pipe()
-            let process = try await LaunchedProcess.launch(
-                try storybridgeExecutable(), arguments: arguments, output: .pipe(output), error: .pipe(errors))
-            let (out, err) = await readUntilExit(process, output: output, errors: errors)
-            return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
+            try await runStorybridgeToExit(arguments)
         }
         let (status, help) = try await run(["content-server", "--help"])
         #expect(status == 0)

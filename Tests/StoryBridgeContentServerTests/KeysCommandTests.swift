@@ -9,12 +9,7 @@ import Testing
 struct KeysCommandTests {
     /// Runs `storybridge ARGUMENTS`; its exit status and standard output and error together.
     private func storybridge(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let output = Pipe()
-        let errors = Pipe()
-        let process = try await LaunchedProcess.launch(
-            try storybridgeExecutable(), arguments: arguments, output: .pipe(output), error: .pipe(errors))
-        let (out, err) = await readUntilExit(process, output: output, errors: errors)
-        return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
+        try await runStorybridgeToExit(arguments)
     }
 
     private func keys(_ lab: ContentLab, _ arguments: [String]) async throws -> (status: Int32, output: String) {

@@ -10,17 +10,11 @@ import StoryBridgeTesting
 
 /// A temporary data folder with presentations installed from real zips, and a content server on
 /// loopback over it.
-struct ContentLab {
+struct ContentLab: LabAccount {
     let folder: URL
     let directory: DataDirectory
     let library: LibraryStore
 
-    static let serviceId = "kiosk-service"
-    static let serviceSecret = "service-secret"
-    static let appId = "kiosk-app"
-    static let appSecret = "app-secret"
-    static let username = "anna"
-    static let password = "pa55 word&="
     static let fullname = "Anna Petrova"
 
     init() throws {

@@ -9,12 +9,7 @@ import Testing
 @Suite("Kiosk: trust add and show")
 struct TrustCommandTests {
     private func storybridge(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let output = Pipe()
-        let errors = Pipe()
-        let process = try await LaunchedProcess.launch(
-            try storybridgeExecutable(), arguments: arguments, output: .pipe(output), error: .pipe(errors))
-        let (out, err) = await readUntilExit(process, output: output, errors: errors)
-        return (process.terminationStatus, String(decoding: out + err, as: UTF8.self))
+        try await runStorybridgeToExit(arguments)
     }
 
     @Test("trust add pins a server's root; a different root needs --replace (78); show prints the pinned root; trust.rootFile wins")

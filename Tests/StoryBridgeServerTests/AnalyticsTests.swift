@@ -16,11 +16,7 @@ func withAnalyticsHost(
         presentationFolders: [demoFolder, try secondPresentationFolder()],
         catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")], identity: identity, policy: policy,
         dataDirectory: directory, clock: clock)
-    do { try await body(host, directory) } catch {
-        await host.stop()
-        throw error
-    }
-    await host.stop()
+    try await host.use { try await body($0, directory) }
 }
 
 @Suite("Analytics of a scripted visit")

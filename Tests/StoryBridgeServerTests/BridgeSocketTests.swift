@@ -6,10 +6,9 @@ import Testing
 
 @Suite("Bridge over a real WebSocket")
 struct BridgeSocketTests {
-    let identity = HostIdentity(
-        user: .init(id: "u-7", username: "Boris"),
-        app: .init(localization: "ru", os: "Linux", osVersion: "6.1", device: "rig", appVersion: "1.0"),
-        location: .init(latitude: 1.5, longitude: 2.5, address: "Somewhere"))
+    let identity = HostIdentity.testRig(
+        userId: "u-7", username: "Boris", device: "rig", appVersion: "1.0",
+        at: (1.5, 2.5, "Somewhere"))
 
     @Test("a page is greeted with its viewer, slide and navigation data")
     func hello() async throws {

@@ -50,3 +50,15 @@ func withOwnDataFolder(_ arguments: [String]) -> (arguments: [String], added: UR
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-serve-data-\(UUID().uuidString)")
     return (arguments + ["--data-dir", folder.path], folder)
 }
+
+/// Runs `storybridge test` on the script `text` makes for a delivery that `write` puts in a
+/// temporary folder (the delivery's path given to `text`).
+func runTestScript(delivery write: (URL) throws -> Void, _ text: (URL) -> String) async throws -> CLIResult {
+    try await withTemporaryFolder { folder in
+        let delivery = folder.appendingPathComponent("delivery")
+        try write(delivery)
+        let script = folder.appendingPathComponent("script.yaml")
+        try text(delivery).write(to: script, atomically: true, encoding: .utf8)
+        return try await runStorybridge(["test", script.path])
+    }
+}

@@ -3,17 +3,6 @@ import StoryBridge
 import StoryBridgeTesting
 import Testing
 
-/// The built `storybridge` executable, next to the test bundle.
-func storybridgeExecutable() throws -> URL {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if folder.lastPathComponent.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
-    for candidate in [folder, repositoryRoot.appendingPathComponent(".build/debug")] {
-        let binary = candidate.appendingPathComponent("storybridge")
-        if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-    }
-    throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "storybridge (run swift build first)"])
-}
-
 /// Runs the CLI to completion and returns its exit status and output, waiting on a thread of its
 /// own (see ``runStorybridge(_:environment:asUnprivilegedUser:)``).
 func runCLI(_ arguments: [String]) async throws -> CLIResult {

@@ -13,11 +13,7 @@ func withLongRunHost(
     let host = try await TestHost.start(
         presentationFolders: [demoFolder], dataDirectory: directory, clock: clock, lifetime: lifetime,
         maxDatabasePages: maxDatabasePages)
-    do { try await body(host, clock, directory) } catch {
-        await host.stop()
-        throw error
-    }
-    await host.stop()
+    try await host.use { try await body($0, clock, directory) }
 }
 
 /// A temporary folder that `body` may use, deleted afterwards.

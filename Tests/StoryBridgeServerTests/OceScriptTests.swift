@@ -9,11 +9,8 @@ import Testing
 struct OceScriptTests {
     @Test("oce steps send a CLMPlayer call and check the host's answer; navigation follows the sequences; a failing step is named")
     func oceSteps() async throws {
-        try await withTemporaryFolder { folder in
-            let delivery = folder.appendingPathComponent("delivery")
-            try OceDeliveryFixture.writeZips(in: delivery)
-            let script = folder.appendingPathComponent("oce.yaml")
-            try """
+        let result = try await runTestScript(delivery: OceDeliveryFixture.writeZips(in:)) { delivery in
+            """
             name: OCE calls
             presentation: \(delivery.path)
             tests:
@@ -43,12 +40,11 @@ struct OceScriptTests {
                   - load: Safety/01_safety.html
                   - oce: goNextSequence
                     expect: {refused: "not what is answered"}
-            """.write(to: script, atomically: true, encoding: .utf8)
-            let result = try await runStorybridge(["test", script.path])
-            #expect(result.status == 1, "\(result.output)\(result.errors)")
-            #expect(result.output.contains("step 12 (send oce.call) failed"), "\(result.output)")
-            #expect(result.output.contains("0 passed, 1 failed"))
+            """
         }
+        #expect(result.status == 1, "\(result.output)\(result.errors)")
+        #expect(result.output.contains("step 12 (send oce.call) failed"), "\(result.output)")
+        #expect(result.output.contains("0 passed, 1 failed"))
     }
 
     @Test("a recorded CLMPlayer call becomes an oce step with its params and the host's answer")

@@ -26,11 +26,7 @@ struct PlatformFlagsTests {
                 host.library.add(presentation)
             }
         }
-        do { try await body(host) } catch {
-            await host.stop()
-            throw error
-        }
-        await host.stop()
+        try await host.use { try await body($0) }
     }
 
     func deckFolder(_ title: String) throws -> URL {

@@ -17,19 +17,16 @@ func secondPresentationFolder() throws -> URL {
     ])
 }
 
+/// Runs `body` with a host of two presentations: the demo (1) and a second one (2).
+func withTwo(_ body: (TestHost) async throws -> Void) async throws {
+    let host = try await TestHost.start(
+        presentationFolders: [demoFolder, try secondPresentationFolder()],
+        catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")])
+    try await host.use { try await body($0) }
+}
+
 @Suite("Presentation, map, UI and media commands over a real WebSocket")
 struct PresentationCommandTests {
-    func withTwo(_ body: (TestHost) async throws -> Void) async throws {
-        let host = try await TestHost.start(
-            presentationFolders: [demoFolder, try secondPresentationFolder()],
-            catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")])
-        do { try await body(host) } catch {
-            await host.stop()
-            throw error
-        }
-        await host.stop()
-    }
-
     @Test("getPresentationInfo answers the catalog facts with both spellings of shortDescription")
     func info() async throws {
         try await withTwo { host in

@@ -10,9 +10,7 @@ struct SessionTimeoutTests {
     func timedOut() async throws {
         let lifetime = ViewerLifetime(idleTime: .seconds(60 * 60), sessionTimeout: .seconds(30 * 60))
         try await withLongRunHost(lifetime: lifetime) { host, clock, _ in
-            let page = try await host.connectViewer(slide: "index.html")
-            #expect(await page.nextEvent(named: "hello") != nil)
-            let sessionId = try #require(try await page.request("getCurrentSessions").data["sessionId"]?.stringValue)
+            let (page, sessionId) = try await openSession(host)
             clock.advance(by: .seconds(4))
             _ = try await page.request("go", data: ["slideName": "products.html"])
             await page.close()
@@ -52,9 +50,7 @@ struct SessionTimeoutTests {
     func returnsWithinTimeout() async throws {
         let lifetime = ViewerLifetime(idleTime: .seconds(60 * 60), sessionTimeout: .seconds(30 * 60))
         try await withLongRunHost(lifetime: lifetime) { host, clock, _ in
-            let page = try await host.connectViewer(slide: "index.html")
-            #expect(await page.nextEvent(named: "hello") != nil)
-            let sessionId = try #require(try await page.request("getCurrentSessions").data["sessionId"]?.stringValue)
+            let (page, sessionId) = try await openSession(host)
             await page.close()
             try await waitUntilIdle(host, viewerId: page.viewerId)
             clock.advance(minutes: 25)
@@ -77,9 +73,7 @@ struct SessionTimeoutTests {
     func timedOutAfterEviction() async throws {
         let lifetime = ViewerLifetime(idleTime: .seconds(10 * 60), sessionTimeout: .seconds(30 * 60))
         try await withLongRunHost(lifetime: lifetime) { host, clock, _ in
-            let page = try await host.connectViewer(slide: "index.html")
-            #expect(await page.nextEvent(named: "hello") != nil)
-            let sessionId = try #require(try await page.request("getCurrentSessions").data["sessionId"]?.stringValue)
+            let (page, sessionId) = try await openSession(host)
             clock.advance(by: .seconds(5))
             await page.close()
             try await waitUntilIdle(host, viewerId: page.viewerId)
@@ -104,9 +98,7 @@ struct SessionTimeoutTests {
     func noTimeout() async throws {
         let lifetime = ViewerLifetime(idleTime: .seconds(10 * 60), sessionTimeout: nil)
         try await withLongRunHost(lifetime: lifetime) { host, clock, _ in
-            let page = try await host.connectViewer(slide: "index.html")
-            #expect(await page.nextEvent(named: "hello") != nil)
-            let sessionId = try #require(try await page.request("getCurrentSessions").data["sessionId"]?.stringValue)
+            let (page, sessionId) = try await openSession(host)
             await page.close()
             try await waitUntilIdle(host, viewerId: page.viewerId)
             clock.advance(minutes: 24 * 60)
@@ -145,5 +137,13 @@ struct SessionTimeoutTests {
             #expect(try await store.session(id: "closed")?.state == .notSaved)
             #expect(try await store.uploadStatus().queued == 2)
         }
+    }
+
+    /// A viewer on the deck's index page, greeted, and the id of the session it opened.
+    private func openSession(_ host: TestHost) async throws -> (page: ViewerClient, sessionId: String) {
+        let page = try await host.connectViewer(slide: "index.html")
+        #expect(await page.nextEvent(named: "hello") != nil)
+        let sessionId = try #require(try await page.request("getCurrentSessions").data["sessionId"]?.stringValue)
+        return (page, sessionId)
     }
 }

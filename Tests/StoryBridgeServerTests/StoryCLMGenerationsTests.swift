@@ -41,18 +41,6 @@ private func drain(_ viewer: ViewerClient, _ requests: [Sent]) async throws -> [
     return answers
 }
 
-/// The hosts of these tests: the demo (1) and a second presentation (2).
-private func withTwo(_ body: (TestHost) async throws -> Void) async throws {
-    let host = try await TestHost.start(
-        presentationFolders: [demoFolder, try secondPresentationFolder()],
-        catalogs: [.init(id: 1, name: "Demo"), .init(id: 2, name: "Second")])
-    do { try await body(host) } catch {
-        await host.stop()
-        throw error
-    }
-    await host.stop()
-}
-
 /// Every generation of storyclm.js in the vendor's public repositories, spoken on the wire as
 /// each one sends it (command names and `Data` as its functions build them; written here from
 /// the table in docs/PROTOCOL.md, "StoryCLM generations", not copied from the libraries): every

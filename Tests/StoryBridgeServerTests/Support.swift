@@ -52,12 +52,5 @@ func withHost<T>(
     _ body: (TestHost) async throws -> T
 ) async throws -> T {
     let host = try await TestHost.start(presentationFolders: folders, identity: identity)
-    do {
-        let result = try await body(host)
-        await host.stop()
-        return result
-    } catch {
-        await host.stop()
-        throw error
-    }
+    return try await host.use(body)
 }

@@ -9,9 +9,7 @@ struct UploadShutdownTests {
     @Test("storybridge upload stops on SIGTERM with exit 0 after its batch in flight: nothing lost, nothing sent twice")
     func sigtermFinishesTheBatch() async throws {
         let (store, directory) = try await savedSessions(40)  // 160 records
-        let faults = CollectorFaults()
-        faults.delay(milliseconds: 30)
-        let (collector, received) = try await makeCollector(faults: faults)
+        let (collector, received, faults) = try await slowCollector(delay: 30)
         let batchSize = 10
         let arguments = [
             "upload", "--data-dir", directory.root.path, "--upload-endpoint", "http://127.0.0.1:\(collector.port)",
@@ -37,11 +35,7 @@ struct UploadShutdownTests {
         #expect(status.queued == 160 - atStop, "the rest is still queued")
         #expect(status.lastError == nil, "no request was abandoned and retried")
 
-        faults.delay(milliseconds: 0)
-        let again = try await runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
-        #expect(again.status == 0)
-        await collector.stop()
-        let messages = try received.messages()
+        let messages = try await uploadTheRest(arguments, faults: faults, collector: collector, received: received)
         #expect(messages.count == 160)
         #expect(messages.allSatisfy { $0.deliveries == 1 })
         #expect(try await store.uploadStatus().sent == 160)
@@ -50,9 +44,7 @@ struct UploadShutdownTests {
     @Test("storybridge serve with an uploader stops on SIGTERM with exit 0; what the collector took is marked sent")
     func serveSigterm() async throws {
         let (store, directory) = try await savedSessions(20)  // 80 records
-        let faults = CollectorFaults()
-        faults.delay(milliseconds: 20)
-        let (collector, received) = try await makeCollector(faults: faults)
+        let (collector, received, _) = try await slowCollector(delay: 20)
         let serve = try await ServeProcess.start([
             demoFolder.path, "--port", "0", "--no-watch", "--log-level", "warning", "--data-dir", directory.root.path,
             "--upload-endpoint", "http://127.0.0.1:\(collector.port)", "--upload-hub", "hub1", "--upload-key", "key1",

@@ -48,6 +48,26 @@ func makeCollector(port: Int = 0, faults: CollectorFaults = CollectorFaults(), s
     return (try await collector.start(), received)
 }
 
+/// A collector that waits `delay` milliseconds before each answer, with the faults to change it.
+func slowCollector(delay: Int) async throws -> (RunningServer, CollectorStore, CollectorFaults) {
+    let faults = CollectorFaults()
+    faults.delay(milliseconds: delay)
+    let (collector, received) = try await makeCollector(faults: faults)
+    return (collector, received, faults)
+}
+
+/// With the collector's delay gone, runs `upload --once` with `arguments` (their interval left
+/// out), stops the collector and returns what it received in all.
+func uploadTheRest(_ arguments: [String], faults: CollectorFaults, collector: RunningServer, received: CollectorStore)
+    async throws -> [CollectorStore.Message]
+{
+    faults.delay(milliseconds: 0)
+    let again = try await runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
+    #expect(again.status == 0)
+    await collector.stop()
+    return try received.messages()
+}
+
 func uploader(
     _ store: AnalyticsStore, port: Int, identity: HostIdentity = HostIdentity(), batch: Int = 100, maxBackoff: Double = 0.2,
     clock: any HostClock = SystemHostClock()
@@ -88,10 +108,9 @@ struct UploadTests {
     func uploads() async throws {
         let (store, _) = try await savedSessions(2)
         let (collector, received) = try await makeCollector()
-        let identity = HostIdentity(
-            user: .init(id: "пользователь-1", username: "Анна"),
-            app: .init(localization: "ru", os: "Linux", osVersion: "6.1", device: "Стенд №1", appVersion: "1.0"),
-            location: .init(latitude: 55.75, longitude: 37.62, address: "Москва"))
+        let identity = HostIdentity.testRig(
+            userId: "пользователь-1", username: "Анна", device: "Стенд №1", appVersion: "1.0",
+            at: (55.75, 37.62, "Москва"))
         let upload = uploader(store, port: collector.port, identity: identity)
         let pass = await upload.runOnce()
         await upload.shutdown()
@@ -244,9 +263,7 @@ struct UploadTests {
     @Test("the uploader killed with SIGKILL mid-upload and restarted: nothing lost, duplicates only by id")
     func killedMidUpload() async throws {
         let (store, directory) = try await savedSessions(40)  // 160 records
-        let faults = CollectorFaults()
-        faults.delay(milliseconds: 30)
-        let (collector, received) = try await makeCollector(faults: faults)
+        let (collector, received, faults) = try await slowCollector(delay: 30)
         let arguments = [
             "upload", "--data-dir", directory.root.path, "--upload-endpoint", "http://127.0.0.1:\(collector.port)",
             "--upload-hub", "hub1", "--upload-key", "key1", "--upload-secret", "s3cr3t", "--upload-batch-size", "10",
@@ -262,11 +279,7 @@ struct UploadTests {
         let atKill = try received.messages().count
         #expect(atKill >= 40 && atKill < 160)
 
-        faults.delay(milliseconds: 0)
-        let again = try await runCLI(arguments.filter { $0 != "--upload-interval" && $0 != "0.05" } + ["--once"])
-        #expect(again.status == 0)
-        await collector.stop()
-        let messages = try received.messages()
+        let messages = try await uploadTheRest(arguments, faults: faults, collector: collector, received: received)
         #expect(messages.count == 160)
         #expect(Set(messages.map { "\($0.eventId):\($0.entityId)" }).count == 160)
         #expect(messages.allSatisfy { $0.deliveries <= 2 })

@@ -10,7 +10,7 @@ import Testing
 
 /// A content server on loopback over its own library of real zips, and a separate client data
 /// folder that the real `storybridge` CLI (or the sync library) syncs into.
-final class SyncLab: @unchecked Sendable {
+final class SyncLab: LabAccount, @unchecked Sendable {
     // Set once in init, then read only; `server` is replaced only by the test's own thread.
     let folder: URL
     let serverDirectory: DataDirectory
@@ -18,13 +18,6 @@ final class SyncLab: @unchecked Sendable {
     let clientDirectory: DataDirectory
     var server: RunningContentServer?
     let secret = Data("sync-lab-signing-secret".utf8)
-
-    static let serviceId = "kiosk-service"
-    static let serviceSecret = "service-secret"
-    static let appId = "kiosk-app"
-    static let appSecret = "app-secret"
-    static let username = "anna"
-    static let password = "pa55 word&="
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-sync-\(UUID().uuidString)")
@@ -247,16 +240,4 @@ struct SeededBytes {
         }
         return Data(bytes)
     }
-}
-
-/// The storybridge binary next to the test bundle.
-func storybridgeExecutable() throws -> URL {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if folder.lastPathComponent.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    for candidate in [folder, root.appendingPathComponent(".build/debug")] {
-        let binary = candidate.appendingPathComponent("storybridge")
-        if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-    }
-    throw LabFailure("storybridge binary not found (swift build first)")
 }

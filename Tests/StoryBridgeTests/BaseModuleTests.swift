@@ -1,14 +1,14 @@
 import Foundation
+import StoryBridgeTesting
 import Testing
 
 @testable import StoryBridge
 
 @Suite("Base module")
 struct BaseModuleTests {
-    let identity = HostIdentity(
-        user: .init(id: "u-42", username: "Anna"),
-        app: .init(localization: "ru", os: "Linux", osVersion: "6.1", device: "QA rig", appVersion: "9.9"),
-        location: .init(latitude: 55.75, longitude: 37.62, address: "Moscow"))
+    let identity = HostIdentity.testRig(
+        userId: "u-42", username: "Anna", device: "QA rig", appVersion: "9.9",
+        at: (55.75, 37.62, "Moscow"))
 
     func ask(_ command: String, _ data: JSONValue = [:], slide: String = "index.html") async throws
         -> (BridgeResponse, Viewer)
