@@ -16,7 +16,10 @@ struct InstallCommand: ParsableCommand {
             storybridge diff ID --from OLD --to NEW and storybridge rollback ID work after a reinstall.
             """)
 
-    @Argument(help: "The package: a .zip whose root holds index.html.")
+    @Argument(
+        help:
+            "The package: a .zip whose root holds index.html; or a Veeva or OCE delivery: a zip of key-message (sequence) zips, or a folder of them."
+    )
     var package: String
 
     @Option(help: "Presentation id (presId); default: the next free id. An installed id is replaced.")

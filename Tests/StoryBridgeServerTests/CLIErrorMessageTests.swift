@@ -38,7 +38,10 @@ struct CLIErrorMessageTests {
             try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
             let folderResult = try await runStorybridge(["install", deck.path, "--data-dir", data])
             #expect(folderResult.status == 65)
-            #expect(folderResult.errors == "storybridge install: cannot read '\(deck.path)': is a folder, not a file\n")
+            #expect(
+                folderResult.errors
+                    == "storybridge install: '\(deck.path)' is a folder: install takes a package zip, or a Veeva or OCE delivery folder "
+                    + "of key-message (sequence) zips; to look at a plain folder, serve it\n")
 
             let missing = folder.appendingPathComponent("missing.zip").path
             let missingResult = try await runStorybridge(["install", missing, "--data-dir", data])

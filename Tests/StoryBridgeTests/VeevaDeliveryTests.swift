@@ -147,6 +147,58 @@ struct VeevaLibraryTests {
     }
 }
 
+/// `storybridge install` of a delivery folder: the key-message (sequence) zips as delivered.
+@Suite("Delivery folders in the library")
+struct DeliveryFolderInstallTests {
+    @Test(
+        "a folder of Veeva key-message zips and one of OCE sequence zips install with their dialect; a second install keeps the first"
+    )
+    func installsFolders() throws {
+        let lab = try PackageLab()
+        defer { try? FileManager.default.removeItem(at: lab.folder) }
+        let veeva = lab.folder.appendingPathComponent("veeva-delivery")
+        try VeevaDeliveryFixture.writeZips(in: veeva)
+        var options = LibraryStore.InstallOptions(id: 5)
+        options.dialect = nil
+        options.keptRevisions = 1
+        _ = try lab.store().install(zip: veeva, options: options)
+        let entry = try #require(try lab.store().entry(id: 5))
+        #expect(entry.presentation.dialect == .veeva)
+        #expect(entry.presentation.slides.map(\.name) == ["KM_B/KM_B.html", "KM_A/KM_A.html", "KM_C/index.html"])
+        #expect(entry.presentation.name == "veeva-delivery")
+
+        _ = try lab.store().install(zip: veeva, options: options)
+        #expect(try lab.store().entry(id: 5)?.presentation.revision == 2)
+        #expect(try lab.store().keptRevisions(id: 5).map(\.revision) == [1])
+
+        let oce = lab.folder.appendingPathComponent("oce-delivery")
+        try OceDeliveryFixture.writeZips(in: oce)
+        var oceOptions = LibraryStore.InstallOptions(id: 6)
+        oceOptions.dialect = nil
+        _ = try lab.store().install(zip: oce, options: oceOptions)
+        #expect(try lab.store().entry(id: 6)?.presentation.dialect == .oce)
+    }
+
+    @Test("a folder that is not a delivery of zips is refused by name, and the library is left as it was")
+    func refusesPlainFolder() throws {
+        let lab = try PackageLab()
+        defer { try? FileManager.default.removeItem(at: lab.folder) }
+        let plain = lab.folder.appendingPathComponent("plain")
+        try FileManager.default.createDirectory(at: plain, withIntermediateDirectories: true)
+        try "<html></html>".write(to: plain.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        var options = LibraryStore.InstallOptions(id: 7)
+        options.dialect = nil
+        #expect(throws: PackageError.folderNotADelivery(path: plain.path)) { try lab.store().install(zip: plain, options: options) }
+        #expect(try lab.store().entries().isEmpty)
+        let staged = (try? FileManager.default.contentsOfDirectory(atPath: lab.directory.staging.path)) ?? []
+        #expect(staged.isEmpty)
+        #expect(
+            PackageError.folderNotADelivery(path: plain.path).description
+                == "'\(plain.path)' is a folder: install takes a package zip, or a Veeva or OCE delivery folder of key-message (sequence) zips; to look at a plain folder, serve it"
+        )
+    }
+}
+
 /// What a zip is read as when no dialect is given.
 @Suite("Delivery detection of zips")
 struct DeliveryDetectionTests {

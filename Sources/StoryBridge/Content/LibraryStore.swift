@@ -217,7 +217,13 @@ package final class LibraryStore: Sendable {
         // else StoryCLM's package (read as before).
         var dialect = options.dialect
         let detected = options.dialect == nil
-        if dialect == nil {
+        // A folder (not a zip): a Veeva or OCE delivery of key-message (sequence) zips, unpacked
+        // zip by zip; its dialect is read from the unpacked folders unless forced.
+        let deliveryFolder = options.assemble == nil && FileManager.default.isFolder(zip)
+        if deliveryFolder, !DeliveryUnpacking.needsUnpacking(folder: zip, dialect: dialect) {
+            throw PackageError.folderNotADelivery(path: zip.path)
+        }
+        if dialect == nil, !deliveryFolder {
             dialect =
                 options.assemble == nil && (try? VeevaDeliveryUnpacker(limits: options.limits).isZipOfZips(zip)) == true
                 ? .veeva : .storyclm
@@ -225,6 +231,11 @@ package final class LibraryStore: Sendable {
         let unpacked: (files: Int, bytes: Int64)
         if let assemble = options.assemble {
             unpacked = try PhaseTiming.measure("revision folder assembled") { try assemble(staging) }
+        } else if deliveryFolder {
+            unpacked = try PhaseTiming.measure("delivery unpacked") {
+                try DeliveryUnpacking.unpack(folder: zip, to: staging, limits: options.limits)
+                return DeliveryUnpacking.size(of: staging)
+            }
         } else if dialect == .storyclm {
             let extracted = try PhaseTiming.measure("package unpacked") {
                 try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)

@@ -13,6 +13,8 @@ package enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
     case suspiciousRatio(name: String, ratio: Int, limit: Int)
     case missingIndex
     case writeFailed(path: String, reason: String)
+    /// A folder given where a package was expected, which is not a delivery of zips either.
+    case folderNotADelivery(path: String)
 
     package var description: String {
         switch self {
@@ -29,6 +31,10 @@ package enum PackageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "refused entry '\(name)': compression ratio \(ratio):1 exceeds \(limit):1 (zip bomb?)"
         case .missingIndex: return "refused package: no index.html in the root of the archive"
         case .writeFailed(let path, let reason): return "cannot write '\(path)': \(reason)"
+        case .folderNotADelivery(let path):
+            return
+                "'\(path)' is a folder: install takes a package zip, or a Veeva or OCE delivery folder of key-message (sequence) zips; "
+                + "to look at a plain folder, serve it"
         }
     }
 }
