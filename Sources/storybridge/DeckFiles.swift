@@ -73,6 +73,7 @@ struct DeckFiles {
         catalog.longDescription = presentation.longDescription
         catalog.revision = presentation.revision
         catalog.order = presentation.order
+        catalog.dialect = presentation.dialect
         return DeckFiles(
             folder: presentation.root, catalog: catalog,
             label: "presentation \(presentation.id), revision \(presentation.revision)")
@@ -81,16 +82,23 @@ struct DeckFiles {
     /// A kept revision, served under the catalog facts it had; refused when its folder is gone.
     static func kept(_ kept: KeptRevision, in directory: DataDirectory) throws(CommandFailure) -> DeckFiles {
         let folder = directory.presentations.appendingPathComponent(kept.folder)
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(Presentation.startSlide).path) else {
+        // A StoryCLM revision starts at its index.html; a Veeva or OCE one at its key-message
+        // (sequence) folders, which its dialect's rules check when the folder is read.
+        let present =
+            kept.dialect == .storyclm
+            ? FileManager.default.fileExists(atPath: folder.appendingPathComponent(Presentation.startSlide).path)
+            : FileManager.default.isFolder(folder)
+        guard present else {
             throw CommandFailure(
                 "revision \(kept.revision) of presentation \(kept.presentationId) is recorded as kept but its folder '\(folder.path)' "
-                    + "has no index.html (removed by hand?)", status: CommandFailure.storage)
+                    + (kept.dialect == .storyclm ? "has no index.html" : "is gone") + " (removed by hand?)", status: CommandFailure.storage)
         }
         var catalog = PresentationFolder.Catalog(id: kept.presentationId, name: kept.name)
         catalog.shortDescription = kept.shortDescription
         catalog.longDescription = kept.longDescription
         catalog.revision = kept.revision
         catalog.order = kept.sortOrder
+        catalog.dialect = kept.dialect
         return DeckFiles(
             folder: folder, catalog: catalog, label: "presentation \(kept.presentationId), revision \(kept.revision) (kept)")
     }

@@ -179,6 +179,12 @@ struct DeliveryFolderInstallTests {
         #expect(try lab.store().entry(id: 6)?.presentation.dialect == .oce)
     }
 
+    @Test("a slide kept before v17-kept-dialect (no position in its JSON) is read in name order")
+    func keptSlideWithoutPosition() throws {
+        let slide = try JSONDecoder().decode(KeptRevision.StoredSlide.self, from: Data(#"{"name":"a.html","links":""}"#.utf8))
+        #expect(slide.position == nil && slide.name == "a.html")
+    }
+
     @Test("a folder that is not a delivery of zips is refused by name, and the library is left as it was")
     func refusesPlainFolder() throws {
         let lab = try PackageLab()

@@ -27,6 +27,8 @@ package struct KeptRevision: Codable, Sendable, Hashable, FetchableRecord, Persi
     package var mediaFiles: String
     /// When it stopped being the served revision.
     package var keptAt: Date
+    /// The dialect it was served as (its folders are read by that dialect's rules).
+    package var dialect: DialectName = .storyclm
 
     /// The number that orders revisions of one presentation: the package revision when synced,
     /// else the library revision.
@@ -38,6 +40,8 @@ package struct KeptRevision: Codable, Sendable, Hashable, FetchableRecord, Persi
         var swipeNext: String?
         var swipePrevious: String?
         var links: String
+        /// Its place in the presentation's order (absent in revisions kept before v17: name order).
+        var position: Int?
     }
 
     struct StoredMediaFile: Codable {
@@ -59,12 +63,14 @@ package enum KeptRevisions {
         }
         let installed = try Row.fetchOne(
             db, sql: "SELECT installedRevision, installedPackageId FROM syncPresentation WHERE id = ?", arguments: [presentationId])
-        let slides = try Row.fetchAll(db, sql: "SELECT * FROM slide WHERE presentationId = ? ORDER BY name", arguments: [presentationId])
-            .map {
-                KeptRevision.StoredSlide(
-                    name: $0["name"], title: $0["title"], swipeNext: $0["swipeNext"], swipePrevious: $0["swipePrevious"],
-                    links: $0["links"])
-            }
+        let slides = try Row.fetchAll(
+            db, sql: "SELECT * FROM slide WHERE presentationId = ? ORDER BY position, name", arguments: [presentationId]
+        )
+        .map {
+            KeptRevision.StoredSlide(
+                name: $0["name"], title: $0["title"], swipeNext: $0["swipeNext"], swipePrevious: $0["swipePrevious"],
+                links: $0["links"], position: $0["position"])
+        }
         let media = try Row.fetchAll(
             db, sql: "SELECT * FROM mediaFile WHERE presentationId = ? ORDER BY fileName", arguments: [presentationId]
         )
@@ -76,7 +82,8 @@ package enum KeptRevisions {
             shortDescription: row["shortDescription"], longDescription: row["longDescription"], sortOrder: row["sortOrder"],
             sizeBytes: row["sizeBytes"], fileCount: row["fileCount"], source: row["source"], installedAt: row["installedAt"],
             slides: String(decoding: try encoder.encode(slides), as: UTF8.self),
-            mediaFiles: String(decoding: try encoder.encode(media), as: UTF8.self), keptAt: at)
+            mediaFiles: String(decoding: try encoder.encode(media), as: UTF8.self), keptAt: at,
+            dialect: (row["dialect"] as String?).flatMap(DialectName.init(rawValue:)) ?? .storyclm)
         try kept.save(db)
         return kept
     }
@@ -92,17 +99,20 @@ package enum KeptRevisions {
         try db.execute(
             sql: """
                 INSERT INTO presentation (id, name, shortDescription, longDescription, revision, sortOrder,
-                                          folder, sizeBytes, fileCount, source, installedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                          folder, sizeBytes, fileCount, source, installedAt, dialect)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 id, kept.name, kept.shortDescription, kept.longDescription, kept.revision, kept.sortOrder, kept.folder,
-                kept.sizeBytes, kept.fileCount, kept.source, kept.installedAt,
+                kept.sizeBytes, kept.fileCount, kept.source, kept.installedAt, kept.dialect.rawValue,
             ])
         for slide in slides {
             try db.execute(
-                sql: "INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [id, slide.name, slide.title, slide.swipeNext, slide.swipePrevious, slide.links])
+                sql: """
+                    INSERT INTO slide (presentationId, name, title, swipeNext, swipePrevious, links, position)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [id, slide.name, slide.title, slide.swipeNext, slide.swipePrevious, slide.links, slide.position ?? 0])
         }
         for file in media {
             try db.execute(

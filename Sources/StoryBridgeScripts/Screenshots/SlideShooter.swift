@@ -179,6 +179,10 @@ package struct SlideShooter: Sendable {
             throw ShotsError.slideFailed(slide: slide.name, reason: "\(error)")
         }
         do {
+            // A slide in a folder (a Veeva key message, an OCE sequence) is shot into the same folder.
+            if slide.name.contains("/") {
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
             try png.write(to: file, options: .atomic)
         } catch {
             throw ShotsError.outputFolder(path: file.deletingLastPathComponent().path, reason: "\(SystemProblem(error))")

@@ -22,6 +22,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v14-catalog-dialect", migrate: DialectCatalogSchema.addDialect)
         migrator.registerMigration("v15-trust", migrate: TrustSchema.create)
         migrator.registerMigration("v16-oce-state", migrate: OceStateSchema.create)
+        migrator.registerMigration("v17-kept-dialect", migrate: KeptDialectSchema.addDialect)
         return migrator
     }
 }
