@@ -247,7 +247,7 @@ struct InspectCommand: ParsableCommand {
             Terminal.say(String(repeating: "  ", count: depth + 2) + slide)
             for child in map.children[slide] ?? [] { show(child, depth: depth + 1) }
         }
-        if presentation.hasSlide(Presentation.startSlide) { show(Presentation.startSlide, depth: 0) }
+        if presentation.hasSlide(presentation.entrySlide) { show(presentation.entrySlide, depth: 0) }
         Terminal.say("  media files (\(presentation.mediaFiles.count)):")
         for file in presentation.mediaFiles { Terminal.say("    \(file.fileName)  \"\(file.title)\"") }
     }

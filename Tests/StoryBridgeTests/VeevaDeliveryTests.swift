@@ -35,6 +35,35 @@ struct VeevaDeliveryTests {
         #expect(VeevaDelivery.slide(forKeyMessage: "km_a", in: presentation) == "KM_A/KM_A.html")
     }
 
+    @Test("a Veeva presentation's map, next and previous slides follow its key-message order, over the socket too")
+    func mapAndNeighbours() async throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let delivery = root.appendingPathComponent("delivery")
+        try VeevaDeliveryFixture.writeZips(in: delivery)
+        let unpacked = root.appendingPathComponent("unpacked")
+        try DeliveryUnpacking.unpack(folder: delivery, to: unpacked)
+        let presentation = try PresentationFolder.load(unpacked, catalog: .init(id: 1))
+        #expect(presentation.map.children == ["KM_B/KM_B.html": ["KM_A/KM_A.html", "KM_C/index.html"]])
+        #expect(presentation.map.parents["KM_C/index.html"] == "KM_B/KM_B.html")
+        #expect(presentation.neighbour(of: "KM_A/KM_A.html", offset: 1) == "KM_C/index.html")
+        #expect(presentation.neighbour(of: "KM_A/KM_A.html", offset: -1) == "KM_B/KM_B.html")
+        #expect(presentation.neighbour(of: "KM_C/index.html", offset: 1) == nil)
+        #expect(SlideShooter.order(of: presentation).map(\.name) == ["KM_B/KM_B.html", "KM_A/KM_A.html", "KM_C/index.html"])
+
+        let host = try await TestHost.start(presentationFolders: [unpacked], catalogs: [.init(id: 1)])
+        try await host.use { host in
+            // Opened on the last key message (as after a jump): previous is the one before it in
+            // the order, next is refused.
+            let page = try await host.connectViewer(slide: "KM_C/index.html")
+            #expect(try await page.request("getPreviousSlide").data == ["slide": "KM_A/KM_A.html"])
+            #expect(try await page.request("getNextSlide").errorCode == 404)
+            let map = try await page.request("getMap").data
+            #expect(map == ["KM_B/KM_B.html": ["KM_A/KM_A.html", "KM_C/index.html"]])
+            await page.close()
+        }
+    }
+
     @Test("a zip of zips is detected and unpacked; a StoryCLM package stays StoryCLM")
     func zipOfZips() throws {
         let root = try scratch()

@@ -72,10 +72,12 @@ struct PresentationModule: BridgeModule {
         return .emptyObject
     }
 
-    /// The slide's `clm-swipe-previous`, else the slide shown before it in this presentation.
+    /// The slide's `clm-swipe-previous`, else the slide shown before it in this presentation; in a
+    /// Veeva or OCE presentation, the slide before it in the presentation's order.
     private func previousSlide(_ context: BridgeContext) throws -> String {
         let presentation = try context.currentPresentation()
         let state = context.viewer.latestState
+        if let current = state.currentSlide, let previous = presentation.neighbour(of: current, offset: -1) { return previous }
         if let current = state.currentSlide, let previous = presentation.slide(named: current)?.metadata.swipePrevious,
             presentation.hasSlide(previous)
         {
@@ -85,11 +87,16 @@ struct PresentationModule: BridgeModule {
         throw BridgeError.notFound("No previous slide")
     }
 
-    /// The slide's `clm-swipe-next`, else its first child on the map.
+    /// The slide's `clm-swipe-next`, else its first child on the map; in a Veeva or OCE
+    /// presentation, the slide after it in the presentation's order.
     private func nextSlide(_ context: BridgeContext) throws -> String {
         let presentation = try context.currentPresentation()
         guard let current = context.viewer.latestState.currentSlide, let slide = presentation.slide(named: current) else {
             throw BridgeError.notFound("No next slide")
+        }
+        if presentation.dialect != .storyclm {
+            guard let next = presentation.neighbour(of: current, offset: 1) else { throw BridgeError.notFound("No next slide") }
+            return next
         }
         if let next = slide.metadata.swipeNext, presentation.hasSlide(next) { return next }
         if let child = presentation.map.children[current]?.first { return child }
