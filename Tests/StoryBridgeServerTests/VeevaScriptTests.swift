@@ -38,6 +38,44 @@ struct VeevaScriptTests {
         #expect(result.output.contains("0 passed, 1 failed"))
     }
 
+    @Test("a test that names no slide opens the presentation's entry key message, in process and against a running serve")
+    func entrySlideByDefault() async throws {
+        let result = try await runTestScript(delivery: { try VeevaDeliveryFixture.writeZips(in: $0) }) { delivery in
+            """
+            name: Veeva entry slide
+            presentation: \(delivery.path)
+            tests:
+              - name: opens where the deck starts
+                steps:
+                  - send: getCurrentSlideName
+                    expect: {data: {slide: KM_B/KM_B.html}}
+                  - browser: open
+                  - waitFor: "window.__storybridge.state.connected"
+            """
+        }
+        #expect(result.status == 0, "\(result.output)\(result.errors)")
+        #expect(result.output.contains("1 passed, 0 failed"), "\(result.output)")
+
+        // Against a running serve of the delivery: the entry slide read from where /p/1 leads.
+        try await withTemporaryFolder { folder in
+            let delivery = folder.appendingPathComponent("delivery")
+            try VeevaDeliveryFixture.writeZips(in: delivery)
+            let script = folder.appendingPathComponent("remote.yaml")
+            try """
+            name: Veeva entry slide, remote
+            tests:
+              - name: opens where the deck starts
+                steps:
+                  - send: getCurrentSlideName
+                    expect: {data: {slide: KM_B/KM_B.html}}
+            """.write(to: script, atomically: true, encoding: .utf8)
+            let serve = try await ServeProcess.start([delivery.path, "--port", "0", "--no-watch"])
+            let remote = try await runStorybridge(["test", script.path, "--url", serve.baseURL])
+            _ = await serve.interrupt()
+            #expect(remote.status == 0, "\(remote.output)\(remote.errors)")
+        }
+    }
+
     @Test("a recorded Veeva request becomes a veeva step expecting what its callback got")
     func recorded() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sb-veeva-record-\(UUID().uuidString).yaml")

@@ -68,14 +68,28 @@ extension ScriptRunner {
             }
         }
 
-        /// Reads the launch token from a served slide, as a page would.
+        /// Reads the launch token from the presentation's start page, as a page would.
         static func fetchToken(_ base: String, presentationId: Int) async throws -> String {
-            let url = URL(string: base + ContentPaths.slideURL(presentationId: presentationId, slide: Presentation.startSlide))!
+            try await startPageAttribute("data-token", base, presentationId: presentationId)
+        }
+
+        /// An attribute of the client's tag on the page `/p/ID` leads to (the presentation's entry
+        /// slide, whatever its dialect).
+        static func startPageAttribute(_ name: String, _ base: String, presentationId: Int) async throws -> String {
+            let url = URL(string: base + "/p/\(presentationId)")!
             let html = try await HTTPFetch.text(url)
-            guard let range = html.range(of: "data-token=\""),
+            guard let range = html.range(of: " \(name)=\""),
                 let end = html[range.upperBound...].firstIndex(of: "\"")
             else { throw StepFailure(description: "\(url) carries no storybridge client: is it a storybridge host?") }
             return String(html[range.upperBound..<end])
+        }
+
+        /// The slide a test that names none opens: the presentation's entry slide.
+        func entrySlide(presentationId: Int) async throws -> String {
+            if let host {
+                return host.runtime.library.presentation(id: presentationId)?.entrySlide ?? Presentation.startSlide
+            }
+            return try await Self.startPageAttribute("data-slide", baseURL, presentationId: presentationId)
         }
 
         func connect(presentationId: Int, slide: String, viewerId: String) async throws -> ViewerClient {

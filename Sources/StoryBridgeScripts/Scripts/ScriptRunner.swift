@@ -60,9 +60,12 @@ package final class ScriptRunner: Sendable {
         var lastSessionId: String?
         /// The slide the scripted viewer is on (the test's, then each `load`'s), named in failures.
         var slide: String
+        /// The slide the test opened on.
+        let startSlide: String
         init(viewer: ViewerClient, slide: String) {
             self.viewer = viewer
             self.slide = slide
+            startSlide = slide
         }
     }
 
@@ -72,9 +75,11 @@ package final class ScriptRunner: Sendable {
             script: script.name, file: script.file, name: test.name, steps: test.steps.count, seconds: 0, failure: nil)
         let viewerId = "script-\(UUID().uuidString.prefix(8))"
         do {
+            var slide = test.slide ?? ""
+            if test.slide == nil { slide = try await environment.entrySlide(presentationId: test.presentationId) }
             let session = Session(
-                viewer: try await environment.connect(presentationId: test.presentationId, slide: test.slide, viewerId: viewerId),
-                slide: test.slide)
+                viewer: try await environment.connect(presentationId: test.presentationId, slide: slide, viewerId: viewerId),
+                slide: slide)
             _ = await session.viewer.nextEvent(named: "hello", timeout: .seconds(5))
             for (index, step) in test.steps.enumerated() {
                 do {
@@ -160,7 +165,7 @@ package final class ScriptRunner: Sendable {
             try await environment.checkRecords(expected, sessionId: session.lastSessionId)
         case .browserOpen(let slide):
             let page = try await openPage(session)
-            try await page.navigate(to: environment.slideURL(presentationId: test.presentationId, slide: slide ?? test.slide))
+            try await page.navigate(to: environment.slideURL(presentationId: test.presentationId, slide: slide ?? session.startSlide))
             try await page.waitFor(
                 "window.__storybridge && window.__storybridge.state.connected && document.readyState === 'complete'")
         case .click(let selector):

@@ -90,7 +90,9 @@ package struct TestScript: Sendable {
     package struct Test: Sendable {
         package var name: String
         package var presentationId: Int
-        package var slide: String
+        /// The slide the test opens; `nil`: the presentation's entry slide (`index.html` for
+        /// StoryCLM, the first key message or sequence slide for Veeva and OCE).
+        package var slide: String?
         package var steps: [Step]
     }
 
@@ -200,7 +202,7 @@ package struct TestScript: Sendable {
             extras.append((URL(fileURLWithPath: path, relativeTo: baseFolder).standardizedFileURL, id))
         }
         var tests: [Test] = []
-        let defaultSlide = top["slide"]?.stringValue ?? Presentation.startSlide
+        let defaultSlide = top["slide"]?.stringValue
         if let list = top["tests"]?.arrayValue {
             for (index, item) in list.enumerated() {
                 let name = item["name"]?.stringValue ?? "test \(index + 1)"
