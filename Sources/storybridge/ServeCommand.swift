@@ -159,8 +159,8 @@ struct ServeCommand: AsyncParsableCommand {
         let uploadSettings = try upload.resolve(configuration.upload)
         let syncStatus = ScheduledSyncStatus()
         let syncService = try sync.resolve(
-            configuration.sync, servingLibrary: source.library != nil, directory: library.directory, status: syncStatus,
-            logger: logger)
+            configuration.sync, trust: configuration.trust, servingLibrary: source.library != nil, directory: library.directory,
+            status: syncStatus, logger: logger)
         var link: DeepLink?
         if let deepLink {
             do {

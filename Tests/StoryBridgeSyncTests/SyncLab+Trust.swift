@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import StoryBridge
+import StoryBridgeContentServer
+import StoryBridgeSync
+import Testing
+
+/// The lab's signing side: the server's keys, the kiosk's pinned root, the rows a signed install writes.
+extension SyncLab {
+    /// The server's trust folder.
+    var serverTrust: ContentTrustFolder { ContentTrustFolder(dataDirectory: serverDirectory) }
+
+    /// Makes the server's keys (before it starts, so every package gets a manifest) and pins its
+    /// root on the kiosk; returns the path of the root's private key.
+    func signAndPin() async throws -> String {
+        let rootOut = folder.appendingPathComponent("root.key").path
+        _ = try ContentServerKeys(folder: serverTrust).initialise(rootOut: rootOut, offline: false)
+        let pinned = try await cli(["trust", "add", serverTrust.rootPublicKey.path])
+        #expect(pinned.status == 0, "\(pinned.errors)")
+        return rootOut
+    }
+
+    /// The `packageTrust` row of the folder presentation `id` is served from.
+    func trustRow(_ id: Int) throws -> Row? {
+        try clientLibrary().database.pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT packageTrust.* FROM packageTrust JOIN presentation ON presentation.folder = packageTrust.folder WHERE presentation.id = ?",
+                arguments: [id])
+        }
+    }
+
+    /// The kiosk's high-water mark of presentation `id`.
+    func highWater(_ id: Int) throws -> TrustHighWater? {
+        try clientLibrary().database.pool.read { db in try TrustHighWater.read(db, presentationId: id) }
+    }
+
+    /// The server's stored signed manifest of presentation revision `revision`, once it is signed.
+    func signedManifestFile(presentationRevision revision: Int) async throws -> URL {
+        try await signedManifestFile { $0.presentationRevision == revision }
+    }
+
+    /// The server's stored signed manifest whose body `matches`, once it is signed.
+    func signedManifestFile(matching matches: @escaping (PackageManifest) -> Bool) async throws -> URL {
+        let manifests = serverTrust.manifests
+        var found: URL?
+        try await SyncLab.waitUntil {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: manifests.path)) ?? []
+            found = names.map { manifests.appendingPathComponent($0) }.first { file in
+                guard let bytes = try? Data(contentsOf: file), let manifest = try? SignedManifest.parse(bytes) else { return false }
+                return matches(manifest.body)
+            }
+            return found != nil
+        }
+        return try #require(found)
+    }
+
+    /// Publishes revision `title` of deck 1 and waits until the server has signed its manifest;
+    /// returns the manifest's file.
+    @discardableResult
+    func publishSigned(title: String, id: Int = 1) async throws -> URL {
+        let entry = try publish(id: id, title: title)
+        return try await signedManifestFile(presentationRevision: entry.presentation.revision)
+    }
+}
