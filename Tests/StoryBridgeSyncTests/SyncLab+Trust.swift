@@ -63,4 +63,30 @@ extension SyncLab {
         let entry = try publish(id: id, title: title)
         return try await signedManifestFile(presentationRevision: entry.presentation.revision)
     }
+
+    /// The `packageTrust` row of `folder` (served or kept).
+    func trustRecord(folder: String) throws -> InstalledTrust? {
+        try clientLibrary().database.pool.read { db in try InstalledTrust.read(db, folder: folder) }
+    }
+
+    /// Sets the stored validity of the `packageTrust` row of `folder` (standing for time passing:
+    /// a kiosk cannot wait out a manifest's days).
+    func setTrustValidity(folder: String, created: Date, expires: Date) throws {
+        try clientLibrary().database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE packageTrust SET created = ?, expires = ? WHERE folder = ?",
+                arguments: [TrustTime.format(created), TrustTime.format(expires), folder])
+        }
+    }
+
+    /// The server's manifest `file` signed again by its first signing key with `change` applied to its body.
+    func resign(_ file: URL, _ change: (inout PackageManifest) -> Void) throws -> SignedManifest {
+        var body = try SignedManifest.parse(Data(contentsOf: file)).body
+        change(&body)
+        let keys = try serverTrust.readKeys().body
+        let signing = try TrustKeyFile.readPrivateKey(at: serverTrust.signingKey(keys.signingKeys[0].key.keyId).path)
+        let document = try SignedManifest(body: body).signed(with: signing, context: .manifest)
+        try document.encoded().write(to: file)
+        return document
+    }
 }

@@ -301,6 +301,8 @@ package final class LibraryStore: Sendable {
                     packageRevision: options.packageRevision, bytes: options.bytesTransferred, packageSize: options.packageSize)
                 var released = try KeptRevisions.prune(db, presentationId: id, keeping: options.keptRevisions)
                 if let replaced: String = old?["folder"], options.keptRevisions == 0 { released.append(replaced) }
+                // What a released folder was checked against goes with it.
+                for folder in released { try db.execute(sql: "DELETE FROM packageTrust WHERE folder = ?", arguments: [folder]) }
                 return released
             }
             PhaseTiming.record("swap: catalog, history and kept revisions committed", since: swapBegan)

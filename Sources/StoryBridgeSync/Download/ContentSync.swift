@@ -36,6 +36,10 @@ package struct ContentSyncReport: Sendable {
     package var warnings: [(id: Int, warning: String)] = []
     /// Presentations left on a rolled-back revision because they are pinned (`storybridge rollback`).
     package var pinned: [Int] = []
+    /// Up-to-date presentations whose stored manifest a re-signed one replaced (no download).
+    package var manifestsRefreshed: [Int] = []
+    /// Re-signed manifests refused or not reachable (the stored one stays; the run does not fail).
+    package var manifestWarnings: [(id: Int, warning: String)] = []
 }
 
 /// Downloads content packages and installs them into the library: bounded concurrency, each
@@ -99,6 +103,7 @@ package struct ContentSync: Sendable {
         }
         PhaseTiming.record("content plan (catalog read, leftovers swept)", since: planBegan)
         var targets: [SyncedPresentation] = []
+        var current: [SyncedPresentation] = []
         var report = ContentSyncReport()
         if let ids {
             let byId = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
@@ -116,6 +121,7 @@ package struct ContentSync: Sendable {
                     targets.append(row)
                 } else {
                     report.upToDate += 1
+                    current.append(row)
                 }
             }
         } else {
@@ -126,6 +132,7 @@ package struct ContentSync: Sendable {
                     targets.append(row)
                 } else {
                     report.upToDate += 1
+                    current.append(row)
                 }
             }
         }
@@ -168,6 +175,9 @@ package struct ContentSync: Sendable {
         // an earlier version left them without.
         let installedNow = Set(report.installed.map(\.id))
         await makeUpReadyTrees(installedFolders.filter { !installedNow.contains($0.key) })
+        let refreshed = await refreshManifests(of: current.filter { installedFromSync.contains($0.id) })
+        report.manifestsRefreshed = refreshed.replaced
+        report.manifestWarnings = refreshed.warnings
         return report
     }
 
