@@ -69,6 +69,11 @@ extension SyncLab {
         try clientLibrary().database.pool.read { db in try InstalledTrust.read(db, folder: folder) }
     }
 
+    /// Deletes every `packageTrust` row (standing for revisions installed before signed packages).
+    func forgetTrustRecords() throws {
+        try clientLibrary().database.pool.write { db in try db.execute(sql: "DELETE FROM packageTrust") }
+    }
+
     /// Sets the stored validity of the `packageTrust` row of `folder` (standing for time passing:
     /// a kiosk cannot wait out a manifest's days).
     func setTrustValidity(folder: String, created: Date, expires: Date) throws {

@@ -97,6 +97,10 @@ package struct ContentSync: Sendable {
             ReadyTree.sweep(in: paths, installed: installed ?? [:])
             return installed ?? [:]
         }
+        let quarantined = await BlockingIO.run { [library] () -> Set<Int> in
+            let served = try? library.database.pool.read { db in try InstalledTrust.served(db) }
+            return Set((served ?? [:]).filter { $0.value.state == "quarantined" }.keys)
+        }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
             (Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'")), try RevisionPin.all(db))
@@ -117,7 +121,7 @@ package struct ContentSync: Sendable {
                     report.markedSkip.append(id)
                 } else if Self.isHeldByPin(row, pins: pins) {
                     report.pinned.append(id)
-                } else if Self.needsDownload(row, installed: installedFromSync) {
+                } else if Self.needsDownload(row, installed: installedFromSync, quarantined: quarantined) {
                     targets.append(row)
                 } else {
                     report.upToDate += 1
@@ -128,7 +132,7 @@ package struct ContentSync: Sendable {
             for row in rows where !row.skip {
                 if Self.isHeldByPin(row, pins: pins) {
                     report.pinned.append(row.id)
-                } else if Self.needsDownload(row, installed: installedFromSync) {
+                } else if Self.needsDownload(row, installed: installedFromSync, quarantined: quarantined) {
                     targets.append(row)
                 } else {
                     report.upToDate += 1
@@ -145,7 +149,7 @@ package struct ContentSync: Sendable {
         let outcomes = try await boundedMap(targets, limit: concurrency) {
             (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
             do throws(SyncError) {
-                return try await self.installPackage(row, events: events)
+                return try await self.installPackage(row, wholePackage: quarantined.contains(row.id), events: events)
             } catch .interrupted {
                 throw .interrupted
             } catch {
@@ -182,10 +186,12 @@ package struct ContentSync: Sendable {
     }
 
     /// Whether a presentation's package is to be fetched: one is offered, the presentation is not
-    /// withdrawn, and the installed package (id and revision) is not the offered one.
-    static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>) -> Bool {
+    /// withdrawn, and the installed package (id and revision) is not the offered one, or the
+    /// served revision is quarantined (`storybridge verify` found its files changed: it is
+    /// downloaded again even at the same revision).
+    static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>, quarantined: Set<Int> = []) -> Bool {
         guard row.packageRevision != nil, row.state != .withdrawn else { return false }
-        return row.needsPackage || !installed.contains(row.id)
+        return row.needsPackage || !installed.contains(row.id) || quarantined.contains(row.id)
     }
 
     /// Whether a rolled-back presentation stays on its pinned revision: the offered package is
@@ -212,12 +218,12 @@ package struct ContentSync: Sendable {
     /// Installs the package of `row`; when it was republished during the download (a renewed
     /// link named another revision), starts over once with the new one.
     private func installPackage(
-        _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        _ row: SyncedPresentation, wholePackage: Bool = false, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> PackageOutcome {
         var restarts = 0
         while true {
             do {
-                return try await installPackageOnce(row, events: events)
+                return try await installPackageOnce(row, wholePackage: wholePackage, events: events)
             } catch .packageChanged(let id) where restarts < 2 {
                 restarts += 1
                 logger.notice("package republished during its download; starting over", metadata: ["presentation": "\(id)"])
@@ -225,8 +231,10 @@ package struct ContentSync: Sendable {
         }
     }
 
+    /// `wholePackage`: no delta update (the installed tree is quarantined: it is what is suspect,
+    /// and a delta would link its files).
     private func installPackageOnce(
-        _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        _ row: SyncedPresentation, wholePackage: Bool, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> PackageOutcome {
         let id = row.id
         do throws(SyncError) {
@@ -259,7 +267,7 @@ package struct ContentSync: Sendable {
                 })
             // An interrupted full download of this revision is resumed rather than replaced by a delta.
             var receivedByDelta: Int64 = 0
-            if partial.bytesOnDisk == 0 {
+            if partial.bytesOnDisk == 0 && !wholePackage {
                 // The delta update's own time, which docs/BENCHMARKS.md compares with curl + unzip.
                 let attempt = try await PhaseTiming.measure("delta update (decision to fetch to swap)") { () async throws(SyncError) in
                     try await deltaInstall(

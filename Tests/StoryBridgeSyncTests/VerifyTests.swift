@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import StoryBridge
+import StoryBridgeSync
+import StoryBridgeTesting
+import Testing
+
+/// `storybridge verify` against real installed trees (docs/design/TRUST.md 3.1, 3.2): files changed
+/// on the kiosk's disk are named and the deck quarantined; health lists it; the next sync
+/// downloads it again in full; `--release` clears a quarantine only once the files are restored.
+@Suite("storybridge verify and quarantine", .serialized)
+struct VerifyTests {
+    @Test(
+        "verify names changed, missing and added files and quarantines the deck; health lists it; the next sync repairs it with a full download"
+    )
+    func quarantineAndRepair() async throws {
+        let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
+        await lab.stopServer()
+        _ = try await lab.signAndPin()
+        try await lab.startServer()
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let clean = try await lab.cli(["verify"])
+        #expect(clean.status == 0, "\(clean.errors)")
+        #expect(clean.output.contains("1 rev 1 signed (key "), "\(clean.output)")
+        #expect(clean.output.hasSuffix(": ok\n"), "\(clean.output)")
+
+        let folder = try #require(try lab.clientLibrary().folder(id: 1))
+        let servedFolder = folder.lastPathComponent
+        try Data("<!DOCTYPE html><html><body>changed on the kiosk</body></html>".utf8).write(to: folder.appendingPathComponent("b.html"))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("mediafiles/film.mp4"))
+        try Data("alert(1)".utf8).write(to: folder.appendingPathComponent("x.js"))
+
+        let found = try await lab.cli(["verify", "1"])
+        #expect(found.status == 65, "\(found.output) \(found.errors)")
+        #expect(found.output.contains(": differs, quarantined"), "\(found.output)")
+        #expect(found.output.contains("  changed: b.html"), "\(found.output)")
+        #expect(found.output.contains("  missing: mediafiles/film.mp4"), "\(found.output)")
+        #expect(found.output.contains("  added: x.js"), "\(found.output)")
+        let asJSON = try await lab.cli(["verify", "--json"])
+        #expect(asJSON.status == 65)
+        let deck = try #require(try JSONValue.parse(Data(asJSON.output.utf8)).arrayValue?.first)
+        #expect(deck["status"] == "differs" && deck["quarantined"] == true, "\(deck)")
+        #expect(
+            deck["changed"] == .array(["b.html"]) && deck["missing"] == .array(["mediafiles/film.mp4"]) && deck["added"] == .array(["x.js"])
+        )
+        let row = try #require(try lab.trustRow(1))
+        #expect(row["state"] as String == "quarantined")
+        #expect(row["quarantineReason"] as String? == "'b.html' differs; 3 files differ (1 changed, 1 missing, 1 added)")
+        let released = try await lab.cli(["verify", "--release", "1"])
+        #expect(released.status == 65 && released.errors.contains("stays quarantined"), "\(released.errors)")
+        #expect(try await lab.cli(["verify", "7"]).status == 66)
+
+        // Health: a quarantined deck is a problem (503). The server stops (its port kept for the login).
+        await lab.server?.stop()
+        try await lab.withServe(["--port", "0", "--log-level", "error", "--no-watch"]) { serve in
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
+            let base = String(try #require(text.firstMatch(of: /Health: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/health/)).1)
+            let (status, body) = try await HealthTests.get("\(base)/__storybridge/health")
+            #expect(status == 503, "\(body)")
+            #expect(body["decks"]?.arrayValue?.first?["trust"]?["status"] == "quarantined", "\(body)")
+            let problems = body["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(
+                problems.contains("deck 1 quarantined: 'b.html' differs; 3 files differ (1 changed, 1 missing, 1 added)"), "\(problems)")
+        }
+
+        // The next sync downloads the same revision again, whole (no delta of the suspect tree).
+        try await lab.startServer()
+        let repaired = try await lab.cli(["sync", "--content"])
+        #expect(repaired.status == 0, "\(repaired.errors)")
+        #expect(repaired.output.contains("content: 1 installed"), "\(repaired.output)")
+        #expect(!repaired.output.contains("delta update"), "\(repaired.output)")
+        let after = try #require(try lab.trustRow(1))
+        #expect(after["state"] as String == "verified")
+        #expect(after["folder"] as String != servedFolder)
+        #expect(try await lab.cli(["verify"]).status == 0)
+    }
+
+    @Test("a deck without a record gets its first hashes; a quarantine is released only once the files are restored")
+    func firstHashesAndRelease() async throws {
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 2) }
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        // As if installed before signed packages existed: no record.
+        try lab.forgetTrustRecords()
+        let first = try await lab.cli(["verify", "2"])
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.contains("2 rev 1 unsigned: unsigned (first hashes recorded now)"), "\(first.output)")
+        #expect(try lab.trustRow(2)?["signed"] as Int? == 0)
+
+        let file = try #require(try lab.clientLibrary().folder(id: 2)).appendingPathComponent("index.html")
+        let original = try Data(contentsOf: file)
+        try Data("<!DOCTYPE html><title>x</title>".utf8).write(to: file)
+        let changed = try await lab.cli(["verify"])
+        #expect(changed.status == 65)
+        #expect(changed.output.contains("2 rev 1 unsigned: differs, quarantined"), "\(changed.output)")
+        #expect(try await lab.cli(["verify", "--release", "2"]).status == 65)
+        try original.write(to: file)
+        let released = try await lab.cli(["verify", "--release", "2"])
+        #expect(released.status == 0, "\(released.errors)")
+        #expect(released.output.contains("presentation 2: files verified, quarantine released"))
+        #expect(try lab.trustRow(2)?["state"] as String? == "verified")
+        #expect(try lab.trustRow(2)?["quarantineReason"] as String? == nil)
+    }
+}
