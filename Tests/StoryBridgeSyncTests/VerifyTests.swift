@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GRDB
 import StoryBridge
@@ -100,5 +101,56 @@ struct VerifyTests {
         #expect(released.output.contains("presentation 2: files verified, quarantine released"))
         #expect(try lab.trustRow(2)?["state"] as String? == "verified")
         #expect(try lab.trustRow(2)?["quarantineReason"] as String? == nil)
+    }
+
+    @Test(
+        "a deck verify quarantines while serve shows it: its viewer reloads, its slides answer 503 with the withheld page, an open gets unavailable/quarantined; released, it is served again"
+    )
+    func quarantineWhileServing() async throws {
+        let lab = try await SyncLab.loggedIn {
+            try $0.publish(id: 1, title: "deck 1")
+            try $0.publish(id: 2, title: "deck 2")
+        }
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let file = try #require(try lab.clientLibrary().folder(id: 1)).appendingPathComponent("b.html")
+        let original = try Data(contentsOf: file)
+        try await lab.withServedLibrary { _, served in
+            let baseURL = served.baseURL
+            let viewer = try await served.connectViewer(presentationId: 1)
+            #expect(try await Self.fetch("\(baseURL)/p/1/index.html").status == 200)
+
+            try Data("changed on the kiosk".utf8).write(to: file)
+            #expect(try await lab.cli(["verify", "1"]).status == 65)
+            #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(15)) != nil)
+            let withheld = try await Self.fetch("\(baseURL)/p/1/index.html")
+            #expect(withheld.status == 503, "\(withheld.body)")
+            #expect(withheld.body.contains("id=\"quarantined-presentation\""), "\(withheld.body)")
+            #expect(withheld.body.contains("failed its integrity check ('b.html' differs; 1 file differ"), "\(withheld.body)")
+            #expect(try await Self.fetch("\(baseURL)/p/2/index.html").status == 200)
+            await viewer.close()
+
+            // From another deck, an open of the quarantined one says why.
+            let other = try await served.connectViewer(presentationId: 2)
+            other.send(BridgeRequest(command: "open", data: ["presId": 1], guid: other.makeGUID()))
+            let unavailable = try #require(await other.nextEvent(named: "unavailable", timeout: .seconds(10)))
+            #expect(unavailable.data["reason"] == "quarantined", "\(unavailable.data)")
+            await other.close()
+
+            try original.write(to: file)
+            #expect(try await lab.cli(["verify", "--release", "1"]).status == 0)
+            var status = 0
+            let until = ContinuousClock.now + .seconds(15)
+            repeat {
+                status = try await Self.fetch("\(baseURL)/p/1/index.html").status
+                if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+            } while status != 200 && ContinuousClock.now < until
+            #expect(status == 200)
+        }
+    }
+
+    static func fetch(_ url: String) async throws -> (status: Int, body: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: body))
     }
 }

@@ -170,6 +170,7 @@ package final class LibraryStore: Sendable {
             revision: row["revision"], order: row["sortOrder"],
             root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media,
             flags: try SyncCatalogFacts.flags(presentationId: id, source: row["source"], db: db))
+        presentation.flags.quarantine = try SyncCatalogFacts.quarantine(folder: folder, db: db)
         presentation.dialect = DialectName(rawValue: row["dialect"] ?? "") ?? .storyclm
         if presentation.dialect == .veeva {
             // The CRM data set is found as when the delivery is read (a listing of its root).
