@@ -150,4 +150,26 @@ struct SignedRevisionsTests {
         #expect(quiet.status == 0, "\(quiet.errors)")
         #expect(!quiet.output.contains("re-signed"), "\(quiet.output)")
     }
+
+    @Test("rollback reads the kept revision first: one whose files differ from its manifest is refused (65), nothing changes")
+    func rollbackChecksTarget() async throws {
+        let lab = try await twoSignedRevisions()
+        let kept = try #require(try lab.clientLibrary().keptRevisions(id: 1).first)
+        let file = lab.clientDirectory.presentations.appendingPathComponent(kept.folder).appendingPathComponent("b.html")
+        let original = try Data(contentsOf: file)
+        try Data("changed while kept".utf8).write(to: file)
+
+        let refused = try await lab.cli(["rollback", "1"])
+        #expect(refused.status == 65, "\(refused.output) \(refused.errors)")
+        #expect(
+            refused.errors.contains("rollback refused: the kept revision 1 differs from its manifest: 'b.html' differs"),
+            "\(refused.errors)")
+        #expect(try lab.installedTitle(1) == "v2")
+        #expect(try lab.clientLibrary().pin(id: 1) == nil)
+
+        try original.write(to: file)
+        let rolledBack = try await lab.cli(["rollback", "1"])
+        #expect(rolledBack.status == 0, "\(rolledBack.errors)")
+        #expect(try lab.installedTitle(1) == "v1")
+    }
 }

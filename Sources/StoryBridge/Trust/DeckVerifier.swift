@@ -46,6 +46,24 @@ package struct DeckVerifier: Sendable {
         self.hasher = hasher
     }
 
+    /// How the tree of `folder` (under `presentations/`) differs from its `packageTrust` record,
+    /// hashed on the calling thread; `nil` when the folder has no record (nothing to check it
+    /// against). For `rollback`, which checks the kept revision it is about to serve (a folder a
+    /// repair replaced while quarantined still differs, and is refused).
+    package static func check(folder: String, in library: LibraryStore) throws -> TreeDifference? {
+        guard let record = try library.database.pool.read({ db in try InstalledTrust.read(db, folder: folder) }) else { return nil }
+        let manifest = try SignedManifest.parse(Data(record.manifest.utf8)).body
+        let difference: TreeDifference
+        do throws(TrustFailure) {
+            difference = TreeHasher.difference(
+                of: try TreeHasher().hashSync(tree: library.directory.presentations.appendingPathComponent(folder)), from: manifest)
+        } catch {
+            guard case .unexpectedEntry(let path, _) = error else { throw error }
+            difference = TreeDifference(added: [path])
+        }
+        return difference
+    }
+
     /// The installed presentations' ids, in the library's order.
     package func installedIds() async throws(DeckVerifyError) -> [Int] {
         try await read { db in try Int.fetchAll(db, sql: "SELECT id FROM presentation ORDER BY sortOrder, id") }
