@@ -253,9 +253,11 @@ struct ServeCommand: AsyncParsableCommand {
                 source.presentations.count == 1
                 ? "\"\(source.presentations[0].name)\" (presentation \(source.presentations[0].id), \(source.presentations[0].slides.count) slides) from \(source.description)"
                 : source.description
+            // A folder or .zip is read from disk as it is: nothing was checked against a manifest.
+            let trust = source.library == nil ? " (from disk: not signed, not verified)" : ""
             Terminal.say(
                 """
-                storybridge \(StoryBridgeVersion.current): serving \(what)
+                storybridge \(StoryBridgeVersion.current): serving \(what)\(trust)
                   Open http://\(displayHost):\(boundPort)/ in a browser.
                   Inspector: http://\(displayHost):\(boundPort)/__storybridge/inspector?token=\(token)
                   Metrics (Prometheus): http://\(displayHost):\(boundPort)/__storybridge/metrics

@@ -172,4 +172,17 @@ struct SignedRevisionsTests {
         #expect(rolledBack.status == 0, "\(rolledBack.errors)")
         #expect(try lab.installedTitle(1) == "v1")
     }
+
+    @Test("remove forgets a presentation's trust records and mark: offered again, it installs afresh")
+    func removeForgetsTrust() async throws {
+        let lab = try await twoSignedRevisions()
+        let removed = try await lab.cli(["remove", "1"])
+        #expect(removed.status == 0, "\(removed.errors)")
+        #expect(try lab.highWater(1) == nil)
+        #expect(try lab.trustRecordCount(presentationId: 1) == 0, "kept and served rows alike")
+        let again = try await lab.cli(["sync", "--content"])
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(try lab.installedTitle(1) == "v2")
+        #expect(try lab.highWater(1)?.presentationRevision == 2)
+    }
 }

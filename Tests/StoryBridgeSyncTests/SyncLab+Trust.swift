@@ -69,6 +69,13 @@ extension SyncLab {
         try clientLibrary().database.pool.read { db in try InstalledTrust.read(db, folder: folder) }
     }
 
+    /// How many `packageTrust` rows presentation `id` has (served and kept folders).
+    func trustRecordCount(presentationId id: Int) throws -> Int {
+        try clientLibrary().database.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM packageTrust WHERE presentationId = ?", arguments: [id]) ?? 0
+        }
+    }
+
     /// Deletes every `packageTrust` row (standing for revisions installed before signed packages).
     func forgetTrustRecords() throws {
         try clientLibrary().database.pool.write { db in try db.execute(sql: "DELETE FROM packageTrust") }

@@ -148,6 +148,20 @@ struct VerifyTests {
         }
     }
 
+    @Test("serve FOLDER says it serves from disk, not signed, not verified; health's trust status is local folder")
+    func servedFolderIsLocal() async throws {
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 1) }
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let folder = try #require(try lab.clientLibrary().folder(id: 1))
+        try await lab.withServe([folder.path, "--port", "0", "--log-level", "error", "--no-watch"]) { serve in
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
+            #expect(text.contains("(from disk: not signed, not verified)"), "\(text)")
+            let base = String(try #require(text.firstMatch(of: /Health: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/health/)).1)
+            let (_, body) = try await HealthTests.get("\(base)/__storybridge/health")
+            #expect(body["decks"]?.arrayValue?.first?["trust"]?["status"] == "local folder", "\(body)")
+        }
+    }
+
     static func fetch(_ url: String) async throws -> (status: Int, body: String) {
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)
