@@ -227,6 +227,12 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
         }
         if let syncService { services.append(syncService) }
+        // Serving the library: its decks' files are checked against their manifests on a schedule.
+        if let store = source.library, let every = configuration.trust.verifyInterval {
+            services.append(
+                TrustVerificationService(
+                    schedule: SyncSchedule(interval: every), store: store, rootFile: configuration.trust.rootFile, logger: logger))
+        }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
         if let record { try await ServeRecording.start(recording, file: record, host: host) }

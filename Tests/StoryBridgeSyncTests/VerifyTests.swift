@@ -162,6 +162,33 @@ struct VerifyTests {
         }
     }
 
+    @Test("serve's scheduled verification (trust.verifyEvery) quarantines a deck whose files changed: withheld (503), listed by health")
+    func scheduledVerification() async throws {
+        let lab = try await SyncLab.loggedIn { try $0.publish(id: 1) }
+        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let file = try #require(try lab.clientLibrary().folder(id: 1)).appendingPathComponent("b.html")
+        let config = lab.folder.appendingPathComponent("config.json")
+        try Data(#"{"trust": {"verifyEvery": "1s"}}"#.utf8).write(to: config)
+        try await lab.withServe(["--port", "0", "--log-level", "error", "--no-watch", "--config", config.path]) { serve in
+            let text = await readUntil("Ctrl-C", from: serve.output, limit: .seconds(60))
+            let base = String(try #require(text.firstMatch(of: /Health: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/health/)).1)
+            #expect(try await Self.fetch("\(base)/p/1/index.html").status == 200)
+            try Data("changed on the kiosk".utf8).write(to: file)
+            var status = 0
+            let until = ContinuousClock.now + .seconds(30)
+            repeat {
+                status = try await Self.fetch("\(base)/p/1/b.html").status
+                if status != 503 { try await Task.sleep(for: .milliseconds(100)) }
+            } while status != 503 && ContinuousClock.now < until
+            #expect(status == 503)
+            let (healthStatus, body) = try await HealthTests.get("\(base)/__storybridge/health")
+            #expect(healthStatus == 503, "\(body)")
+            let problems = body["problems"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(problems.contains { $0.hasPrefix("deck 1 quarantined: 'b.html' differs") }, "\(problems)")
+        }
+        #expect(try lab.trustRow(1)?["state"] as String? == "quarantined")
+    }
+
     static func fetch(_ url: String) async throws -> (status: Int, body: String) {
         let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)
