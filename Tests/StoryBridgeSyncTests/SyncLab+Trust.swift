@@ -76,6 +76,13 @@ extension SyncLab {
         }
     }
 
+    /// How the sessions of presentation `id` ended (`endedBy`, nil while in progress).
+    func sessionEnds(presentationId id: Int) throws -> [String?] {
+        try clientLibrary().database.pool.read { db in
+            try String?.fetchAll(db, sql: "SELECT endedBy FROM session WHERE presentationId = ? ORDER BY created", arguments: [id])
+        }
+    }
+
     /// Deletes every `packageTrust` row (standing for revisions installed before signed packages).
     func forgetTrustRecords() throws {
         try clientLibrary().database.pool.write { db in try db.execute(sql: "DELETE FROM packageTrust") }

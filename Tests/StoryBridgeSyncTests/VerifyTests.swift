@@ -104,7 +104,7 @@ struct VerifyTests {
     }
 
     @Test(
-        "a deck verify quarantines while serve shows it: its viewer reloads, its slides answer 503 with the withheld page, an open gets unavailable/quarantined; released, it is served again"
+        "a deck verify quarantines while serve shows it: its session ends (endedBy quarantine), its viewer reloads, its slides answer 503 with the withheld page, an open gets unavailable/quarantined; released, it is served again"
     )
     func quarantineWhileServing() async throws {
         let lab = try await SyncLab.loggedIn {
@@ -120,8 +120,12 @@ struct VerifyTests {
             #expect(try await Self.fetch("\(baseURL)/p/1/index.html").status == 200)
 
             try Data("changed on the kiosk".utf8).write(to: file)
+            try await SyncLab.waitUntil { (try? lab.sessionEnds(presentationId: 1))?.count == 1 }
+            #expect(try lab.sessionEnds(presentationId: 1) == [nil], "a session in progress")
             #expect(try await lab.cli(["verify", "1"]).status == 65)
             #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(15)) != nil)
+            // The open session ended when the deck was withheld, and says why.
+            #expect(try lab.sessionEnds(presentationId: 1) == ["quarantine"])
             let withheld = try await Self.fetch("\(baseURL)/p/1/index.html")
             #expect(withheld.status == 503, "\(withheld.body)")
             #expect(withheld.body.contains("id=\"quarantined-presentation\""), "\(withheld.body)")

@@ -64,6 +64,7 @@ package struct LibraryCatalogWatcher: Sendable {
                     let lockoutChanged = known[id].map { $0.flags.isWithheld != stamp.flags.isWithheld } ?? false
                     if let reason = stamp.flags.quarantine, known[id]?.flags.quarantine == nil {
                         host.logger.error("library: presentation \(id) quarantined, its slides withheld: \(reason)")
+                        await host.endSessions(quarantined: id)
                     }
                     await host.presentationChanged(entry.presentation, files: [], reload: lockoutChanged ? .now : .atNextSlide)
                 } catch {
