@@ -144,6 +144,12 @@ struct ContentRoutes: Sendable {
         let id = try Self.id(context)
         let placed = try await catalog.placed(id, for: context.claims)
         guard manifests.signs else { throw ContentAPIError.notFound("this server signs nothing") }
+        if let forged = faults.faults.serveManifest {
+            guard let bytes = await BlockingIO.run({ try? Data(contentsOf: forged) }) else {
+                throw ContentAPIError.notFound("--test-serve-manifest: \(forged.path) cannot be read")
+            }
+            return Self.documentResponse(bytes)
+        }
         let package = try await catalog.package(of: placed)
         var revision = package.revision
         if let text = Self.queryFields(request.uri.query)["packageRevision"] {

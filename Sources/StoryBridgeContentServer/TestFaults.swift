@@ -38,12 +38,16 @@ package struct TestFaults: Sendable, Hashable {
     /// Blob requests wait this long before they are answered (a slow store), so a test can act
     /// while a client waits for a blob.
     package var blobDelay: Duration?
+    /// The manifest route answers this file's bytes as they are, unchecked, for every package and
+    /// revision (`--test-serve-manifest FILE`): a proxy replaying an old manifest or one signed by
+    /// a revoked key, which the server itself never serves (it checks both before answering).
+    package var serveManifest: URL?
 
     package init(
         dropAfterBytes: Int? = nil, dropTimes: Int? = nil, failFirst: Int = 0, failStatus: Int = 503, retryAfter: Int? = 1,
         failOn: FaultScope = .all, rejectRefresh: Bool = false, noContentPresentations: Set<Int> = [],
         noContentPackages: Set<Int> = [], forbiddenPresentations: Set<Int> = [], emptyClientLists: Int = 0,
-        republish: [Int] = []
+        republish: [Int] = [], serveManifest: URL? = nil
     ) {
         self.dropAfterBytes = dropAfterBytes
         self.dropTimes = dropTimes
@@ -57,6 +61,7 @@ package struct TestFaults: Sendable, Hashable {
         self.forbiddenPresentations = forbiddenPresentations
         self.emptyClientLists = emptyClientLists
         self.republish = republish
+        self.serveManifest = serveManifest
     }
 
     /// The statuses ``failStatus`` may take.

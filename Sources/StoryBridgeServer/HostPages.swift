@@ -101,6 +101,17 @@ enum HostPages {
                 """)
     }
 
+    /// The page of a deck `storybridge verify` quarantined: its files differ from its manifest.
+    static func quarantined(_ presentation: Presentation, reason: String) -> String {
+        page(
+            title: "Presentation withheld",
+            body: """
+                <h1 id="quarantined-presentation" data-presentation="\(presentation.id)">Presentation withheld</h1>
+                <p>“\(escape(presentation.name))” (presentation \(presentation.id)) failed its integrity check \
+                (\(escape(reason))); it will be repaired by the next sync. <a href="/">All presentations</a></p>
+                """)
+    }
+
     private static func page(title: String, body: String, refreshSeconds: Int? = nil) -> String {
         """
         <!DOCTYPE html>

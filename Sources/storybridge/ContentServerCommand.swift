@@ -262,6 +262,13 @@ struct ContentServerTestOptions: ParsableArguments {
     )
     var testRepublish: [Int] = []
 
+    @Option(
+        name: .customLong("test-serve-manifest"),
+        help:
+            "The manifest route answers FILE's bytes as they are, unchecked, for every package (a proxy replaying or forging a manifest).",
+        completion: .file())
+    var testServeManifest: String?
+
     func validate() throws {
         if let testDropAfterBytes, testDropAfterBytes < 0 { throw ValidationError("--test-drop-after-bytes must be 0 or more") }
         if let testDropTimes, testDropTimes < 1 { throw ValidationError("--test-drop-times must be 1 or more") }
@@ -285,7 +292,7 @@ struct ContentServerTestOptions: ParsableArguments {
             retryAfter: testRetryAfter > 0 ? testRetryAfter : nil, failOn: testFailOn, rejectRefresh: testRejectRefresh,
             noContentPresentations: Set(testNoContentPresentations), noContentPackages: Set(testNoContentPackages),
             forbiddenPresentations: Set(testForbiddenPresentations), emptyClientLists: testEmptyClients,
-            republish: testRepublish)
+            republish: testRepublish, serveManifest: testServeManifest.map { URL(fileURLWithPath: $0) })
     }
 
     /// What is switched on, for the start-up lines.
@@ -307,6 +314,7 @@ struct ContentServerTestOptions: ParsableArguments {
         if !testForbiddenPresentations.isEmpty { parts.append("403 for presentation(s) \(list(testForbiddenPresentations))") }
         if testEmptyClients > 0 { parts.append("an empty client list for the first \(testEmptyClients) request(s)") }
         if !testRepublish.isEmpty { parts.append("package(s) of \(list(testRepublish)) republished after start-up") }
+        if let testServeManifest { parts.append("every manifest answered with \(testServeManifest), unchecked") }
         return parts.joined(separator: "; ")
     }
 }

@@ -17,6 +17,8 @@ struct RollbackCommand: ParsableCommand {
             The presentation stays pinned to the revision it serves: sync does not install the \
             revision rolled back from again, only a newer one (which ends the pin), until \
             storybridge unpin ID. Every rollback is recorded: storybridge sync --history ID. \
+            The kept revision's files are read and checked against the manifest it was installed \
+            with first: one that differs is refused (exit 65) and nothing changes. \
             While a sync runs (its lock is held), rollback waits for nothing and exits 75: a \
             revision being installed would otherwise replace the rolled-back one.
             """)
@@ -35,6 +37,20 @@ struct RollbackCommand: ParsableCommand {
             throw SyncExitStatus.fail("rollback", error)
         }
         defer { withExtendedLifetime(lock) {} }
+        // The kept revision is served only if its files are still the ones it was installed with.
+        do {
+            if let target = try store.rollbackTarget(id: id), let difference = try DeckVerifier.check(folder: target.folder, in: store),
+                !difference.isEmpty
+            {
+                throw CommandFailure(
+                    "rollback refused: the kept revision \(target.revision) differs from its manifest: \(difference)",
+                    status: CommandFailure.badInput)
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("cannot check the kept revision", error, status: CommandFailure.storage)
+        }
         let started = ContinuousClock.now
         let outcome: RollbackOutcome
         do {

@@ -159,8 +159,8 @@ struct ServeCommand: AsyncParsableCommand {
         let uploadSettings = try upload.resolve(configuration.upload)
         let syncStatus = ScheduledSyncStatus()
         let syncService = try sync.resolve(
-            configuration.sync, servingLibrary: source.library != nil, directory: library.directory, status: syncStatus,
-            logger: logger)
+            configuration.sync, trust: configuration.trust, servingLibrary: source.library != nil, directory: library.directory,
+            status: syncStatus, logger: logger)
         var link: DeepLink?
         if let deepLink {
             do {
@@ -227,6 +227,12 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(LibraryCatalogWatcherService(LibraryCatalogWatcher(store: store), host: host))
         }
         if let syncService { services.append(syncService) }
+        // Serving the library: its decks' files are checked against their manifests on a schedule.
+        if let store = source.library, let every = configuration.trust.verifyInterval {
+            services.append(
+                TrustVerificationService(
+                    schedule: SyncSchedule(interval: every), store: store, rootFile: configuration.trust.rootFile, logger: logger))
+        }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
         if let record { try await ServeRecording.start(recording, file: record, host: host) }
@@ -253,9 +259,11 @@ struct ServeCommand: AsyncParsableCommand {
                 source.presentations.count == 1
                 ? "\"\(source.presentations[0].name)\" (presentation \(source.presentations[0].id), \(source.presentations[0].slides.count) slides) from \(source.description)"
                 : source.description
+            // A folder or .zip is read from disk as it is: nothing was checked against a manifest.
+            let trust = source.library == nil ? " (from disk: not signed, not verified)" : ""
             Terminal.say(
                 """
-                storybridge \(StoryBridgeVersion.current): serving \(what)
+                storybridge \(StoryBridgeVersion.current): serving \(what)\(trust)
                   Open http://\(displayHost):\(boundPort)/ in a browser.
                   Inspector: http://\(displayHost):\(boundPort)/__storybridge/inspector?token=\(token)
                   Metrics (Prometheus): http://\(displayHost):\(boundPort)/__storybridge/metrics

@@ -11,52 +11,12 @@ import Testing
 /// `storybridge sync` as a child process.
 @Suite("Sync: signed packages")
 struct SignedSyncTests {
-    /// Makes the server's keys (before it starts, so every package gets a manifest) and pins its root on the kiosk.
-    private func signAndPin(_ lab: SyncLab) async throws -> String {
-        let rootOut = lab.folder.appendingPathComponent("root.key").path
-        _ = try ContentServerKeys(folder: ContentTrustFolder(dataDirectory: lab.serverDirectory)).initialise(
-            rootOut: rootOut, offline: false)
-        let pinned = try await lab.cli(["trust", "add", ContentTrustFolder(dataDirectory: lab.serverDirectory).rootPublicKey.path])
-        #expect(pinned.status == 0, "\(pinned.errors)")
-        return rootOut
-    }
-
-    private func trustRow(_ lab: SyncLab, _ id: Int) throws -> Row? {
-        let library = try lab.clientLibrary()
-        return try library.database.pool.read { db in
-            try Row.fetchOne(
-                db,
-                sql:
-                    "SELECT packageTrust.* FROM packageTrust JOIN presentation ON presentation.folder = packageTrust.folder WHERE presentation.id = ?",
-                arguments: [id])
-        }
-    }
-
-    private func highWater(_ lab: SyncLab, _ id: Int) throws -> TrustHighWater? {
-        try lab.clientLibrary().database.pool.read { db in try TrustHighWater.read(db, presentationId: id) }
-    }
-
-    /// Publishes revision `title` of deck 1 and waits until the server has signed its manifest.
-    private func publishSigned(_ lab: SyncLab, title: String) async throws {
-        let entry = try lab.publish(id: 1, title: title)
-        let manifests = ContentTrustFolder(dataDirectory: lab.serverDirectory).manifests
-        try await SyncLab.waitUntil {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: manifests.path)) ?? []
-            return names.contains { name in
-                guard let bytes = try? Data(contentsOf: manifests.appendingPathComponent(name)),
-                    let manifest = try? SignedManifest.parse(bytes)
-                else { return false }
-                return manifest.body.presentationRevision == entry.presentation.revision
-            }
-        }
-    }
-
     @Test("with no root pinned, a first install records the SHA-256 of every file and shows unsigned")
     func unsignedFirstInstall() async throws {
         let lab = try await SyncLab.loggedIn { try $0.publish(id: 1) }
         let synced = try await lab.cli(["sync", "--content"])
         #expect(synced.status == 0, "\(synced.errors)")
-        let row = try #require(try trustRow(lab, 1))
+        let row = try #require(try lab.trustRow(1))
         #expect(row["signed"] as Int == 0)
         let body = try SignedManifest.parse(Data((row["manifest"] as String).utf8))
         #expect(body.signatures.isEmpty)
@@ -66,7 +26,7 @@ struct SignedSyncTests {
         #expect(body.body.files == hashed)
         #expect(body.body.files.map(\.path) == ["b.html", "index.html", "mediafiles/film.mp4"])
         #expect(row["manifestHash"] as String == (try body.hash))
-        #expect(try highWater(lab, 1) == nil)
+        #expect(try lab.highWater(1) == nil)
     }
 
     @Test(
@@ -75,20 +35,20 @@ struct SignedSyncTests {
     func changedFileRefused() async throws {
         let lab = try await SyncLab.serving(mediaOutsidePackages: true) { try $0.publish(id: 1, title: "v1") }
         await lab.stopServer()
-        _ = try await signAndPin(lab)
+        _ = try await lab.signAndPin()
         try await lab.startServer(mediaOutsidePackages: true)
         try await lab.loginAsService()
         let first = try await lab.cli(["sync", "--content"])
         #expect(first.status == 0, "\(first.errors)")
         #expect(try lab.installedTitle(1) == "v1")
-        let row = try #require(try trustRow(lab, 1))
+        let row = try #require(try lab.trustRow(1))
         #expect(row["signed"] as Int == 1)
-        #expect(try highWater(lab, 1)?.signedSince != nil)
+        #expect(try lab.highWater(1)?.signedSince != nil)
         let keys = try ContentTrustFolder(dataDirectory: lab.serverDirectory).readKeys().body
         #expect(row["keyId"] as String? == keys.signingKeys.first?.key.keyId)
 
         // Revision 2 is signed, then its film is changed in place on the server (same size).
-        try await publishSigned(lab, title: "v2")
+        try await lab.publishSigned(title: "v2")
         let served = try #require(try lab.serverLibrary.entry(id: 1))
         let film = served.presentation.root.appendingPathComponent("mediafiles/film.mp4")
         let handle = try FileHandle(forUpdating: film)
@@ -101,7 +61,7 @@ struct SignedSyncTests {
         #expect(try lab.installedTitle(1) == "v1")
         let failed = try #require(try await lab.catalog()[1])
         #expect(failed.lastError?.contains("'mediafiles/film.mp4' differs") == true, "\(failed.lastError ?? "")")
-        #expect(try trustRow(lab, 1)?["presentationRevision"] as Int? == 1)
+        #expect(try lab.trustRow(1)?["presentationRevision"] as Int? == 1)
         #expect(lab.leftoverDownloads().filter { $0.hasSuffix(".part") }.isEmpty)
     }
 
@@ -109,7 +69,7 @@ struct SignedSyncTests {
     func unsignedRefusals() async throws {
         let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
         await lab.stopServer()
-        _ = try await signAndPin(lab)
+        _ = try await lab.signAndPin()
         try await lab.startServer()
         try await lab.loginAsService()
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
@@ -138,7 +98,7 @@ struct SignedSyncTests {
     func expiredAndReplayedKeys() async throws {
         let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
         await lab.stopServer()
-        let rootOut = try await signAndPin(lab)
+        let rootOut = try await lab.signAndPin()
         try await lab.startServer()
         try await lab.loginAsService()
         let trust = ContentTrustFolder(dataDirectory: lab.serverDirectory)

@@ -32,9 +32,10 @@ final class SyncLab: LabAccount, @unchecked Sendable {
     }
 
     /// Installs on the server a presentation `id` whose package holds `payloadBytes` of
-    /// incompressible data (so the package is about that size), marked with `title`.
+    /// incompressible data (so the package is about that size), marked with `title`, at library
+    /// revision `revision` (the next one when nil; an older one stands for a server rolled back).
     @discardableResult
-    func publish(id: Int, title: String = "v1", payloadBytes: Int = 4096) throws -> LibraryStore.Entry {
+    func publish(id: Int, title: String = "v1", payloadBytes: Int = 4096, revision: Int? = nil) throws -> LibraryStore.Entry {
         let zip = folder.appendingPathComponent("deck-\(id)-\(UUID().uuidString).zip")
         let writer = try ZipWriter(path: zip.path)
         try writer.add("index.html", text: "<!DOCTYPE html><html><head><title>\(title)</title></head><body><h1>\(title)</h1></body></html>")
@@ -43,7 +44,9 @@ final class SyncLab: LabAccount, @unchecked Sendable {
         try writer.add("mediafiles/film.mp4", data: generator.bytes(payloadBytes), compress: false)
         try writer.close()
         defer { try? FileManager.default.removeItem(at: zip) }
-        return try serverLibrary.install(zip: zip, options: .init(id: id, name: "Deck \(id)"))
+        var options = LibraryStore.InstallOptions(id: id, name: "Deck \(id)")
+        options.revision = revision
+        return try serverLibrary.install(zip: zip, options: options)
     }
 
     /// Starts (or restarts, on the same port, so the stored session still points at it) the

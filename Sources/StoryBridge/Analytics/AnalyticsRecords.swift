@@ -26,6 +26,9 @@ package enum SessionEnd: String, Sendable, Hashable, Codable, DatabaseValueConve
     /// Its viewer was gone longer than the host's session timeout: the host saved it with the
     /// duration up to the viewer's last activity.
     case timeout
+    /// Its presentation was quarantined while it was shown (`storybridge verify` found its files
+    /// changed): the host saved it at once, so the record says when viewing stopped.
+    case quarantine
 }
 
 /// Where and when a record was made. Records keep these four values in their own columns

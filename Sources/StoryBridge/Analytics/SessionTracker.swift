@@ -156,6 +156,22 @@ public final class SessionTracker: Sendable {
         return state
     }
 
+    /// Ends the session in `state` because its presentation was quarantined: the slide shown is
+    /// recorded up to now (cause `quarantine`) and the session saved (state 1, `endedBy`
+    /// `quarantine`) and queued for upload. Returns the id of the session ended, if one was.
+    func endByQuarantine(_ state: ViewerState, viewerId: String) async throws -> String? {
+        guard let sessionId = state.sessionId, let session = try await store.session(id: sessionId), session.state == .inProgress
+        else { return nil }
+        if let slide = state.currentSlide, let presentationId = state.presentationId, let enteredAt = state.slideEnteredAt {
+            try await recordSlideView(
+                sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt, now: max(enteredAt, clock.now),
+                navigation: state.slideNavigation, cause: "quarantine")
+        }
+        try await store.setState(.saved, sessionId: sessionId, endedBy: .quarantine)
+        logger.warning("session ended: its presentation was quarantined", metadata: ["session": "\(sessionId)", "viewer": "\(viewerId)"])
+        return sessionId
+    }
+
     /// Records a media file shown from `opened` (a date read from ``clock``) until now.
     func mediaViewed(_ viewer: Viewer, presentationId: Int, fileName: String, opened: Date) async throws {
         guard let sessionId = viewer.latestState.sessionId else { return }

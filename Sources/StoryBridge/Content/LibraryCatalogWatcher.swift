@@ -9,7 +9,8 @@ import Logging
 /// sync catalog holds for it, every ``interval`` of the host's clock, which is cheap, needs no
 /// cross-process notification, and sees every writer. A sync that only changes flags (the service
 /// blocked a deck, hid it, or asks for confirmation now) reaches the host the same way: a deck
-/// blocked while shown reloads its viewers onto the blocked page.
+/// blocked while shown reloads its viewers onto the blocked page. So does a quarantine that
+/// `storybridge verify` records in the served folder's `packageTrust` row (the withheld page).
 package struct LibraryCatalogWatcher: Sendable {
     /// The library's catalog.
     package let store: LibraryStore
@@ -27,6 +28,7 @@ package struct LibraryCatalogWatcher: Sendable {
         /// shows (`visibility`, `needConfirmation`): the same files, and not blocked or unblocked.
         func changesOnlyWhatIsNotShown(_ newer: Stamp) -> Bool {
             revision == newer.revision && folder == newer.folder && flags.isLockedOut == newer.flags.isLockedOut
+                && flags.quarantine == newer.flags.quarantine
         }
     }
 
@@ -59,7 +61,11 @@ package struct LibraryCatalogWatcher: Sendable {
                         "library: presentation \(id) \(known[id] == nil ? "added" : "updated") (revision \(stamp.revision))")
                     // A new revision shows from the viewer's next slide on, never mid-slide; a lockout
                     // (or its end) reloads at once.
-                    let lockoutChanged = known[id].map { $0.flags.isLockedOut != stamp.flags.isLockedOut } ?? false
+                    let lockoutChanged = known[id].map { $0.flags.isWithheld != stamp.flags.isWithheld } ?? false
+                    if let reason = stamp.flags.quarantine, known[id]?.flags.quarantine == nil {
+                        host.logger.error("library: presentation \(id) quarantined, its slides withheld: \(reason)")
+                        await host.endSessions(quarantined: id)
+                    }
                     await host.presentationChanged(entry.presentation, files: [], reload: lockoutChanged ? .now : .atNextSlide)
                 } catch {
                     host.logger.warning("library: cannot read presentation \(id)", metadata: ["error": "\(error)"])
@@ -98,13 +104,15 @@ package struct LibraryCatalogWatcher: Sendable {
         try await store.database.read { db in
             var stamps: [Int: Stamp] = [:]
             let sql = """
-                SELECT presentation.id, presentation.revision, presentation.folder, \(SyncCatalogFacts.flagColumns)
-                FROM presentation \(SyncCatalogFacts.joinOnSyncedRow)
+                SELECT presentation.id, presentation.revision, presentation.folder, \(SyncCatalogFacts.flagColumns),
+                  \(SyncCatalogFacts.quarantineColumns)
+                FROM presentation \(SyncCatalogFacts.joinOnSyncedRow) \(SyncCatalogFacts.joinOnTrustRow)
                 WHERE \(LibraryStore.servedCondition)
                 """
             for row in try Row.fetchAll(db, sql: sql) {
-                stamps[row["id"]] = Stamp(
-                    revision: row["revision"], folder: row["folder"], flags: SyncCatalogFacts.flags(from: row))
+                var flags = SyncCatalogFacts.flags(from: row)
+                flags.quarantine = SyncCatalogFacts.quarantine(from: row)
+                stamps[row["id"]] = Stamp(revision: row["revision"], folder: row["folder"], flags: flags)
             }
             return stamps
         }

@@ -170,6 +170,7 @@ package final class LibraryStore: Sendable {
             revision: row["revision"], order: row["sortOrder"],
             root: directory.presentations.appendingPathComponent(folder), slides: slides, mediaFiles: media,
             flags: try SyncCatalogFacts.flags(presentationId: id, source: row["source"], db: db))
+        presentation.flags.quarantine = try SyncCatalogFacts.quarantine(folder: folder, db: db)
         presentation.dialect = DialectName(rawValue: row["dialect"] ?? "") ?? .storyclm
         if presentation.dialect == .veeva {
             // The CRM data set is found as when the delivery is read (a listing of its root).
@@ -312,6 +313,8 @@ package final class LibraryStore: Sendable {
                     packageRevision: options.packageRevision, bytes: options.bytesTransferred, packageSize: options.packageSize)
                 var released = try KeptRevisions.prune(db, presentationId: id, keeping: options.keptRevisions)
                 if let replaced: String = old?["folder"], options.keptRevisions == 0 { released.append(replaced) }
+                // What a released folder was checked against goes with it.
+                for folder in released { try db.execute(sql: "DELETE FROM packageTrust WHERE folder = ?", arguments: [folder]) }
                 return released
             }
             PhaseTiming.record("swap: catalog, history and kept revisions committed", since: swapBegan)

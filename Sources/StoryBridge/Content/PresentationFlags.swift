@@ -15,6 +15,14 @@ package struct PresentationFlags: Sendable, Hashable {
     /// offers it, and its files stay on disk until sync removes them after the grace period.
     package var isWithdrawn: Bool
 
+    /// Why `storybridge verify` quarantined the served revision (its files differ from its
+    /// manifest); `nil` when it is not quarantined. A quarantined deck stays listed, but its slides
+    /// and files are withheld until the next sync repairs it or `verify --release` clears it.
+    package var quarantine: String?
+
+    /// Its slides and files are refused: blocked by the service, or quarantined.
+    package var isWithheld: Bool { isLockedOut || quarantine != nil }
+
     /// Listed, not blocked, closing without a question.
     package static let defaults = PresentationFlags()
 

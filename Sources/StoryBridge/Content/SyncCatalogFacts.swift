@@ -33,6 +33,26 @@ enum SyncCatalogFacts {
             isWithdrawn: (row["syncState"] as String?) == "withdrawn")
     }
 
+    /// The quarantine columns of the served folder's `packageTrust` row, for queries that join it
+    /// with ``joinOnTrustRow``.
+    static let quarantineColumns = "packageTrust.state AS trustState, packageTrust.quarantineReason AS trustQuarantine"
+
+    /// The join that adds the served folder's `packageTrust` row to a library row, or `NULL`s.
+    static let joinOnTrustRow = "LEFT JOIN packageTrust ON packageTrust.folder = presentation.folder"
+
+    /// The quarantine reason in a row holding ``quarantineColumns``; `nil` when not quarantined.
+    static func quarantine(from row: Row) -> String? {
+        guard (row["trustState"] as String?) == "quarantined" else { return nil }
+        return (row["trustQuarantine"] as String?) ?? "its files differ from its manifest"
+    }
+
+    /// The quarantine reason of the revision in `folder`; `nil` when it is not quarantined.
+    static func quarantine(folder: String, db: Database) throws -> String? {
+        let row = try Row.fetchOne(
+            db, sql: "SELECT \(quarantineColumns) FROM packageTrust WHERE folder = ?", arguments: [folder])
+        return row.flatMap(quarantine(from:))
+    }
+
     /// The name the content service gives presentation `id`, when the catalog knows it.
     static func name(presentationId id: Int, db: Database) throws -> String? {
         let name = try String.fetchOne(db, sql: "SELECT name FROM syncPresentation WHERE id = ?", arguments: [id])

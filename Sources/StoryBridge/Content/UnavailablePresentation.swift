@@ -6,6 +6,12 @@ extension Presentation {
         "Presentation blocked: “\(name)” (presentation \(id)) is blocked by the content service (lockout); "
             + "its slides are not served until the service unblocks it and `storybridge sync` brings the change"
     }
+
+    /// Why a quarantined presentation (``PresentationFlags/quarantine``) is not shown.
+    func quarantineMessage(_ reason: String) -> String {
+        "Presentation withheld: “\(name)” (presentation \(id)) failed its integrity check (\(reason)); "
+            + "it will be repaired by the next sync"
+    }
 }
 
 extension HostEvent {
@@ -17,6 +23,16 @@ extension HostEvent {
             data: [
                 "presentation": .int(missing.id), "reason": "missing", "title": "Presentation not installed",
                 "message": .string(missing.message), "command": .string(missing.command),
+            ])
+    }
+
+    /// `unavailable` for a presentation `storybridge verify` quarantined (reason `quarantined`).
+    static func unavailable(quarantined presentation: Presentation, reason: String) -> HostEvent {
+        HostEvent(
+            name: "unavailable",
+            data: [
+                "presentation": .int(presentation.id), "reason": "quarantined", "title": "Presentation withheld",
+                "message": .string(presentation.quarantineMessage(reason)),
             ])
     }
 

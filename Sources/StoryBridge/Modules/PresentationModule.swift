@@ -64,6 +64,10 @@ struct PresentationModule: BridgeModule {
             await context.send(.unavailable(blocked: target))
             throw BridgeError.blocked(target.lockoutMessage)
         }
+        if let reason = target.flags.quarantine {
+            await context.send(.unavailable(quarantined: target, reason: reason))
+            throw BridgeError.blocked(target.quarantineMessage(reason))
+        }
         let slide = slideName.isEmpty ? target.entrySlide : slideName
         guard target.hasSlide(slide) else {
             throw BridgeError.notFound("Slide '\(slide)' not found in presentation \(id)")

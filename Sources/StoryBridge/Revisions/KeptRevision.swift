@@ -136,11 +136,15 @@ package enum KeptRevisions {
         return dropped.map(\.folder)
     }
 
-    /// Forgets the kept revisions and the pin of a presentation being removed; returns their folders.
+    /// Forgets the kept revisions, the pin and the trust records (every `packageTrust` row and the
+    /// `trustHighWater` mark: a presentation removed and offered again starts afresh, since removal
+    /// is the operator's act) of a presentation being removed; returns the kept folders.
     package static func forget(_ db: Database, presentationId: Int) throws -> [String] {
         let folders = try String.fetchAll(db, sql: "SELECT folder FROM keptRevision WHERE presentationId = ?", arguments: [presentationId])
         try db.execute(sql: "DELETE FROM keptRevision WHERE presentationId = ?", arguments: [presentationId])
         try db.execute(sql: "DELETE FROM revisionPin WHERE presentationId = ?", arguments: [presentationId])
+        try db.execute(sql: "DELETE FROM packageTrust WHERE presentationId = ?", arguments: [presentationId])
+        try db.execute(sql: "DELETE FROM trustHighWater WHERE presentationId = ?", arguments: [presentationId])
         return folders
     }
 }

@@ -47,6 +47,22 @@ extension LibraryStore {
         }
     }
 
+    /// The kept revision ``rollback(id:at:)`` would serve now, read without changing anything
+    /// (`nil` when the presentation is not installed or has no earlier revision kept).
+    package func rollbackTarget(id: Int) throws -> KeptRevision? {
+        try database.pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT folder, revision FROM presentation WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
+            let servedFolder: String = row["folder"]
+            let installed = try Int.fetchOne(db, sql: "SELECT installedRevision FROM syncPresentation WHERE id = ?", arguments: [id])
+            let servedOrdering = installed ?? row["revision"]
+            return try KeptRevisions.all(db, presentationId: id)
+                .filter { $0.folder != servedFolder && $0.orderingRevision < servedOrdering }
+                .max { $0.orderingRevision < $1.orderingRevision }
+        }
+    }
+
     /// Lifts the pin of a rolled-back presentation: the next sync installs what the service offers.
     package func unpin(id: Int) throws(RollbackError) {
         do {

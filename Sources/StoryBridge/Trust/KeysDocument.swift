@@ -126,9 +126,17 @@ extension SignedDocument where Body == KeysDocument {
 
 extension SignedDocument where Body == PackageManifest {
     /// The key of `keys`' valid signing keys that signed this manifest. A signature by a revoked
-    /// key counts for nothing, whenever it was made (revocation is absolute).
+    /// key counts for nothing, whenever it was made (revocation is absolute); a manifest signed
+    /// only by revoked keys is refused naming the key (``TrustFailure/keyRevoked(keyId:revokedAt:reason:)``).
     @discardableResult
     package func verify(keys: KeysDocument) throws(TrustFailure) -> TrustPublicKey {
-        try verify(keys: keys.validSigningKeys, context: .manifest)
+        do {
+            return try verify(keys: keys.validSigningKeys, context: .manifest)
+        } catch {
+            if let revoked = keys.revoked.first(where: { entry in signatures.contains { $0.keyId == entry.keyId } }) {
+                throw .keyRevoked(keyId: revoked.keyId, revokedAt: TrustTime.format(revoked.revokedAt), reason: revoked.reason)
+            }
+            throw error
+        }
     }
 }

@@ -26,6 +26,8 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case treeDiffers(TreeDifference)
     /// The keys document offered was refused, or none is held (rule 2): signed packages are refused.
     case keysRefused(String)
+    /// The manifest's only signatures are by keys the held keys document revoked (rule 3).
+    case keyRevoked(keyId: String, revokedAt: String, reason: String)
     /// The manifest was signed under a newer keys document than the one held (rule 3).
     case keysVersionAhead(signed: Int, held: Int)
     /// The manifest is another package's or revision's (rule 4).
@@ -46,7 +48,7 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .notCanonical: "canonical-json"
         case .malformed: "document"
-        case .signatureInvalid: "signature"
+        case .signatureInvalid, .keyRevoked: "signature"
         case .keyFileExposed, .keyFileExists, .keyFileUnusable, .keyFileMalformed: "key-file"
         case .unexpectedEntry, .unreadable, .treeDiffers: "files"
         case .keysRefused, .keysVersionAhead: "keys"
@@ -66,8 +68,8 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
             path
         case .unexpectedEntry(let path, _), .unreadable(let path, _): path
         case .treeDiffers(let difference): difference.paths.first
-        case .notCanonical, .malformed, .signatureInvalid, .keysRefused, .keysVersionAhead, .identityMismatch, .manifestFromTheFuture,
-            .manifestExpired, .wentBack, .unsignedAfterSigned, .unsignedRefused:
+        case .notCanonical, .malformed, .signatureInvalid, .keyRevoked, .keysRefused, .keysVersionAhead, .identityMismatch,
+            .manifestFromTheFuture, .manifestExpired, .wentBack, .unsignedAfterSigned, .unsignedRefused:
             nil
         }
     }
@@ -98,6 +100,8 @@ package enum TrustFailure: Error, Equatable, Sendable, CustomStringConvertible {
             "manifest: \(difference)"
         case .keysRefused(let reason):
             "keys document refused: \(reason)"
+        case .keyRevoked(let keyId, let revokedAt, let reason):
+            "the manifest is signed by key \(keyId), revoked on \(revokedAt) (\(reason)); a revoked key's manifests are refused whenever they were signed"
         case .keysVersionAhead(let signed, let held):
             "signed under keys version \(signed), this kiosk holds \(held)"
         case .identityMismatch(let reason):

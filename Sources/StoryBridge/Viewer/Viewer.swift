@@ -75,6 +75,18 @@ public actor Viewer {
         change { $0 = ended }
     }
 
+    /// Ends the viewer's session because its presentation was quarantined
+    /// (``SessionTracker/endByQuarantine(_:viewerId:)``); the viewer keeps its place without the
+    /// session, so a page shown again later starts a new one.
+    func endSessionByQuarantine(with tracker: SessionTracker) async throws {
+        guard let ended = try await tracker.endByQuarantine(state, viewerId: id) else { return }
+        change { state in
+            guard state.sessionId == ended else { return }
+            state.sessionId = nil
+            state.slideEnteredAt = nil
+        }
+    }
+
     // MARK: Leases (who holds the viewer in memory)
 
     /// Marks the viewer held (a page connection is being served); it stays in memory until every

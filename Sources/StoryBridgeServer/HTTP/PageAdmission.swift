@@ -39,7 +39,7 @@ struct PageAdmission: Sendable {
         guard let presentation = library.presentation(id: presentationId) else {
             return .failure(.unknownPresentation(presentationId))
         }
-        guard !presentation.flags.isLockedOut else { return .failure(.blockedPresentation(presentationId)) }
+        guard !presentation.flags.isWithheld else { return .failure(.blockedPresentation(presentationId)) }
         guard presentation.hasSlide(slide) else { return .failure(.unknownSlide(slide)) }
         return .success(
             PageConnectionRequest(

@@ -4,10 +4,14 @@ import StoryBridge
 /// The answer of `GET /__storybridge/health`: overall status with the reasons it is not healthy,
 /// the scheduled sync (last run, its result, the next one), each deck's state and revision, the
 /// upload queue's length and the age of its oldest record, and the data folder's free disk. It
-/// names nothing but deck ids and revisions, so it needs no token.
+/// names nothing but deck ids and revisions, so it needs no token. Each served deck carries a
+/// `trust` object; a deck served past its manifest's expiry is a notice (a problem with
+/// ``HealthThresholds/strictTrust``), a quarantined deck a problem.
 struct HealthReport: Sendable {
     /// Why the host is not healthy; empty when it is.
     package var problems: [String]
+    /// What an operator should know that leaves the host healthy.
+    package var notices: [String] = []
     package var document: JSONValue
 
     var isHealthy: Bool { problems.isEmpty }
@@ -31,7 +35,18 @@ struct HealthReport: Sendable {
         }
         let decks =
             await sources.decks?()
-            ?? host.library.all.map { DeckHealth(id: $0.id, revision: $0.revision, state: nil) }
+            ?? host.library.all.map { DeckHealth(id: $0.id, revision: $0.revision, state: nil, trust: .localFolder) }
+        var notices: [String] = []
+        for deck in decks {
+            guard let trust = deck.trust else { continue }
+            if trust.status == "quarantined" {
+                problems.append("deck \(deck.id) quarantined: \(trust.result ?? "its files differ from its manifest")")
+            }
+            if let expires = trust.expires, now >= expires {
+                let notice = "deck \(deck.id): manifest expired on \(timestamp(expires)); still served; no sync has brought a re-signed one"
+                if thresholds.strictTrust { problems.append(notice) } else { notices.append(notice) }
+            }
+        }
         var upload: JSONValue = .null
         do {
             let status = try await host.analytics.uploadStatus()
@@ -54,6 +69,7 @@ struct HealthReport: Sendable {
         let document: JSONValue = [
             "status": .string(problems.isEmpty ? "ok" : "unhealthy"),
             "problems": .array(problems.map(JSONValue.string)),
+            "notices": .array(notices.map(JSONValue.string)),
             "checkedAt": .string(timestamp(now)),
             "sync": sync,
             "decks": .array(
@@ -61,12 +77,25 @@ struct HealthReport: Sendable {
                     [
                         "id": .int(deck.id), "revision": deck.revision.map(JSONValue.int) ?? .null,
                         "state": deck.state.map(JSONValue.string) ?? .null,
+                        "trust": deck.trust.map { trustJSON($0, now: now) } ?? .null,
                     ]
                 }),
             "upload": upload,
             "disk": ["freeBytes": free.map { .int(Int($0)) } ?? .null, "minimumFreeBytes": .int(Int(thresholds.minimumFreeBytes))],
         ]
-        return HealthReport(problems: problems, document: document)
+        return HealthReport(problems: problems, notices: notices, document: document)
+    }
+
+    /// A deck's `trust` object: status, expiry and the last check, no key ids or hashes.
+    private static func trustJSON(_ trust: DeckTrustHealth, now: Date) -> JSONValue {
+        var members: [String: JSONValue] = ["status": .string(trust.status)]
+        if let expires = trust.expires {
+            members["expires"] = .string(timestamp(expires))
+            members["expired"] = .bool(now >= expires)
+        }
+        if let lastVerified = trust.lastVerified { members["lastVerified"] = .string(timestamp(lastVerified)) }
+        if let result = trust.result { members["result"] = .string(result) }
+        return .object(members)
     }
 
     /// Bytes an unprivileged process may still write in the file system holding `folder`.

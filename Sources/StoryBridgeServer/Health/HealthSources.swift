@@ -8,13 +8,18 @@ package struct HealthThresholds: Sendable, Hashable {
     package var minimumFreeBytes: Int64
     /// An upload queue whose oldest record waited longer than this.
     package var uploadBacklogAge: Duration
+    /// Trust notices (a deck served past its manifest's expiry) count as problems
+    /// (`serve --health-strict-trust`); by default they leave the host healthy.
+    package var strictTrust: Bool
 
     package init(
-        syncFailingFor: Duration = .seconds(3600), minimumFreeBytes: Int64 = 500 << 20, uploadBacklogAge: Duration = .seconds(86_400)
+        syncFailingFor: Duration = .seconds(3600), minimumFreeBytes: Int64 = 500 << 20, uploadBacklogAge: Duration = .seconds(86_400),
+        strictTrust: Bool = false
     ) {
         self.syncFailingFor = syncFailingFor
         self.minimumFreeBytes = minimumFreeBytes
         self.uploadBacklogAge = uploadBacklogAge
+        self.strictTrust = strictTrust
     }
 }
 
@@ -36,18 +41,47 @@ package struct SyncHealth: Sendable, Hashable {
     }
 }
 
-/// One deck as the health endpoint shows it: its id, the revision served, and its sync state.
+/// One deck as the health endpoint shows it: its id, the revision served, its sync state and
+/// what its files were checked against.
 package struct DeckHealth: Sendable, Hashable {
     package var id: Int
     package var revision: Int?
     /// `ready`, `update available`, `failed`... (nil when the deck is not synced).
     package var state: String?
+    /// Signed, unsigned, local folder...; nil for a deck listed but not served.
+    package var trust: DeckTrustHealth?
 
-    package init(id: Int, revision: Int?, state: String?) {
+    package init(id: Int, revision: Int?, state: String?, trust: DeckTrustHealth? = nil) {
         self.id = id
         self.revision = revision
         self.state = state
+        self.trust = trust
     }
+}
+
+/// What the health endpoint says of a served deck's files (docs/design/TRUST.md 2.6), without key
+/// ids or hashes (those are in `storybridge verify --json`).
+package struct DeckTrustHealth: Sendable, Hashable {
+    /// `signed`, `unsigned`, `local folder` (served from disk, never verified), `quarantined`, or
+    /// `unverified` (installed before signed packages, no record).
+    package var status: String
+    /// The signed manifest's end of validity.
+    package var expires: Date?
+    /// When its files were last checked, and what was found (`ok`...).
+    package var lastVerified: Date?
+    package var result: String?
+
+    package init(status: String, expires: Date? = nil, lastVerified: Date? = nil, result: String? = nil) {
+        self.status = status
+        self.expires = expires
+        self.lastVerified = lastVerified
+        self.result = result
+    }
+
+    /// A deck served from a folder on disk: not signed, not verified.
+    package static let localFolder = DeckTrustHealth(status: "local folder")
+    /// A deck installed before signed packages existed.
+    package static let unverified = DeckTrustHealth(status: "unverified")
 }
 
 /// Where the health endpoint reads what is not the host's own: the scheduled sync, the decks'

@@ -57,6 +57,7 @@ struct ContentRoutes: Sendable {
             throw PresentationUnavailable.missing(await host.library.missing(id: id))
         }
         guard !presentation.flags.isLockedOut else { throw PresentationUnavailable.blocked(presentation) }
+        if let reason = presentation.flags.quarantine { throw PresentationUnavailable.quarantined(presentation, reason: reason) }
         return presentation
     }
 

@@ -27,7 +27,7 @@ struct PresentationFiles: FileProvider {
     func getFileIdentifier(_ path: String) -> FileID? {
         let parts = path.drop { $0 == "/" }.split(separator: "/", maxSplits: 1)
         guard parts.count == 2, let id = Int(parts[0]), let presentation = library.presentation(id: id),
-            !presentation.flags.isLockedOut
+            !presentation.flags.isWithheld
         else { return nil }
         return FileID(root: presentation.root, relative: String(parts[1]))
     }

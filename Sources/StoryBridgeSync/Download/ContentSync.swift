@@ -36,6 +36,10 @@ package struct ContentSyncReport: Sendable {
     package var warnings: [(id: Int, warning: String)] = []
     /// Presentations left on a rolled-back revision because they are pinned (`storybridge rollback`).
     package var pinned: [Int] = []
+    /// Up-to-date presentations whose stored manifest a re-signed one replaced (no download).
+    package var manifestsRefreshed: [Int] = []
+    /// Re-signed manifests refused or not reachable (the stored one stays; the run does not fail).
+    package var manifestWarnings: [(id: Int, warning: String)] = []
 }
 
 /// Downloads content packages and installs them into the library: bounded concurrency, each
@@ -93,12 +97,17 @@ package struct ContentSync: Sendable {
             ReadyTree.sweep(in: paths, installed: installed ?? [:])
             return installed ?? [:]
         }
+        let quarantined = await BlockingIO.run { [library] () -> Set<Int> in
+            let served = try? library.database.pool.read { db in try InstalledTrust.served(db) }
+            return Set((served ?? [:]).filter { $0.value.state == "quarantined" }.keys)
+        }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
             (Set(try Int.fetchAll(db, sql: "SELECT id FROM presentation WHERE source LIKE 'sync:%'")), try RevisionPin.all(db))
         }
         PhaseTiming.record("content plan (catalog read, leftovers swept)", since: planBegan)
         var targets: [SyncedPresentation] = []
+        var current: [SyncedPresentation] = []
         var report = ContentSyncReport()
         if let ids {
             let byId = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
@@ -112,20 +121,22 @@ package struct ContentSync: Sendable {
                     report.markedSkip.append(id)
                 } else if Self.isHeldByPin(row, pins: pins) {
                     report.pinned.append(id)
-                } else if Self.needsDownload(row, installed: installedFromSync) {
+                } else if Self.needsDownload(row, installed: installedFromSync, quarantined: quarantined) {
                     targets.append(row)
                 } else {
                     report.upToDate += 1
+                    current.append(row)
                 }
             }
         } else {
             for row in rows where !row.skip {
                 if Self.isHeldByPin(row, pins: pins) {
                     report.pinned.append(row.id)
-                } else if Self.needsDownload(row, installed: installedFromSync) {
+                } else if Self.needsDownload(row, installed: installedFromSync, quarantined: quarantined) {
                     targets.append(row)
                 } else {
                     report.upToDate += 1
+                    current.append(row)
                 }
             }
         }
@@ -138,7 +149,7 @@ package struct ContentSync: Sendable {
         let outcomes = try await boundedMap(targets, limit: concurrency) {
             (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
             do throws(SyncError) {
-                return try await self.installPackage(row, events: events)
+                return try await self.installPackage(row, wholePackage: quarantined.contains(row.id), events: events)
             } catch .interrupted {
                 throw .interrupted
             } catch {
@@ -168,14 +179,19 @@ package struct ContentSync: Sendable {
         // an earlier version left them without.
         let installedNow = Set(report.installed.map(\.id))
         await makeUpReadyTrees(installedFolders.filter { !installedNow.contains($0.key) })
+        let refreshed = await refreshManifests(of: current.filter { installedFromSync.contains($0.id) })
+        report.manifestsRefreshed = refreshed.replaced
+        report.manifestWarnings = refreshed.warnings
         return report
     }
 
     /// Whether a presentation's package is to be fetched: one is offered, the presentation is not
-    /// withdrawn, and the installed package (id and revision) is not the offered one.
-    static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>) -> Bool {
+    /// withdrawn, and the installed package (id and revision) is not the offered one, or the
+    /// served revision is quarantined (`storybridge verify` found its files changed: it is
+    /// downloaded again even at the same revision).
+    static func needsDownload(_ row: SyncedPresentation, installed: Set<Int>, quarantined: Set<Int> = []) -> Bool {
         guard row.packageRevision != nil, row.state != .withdrawn else { return false }
-        return row.needsPackage || !installed.contains(row.id)
+        return row.needsPackage || !installed.contains(row.id) || quarantined.contains(row.id)
     }
 
     /// Whether a rolled-back presentation stays on its pinned revision: the offered package is
@@ -202,12 +218,12 @@ package struct ContentSync: Sendable {
     /// Installs the package of `row`; when it was republished during the download (a renewed
     /// link named another revision), starts over once with the new one.
     private func installPackage(
-        _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        _ row: SyncedPresentation, wholePackage: Bool = false, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> PackageOutcome {
         var restarts = 0
         while true {
             do {
-                return try await installPackageOnce(row, events: events)
+                return try await installPackageOnce(row, wholePackage: wholePackage, events: events)
             } catch .packageChanged(let id) where restarts < 2 {
                 restarts += 1
                 logger.notice("package republished during its download; starting over", metadata: ["presentation": "\(id)"])
@@ -215,8 +231,10 @@ package struct ContentSync: Sendable {
         }
     }
 
+    /// `wholePackage`: no delta update (the installed tree is quarantined: it is what is suspect,
+    /// and a delta would link its files).
     private func installPackageOnce(
-        _ row: SyncedPresentation, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        _ row: SyncedPresentation, wholePackage: Bool, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> PackageOutcome {
         let id = row.id
         do throws(SyncError) {
@@ -249,7 +267,7 @@ package struct ContentSync: Sendable {
                 })
             // An interrupted full download of this revision is resumed rather than replaced by a delta.
             var receivedByDelta: Int64 = 0
-            if partial.bytesOnDisk == 0 {
+            if partial.bytesOnDisk == 0 && !wholePackage {
                 // The delta update's own time, which docs/BENCHMARKS.md compares with curl + unzip.
                 let attempt = try await PhaseTiming.measure("delta update (decision to fetch to swap)") { () async throws(SyncError) in
                     try await deltaInstall(

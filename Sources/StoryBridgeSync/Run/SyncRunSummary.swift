@@ -39,6 +39,8 @@ package enum SyncRunSummary {
         }
         lines += report.withoutPackage.map { "presentation \($0) has no package on the service: not downloaded (no package)" }
         lines += report.warnings.map { "presentation \($0.id) installed with a warning: \($0.warning)" }
+        lines += report.manifestsRefreshed.map { "presentation \($0): re-signed manifest stored (no download)" }
+        lines += report.manifestWarnings.map { "presentation \($0.id): \($0.warning)" }
         return lines
     }
 

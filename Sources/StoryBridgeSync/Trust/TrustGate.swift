@@ -72,20 +72,7 @@ package actor TrustGate {
         guard let keys else {
             throw .trustRefused(presentationId: id, .keysRefused("no keys document signed by root \(root.keyId) is held"))
         }
-        // Rule 3: the manifest's signature, by a valid signing key of the held keys document.
-        let limit = limits.maxEntries * 512
-        let bytes = try await api.manifest(link: link, limit: limit)
-        let document: SignedManifest
-        let signer: TrustPublicKey
-        do throws(TrustFailure) {
-            document = try SignedManifest.parse(bytes)
-            if let version = document.body.keysVersion, version > keys.version {
-                throw .keysVersionAhead(signed: version, held: keys.version)
-            }
-            signer = try document.verify(keys: keys)
-        } catch {
-            throw .trustRefused(presentationId: id, error)
-        }
+        let (document, bytes, signer) = try await verifiedManifest(link: link, keys: keys, presentationId: id)
         let body = document.body
         // Rule 4: the manifest of this package revision, of the revision the catalog fetched.
         let presentationRevision = row.fetchedRevision ?? row.listedRevision
@@ -98,14 +85,7 @@ package actor TrustGate {
                     "the manifest names presentation \(body.presentationId) revision \(body.presentationRevision), package \(body.packageId) revision \(body.packageRevision); the service offers presentation \(id) revision \(presentationRevision), package \(package.id) revision \(package.revision)"
                 ))
         }
-        // Rule 5: not from the future (5 minutes of clock skew), not expired.
-        let now = now()
-        guard body.created <= now.addingTimeInterval(300) else {
-            throw .trustRefused(presentationId: id, .manifestFromTheFuture(presentationId: id, created: TrustTime.format(body.created)))
-        }
-        if let expires = body.expires, now >= expires {
-            throw .trustRefused(presentationId: id, .manifestExpired(presentationId: id, expires: TrustTime.format(expires)))
-        }
+        try checkExpiry(body, presentationId: id)
         // Rule 6: never back to an older signed revision.
         if let mark = try await highWater(id) {
             if body.presentationRevision < mark.presentationRevision {
@@ -131,6 +111,75 @@ package actor TrustGate {
             }
         }
         return .signed(document, text: String(decoding: bytes, as: UTF8.self), keyId: signer.keyId)
+    }
+
+    /// A re-signed manifest of the installed revision `installed` (docs/design/TRUST.md 2.6): the
+    /// manifest `package` links to, when it is valid (rules 2 to 5), names the installed revisions,
+    /// lists the same files and was made later than the stored one. `nil` when there is nothing to
+    /// take (no link, no root pinned, the same manifest, another revision); a throw when the offered
+    /// manifest is refused (the stored one stays).
+    package func refreshed(installed: InstalledTrust, package: RemoteContentPackage) async throws(SyncError) -> TrustRecord? {
+        let id = installed.presentationId
+        await prepare()
+        guard let link = package.manifest, root != nil else { return nil }
+        if let keysRefusal { throw .trustRefused(presentationId: id, .keysRefused(keysRefusal)) }
+        guard let keys else { return nil }
+        let (document, bytes, signer) = try await verifiedManifest(link: link, keys: keys, presentationId: id)
+        let body = document.body
+        guard body.presentationId == id, body.packageId == installed.packageId, body.packageRevision == installed.packageRevision,
+            body.presentationRevision == installed.presentationRevision
+        else { return nil }
+        try checkExpiry(body, presentationId: id)
+        guard let storedCreated = installed.created, body.created > storedCreated else { return nil }
+        let stored: SignedManifest
+        do throws(TrustFailure) {
+            stored = try SignedManifest.parse(Data(installed.manifest.utf8))
+        } catch {
+            throw .trustRefused(presentationId: id, error)
+        }
+        guard stored.body.files == body.files else {
+            throw .trustRefused(
+                presentationId: id,
+                .identityMismatch(
+                    "a manifest of the installed package \(body.packageId) revision \(body.packageRevision) lists other files than the one it was installed with"
+                ))
+        }
+        do throws(TrustFailure) {
+            return TrustRecord(
+                presentationId: id, signed: true, manifestHash: try document.hash, manifest: String(decoding: bytes, as: UTF8.self),
+                keyId: signer.keyId, body: body)
+        } catch {
+            throw .trustRefused(presentationId: id, error)
+        }
+    }
+
+    /// Rule 3: the manifest at `link`, fetched with the access token (refused above the size the
+    /// package limits allow), signed by a valid signing key of `keys`.
+    private func verifiedManifest(
+        link: String, keys: KeysDocument, presentationId id: Int
+    ) async throws(SyncError) -> (SignedManifest, Data, TrustPublicKey) {
+        let limit = limits.maxEntries * 512
+        let bytes = try await api.manifest(link: link, limit: limit)
+        do throws(TrustFailure) {
+            let document = try SignedManifest.parse(bytes)
+            if let version = document.body.keysVersion, version > keys.version {
+                throw .keysVersionAhead(signed: version, held: keys.version)
+            }
+            return (document, bytes, try document.verify(keys: keys))
+        } catch {
+            throw .trustRefused(presentationId: id, error)
+        }
+    }
+
+    /// Rule 5: not from the future (5 minutes of clock skew), not expired.
+    private func checkExpiry(_ body: PackageManifest, presentationId id: Int) throws(SyncError) {
+        let now = now()
+        guard body.created <= now.addingTimeInterval(300) else {
+            throw .trustRefused(presentationId: id, .manifestFromTheFuture(presentationId: id, created: TrustTime.format(body.created)))
+        }
+        if let expires = body.expires, now >= expires {
+            throw .trustRefused(presentationId: id, .manifestExpired(presentationId: id, expires: TrustTime.format(expires)))
+        }
     }
 
     /// Rules U1 and U2; U3 otherwise.

@@ -16,6 +16,9 @@ struct HealthOptions: ParsableArguments {
         help: ArgumentHelp("Unhealthy when the oldest record waiting for upload is older than this.", valueName: "duration"))
     var healthUploadAge: TimeLimit = .after(.seconds(86_400))
 
+    @Flag(help: "Unhealthy when a deck is served past its signed manifest's expiry (by default a notice, still 200).")
+    var healthStrictTrust = false
+
     func validate() throws {
         guard healthMinFree >= 0 else { throw ValidationError("--health-min-free must be 0 or more megabytes") }
     }
@@ -27,7 +30,7 @@ struct HealthOptions: ParsableArguments {
     ) -> HealthSources {
         let thresholds = HealthThresholds(
             syncFailingFor: healthSyncFailing.duration ?? .seconds(Int64.max / 4), minimumFreeBytes: Int64(healthMinFree) << 20,
-            uploadBacklogAge: healthUploadAge.duration ?? .seconds(Int64.max / 4))
+            uploadBacklogAge: healthUploadAge.duration ?? .seconds(Int64.max / 4), strictTrust: healthStrictTrust)
         let sync = syncStatus.map { status in
             { @Sendable () -> SyncHealth in
                 let state = status.snapshot
@@ -41,12 +44,26 @@ struct HealthOptions: ParsableArguments {
             return { @Sendable () async -> [DeckHealth] in
                 let rows = (try? await catalog.presentations()) ?? []
                 let states = Dictionary(rows.map { ($0.id, $0.stateLabel) }, uniquingKeysWith: { first, _ in first })
-                var decks = host.library.all.map { DeckHealth(id: $0.id, revision: $0.revision, state: states[$0.id] ?? "installed") }
+                let database = store.database
+                let trust = await BlockingIO.run { try? database.pool.read { db in try InstalledTrust.served(db) } } ?? [:]
+                var decks = host.library.all.map { deck in
+                    DeckHealth(
+                        id: deck.id, revision: deck.revision, state: states[deck.id] ?? "installed",
+                        trust: trust[deck.id].map(Self.trustHealth) ?? .unverified)
+                }
                 let served = Set(decks.map(\.id))
                 decks += rows.filter { !served.contains($0.id) }.map { DeckHealth(id: $0.id, revision: nil, state: $0.stateLabel) }
                 return decks
             }
         }
         return HealthSources(thresholds: thresholds, dataFolder: directory.root, sync: sync, decks: decks)
+    }
+
+    /// What health shows of a served revision's `packageTrust` row.
+    static func trustHealth(_ row: InstalledTrust) -> DeckTrustHealth {
+        let status = row.state == "quarantined" ? "quarantined" : row.signed ? "signed" : "unsigned"
+        return DeckTrustHealth(
+            status: status, expires: row.signed ? row.expires : nil, lastVerified: row.lastVerifiedAt,
+            result: row.state == "quarantined" ? row.quarantineReason : row.lastVerifyResult)
     }
 }

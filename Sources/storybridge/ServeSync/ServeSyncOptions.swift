@@ -5,7 +5,8 @@ import StoryBridge
 import StoryBridgeSync
 
 /// serve's built-in sync: `--sync-every`, `--sync-window`, `--limit-rate` (each also in the
-/// config's `sync` section; the flags win).
+/// config's `sync` section; the flags win). Its runs judge packages by the config's `trust`
+/// section (`trust.rootFile`, `trust.requireSigned`), as `sync --config` does.
 struct ServeSyncOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -38,9 +39,11 @@ struct ServeSyncOptions: ParsableArguments {
         }
     }
 
-    /// The service to add to serve's group, or nil when no sync is configured.
+    /// The service to add to serve's group, or nil when no sync is configured; `trust` is the
+    /// config's `trust` section its runs apply.
     func resolve(
-        _ settings: SyncSettings, servingLibrary: Bool, directory: DataDirectory, status: ScheduledSyncStatus, logger: Logger
+        _ settings: SyncSettings, trust: TrustSettings = TrustSettings(), servingLibrary: Bool, directory: DataDirectory,
+        status: ScheduledSyncStatus, logger: Logger
     ) throws -> ServeSyncService? {
         guard let every = (syncEvery ?? settings.every)?.duration else {
             if syncWindow != nil || limitRate != nil || keepRevisions != nil {
@@ -66,7 +69,8 @@ struct ServeSyncOptions: ParsableArguments {
         let kept = keepRevisions ?? settings.keepRevisions ?? 1
         guard kept >= 0 else { throw ValidationError("config sync.keepRevisions must be 0 or more") }
         return ServeSyncService(
-            schedule: SyncSchedule(interval: every), window: window, rateLimit: rate, keepRevisions: kept, directory: directory,
+            schedule: SyncSchedule(interval: every), window: window, rateLimit: rate, keepRevisions: kept,
+            trust: TrustPolicy(rootFile: trust.rootFile, requireSigned: trust.requireSigned == true), directory: directory,
             status: status, logger: logger)
     }
 }

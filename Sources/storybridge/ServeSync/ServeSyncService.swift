@@ -17,6 +17,8 @@ struct ServeSyncService: Service {
     var rateLimit: TransferRate?
     /// Earlier revisions kept per presentation for `storybridge rollback`.
     var keepRevisions = 1
+    /// The config's `trust.rootFile` and `trust.requireSigned`.
+    var trust = TrustPolicy()
     var directory: DataDirectory
     var status: ScheduledSyncStatus
     var logger: Logger
@@ -68,6 +70,7 @@ struct ServeSyncService: Service {
         plan.keepRevisions = keepRevisions
         plan.rateLimit = rateLimit
         plan.window = window
+        plan.trust = trust
         let outcome = await plan.run(service, now: now)
         await service.shutdown()
         return await Self.finish(outcome, paths)

@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+
+/// The `packageTrust` row of an installed or kept revision's folder, as stored: what its files
+/// were checked against, and whether `verify` quarantined it (docs/design/TRUST.md 2.7).
+package struct InstalledTrust: Sendable, Hashable {
+    package var folder: String
+    package var presentationId: Int
+    /// A signed manifest (true) or the hashes recorded at an unsigned install (false).
+    package var signed: Bool
+    package var manifestHash: String
+    /// The whole document as received (or the local body).
+    package var manifest: String
+    package var keyId: String?
+    package var presentationRevision: Int?
+    package var packageId: Int?
+    package var packageRevision: Int?
+    package var created: Date?
+    package var expires: Date?
+    /// `verified` or `quarantined`.
+    package var state: String
+    package var quarantineReason: String?
+    package var lastVerifiedAt: Date?
+    /// `ok`, or what the last check found.
+    package var lastVerifyResult: String?
+
+    init(row: Row) {
+        folder = row["folder"]
+        presentationId = row["presentationId"]
+        signed = (row["signed"] as Int? ?? 0) == 1
+        manifestHash = row["manifestHash"]
+        manifest = row["manifest"]
+        keyId = row["keyId"]
+        presentationRevision = row["presentationRevision"]
+        packageId = row["packageId"]
+        packageRevision = row["packageRevision"]
+        created = (row["created"] as String?).flatMap(TrustTime.parse)
+        expires = (row["expires"] as String?).flatMap(TrustTime.parse)
+        state = (row["state"] as String?) ?? "verified"
+        quarantineReason = row["quarantineReason"]
+        lastVerifiedAt = (row["lastVerifiedAt"] as String?).flatMap(TrustTime.parse)
+        lastVerifyResult = row["lastVerifyResult"]
+    }
+
+    /// The row of `folder`, if it has one.
+    package static func read(_ db: Database, folder: String) throws -> InstalledTrust? {
+        try Row.fetchOne(db, sql: "SELECT * FROM packageTrust WHERE folder = ?", arguments: [folder]).map(InstalledTrust.init(row:))
+    }
+
+    /// The rows of the folders the library serves now, by presentation id (a presentation without
+    /// a row, installed before signed packages existed, is absent).
+    package static func served(_ db: Database) throws -> [Int: InstalledTrust] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT presentation.id AS servedId, packageTrust.* FROM presentation
+                JOIN packageTrust ON packageTrust.folder = presentation.folder
+                """)
+        return Dictionary(rows.map { ($0["servedId"] as Int, InstalledTrust(row: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether the manifest's validity is past its end at `now` (never for an unsigned record).
+    package func isExpired(at now: Date) -> Bool {
+        guard signed, let expires else { return false }
+        return now >= expires
+    }
+
+    /// Whether a sync should ask for a re-signed manifest: a signed one with less than half its
+    /// lifetime left at `now` (docs/design/TRUST.md 2.6).
+    package func wantsRefresh(at now: Date) -> Bool {
+        guard signed, let created, let expires else { return false }
+        return expires.timeIntervalSince(now) < expires.timeIntervalSince(created) / 2
+    }
+
+    /// Replaces the stored manifest of `folder` by `record`, a re-signed manifest of the same files
+    /// and revisions: no file is touched, the verification state stays.
+    package static func replaceManifest(_ db: Database, folder: String, with record: TrustRecord) throws {
+        try db.execute(
+            sql: """
+                UPDATE packageTrust SET manifestHash = ?, manifest = ?, keyId = ?, keysVersion = ?, created = ?, expires = ?
+                WHERE folder = ?
+                """,
+            arguments: [
+                record.manifestHash, record.manifest, record.keyId, record.body.keysVersion, TrustTime.format(record.body.created),
+                record.body.expires.map(TrustTime.format), folder,
+            ])
+    }
+}
