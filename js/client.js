@@ -96,9 +96,19 @@
     } catch (e) { /* very old engines: listeners above still ran */ }
   }
 
+  // Run before the page leaves for a host's navigate event (a dialect adapter's exit hooks), so
+  // what they send goes out on this page's socket first.
+  var leaveHandlers = [];
+  function runLeaveHandlers(data) {
+    for (var i = 0; i < leaveHandlers.length; i++) {
+      try { leaveHandlers[i](data); } catch (e) { console.error('storybridge: a before-leave handler failed', e); }
+    }
+  }
+
   var builtInEvents = {
     navigate: function (data) {
       if (!data || typeof data.url !== 'string') { return; }
+      runLeaveHandlers(data);
       save(NAVIGATION_KEY, JSON.stringify({
         presentation: data.presentation, slide: data.slide, data: data.data || {}
       }));
@@ -558,6 +568,10 @@
     /** Listens to a host event ("navigate", "hello", "error", ...). */
     on: function (name, handler) {
       (listeners[name] = listeners[name] || []).push(handler);
+    },
+    /** Runs `handler(data)` when a host's navigate event is about to take the page away. */
+    beforeLeave: function (handler) {
+      leaveHandlers.push(handler);
     }
   };
 

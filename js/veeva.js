@@ -49,9 +49,10 @@
     try { target(result); } catch (e) { console.error('storybridge: the Veeva callback ' + name + ' failed', e); }
   }
 
-  function send(text, transport) {
+  function send(text, transport, answered) {
     bridge.request('veeva.request', { request: text, transport: transport }, function (answer) {
       stats.answered += 1;
+      if (answered) { answered(); }
       var data = answer && answer.Data;
       if (answer && answer.Status === 'Success' && data && typeof data === 'object') {
         deliver(data.callback, data.result);
@@ -89,9 +90,28 @@
     if (encoded) {
       try { text = decodeURIComponent(text); } catch (e) { /* sent as it came */ }
     }
-    if (NAVIGATION.test(text)) { runExitHooks(); }
+    if (NAVIGATION.test(text)) {
+      runExitHooks();
+      // The navigate event this request leads to comes before its answer and must not run the
+      // hooks a second time; a refused navigation (no event) is over with its answer.
+      ownNavigationPending = true;
+      send(text, transport, function () { ownNavigationPending = false; });
+      return;
+    }
     send(text, transport);
   }
+
+  // A navigation the page did not ask for through the library (the viewer chrome's buttons, a
+  // StoryCLM go, a deep link, a schedule): the app calls the exit hooks before the key message is
+  // left, so the adapter does too, before the host's navigate event takes the page away.
+  var ownNavigationPending = false;
+  bridge.beforeLeave(function () {
+    if (ownNavigationPending) {
+      ownNavigationPending = false;
+      return;
+    }
+    runExitHooks();
+  });
 
   // 2. window.external.notify
   try {

@@ -54,8 +54,24 @@ struct VeevaBrowserTests {
                 #"window.com_veeva_clm_createRecordsOnExit = function () { return 'veeva:saveObjectV2(Call_Clickstream_vod__c),value({"Track_vod__c":"left A"}),callback();'; }; wire.run('veeva:nextSlide()'); true"#
             )
             try await page.waitForSlide("KM_C/index.html")
-            let saved = try await CRMStore(database: host.runtime.database, clock: host.runtime.clock).savedRecords(presentationId: 1)
+            let store = CRMStore(database: host.runtime.database, clock: host.runtime.clock)
+            let saved = try await store.savedRecords(presentationId: 1)
             #expect(saved.map { $0.fields["Track_vod__c"] } == ["left A"])
+            // A navigation the library did not ask for (here a StoryCLM go; the viewer chrome's
+            // buttons and deep links alike): the hooks run before the host's navigate event takes
+            // the page away, once.
+            try await page.evaluate(
+                #"window.com_veeva_clm_createRecordsOnExit = function () { return 'veeva:saveObjectV2(Call_Clickstream_vod__c),value({"Track_vod__c":"left C"}),callback();'; }; window.__storybridge.request('go', {slideName: 'KM_A/KM_A.html'}); true"#
+            )
+            try await page.waitForSlide("KM_A/KM_A.html")
+            let deadline = ContinuousClock.now + .seconds(10)
+            var tracks: [JSONValue?] = []
+            while ContinuousClock.now < deadline {
+                tracks = try await store.savedRecords(presentationId: 1).map { $0.fields["Track_vod__c"] }
+                if tracks.count >= 2 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(tracks == ["left A", "left C"])
             // A raw file of a key message that is not its slide is served without the client.
             #expect(try await page.evaluate("fetch('/p/1/shared/js/wire.js').then(function (r) { return r.status; })") == 200)
         }
