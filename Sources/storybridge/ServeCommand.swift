@@ -155,6 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
         let database = try library.openDatabase()
+        let hostKey = try library.hostKey()
         let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
         let syncStatus = ScheduledSyncStatus()
@@ -233,7 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await serve(
                 server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
-                watching: liveFolder != nil)
+                watching: liveFolder != nil, hostId: hostKey.groupedHostId)
         } catch {
             await ServeRecording.finish(recording)
             throw error
@@ -244,7 +245,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.
     private func serve(
         _ server: StoryBridgeServer, alongside services: [any Service], source: PresentationSource, bindHost: String,
-        uploadSettings: UploadSettings?, watching: Bool
+        uploadSettings: UploadSettings?, watching: Bool, hostId: String
     ) async throws {
         let token = server.configuration.token
         try await server.runUntilSignalled(alongside: services) { boundPort in
@@ -260,6 +261,7 @@ struct ServeCommand: AsyncParsableCommand {
                   Inspector: http://\(displayHost):\(boundPort)/__storybridge/inspector?token=\(token)
                   Metrics (Prometheus): http://\(displayHost):\(boundPort)/__storybridge/metrics
                   Health: http://\(displayHost):\(boundPort)/__storybridge/health
+                  Host id: \(hostId)
                   \(watching ? "Live reload: on (edits to the folder reload its viewers; --no-watch turns it off)." : "Live reload: off.")
                   \(uploadSettings.map { "Uploading saved sessions to \($0.endpoint) every \($0.intervalSeconds) s." } ?? "Analytics are kept in \(library.directory.database.path) (no upload configured).")
                   Press Ctrl-C to stop.
