@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
         .library(name: "StoryBridgeSync", targets: ["StoryBridgeSync"]),
         .library(name: "StoryBridgeContentServer", targets: ["StoryBridgeContentServer"]),
+        .library(name: "StoryBridgeFleet", targets: ["StoryBridgeFleet"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
     dependencies: [
@@ -132,6 +133,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        // The fleet's wire, beat builder and kiosk agent (docs/design/FLEET.md): used by serve's agent,
+        // the content server's hub and the benchmark. It holds no server.
+        .target(
+            name: "StoryBridgeFleet",
+            dependencies: [
+                "StoryBridge",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `storybridge content-server`: a StoryCLM-compatible content API (token endpoint, clients,
         // presentations, packages behind signed links) served from a storybridge library.
         .target(
@@ -251,6 +263,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StoryBridgeFleetTests",
+            dependencies: ["StoryBridge", "StoryBridgeFleet", "StoryBridgeTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
