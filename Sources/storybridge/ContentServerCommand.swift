@@ -32,8 +32,11 @@ struct ContentServerCommand: AsyncParsableCommand {
 
             `content-server keys` makes and manages the keys that sign packages' manifests; signing is \
             on once `keys init` has run (see docs/CONTENT-API.md, "Manifests and keys").
+
+            `content-server device add|list|revoke` manages the fleet's device tokens (see \
+            docs/CONTENT-SERVER.md, "Fleet devices").
             """,
-        subcommands: [ContentServerKeysCommand.self])
+        subcommands: [ContentServerKeysCommand.self, ContentServerDeviceCommand.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
