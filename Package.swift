@@ -157,8 +157,11 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
-                // The fleet hub's database, content-server/hub.sqlite (docs/design/FLEET.md §5.6).
+                // The fleet hub (docs/design/FLEET.md §5): its database, content-server/hub.sqlite,
+                // the kiosks' sockets and the wire.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                "StoryBridgeFleet",
             ],
             swiftSettings: strictSettings
         ),
@@ -277,7 +280,10 @@ let package = Package(
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeContentServer",
+                "StoryBridgeFleet",
                 "StoryBridgeTesting",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

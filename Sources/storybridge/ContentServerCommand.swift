@@ -117,6 +117,14 @@ struct ContentServerCommand: AsyncParsableCommand {
             "With `keys init` done: how long each signed manifest is good for, in days (1 to 365).", valueName: "days"))
     var manifestLifetime = 30
 
+    @Flag(
+        help: ArgumentHelp(
+            "Turn on the fleet hub: kiosks running `serve --fleet` connect to /v1/fleet/connect with a device token.",
+            discussion:
+                "Devices and their tokens: `content-server device add|list|revoke`. The hub keeps content-server/hub.sqlite in the data folder (docs/CONTENT-SERVER.md, \"Fleet hub\")."
+        ))
+    var fleet = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -186,6 +194,14 @@ struct ContentServerCommand: AsyncParsableCommand {
         setup.manifestLifetime = TimeInterval(manifestLifetime) * 86_400
         setup.allowedHosts = allowedHosts
         setup.blobLinks = blobLinks
+        setup.fleet = fleet
+        if fleet, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")), tlsCert == nil,
+            !(publicURL?.lowercased().hasPrefix("https://") ?? false)
+        {
+            Terminal.warn(
+                "warning: --fleet on \(host) without TLS: device tokens cross the network in clear; give --tls-cert/--tls-key or an https --public-url"
+            )
+        }
         if let tlsCert, let tlsKey {
             setup.tls = TLSFiles(certificateChain: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey))
         }
@@ -211,6 +227,10 @@ struct ContentServerCommand: AsyncParsableCommand {
             }
             if ContentTrustFolder(dataDirectory: configuration.dataDirectory).signs {
                 Terminal.say("Signing a manifest of each package (content-server/trust/keys.json).")
+            }
+            if configuration.fleet {
+                Terminal.say(
+                    "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME).")
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")
