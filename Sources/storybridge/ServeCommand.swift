@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StoryBridge
+import StoryBridgeFleet
 import StoryBridgeServer
 import StoryBridgeSync
 
@@ -129,11 +130,16 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Health (GET /__storybridge/health)")
     var health: HealthOptions
 
+    @OptionGroup(title: "Fleet (report to a content-server --fleet hub)")
+    var fleet: FleetOptions
+
     func run() async throws {
         // A host that runs for weeks: freed memory goes back to two shared malloc arenas instead of
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
+        let fleetSettings = try fleet.resolve()
+        let fleetTap = fleetSettings == nil ? nil : FleetLogTap()
         let storyContext: StoryContextDefinition
         do {
             storyContext = try configuration.storyContextDefinition()
@@ -151,7 +157,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(ErrorWording.describe(error))
         }
         defer { source.cleanUp() }
-        let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat)
+        let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat, tap: fleetTap)
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
         let database = try library.openDatabase()
@@ -230,6 +236,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let syncService { services.append(syncService) }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
+        if let fleetSettings {
+            services.append(
+                ServeFleet.agent(
+                    fleetSettings, hostKey: hostKey, host: host, metrics: metrics, syncStatus: syncService == nil ? nil : syncStatus,
+                    directory: library.directory, minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, logger: logger))
+        }
         if let record { try await ServeRecording.start(recording, file: record, host: host) }
         do {
             try await serve(
