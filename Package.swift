@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StoryBridgeTesting", targets: ["StoryBridgeTesting"]),
         .library(name: "StoryBridgeSync", targets: ["StoryBridgeSync"]),
         .library(name: "StoryBridgeContentServer", targets: ["StoryBridgeContentServer"]),
+        .library(name: "StoryBridgeFleet", targets: ["StoryBridgeFleet"]),
         .executable(name: "storybridge", targets: ["storybridge"]),
     ],
     dependencies: [
@@ -132,6 +133,23 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "embed-scripts", path: "Sources/embed-scripts"),
+        // The fleet's wire, beat builder and kiosk agent (docs/design/FLEET.md): used by serve's agent,
+        // the content server's hub and the benchmark. It holds no server.
+        .target(
+            name: "StoryBridgeFleet",
+            dependencies: [
+                "StoryBridge",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                // The agent (serve --fleet): its socket to the hub, the probe of a refused upgrade, its service.
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `storybridge content-server`: a StoryCLM-compatible content API (token endpoint, clients,
         // presentations, packages behind signed links) served from a storybridge library.
         .target(
@@ -145,6 +163,11 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                // The fleet hub (docs/design/FLEET.md §5): its database, content-server/hub.sqlite,
+                // the kiosks' sockets and the wire.
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                "StoryBridgeFleet",
             ],
             swiftSettings: strictSettings
         ),
@@ -204,6 +227,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "StoryBridgeContentServer",
                 "StoryBridgeSync",
+                "StoryBridgeFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -254,11 +278,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StoryBridgeFleetTests",
+            dependencies: ["StoryBridge", "StoryBridgeFleet", "StoryBridgeTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StoryBridgeContentServerTests",
             dependencies: [
                 "StoryBridge",
                 "StoryBridgeContentServer",
+                "StoryBridgeFleet",
                 "StoryBridgeTesting",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -101,9 +101,6 @@ struct BlobLinks: Sendable {
     }
 
     private static func constantTimeEqual(_ left: String, _ right: String) -> Bool {
-        let a = Array(left.utf8)
-        let b = Array(right.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        ConstantTime.equal(left, right)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import ServiceLifecycle
 import StoryBridge
 
 /// A development StoryCLM content API over a storybridge library: the token endpoint, the content
@@ -18,6 +19,8 @@ package struct ContentServer: Sendable {
     let serverBuilder: HTTPServerBuilder
     /// `https` with TLS, else `http`.
     package let scheme: String
+    /// The fleet hub, when ``ContentServerConfiguration/fleet`` is on.
+    package let fleet: FleetHub?
 
     /// Opens the library and the signing secret; fails with a clear error when either is unusable.
     package init(configuration: ContentServerConfiguration, logger: Logger = Logger(label: "storybridge.content-server")) throws {
@@ -37,8 +40,15 @@ package struct ContentServer: Sendable {
         let publicURL = try configuration.publicBaseURL.map { text throws(ContentServerSetupError) in try PublicURL(text) }
         hostNames = AllowedHostNames(
             boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
-        serverBuilder = try TLSSetup.serverBuilder(configuration.tls)
         scheme = configuration.tls == nil ? "http" : "https"
+        if configuration.fleet {
+            fleet = try FleetHub(
+                directory: configuration.dataDirectory, clock: configuration.clock, scheme: scheme, hostNames: hostNames,
+                logger: logger)
+        } else {
+            fleet = nil
+        }
+        serverBuilder = try TLSSetup.serverBuilder(configuration.tls, fleetSockets: fleet?.makeSocketRouter())
         let linkBase = LinkBase(
             publicURL: publicURL, scheme: scheme, host: try Self.linkHost(configuration, publicURL: publicURL),
             port: configuration.port)
@@ -84,18 +94,21 @@ package struct ContentServer: Sendable {
         let router = Router(context: ContentRequestContext.self)
         router.add(middleware: ContentHostNameMiddleware(names: hostNames, logger: logger))
         routes.register(on: router)
+        fleet?.route.registerRefusals(on: router)
         let publishing = PackagePublishingService(
             catalog: routes.catalog, interval: configuration.packageScanInterval, republishAtStart: configuration.faults.republish,
             logger: logger)
+        var services: [any Service] = [
+            publishing,
+            ManifestSigningService(
+                manifests: routes.manifests, interval: configuration.manifestResignInterval, clock: configuration.clock, logger: logger),
+        ]
+        if let fleet { services.append(fleet.ticker) }
         return Application(
             router: router,
             server: serverBuilder,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "storybridge-content"),
-            services: [
-                publishing,
-                ManifestSigningService(
-                    manifests: routes.manifests, interval: configuration.manifestResignInterval, clock: configuration.clock, logger: logger),
-            ],
+            services: services,
             onServerRunning: { [linkBase = routes.linkBase] channel in
                 let port = channel.localAddress?.port ?? 0
                 linkBase.bound(to: port)

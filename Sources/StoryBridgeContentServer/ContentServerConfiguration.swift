@@ -62,6 +62,9 @@ package struct ContentServerConfiguration: Sendable {
     /// Where the server reads the time: token issue and expiry, link expiry. Tests give a
     /// `ManualHostClock` (StoryBridgeTesting) and move it instead of waiting.
     package var clock: any HostClock = SystemHostClock()
+    /// The fleet hub (`--fleet`, docs/design/FLEET.md §5): `/v1/fleet/connect` for kiosks and
+    /// `content-server/hub.sqlite`. Off: none of it exists.
+    package var fleet = false
 
     package init(
         host: String = "127.0.0.1", port: Int = 8095, dataDirectory: DataDirectory, accounts: ContentServerAccounts,

@@ -32,8 +32,11 @@ struct ContentServerCommand: AsyncParsableCommand {
 
             `content-server keys` makes and manages the keys that sign packages' manifests; signing is \
             on once `keys init` has run (see docs/CONTENT-API.md, "Manifests and keys").
+
+            `content-server device add|list|revoke` manages the fleet's device tokens (see \
+            docs/CONTENT-SERVER.md, "Fleet devices").
             """,
-        subcommands: [ContentServerKeysCommand.self])
+        subcommands: [ContentServerKeysCommand.self, ContentServerDeviceCommand.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
@@ -114,6 +117,14 @@ struct ContentServerCommand: AsyncParsableCommand {
             "With `keys init` done: how long each signed manifest is good for, in days (1 to 365).", valueName: "days"))
     var manifestLifetime = 30
 
+    @Flag(
+        help: ArgumentHelp(
+            "Turn on the fleet hub: kiosks running `serve --fleet` connect to /v1/fleet/connect with a device token.",
+            discussion:
+                "Devices and their tokens: `content-server device add|list|revoke`. The hub keeps content-server/hub.sqlite in the data folder (docs/CONTENT-SERVER.md, \"Fleet hub\")."
+        ))
+    var fleet = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -183,6 +194,14 @@ struct ContentServerCommand: AsyncParsableCommand {
         setup.manifestLifetime = TimeInterval(manifestLifetime) * 86_400
         setup.allowedHosts = allowedHosts
         setup.blobLinks = blobLinks
+        setup.fleet = fleet
+        if fleet, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")), tlsCert == nil,
+            !(publicURL?.lowercased().hasPrefix("https://") ?? false)
+        {
+            Terminal.warn(
+                "warning: --fleet on \(host) without TLS: device tokens cross the network in clear; give --tls-cert/--tls-key or an https --public-url"
+            )
+        }
         if let tlsCert, let tlsKey {
             setup.tls = TLSFiles(certificateChain: URL(fileURLWithPath: tlsCert), privateKey: URL(fileURLWithPath: tlsKey))
         }
@@ -208,6 +227,10 @@ struct ContentServerCommand: AsyncParsableCommand {
             }
             if ContentTrustFolder(dataDirectory: configuration.dataDirectory).signs {
                 Terminal.say("Signing a manifest of each package (content-server/trust/keys.json).")
+            }
+            if configuration.fleet {
+                Terminal.say(
+                    "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME).")
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")

@@ -41,4 +41,15 @@ struct LibraryOptions: ParsableArguments {
             throw CommandFailure(error.description, status: CommandFailure.storage)
         }
     }
+
+    /// This machine's host key (docs/design/FLEET.md §2), made at the first call; the data folder
+    /// must exist (``openDatabase()`` makes it). A damaged or too-open key file stops the command
+    /// (exit status 78) naming the file.
+    func hostKey() throws(CommandFailure) -> HostKey {
+        do {
+            return try HostKey.loadOrCreate(in: directory)
+        } catch {
+            throw CommandFailure(error.description, status: 78)
+        }
+    }
 }

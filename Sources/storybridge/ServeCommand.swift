@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StoryBridge
+import StoryBridgeFleet
 import StoryBridgeServer
 import StoryBridgeSync
 
@@ -129,11 +130,16 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Health (GET /__storybridge/health)")
     var health: HealthOptions
 
+    @OptionGroup(title: "Fleet (report to a content-server --fleet hub)")
+    var fleet: FleetOptions
+
     func run() async throws {
         // A host that runs for weeks: freed memory goes back to two shared malloc arenas instead of
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
+        let fleetSettings = try fleet.resolve()
+        let fleetTap = fleetSettings == nil ? nil : FleetLogTap()
         let storyContext: StoryContextDefinition
         do {
             storyContext = try configuration.storyContextDefinition()
@@ -151,10 +157,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(ErrorWording.describe(error))
         }
         defer { source.cleanUp() }
-        let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat)
+        let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat, tap: fleetTap)
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
         let database = try library.openDatabase()
+        let hostKey = try library.hostKey()
         let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
         let syncStatus = ScheduledSyncStatus()
@@ -235,11 +242,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
+        if let fleetSettings {
+            services.append(
+                ServeFleet.agent(
+                    fleetSettings, hostKey: hostKey, host: host, metrics: metrics, syncStatus: syncService == nil ? nil : syncStatus,
+                    directory: library.directory, minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, logger: logger))
+        }
         if let record { try await ServeRecording.start(recording, file: record, host: host) }
         do {
             try await serve(
                 server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
-                watching: liveFolder != nil)
+                watching: liveFolder != nil, hostId: hostKey.groupedHostId)
         } catch {
             await ServeRecording.finish(recording)
             throw error
@@ -250,7 +263,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.
     private func serve(
         _ server: StoryBridgeServer, alongside services: [any Service], source: PresentationSource, bindHost: String,
-        uploadSettings: UploadSettings?, watching: Bool
+        uploadSettings: UploadSettings?, watching: Bool, hostId: String
     ) async throws {
         let token = server.configuration.token
         try await server.runUntilSignalled(alongside: services) { boundPort in
@@ -268,6 +281,7 @@ struct ServeCommand: AsyncParsableCommand {
                   Inspector: http://\(displayHost):\(boundPort)/__storybridge/inspector?token=\(token)
                   Metrics (Prometheus): http://\(displayHost):\(boundPort)/__storybridge/metrics
                   Health: http://\(displayHost):\(boundPort)/__storybridge/health
+                  Host id: \(hostId)
                   \(watching ? "Live reload: on (edits to the folder reload its viewers; --no-watch turns it off)." : "Live reload: off.")
                   \(uploadSettings.map { "Uploading saved sessions to \($0.endpoint) every \($0.intervalSeconds) s." } ?? "Analytics are kept in \(library.directory.database.path) (no upload configured).")
                   Press Ctrl-C to stop.

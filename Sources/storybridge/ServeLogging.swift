@@ -1,5 +1,6 @@
 import Logging
 import StoryBridge
+import StoryBridgeFleet
 import Synchronization
 
 /// Sets up swift-log for `serve`: every logger in the process (the host's, Hummingbird's, the
@@ -7,14 +8,24 @@ import Synchronization
 enum ServeLogging {
     private static let bootstrapped = Mutex(false)
 
-    /// Bootstraps the logging system once per process and returns the host's logger.
-    static func bootstrap(level: Logger.Level, format: LogFormat) -> Logger {
+    /// Bootstraps the logging system once per process and returns the host's logger; with `tap`
+    /// (serve --fleet), warnings and errors also go to the fleet beat's log.
+    static func bootstrap(level: Logger.Level, format: LogFormat, tap: FleetLogTap? = nil) -> Logger {
         let first = bootstrapped.withLock { done -> Bool in
             defer { done = true }
             return !done
         }
         if first {
-            LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, level: level) }
+            if let tap {
+                LoggingSystem.bootstrap { label in
+                    let handlers: [any LogHandler] = [
+                        LineLogHandler(label: label, format: format, level: level), tap.handler(label: label),
+                    ]
+                    return MultiplexLogHandler(handlers)
+                }
+            } else {
+                LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format, level: level) }
+            }
         }
         var logger = Logger(label: "storybridge")
         logger.logLevel = level

@@ -64,4 +64,25 @@ struct DoctorCommandTests {
             #expect(output.hasSuffix("doctor: 3 required check(s) failed; run the fix lines above\n"))
         }
     }
+
+    @Test("an existing data folder: doctor shows the host id of the key it finds (or makes), and fails on a key others may read")
+    func hostId() async throws {
+        try await withTemporaryFolder { folder in
+            let data = folder.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            let arguments = ["doctor", "--browser", "/nonexistent/chromium", "--port", "0", "--data-dir", data.path]
+            let first = try await runStorybridge(arguments)
+            #expect(first.status == 0, "\(first.output)\(first.errors)")
+            let key = try HostKey.loadOrCreate(in: DataDirectory(data))
+            #expect(first.output.contains("  ok    host id: \(key.groupedHostId)\n"))
+            let second = try await runStorybridge(arguments)
+            #expect(second.output.contains("  ok    host id: \(key.groupedHostId)\n"))
+            let file = HostKey.file(in: DataDirectory(data)).path
+            #expect(chmod(file, 0o644) == 0)
+            let exposed = try await runStorybridge(arguments)
+            #expect(exposed.status == 1, "\(exposed.output)\(exposed.errors)")
+            #expect(exposed.output.contains("  FAIL  host id: the host key \(file) has mode 644"))
+            #expect(exposed.output.contains("        fix: chmod 600 '\(file)'\n"))
+        }
+    }
 }

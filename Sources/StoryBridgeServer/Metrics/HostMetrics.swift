@@ -159,6 +159,36 @@ package final class HostMetrics: Sendable {
     func writerStarted() { writers.add(1, ordering: .relaxed) }
     func writerEnded() { writers.subtract(1, ordering: .relaxed) }
 
+    /// Each counter and gauge of the registry, its labelled series summed: the `figures` of a fleet
+    /// beat (docs/design/FLEET.md §4.3). Histograms and summaries are left out. The upload queue
+    /// gauges hold what the last ``render(analytics:)`` read.
+    package func figures() -> [String: Double] {
+        Self.figures(ofPrometheusText: registry.emitToString())
+    }
+
+    /// The figures of Prometheus text: per metric name, the sum of its series; metrics typed
+    /// `histogram` or `summary` are left out.
+    package static func figures(ofPrometheusText text: String) -> [String: Double] {
+        var skipped: Set<Substring> = []
+        var sums: [String: Double] = [:]
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                if parts.count == 4, parts[3] == "histogram" || parts[3] == "summary" { skipped.insert(parts[2]) }
+                continue
+            }
+            if line.hasPrefix("#") { continue }
+            let nameEnd = line.firstIndex { $0 == "{" || $0 == " " } ?? line.endIndex
+            let name = line[..<nameEnd]
+            let base = ["_bucket", "_count", "_sum"].first { name.hasSuffix($0) }.map { name.dropLast($0.count) } ?? name
+            guard !name.isEmpty, !skipped.contains(name), !skipped.contains(base), let space = line.lastIndex(of: " "),
+                let value = Double(line[line.index(after: space)...]), value.isFinite
+            else { continue }
+            sums[String(name), default: 0] += value
+        }
+        return sums
+    }
+
     /// The metrics in Prometheus text format, with the upload queue read from `analytics` now;
     /// throws when the queue cannot be read.
     package func render(analytics: AnalyticsStore) async throws -> String {

@@ -11,11 +11,14 @@ package final class ScheduledSyncStatus: Sendable {
         package var succeeded: Bool
         /// A line for people: what it did, or why it failed.
         package var summary: String
+        /// The run's exit status, as `storybridge sync` would exit (`SyncExitStatus`: 0 done, 75 skipped, …).
+        package var exitStatus: Int32
 
-        package init(finishedAt: Date, succeeded: Bool, summary: String) {
+        package init(finishedAt: Date, succeeded: Bool, summary: String, exitStatus: Int32) {
             self.finishedAt = finishedAt
             self.succeeded = succeeded
             self.summary = summary
+            self.exitStatus = exitStatus
         }
     }
 

@@ -10,7 +10,8 @@ struct DoctorCommand: AsyncParsableCommand {
             Checks Chromium and its version (and chromedriver of the same version) for the browser steps \
             of 'storybridge test'; the data folder (there or creatable, writable, free space); the SQLite \
             and minizip libraries as loaded (their versions and files); a port on 127.0.0.1 for serve (the \
-            configured one, else 8080); and, when an upload collector is configured, whether it answers. \
+            configured one, else 8080); the host id (the fingerprint of the host key in the data folder, \
+            made here when the folder exists and has none); and, when an upload collector is configured, whether it answers. \
             Each failed check prints the command that fixes it. Exit status: 0 when every required \
             check passes (Chromium and chromedriver are only needed for browser steps: a problem with \
             them is a warning), 1 when a required check fails. With --url, also asks that running \
@@ -37,6 +38,7 @@ struct DoctorCommand: AsyncParsableCommand {
         guard (0...65535).contains(servePort) else { throw ValidationError("--port must be between 0 and 65535") }
         var checks = await BrowserChecks.run(explicitBrowser: browser)
         checks.append(DataFolderCheck.run(library.directory))
+        checks.append(HostIdCheck.run(library.directory))
         checks += LibraryChecks.run()
         checks.append(NetworkChecks.port(servePort))
         checks.append(

@@ -55,7 +55,7 @@ struct ServeSyncService: Service {
         do {
             lock = try await BlockingIO.run { () throws(SyncError) in try SyncLock(file: paths.lockFile) }
         } catch {
-            return .init(finishedAt: Date(), succeeded: true, summary: "skipped: \(error.description)")
+            return .init(finishedAt: Date(), succeeded: true, summary: "skipped: \(error.description)", exitStatus: SyncExitStatus.busy)
         }
         defer { withExtendedLifetime(lock) {} }
         let service: SyncService
@@ -81,6 +81,7 @@ struct ServeSyncService: Service {
     private static func finish(_ outcome: SyncRun.Outcome, _ paths: SyncPaths) async -> ScheduledSyncStatus.Run {
         let record = outcome.record()
         await BlockingIO.run { _ = try? record.save(paths) }
-        return .init(finishedAt: record.finishedAt, succeeded: outcome.exitStatus == 0, summary: outcome.summary)
+        return .init(
+            finishedAt: record.finishedAt, succeeded: outcome.exitStatus == 0, summary: outcome.summary, exitStatus: outcome.exitStatus)
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StoryBridge
+import StoryBridgeFleet
+import StoryBridgeServer
+import StoryBridgeSync
+
+/// serve's fleet agent (docs/design/FLEET.md §3): the beat's sources over the running host, and
+/// the agent service. The sources are reads that exist for the health endpoint and the inspector;
+/// none takes a lock a request path takes.
+enum ServeFleet {
+    /// The agent for `settings`, reading `host`, `metrics`, `syncStatus` (nil without scheduled
+    /// sync), the data folder and `tap`.
+    static func agent(
+        _ settings: FleetAgentSettings, hostKey: HostKey, host: StoryBridgeHost, metrics: HostMetrics,
+        syncStatus: ScheduledSyncStatus?, directory: DataDirectory, minimumFreeBytes: Int64, tap: FleetLogTap?,
+        logger: Logger
+    ) -> FleetAgent {
+        var sources = BeatSources()
+        sources.decks = {
+            host.library.all.sorted { $0.id < $1.id }.map { Beat.Deck(id: $0.id, name: $0.name, revision: $0.revision) }
+        }
+        sources.viewers = {
+            var viewers: [Beat.Viewer] = []
+            for viewer in await host.viewers.all {
+                let state = await viewer.state
+                viewers.append(
+                    Beat.Viewer(
+                        viewer: viewer.id, connected: await viewer.isConnected, presentation: state.presentationId,
+                        slide: state.currentSlide, since: state.slideEnteredAt))
+            }
+            return viewers
+        }
+        sources.analytics = {
+            guard let status = try? await host.analytics.uploadStatus() else { return nil }
+            let oldest = try? await host.analytics.outbox(status: .queued, limit: 1).first?.queuedAt
+            return Beat.Analytics(
+                queued: status.queued, oldestAgeSeconds: oldest.map { max(0, Int(host.clock.now.timeIntervalSince($0))) })
+        }
+        if let syncStatus {
+            sources.sync = {
+                let snapshot = syncStatus.snapshot
+                let run = snapshot.lastRun
+                let result = run.map { $0.exitStatus == SyncExitStatus.busy ? "skipped" : $0.succeeded ? "ok" : "failed" }
+                return Beat.Sync(
+                    lastRunAt: run?.finishedAt, result: result, exitStatus: run?.exitStatus, summary: run?.summary,
+                    failingSince: snapshot.failingSince, nextRunAt: snapshot.nextRunAt)
+            }
+        }
+        let folder = directory.root.path
+        sources.disk = {
+            await BlockingIO.run { ProcessFigures.freeBytes(folder) }.map { Beat.Disk(freeBytes: $0, minimumFreeBytes: minimumFreeBytes) }
+        }
+        sources.memory = { await BlockingIO.run { ProcessFigures.memory() } }
+        sources.figures = { metrics.figures() }
+        if let tap { sources.log = { tap.take() } }
+        let builder = BeatBuilder(
+            identity: .init(
+                instance: UUID().uuidString.lowercased(), version: StoryBridgeVersion.current, name: settings.name, labels: settings.labels),
+            sources: sources, clock: host.clock)
+        return FleetAgent(settings: settings, hostKey: hostKey, builder: builder, clock: host.clock, logger: logger)
+    }
+}

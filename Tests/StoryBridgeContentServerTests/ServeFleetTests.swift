@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import Logging
+import StoryBridge
+import StoryBridgeContentServer
+import StoryBridgeFleet
+import StoryBridgeTesting
+import Testing
+
+/// `serve --fleet` as a child process reporting to a hub on loopback (docs/design/FLEET.md §3).
+@Suite("Fleet: serve reports to the hub")
+struct ServeFleetTests {
+    /// The demo presentation of the repository's fixtures (served from a folder: a library this test
+    /// process holds open would share its database with the child).
+    private static let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/presentations/demo")
+
+    /// A hub of `lab` on `port` (0: any), with a real clock.
+    private func startHub(_ lab: ContentLab, port: Int = 0) async throws -> (FleetHub, RunningContentServer) {
+        var configuration = lab.configuration()
+        configuration.fleet = true
+        configuration.port = port
+        var logger = Logger(label: "test.fleet-hub")
+        logger.logLevel = .critical
+        let server = try ContentServer(configuration: configuration, logger: logger)
+        return (try #require(server.fleet), try await server.start(waitingForPackages: false))
+    }
+
+    /// `storybridge serve` of `kiosk`'s library with `arguments`, once it listens.
+    private func startServe(_ kiosk: ContentLab, _ arguments: [String], environment: [String: String]? = nil) async throws
+        -> LaunchedProcess
+    {
+        let output = Pipe()
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(),
+            arguments: ["serve", Self.demo.path, "--port", "0", "--data-dir", Self.kioskData(kiosk).path, "--no-watch"] + arguments,
+            environment: environment, output: .pipe(output), error: .discard)
+        let banner = await readUntil("Ctrl-C", from: output)
+        guard banner.contains("Ctrl-C") else {
+            process.kill()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(banner)"])
+        }
+        return process
+    }
+
+    /// The kiosk's own data folder.
+    private static func kioskData(_ kiosk: ContentLab) -> URL { kiosk.folder.appendingPathComponent("kiosk-data") }
+
+    /// Waits (real time) until `registry` has a beat of `deviceId` that satisfies `condition`.
+    private func beat(
+        _ registry: FleetRegistry, _ deviceId: String, within limit: Duration = .seconds(30),
+        where condition: (Beat) -> Bool = { _ in true }
+    ) async throws -> Beat? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let beat = await registry.kiosk(deviceId)?.lastBeat, condition(beat) { return beat }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    @Test("serve --fleet reports: hello with its host id, beats with its decks; the token is not on its command line")
+    func reports() async throws {
+        let hubLab = try ContentLab()
+        let kiosk = try ContentLab()
+        let store = DeviceStore(database: try HubDatabase(directory: hubLab.directory))
+        let (device, token) = try store.add(name: "lobby-1")
+        let tokenFile = kiosk.folder.appendingPathComponent("fleet-token").path
+        #expect(
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data((token.text + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        let (hub, running) = try await startHub(hubLab)
+        let serve = try await startServe(
+            kiosk,
+            [
+                "--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s",
+                "--fleet-name", "kiosk-a", "--fleet-label", "site=test",
+            ])
+        defer { serve.kill() }
+        let first = try #require(try await beat(hub.registry, device.id) { $0.decks?.isEmpty == false })
+        #expect(first.name == "kiosk-a" && first.labels == ["site": "test"])
+        #expect(first.decks?.first?.id == 1 && first.decks?.first?.name == "demo")
+        #expect(first.memory != nil && first.disk != nil && first.analytics != nil && first.figures != nil)
+        #expect(first.sync == nil, "no --sync-every: sync is null")
+        let kioskKey = try #require(try HostKey.read(at: HostKey.file(in: DataDirectory(Self.kioskData(kiosk))).path))
+        #expect(await hub.registry.kiosk(device.id)?.hello?.hostId == kioskKey.hostId)
+        #expect(await hub.registry.kiosk(device.id)?.machine.presence == .online)
+        // A second beat a second later.
+        #expect(try await beat(hub.registry, device.id) { $0.seq > first.seq } != nil)
+        // The token is in no argument of the process.
+        let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(serve.processIdentifier)/cmdline"))
+        #expect(commandLine.range(of: Data(token.secret.utf8)) == nil)
+        serve.terminate()
+        #expect(await serve.exit() == 0)
+        // A graceful stop says bye: offline at once.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await hub.registry.kiosk(device.id)?.machine.presence != .offline, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await hub.registry.kiosk(device.id)?.machine.presence == .offline)
+        await running.stop()
+    }
+
+    /// The `lastBeat` of `deviceId` in the hub database of `lab`, once one satisfies `condition`.
+    private func storedBeat(_ lab: ContentLab, _ deviceId: String, where condition: (Beat) -> Bool) async throws -> Beat? {
+        let database = try HubDatabase(directory: lab.directory)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let text = try await database.pool.read { db in
+                try String.fetchOne(db, sql: "SELECT lastBeat FROM kiosk_state WHERE deviceId = ?", arguments: [deviceId])
+            }
+            if let text, case .beat(let beat) = try FleetWire.decode(Data(text.utf8)), condition(beat) { return beat }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    @Test("the hub killed for a while: the first beat after it returns says how long it was unreachable")
+    func unreachable() async throws {
+        let hubLab = try ContentLab()
+        let kiosk = try ContentLab()
+        let store = DeviceStore(database: try HubDatabase(directory: hubLab.directory))
+        let (device, token) = try store.add(name: "lobby-1")
+        let credentials = ["--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret, "--fleet"]
+        let hub = try await ContentServerProcess.start(hubLab, credentials)
+        let port = try #require(URL(string: hub.baseURL)?.port)
+        let serve = try await startServe(
+            kiosk, ["--fleet", "http://127.0.0.1:\(port)", "--fleet-interval", "1s"],
+            environment: ProcessInfo.processInfo.environment.merging(["STORYBRIDGE_FLEET_TOKEN": token.text]) { $1 })
+        defer { serve.kill() }
+        #expect(try await storedBeat(hubLab, device.id) { _ in true } != nil)
+        hub.process.kill()
+        _ = await hub.process.exit()
+        let stoppedAt = Date()
+        try await Task.sleep(for: .seconds(6))
+        let again = try await ContentServerProcess.start(hubLab, credentials + ["--port", "\(port)"])
+        defer { again.process.terminate() }
+        let back = try #require(try await storedBeat(hubLab, device.id) { $0.hubUnreachable != nil })
+        let outage = try #require(back.hubUnreachable)
+        let measured = back.sentAt.timeIntervalSince(stoppedAt)
+        #expect(abs(Double(outage.seconds) - measured) <= 2, "hubUnreachable.seconds \(outage.seconds), measured \(measured)")
+        #expect(outage.attempts >= 2)
+        // Acknowledged: the next beats carry it no more.
+        #expect(try await storedBeat(hubLab, device.id) { $0.seq > back.seq && $0.hubUnreachable == nil } != nil)
+        serve.terminate()
+        _ = await serve.exit()
+        #expect(await again.stop())
+    }
+
+    @Test("--fleet without a token is a usage error naming both ways to give it")
+    func noToken() async throws {
+        let kiosk = try ContentLab()
+        let output = Pipe()
+        let errors = Pipe()
+        var environment = ProcessInfo.processInfo.environment
+        environment["STORYBRIDGE_FLEET_TOKEN"] = nil
+        let process = try await LaunchedProcess.launch(
+            try storybridgeExecutable(),
+            arguments: ["serve", "--port", "0", "--data-dir", kiosk.directory.root.path, "--fleet", "http://127.0.0.1:9"],
+            environment: environment, output: .pipe(output), error: .pipe(errors))
+        let (_, err) = await readUntilExit(process, output: output, errors: errors)
+        #expect(process.terminationStatus == 64)
+        let text = String(decoding: err, as: UTF8.self)
+        #expect(text.contains("--fleet-token-file") && text.contains("STORYBRIDGE_FLEET_TOKEN"), "\(text)")
+    }
+}
