@@ -22,7 +22,7 @@ trap 'rm -rf "$XDG_DATA_HOME"' EXIT
 # A test that hangs fails the run after 20 minutes instead of holding it. A target that fails is
 # not run again: a flaky test is a defect fixed at its cause (docs/TESTING.md, "No retry"), and
 # scripts/loaded-test-runs.sh runs the whole suite beside a busy loop per core to find one.
-targets=(StoryBridgeTests StoryBridgeServerTests EndToEndTests StoryBridgeSyncTests StoryBridgeContentServerTests ClientCardModuleTests)
+targets=(StoryBridgeTests StoryBridgeServerTests EndToEndTests StoryBridgeSyncTests StoryBridgeContentServerTests StoryBridgeFleetTests ClientCardModuleTests)
 passed=0
 for target in "${targets[@]}"; do
     echo "test.sh: $target"
