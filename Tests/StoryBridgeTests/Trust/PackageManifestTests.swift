@@ -77,8 +77,12 @@ struct PackageManifestTests {
 
         let body = manifest(files: [])
         #expect(try SignedManifest(body: body).signed(with: signer, context: .manifest).verify(keys: keys) == signer.publicKey)
-        #expect(throws: TrustFailure.signatureInvalid(what: "manifest", keyIds: [stolen.keyId])) {
-            try SignedManifest(body: body).signed(with: stolen, context: .manifest).verify(keys: keys)
+        // Refused by name: the revoked key, when and why.
+        do {
+            _ = try SignedManifest(body: body).signed(with: stolen, context: .manifest).verify(keys: keys)
+            Issue.record("a manifest signed by a revoked key was accepted")
+        } catch let TrustFailure.keyRevoked(keyId, _, reason) {
+            #expect(keyId == stolen.keyId && reason == "laptop lost")
         }
         #expect(keys.validSigningKeys == [signer.publicKey])
     }
