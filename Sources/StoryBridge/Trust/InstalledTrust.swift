@@ -60,7 +60,7 @@ package struct InstalledTrust: Sendable, Hashable {
     }
 
     /// Whether the manifest's validity is past its end at `now` (never for an unsigned record).
-    package func isExpired(at now: Date) -> Bool {
+    func isExpired(at now: Date) -> Bool {
         guard signed, let expires else { return false }
         return now >= expires
     }

@@ -28,9 +28,9 @@ package struct ManifestFile: Sendable, Hashable {
 /// the hashes of an unsigned install (rule U3).
 package struct PackageManifest: SignedBody, Hashable {
     /// `type` of a signed manifest.
-    package static let signedType = "storybridge-manifest"
+    static let signedType = "storybridge-manifest"
     /// `type` of the body recorded for an unsigned install.
-    package static let localType = "storybridge-local"
+    static let localType = "storybridge-local"
     package static var documentName: String { "manifest" }
 
     package var presentationId: Int

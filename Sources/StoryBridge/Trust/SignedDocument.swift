@@ -45,7 +45,7 @@ package struct SignedDocument<Body: SignedBody>: Sendable {
     /// The typed body.
     package let body: Body
     /// The `signed` object as parsed or made: what the signatures cover.
-    package let signedValue: JSONValue
+    let signedValue: JSONValue
     /// The signatures, in document order.
     package let signatures: [DocumentSignature]
 

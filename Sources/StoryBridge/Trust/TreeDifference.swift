@@ -6,7 +6,7 @@ package struct TreeDifference: Sendable, Hashable, CustomStringConvertible {
         package var path: String
         package var expected: ManifestFile
         package var actualSize: Int64
-        package var actualSHA256: String
+        var actualSHA256: String
     }
 
     package var changed: [Change] = []

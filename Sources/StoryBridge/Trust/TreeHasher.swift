@@ -59,7 +59,7 @@ package struct TreeHasher: Sendable {
 
     /// The size and SHA-256 (hex) of the file at `path`, read once from start to end. Errors name
     /// the file `name` (its path in the tree), or `path`.
-    package static func hashFile(at path: String, naming name: String? = nil) throws(TrustFailure) -> (size: Int64, sha256: String) {
+    static func hashFile(at path: String, naming name: String? = nil) throws(TrustFailure) -> (size: Int64, sha256: String) {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadable(path: name ?? path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }

@@ -12,7 +12,7 @@ import Foundation
 package enum TrustFileIO {
     /// Creates `path` with `bytes` and `mode` (`O_CREAT|O_EXCL|O_NOFOLLOW`: never over an existing
     /// file or through a link), fsynced.
-    package static func writeNew(_ bytes: Data, to path: String, mode: mode_t) throws(TrustFailure) {
+    static func writeNew(_ bytes: Data, to path: String, mode: mode_t) throws(TrustFailure) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             if errno == EEXIST { throw .keyFileExists(path: path) }

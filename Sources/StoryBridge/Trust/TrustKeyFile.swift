@@ -8,7 +8,7 @@ import Foundation
 /// (`root.pub.json`, a signing key's `.pub.json`) is the JSON `{"keyId", "publicKey"}`.
 package enum TrustKeyFile {
     /// The first line of a private key file.
-    package static let privateKeyHeader = "storybridge-ed25519-private-v1"
+    static let privateKeyHeader = "storybridge-ed25519-private-v1"
 
     /// Writes `key` to a new file `path`, mode 0600.
     package static func writePrivateKey(_ key: TrustPrivateKey, to path: String) throws(TrustFailure) {
@@ -35,7 +35,7 @@ package enum TrustKeyFile {
     }
 
     /// The JSON text of a public key file for `key`.
-    package static func publicKeyText(_ key: TrustPublicKey) -> Data {
+    static func publicKeyText(_ key: TrustPublicKey) -> Data {
         // A key's JSON holds two strings: always encodable.
         Data((try! CanonicalJSON.encode(key.json)) + [0x0A])
     }

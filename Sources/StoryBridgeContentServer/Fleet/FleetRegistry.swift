@@ -96,7 +96,7 @@ package actor FleetRegistry {
 
     /// `connection` ended; a newer connection of the device is left alone. Presence does not
     /// change (a reconnect within an interval must not flap).
-    package func disconnected(_ connection: KioskConnection) {
+    func disconnected(_ connection: KioskConnection) {
         if connections[connection.deviceId]?.id == connection.id { connections[connection.deviceId] = nil }
     }
 
@@ -145,7 +145,7 @@ package actor FleetRegistry {
     /// When the hub database changed since the last look, closes the sockets of revoked devices
     /// (4401) and forgets them. Returns the ids closed.
     @discardableResult
-    package func checkRevocations() async -> [String] {
+    func checkRevocations() async -> [String] {
         do {
             let version = try await store.database.pool.writeWithoutTransaction { db in
                 try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0

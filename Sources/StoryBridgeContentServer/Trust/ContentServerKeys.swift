@@ -12,7 +12,7 @@ import StoryBridge
 /// is read from the path given each time and never copied into the data folder.
 package struct ContentServerKeys: Sendable {
     /// How long a keys document is good for after it is signed: one year.
-    package static let keysLifetime: TimeInterval = 365 * 86_400
+    static let keysLifetime: TimeInterval = 365 * 86_400
 
     package let folder: ContentTrustFolder
 

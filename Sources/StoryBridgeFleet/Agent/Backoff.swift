@@ -5,9 +5,9 @@ package struct Backoff: Sendable, Equatable {
     /// The waits before jitter, in seconds.
     package static let steps: [Int] = [1, 2, 4, 8, 16, 32, 60]
     /// How long a connection must last for the next failure to start again at 1 s.
-    package static let resetAfter: Duration = .seconds(60)
+    static let resetAfter: Duration = .seconds(60)
     /// The longest `Retry-After` obeyed.
-    package static let longestRetryAfter: Duration = .seconds(300)
+    static let longestRetryAfter: Duration = .seconds(300)
 
     /// Failed attempts since the last reset.
     package private(set) var failures = 0

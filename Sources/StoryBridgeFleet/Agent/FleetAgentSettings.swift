@@ -36,7 +36,7 @@ package struct FleetAgentSettings: Sendable, CustomStringConvertible {
     package var description: String { "FleetAgentSettings(hub: \(hub), name: \(name), interval: \(interval))" }
 
     /// The socket's URL: the hub's with `ws`/`wss` and `/v1/fleet/connect`.
-    package var socketURL: String {
+    var socketURL: String {
         let secure = hub.scheme?.lowercased() == "https"
         return "\(secure ? "wss" : "ws")://\(authority)\(FleetWire.connectPath)"
     }

@@ -57,7 +57,7 @@ package struct FleetAgentState: Sendable, Equatable {
     }
 
     /// How long a refused agent waits.
-    package static let refusedWait: Duration = .seconds(600)
+    static let refusedWait: Duration = .seconds(600)
 
     /// The phase.
     package private(set) var phase: Phase = .connecting(attempt: 0)

@@ -364,7 +364,7 @@ extension Beat {
         /// The most entries a beat carries.
         package static let limit = 20
         /// The longest message, in characters.
-        package static let messageLimit = 300
+        static let messageLimit = 300
         /// Oldest first.
         package var entries: [LogEntry]
         /// How many entries were left out.

@@ -9,11 +9,11 @@ package enum FleetWire {
     /// The largest frame a kiosk may send (a screenshot's PNG): 16 MiB.
     package static let maxKioskFrame = 16 << 20
     /// The largest frame the hub sends: 64 KiB.
-    package static let maxHubFrame = 64 << 10
+    static let maxHubFrame = 64 << 10
     /// The largest beat text: 64 KiB.
     package static let maxBeatBytes = 64 << 10
     /// The wire protocol version the hello carries.
-    package static let protocolVersion = 1
+    static let protocolVersion = 1
     /// The route of the socket under the hub's base URL.
     package static let connectPath = "/v1/fleet/connect"
 
@@ -121,7 +121,7 @@ package enum FleetWire {
     }
 
     /// A wire date, with or without milliseconds.
-    package static func parseDate(_ text: String) -> Date? {
+    static func parseDate(_ text: String) -> Date? {
         (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 

@@ -55,7 +55,7 @@ package struct KioskHello: Codable, Sendable, Equatable {
 
     /// What the hello's signature covers: `storybridge-fleet-hello\n` + nonce + `\n` + the hub's
     /// origin (`scheme://host:port`), so a hub cannot relay another hub's challenge.
-    package static func signedText(nonce: String, hubOrigin: String) -> Data {
+    static func signedText(nonce: String, hubOrigin: String) -> Data {
         Data("storybridge-fleet-hello\n\(nonce)\n\(hubOrigin)".utf8)
     }
 

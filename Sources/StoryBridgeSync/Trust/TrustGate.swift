@@ -118,7 +118,7 @@ package actor TrustGate {
     /// lists the same files and was made later than the stored one. `nil` when there is nothing to
     /// take (no link, no root pinned, the same manifest, another revision); a throw when the offered
     /// manifest is refused (the stored one stays).
-    package func refreshed(installed: InstalledTrust, package: RemoteContentPackage) async throws(SyncError) -> TrustRecord? {
+    func refreshed(installed: InstalledTrust, package: RemoteContentPackage) async throws(SyncError) -> TrustRecord? {
         let id = installed.presentationId
         await prepare()
         guard let link = package.manifest, root != nil else { return nil }
