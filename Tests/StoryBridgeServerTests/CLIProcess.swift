@@ -62,3 +62,17 @@ func runTestScript(delivery write: (URL) throws -> Void, _ text: (URL) -> String
         return try await runStorybridge(["test", script.path])
     }
 }
+
+/// Runs `body` with a temporary folder holding a delivery twice: as a folder of zips
+/// (`delivery/`, written by `folder`) and as a zip of zips (`delivery.zip`, written by `zip`).
+func withDelivery(
+    folder writeFolder: (URL) throws -> Void, zip writeZip: (URL) throws -> Void, _ body: (URL, URL, URL) async throws -> Void
+) async throws {
+    try await withTemporaryFolder { folder in
+        let zips = folder.appendingPathComponent("delivery")
+        try writeFolder(zips)
+        let zip = folder.appendingPathComponent("delivery.zip")
+        try writeZip(zip)
+        try await body(folder, zips, zip)
+    }
+}

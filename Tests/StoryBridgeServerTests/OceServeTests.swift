@@ -8,11 +8,9 @@ import Testing
 struct OceServeTests {
     @Test("a folder of sequence zips, a zip of zips and a zip of zips with --dialect oce are served with the OCE adapter")
     func servesDeliveries() async throws {
-        try await withTemporaryFolder { folder in
-            let zips = folder.appendingPathComponent("delivery")
-            try OceDeliveryFixture.writeZips(in: zips)
-            let zip = folder.appendingPathComponent("delivery.zip")
-            try OceDeliveryFixture.writeZipOfZips(at: zip)
+        try await withDelivery(
+            folder: { try OceDeliveryFixture.writeZips(in: $0) }, zip: { try OceDeliveryFixture.writeZipOfZips(at: $0) }
+        ) { folder, zips, zip in
             for arguments in [[zips.path], [zip.path], [zip.path, "--dialect", "oce"]] {
                 let serve = try await ServeProcess.start(arguments + ["--port", "0", "--no-watch", "--log-level", "warning"])
                 let (status, _, body) = try await httpGet(serve.baseURL + "/p/1/Intro/01_welcome.html")

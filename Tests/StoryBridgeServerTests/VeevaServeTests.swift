@@ -8,11 +8,9 @@ import Testing
 struct VeevaServeTests {
     @Test("a folder of key-message zips and a zip of zips are served, opening at the loader CSV's first key message")
     func servesDeliveries() async throws {
-        try await withTemporaryFolder { folder in
-            let zips = folder.appendingPathComponent("delivery")
-            try VeevaDeliveryFixture.writeZips(in: zips)
-            let zip = folder.appendingPathComponent("delivery.zip")
-            try VeevaDeliveryFixture.writeZipOfZips(at: zip)
+        try await withDelivery(
+            folder: { try VeevaDeliveryFixture.writeZips(in: $0) }, zip: { try VeevaDeliveryFixture.writeZipOfZips(at: $0) }
+        ) { folder, zips, zip in
             for target in [zips.path, zip.path] {
                 let serve = try await ServeProcess.start([target, "--port", "0", "--no-watch", "--log-level", "warning"])
                 let (status, _, body) = try await httpGet(serve.baseURL + "/p/1/KM_B/KM_B.html")

@@ -14,12 +14,7 @@ import Testing
 struct SignedRevisionsTests {
     /// A lab whose kiosk installed deck 1 signed at `v1`, then `v2` (v1 kept for rollback).
     private func twoSignedRevisions() async throws -> SyncLab {
-        let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
-        await lab.stopServer()
-        _ = try await lab.signAndPin()
-        try await lab.startServer()
-        try await lab.loginAsService()
-        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let lab = try await SyncLab.signedAndSynced()
         try await lab.publishSigned(title: "v2")
         let update = try await lab.cli(["sync", "--content"])
         #expect(update.status == 0, "\(update.errors)")
@@ -101,12 +96,7 @@ struct SignedRevisionsTests {
         "a re-signed manifest replaces the stored one without a download once less than half its lifetime is left; one listing other files is refused, the stored one kept"
     )
     func reSignedManifest() async throws {
-        let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
-        await lab.stopServer()
-        _ = try await lab.signAndPin()
-        try await lab.startServer()
-        try await lab.loginAsService()
-        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let lab = try await SyncLab.signedAndSynced()
         let installed = try #require(try lab.trustRow(1))
         let folder: String = installed["folder"]
         let storedHash: String = installed["manifestHash"]

@@ -67,12 +67,7 @@ struct SignedSyncTests {
 
     @Test("an unsigned update of a signed deck is refused (U1); --require-signed refuses an unsigned server (U2)")
     func unsignedRefusals() async throws {
-        let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
-        await lab.stopServer()
-        _ = try await lab.signAndPin()
-        try await lab.startServer()
-        try await lab.loginAsService()
-        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let lab = try await SyncLab.signedAndSynced()
         #expect(try lab.installedTitle(1) == "v1")
 
         // The server stops signing: its answers carry no manifest link.

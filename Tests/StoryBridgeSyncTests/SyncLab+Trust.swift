@@ -7,6 +7,18 @@ import Testing
 
 /// The lab's signing side: the server's keys, the kiosk's pinned root, the rows a signed install writes.
 extension SyncLab {
+    /// A lab whose server signs deck 1 (`v1`), its root pinned by the kiosk, which synced it once.
+    static func signedAndSynced() async throws -> SyncLab {
+        let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
+        await lab.stopServer()
+        _ = try await lab.signAndPin()
+        try await lab.startServer()
+        try await lab.loginAsService()
+        let synced = try await lab.cli(["sync", "--content"])
+        #expect(synced.status == 0, "\(synced.errors)")
+        return lab
+    }
+
     /// The server's trust folder.
     var serverTrust: ContentTrustFolder { ContentTrustFolder(dataDirectory: serverDirectory) }
 

@@ -15,12 +15,7 @@ struct VerifyTests {
         "verify names changed, missing and added files and quarantines the deck; health lists it; the next sync repairs it with a full download"
     )
     func quarantineAndRepair() async throws {
-        let lab = try await SyncLab.serving { try $0.publish(id: 1, title: "v1") }
-        await lab.stopServer()
-        _ = try await lab.signAndPin()
-        try await lab.startServer()
-        try await lab.loginAsService()
-        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let lab = try await SyncLab.signedAndSynced()
         let clean = try await lab.cli(["verify"])
         #expect(clean.status == 0, "\(clean.errors)")
         #expect(clean.output.contains("1 rev 1 signed (key "), "\(clean.output)")

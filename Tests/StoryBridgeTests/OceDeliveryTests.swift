@@ -8,15 +8,9 @@ import Testing
 /// numeric order, the sequences in `oce.json`'s order, sequence ids mapped to zips.
 @Suite("OCE deliveries")
 struct OceDeliveryTests {
-    private func scratch() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-oce-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test("a folder of sequence zips unpacks to a folder per sequence, read in oce.json's order, slides in numeric order")
     func folderOfZips() throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-oce")
         defer { try? FileManager.default.removeItem(at: root) }
         let delivery = root.appendingPathComponent("delivery")
         try OceDeliveryFixture.writeZips(in: delivery)
@@ -72,7 +66,7 @@ struct OceDeliveryTests {
 
     @Test("oce.json naming a sequence the delivery lacks is refused, naming the member")
     func badSettings() throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-oce")
         defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createDirectory(at: root.appendingPathComponent("A"), withIntermediateDirectories: true)
         try Data("<html></html>".utf8).write(to: root.appendingPathComponent("A/01_a.html"))

@@ -8,15 +8,9 @@ import Testing
 /// loader CSV's order, and every inner zip checked as a package.
 @Suite("Veeva deliveries")
 struct VeevaDeliveryTests {
-    private func scratch() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-veeva-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     @Test("a folder of zips unpacks to a folder per key message and shared/, read in the loader CSV's order")
     func folderOfZips() throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-veeva")
         defer { try? FileManager.default.removeItem(at: root) }
         let delivery = root.appendingPathComponent("delivery")
         try VeevaDeliveryFixture.writeZips(in: delivery)
@@ -37,7 +31,7 @@ struct VeevaDeliveryTests {
 
     @Test("a Veeva presentation's map, next and previous slides follow its key-message order, over the socket too")
     func mapAndNeighbours() async throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-veeva")
         defer { try? FileManager.default.removeItem(at: root) }
         let delivery = root.appendingPathComponent("delivery")
         try VeevaDeliveryFixture.writeZips(in: delivery)
@@ -66,7 +60,7 @@ struct VeevaDeliveryTests {
 
     @Test("a zip of zips is detected and unpacked; a StoryCLM package stays StoryCLM")
     func zipOfZips() throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-veeva")
         defer { try? FileManager.default.removeItem(at: root) }
         let zip = root.appendingPathComponent("deck.zip")
         try VeevaDeliveryFixture.writeZipOfZips(at: zip)
@@ -93,7 +87,7 @@ struct VeevaDeliveryTests {
 
     @Test("a hostile inner zip is refused with the package's checks, and nothing is left behind")
     func hostileInnerZip() throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-veeva")
         defer { try? FileManager.default.removeItem(at: root) }
         let delivery = root.appendingPathComponent("delivery")
         try VeevaDeliveryFixture.writeZips(in: delivery)
@@ -123,7 +117,7 @@ struct VeevaDeliveryTests {
 
     @Test("without a CSV the order is veeva.json's list, else name order; a list naming a missing key message is refused")
     func orderSources() throws {
-        let root = try scratch()
+        let root = try scratchFolder("sb-veeva")
         defer { try? FileManager.default.removeItem(at: root) }
         for name in ["B", "A", "C"] {
             let folder = root.appendingPathComponent(name)
