@@ -89,6 +89,13 @@ package struct SlideShooter: Sendable {
         guard !slides.isEmpty else { throw ShotsError.noSlides(presentation: folder.path) }
         do {
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            // A slide in a folder (a Veeva key message, an OCE sequence) is shot into the same
+            // folder under `output`: each such folder made once, before any capture.
+            let folders = Set(
+                slides.map { Self.imageName(of: $0.name) }.filter { $0.contains("/") }.map {
+                    output.appendingPathComponent($0).deletingLastPathComponent().path
+                })
+            for folder in folders { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         } catch {
             throw ShotsError.outputFolder(path: output.path, reason: "\(SystemProblem(error))")
         }
@@ -179,10 +186,6 @@ package struct SlideShooter: Sendable {
             throw ShotsError.slideFailed(slide: slide.name, reason: "\(error)")
         }
         do {
-            // A slide in a folder (a Veeva key message, an OCE sequence) is shot into the same folder.
-            if slide.name.contains("/") {
-                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
             try png.write(to: file, options: .atomic)
         } catch {
             throw ShotsError.outputFolder(path: file.deletingLastPathComponent().path, reason: "\(SystemProblem(error))")

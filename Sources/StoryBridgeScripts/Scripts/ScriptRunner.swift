@@ -75,8 +75,12 @@ package final class ScriptRunner: Sendable {
             script: script.name, file: script.file, name: test.name, steps: test.steps.count, seconds: 0, failure: nil)
         let viewerId = "script-\(UUID().uuidString.prefix(8))"
         do {
-            var slide = test.slide ?? ""
-            if test.slide == nil { slide = try await environment.entrySlide(presentationId: test.presentationId) }
+            let slide: String
+            if let named = test.slide {
+                slide = named
+            } else {
+                slide = try await environment.entrySlide(presentationId: test.presentationId)
+            }
             let session = Session(
                 viewer: try await environment.connect(presentationId: test.presentationId, slide: slide, viewerId: viewerId),
                 slide: slide)
