@@ -115,10 +115,10 @@ import Testing
             error: .discard)
         #expect(await readUntil("ready", from: output).contains("ready"))
         child.terminate()
-        let started = ContinuousClock.now
         let exitedByItself = await child.exit(killingAfter: .milliseconds(300))
+        // Killed at the limit, not ended by its 30 s sleep (which would exit 0): the signal says
+        // so whatever the machine's load (a wall-clock bound failed at load 11).
         #expect(!exitedByItself)
-        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(child.terminationReason == .uncaughtSignal)
         #expect(child.terminationStatus == SIGKILL)
     }
