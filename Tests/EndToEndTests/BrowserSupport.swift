@@ -54,6 +54,19 @@ func withPage(on host: TestHost, _ body: (BrowserPage) async throws -> Void) asy
     }
 }
 
+/// Reads `read` until `done` holds of what it read, or 20 s of real time have passed; returns the
+/// last read. For records the host writes after the page has moved on (a slide view is written
+/// once the next page has connected, a media view once the overlay's close has reached the host).
+func readHostRecords<T>(_ read: () async throws -> T, until done: (T) -> Bool) async throws -> T {
+    let until = ContinuousClock.now + .seconds(20)
+    var value = try await read()
+    while !done(value), ContinuousClock.now < until {
+        try await Task.sleep(for: .milliseconds(20))
+        value = try await read()
+    }
+    return value
+}
+
 extension BrowserPage {
     /// Clicks `btn-<name>` and returns the wrapper the page wrote into `out-<name>`.
     func press(_ name: String, output: String? = nil) async throws -> JSONValue {

@@ -72,7 +72,10 @@ struct EarlyReadsTests {
             let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
             let viewer = try #require(await host.runtime.viewers.existingViewer(id: viewerId))
             let sessionId = try #require(await viewer.state.sessionId)
-            #expect(try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName) == ["index.html"])
+            let views = try await readHostRecords {
+                try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
+            } until: { !$0.isEmpty }
+            #expect(views == ["index.html"])
             #expect(try await host.runtime.analytics.sessions().count == 1)
         }
     }

@@ -138,7 +138,11 @@ struct OceBrowserTests {
             // Slide views with their times, as for every dialect.
             try await page.evaluate("CLMPlayer.goNextSequence(); true")
             try await page.waitForSlide("Safety/01_safety.html")
-            let views = try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
+            // The view of the slide left is written once the next page has connected, after the page
+            // already shows it: read until it is there.
+            let views = try await readHostRecords {
+                try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
+            } until: { $0.count >= 2 }
             #expect(views.starts(with: ["Intro/01_welcome.html", "Intro/02_overview.html"]))
 
             // Uploaded with the saved session: the tracked page and the action one record each, the state once.

@@ -105,12 +105,9 @@ struct ViewerChromeTests {
             try await page.clickChrome("close-media")
             let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
             let sessionId = try #require(await host.runtime.viewers.existingViewer(id: viewerId)?.state.sessionId)
-            var views: [String] = []
-            let until = ContinuousClock.now + .seconds(20)
-            while views.isEmpty, ContinuousClock.now < until {
-                views = try await host.runtime.analytics.mediaViews(sessionId: sessionId).map(\.fileName)
-                if views.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let views = try await readHostRecords {
+                try await host.runtime.analytics.mediaViews(sessionId: sessionId).map(\.fileName)
+            } until: { !$0.isEmpty }
             #expect(views == ["brochure.pdf"])
         }
     }
