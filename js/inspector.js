@@ -113,11 +113,30 @@
 
   // ---- calls log ----------------------------------------------------------------------------
 
+  // A Veeva or OCE library call carried by one bridge command: the function it called, and
+  // whether the host refused it (a Veeva {success: false} answer, an OCE `refused` reason). The
+  // bridge answer itself is a Success either way, so without this a refusal would look answered.
+  function dialectCall(entry) {
+    var data = entry.data || {};
+    var response = entry.response || {};
+    if (entry.command === 'veeva.request' && typeof data.request === 'string') {
+      var result = response.result;
+      return { name: data.request.replace(/^\s*(veeva|vaultcrm):/i, '').split('(')[0],
+               refused: !!result && typeof result === 'object' && result.success === false };
+    }
+    if (entry.command === 'oce.call' && typeof data.request === 'string') {
+      return { name: 'CLMPlayer.' + data.request, refused: typeof response.refused === 'string' };
+    }
+    return null;
+  }
+
   function describe(entry) {
     switch (entry.type) {
       case 'exchange':
-        return { kind: 'request', name: entry.command || '', status: entry.status || '',
-                 code: entry.status ? entry.code : '', ms: typeof entry.ms === 'number' ? entry.ms.toFixed(2) : '' };
+        var call = dialectCall(entry);
+        return { kind: 'request', name: entry.command || '', status: call && call.refused ? 'refused' : entry.status || '',
+                 code: entry.status ? entry.code : '', ms: typeof entry.ms === 'number' ? entry.ms.toFixed(2) : '',
+                 extra: call ? call.name : null };
       case 'event':
         return { kind: 'event', name: entry.name || '', status: '', code: '', ms: '',
                  extra: null };
@@ -148,7 +167,8 @@
     tr.dataset.command = d.name;
     tr.dataset.viewer = entry.viewer ? String(entry.viewer) : '';
     tr.dataset.status = d.status;
-    if (entry.type === 'exchange' && entry.status && entry.status !== 'Success') { tr.classList.add('failure'); }
+    if (entry.type === 'exchange' && d.extra) { tr.dataset.call = d.extra; }
+    if (entry.type === 'exchange' && d.status && d.status !== 'Success') { tr.classList.add('failure'); }
     if (entry.type === 'event') { tr.classList.add('event'); }
     if (entry.type === 'connection' && !entry.connected) { tr.classList.add('gone'); }
     if (entry.type === 'console') {
@@ -214,7 +234,8 @@
     var viewer = filterViewer.value;
     if (viewer && record.row.dataset.viewer !== viewer) { return false; }
     var text = filterCommand.value.trim().toLowerCase();
-    if (text && record.row.dataset.command.toLowerCase().indexOf(text) < 0) { return false; }
+    var named = record.row.dataset.command + ' ' + (record.row.dataset.call || '');
+    if (text && named.toLowerCase().indexOf(text) < 0) { return false; }
     return true;
   }
 
@@ -448,6 +469,29 @@
     return r;
   }
 
+  // The OCE app's player buttons: content hears them as CLMPlayer.executeEvent(name).
+  var PLAYER_BUTTONS = [['return to call', 'returntocallbuttonpress'], ['cancel', 'cancelbuttonpress'], ['pause', 'pausebuttonpress']];
+  function playerButtons(viewer, connected) {
+    var box = el('span', 'player-buttons');
+    PLAYER_BUTTONS.forEach(function (b) {
+      var button = el('button', 'player-button', b[0]);
+      button.type = 'button';
+      button.dataset.event = b[1];
+      button.disabled = !connected;
+      button.title = connected ? 'content hears CLMPlayer.executeEvent(\u2019' + b[1] + '\u2019)' : 'the viewer shows no page';
+      button.addEventListener('click', function (event) {
+        event.stopPropagation();
+        var path = '/__storybridge/viewers/' + encodeURIComponent(viewer) + '/player/' + b[1] + '?token=' + encodeURIComponent(token);
+        fetch(path, { method: 'POST', cache: 'no-store' }).then(function (response) {
+          if (response.ok) { button.dataset.pressed = String((+button.dataset.pressed || 0) + 1); return null; }
+          return response.text().then(function (text) { button.title = text; button.classList.add('failed'); });
+        }, function (error) { button.title = String(error); button.classList.add('failed'); });
+      });
+      box.appendChild(button);
+    });
+    return box;
+  }
+
   function renderViewers(viewers) {
     var box = $('viewer-cards');
     box.textContent = '';
@@ -479,6 +523,7 @@
       var nav = v.navigationData;
       var hasNav = nav !== null && nav !== undefined && !(typeof nav === 'object' && Object.keys(nav).length === 0);
       card.appendChild(row('nav data', hasNav ? el('pre', 'json', pretty(nav)) : null));
+      if (pres && pres.dialect === 'oce') { card.appendChild(row('player', playerButtons(String(v.viewer || ''), v.connected))); }
       card.addEventListener('click', function () { selectViewer(card.dataset.viewer); });
       box.appendChild(card);
     });

@@ -15,7 +15,8 @@
  * client's request path. OCE content gets no answers; the host's `refused` reasons go to the
  * console, `alert` shows a notice over the slide that does not block the page. The app talks to
  * content only through events: once the slide has loaded, CLMPlayer.executeEvent('viewappearing')
- * is called, and executeEvent('viewdisappearing') when the page is left.
+ * is called, executeEvent('viewdisappearing') when the page is left, and the player's buttons
+ * (returntocallbuttonpress, cancelbuttonpress, pausebuttonpress) when the host's `oce.event` says.
  *
  * Content may bring no CLMPlayer and expect the player to provide one: a CLMPlayer speaking the
  * nativeCall wire is defined here when the page has none; a library the content loads replaces it.
@@ -132,6 +133,10 @@
   }
   window.addEventListener('load', function () { setTimeout(function () { pushEvent('viewappearing'); }, 0); });
   window.addEventListener('pagehide', function () { pushEvent('viewdisappearing'); });
+  // The player's buttons, pressed from the inspector (POST /__storybridge/viewers/ID/player/EVENT).
+  bridge.on('oce.event', function (data) {
+    if (data && typeof data.type === 'string') { pushEvent(data.type, data.param); }
+  });
 
   // Swipes: a horizontal stroke of 60 px or more (twice as wide as tall), within a second, that
   // does not start in a no-swipe region.

@@ -118,6 +118,7 @@ public struct StoryBridgeServer: Sendable {
         StoryContextRoutes(host: host, token: token, refusals: refusals).add(to: router)
         RecordingRoutes(control: configuration.recording, host: host, token: token, refusals: refusals).add(to: router)
         RevisionRoutes(control: configuration.revisions, token: token, refusals: refusals).add(to: router)
+        PlayerButtonRoutes(host: host, token: token, refusals: refusals).add(to: router)
 
         let bridgeSocket = BridgeSocket(
             host: host, maxMessageSize: configuration.maxMessageSize, maxInFlight: configuration.maxInFlightPerConnection,

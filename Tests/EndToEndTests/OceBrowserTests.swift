@@ -142,7 +142,9 @@ struct OceBrowserTests {
             // already shows it: read until it is there.
             let views = try await readHostRecords {
                 try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
-            } until: { $0.count >= 2 }
+            } until: {
+                $0.count >= 2
+            }
             #expect(views.starts(with: ["Intro/01_welcome.html", "Intro/02_overview.html"]))
 
             // Uploaded with the saved session: the tracked page and the action one record each, the state once.
@@ -152,6 +154,82 @@ struct OceBrowserTests {
             let uploadedState = try #require(queued.first { $0.eventId == UploadEventId.oceState })
             #expect(try JSONValue.parse(uploadedState.body)["state"] == "final")
             #expect(queued.contains { $0.eventId == UploadEventId.slide })
+        }
+    }
+}
+
+@Suite("OCE player buttons and refusals in the inspector", .serialized)
+struct OceInspectorTests {
+    @Test(
+        "the inspector's viewer card presses the player's buttons, which content hears through executeEvent; the endpoint refuses what it cannot pass on; a refused CLMPlayer call is a refused row"
+    )
+    func playerButtons() async throws {
+        let host = try await TestHost.start(presentationFolders: [try unpackedOceDelivery(), demoFolder])
+        let browser = try await SharedBrowser.shared.get()
+        let slide = try await browser.newPage()
+        let storyclm = try await browser.newPage()
+        let inspector = try await browser.newPage()
+        try await withCleanup {
+            try await slide.openSlide("Intro/01_welcome.html", on: host)
+            try await slide.evaluate(
+                """
+                ['returntocallbuttonpress', 'cancelbuttonpress', 'pausebuttonpress'].forEach(function (name) {
+                  CLMPlayer.registerEventListener(name, function () { window.events.push(name); });
+                });
+                CLMPlayer.updateFeedback('good');
+                true
+                """)
+            try await slide.waitForAnswers(1)
+            let viewer = try #require(try await slide.evaluate("window.__storybridge.viewerId").stringValue)
+            try await storyclm.navigate(to: host.slideURL(presentationId: 2))
+            try await storyclm.waitForSlide("index.html")
+            let other = try #require(try await storyclm.evaluate("window.__storybridge.viewerId").stringValue)
+
+            // Only the OCE viewer's card has the buttons; each press reaches the page once.
+            try await inspector.navigate(to: host.inspectorURL)
+            let card = "#viewer-cards .viewer[data-viewer=\"\(viewer)\"]"
+            try await inspector.waitFor("!!document.querySelector('\(card) .player-button[data-event=\"pausebuttonpress\"]')")
+            #expect(try await inspector.evaluate("document.querySelectorAll('[data-viewer=\"\(other)\"] .player-button').length") == 0)
+            try await inspector.click("\(card) .player-button[data-event=\"returntocallbuttonpress\"]")
+            try await slide.waitFor("window.events.indexOf('returntocallbuttonpress') >= 0")
+            try await inspector.click("\(card) .player-button[data-event=\"pausebuttonpress\"]")
+            try await slide.waitFor("window.events.indexOf('pausebuttonpress') >= 0")
+            #expect(
+                try await slide.evaluate("JSON.stringify(window.events)")
+                    == #"["viewappearing","returntocallbuttonpress","pausebuttonpress"]"#)
+
+            // The endpoint's refusals, each with its reason.
+            func press(_ viewer: String, _ event: String, token: Bool = true) async throws -> (Int, String) {
+                let query = token ? "?token=\(host.server.token)" : ""
+                let pair = try #require(
+                    try await inspector.evaluate(
+                        "fetch('/__storybridge/viewers/\(viewer)/player/\(event)\(query)', {method: 'POST'}).then(r => r.text().then(t => [r.status, t]))"
+                    ).arrayValue)
+                return (pair[0].intValue ?? 0, pair[1].stringValue ?? "")
+            }
+            #expect(try await press(viewer, "cancelbuttonpress", token: false).0 == 403)
+            let nobody = try await press("nobody", "cancelbuttonpress")
+            #expect(nobody.0 == 404 && nobody.1.contains("No viewer 'nobody'"), "\(nobody)")
+            let unknown = try await press(viewer, "homebuttonpress")
+            #expect(unknown.0 == 400 && unknown.1.hasPrefix("'homebuttonpress' is not a player button; one of: returntocallbuttonpress"))
+            let storyCLMViewer = try await press(other, "cancelbuttonpress")
+            #expect(storyCLMViewer.0 == 409 && storyCLMViewer.1.contains("not an OCE deck"), "\(storyCLMViewer)")
+            #expect(try await slide.evaluate("window.events.indexOf('cancelbuttonpress')") == -1)
+
+            // The refused updateFeedback is a refused row named by its function, not a Success.
+            let refused = try await inspector.waitFor(
+                """
+                (function () {
+                  var row = document.querySelector('#log tr.entry[data-call="CLMPlayer.updateFeedback"]');
+                  return row ? [row.dataset.status, row.classList.contains('failure')] : null;
+                })()
+                """)
+            #expect(refused == ["refused", true])
+        } cleanup: {
+            await slide.close()
+            await storyclm.close()
+            await inspector.close()
+            await host.stop()
         }
     }
 }

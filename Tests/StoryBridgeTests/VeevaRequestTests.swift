@@ -47,4 +47,18 @@ struct VeevaRequestTests {
         #expect(throws: VeevaWhere.NotUnderstood.self) { try VeevaWhere.parse("WHERE (a = 'b'") }
         #expect(throws: VeevaWhere.NotUnderstood(part: "'unclosed")) { try VeevaWhere.parse("a = 'unclosed") }
     }
+
+    @Test("a function storybridge does not carry out is refused with its own reason; Approved Email names the template and fragments")
+    func refusals() throws {
+        func reason(_ text: String) throws -> String { VeevaRefusals.reason(for: try VeevaRequest(text)) }
+        let email = try reason("vaultcrm:launchApprovedEmail(TPL-1,FR-1,FR-2),callback(com_veeva_clm_launchApprovedEmail)")
+        #expect(email == "storybridge has no Approved Email; asked for template 'TPL-1' with fragments 'FR-1,FR-2'")
+        for function in ["getFieldLabel", "getObjectTypeLabels", "getRecordTypeLabels", "getPicklistValueLabels", "getObjectLabels"] {
+            #expect(try reason("veeva:\(function)(Account),cb(result)").contains("labels is in no public source read"))
+        }
+        #expect(
+            try reason(#"vaultcrm:request({"url":"https://example.org"}),com_veeva_clm_requestReturn(result)"#).contains("outbound HTTP"))
+        #expect(try reason("veeva:launchSelector([]),callback(com_veeva_clm_launchSelector)") == "storybridge has no slide selector")
+        #expect(try reason("veeva:makeCoffee(strong),cb(result)").hasPrefix("unknown function"))
+    }
 }

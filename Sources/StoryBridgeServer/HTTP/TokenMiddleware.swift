@@ -27,8 +27,8 @@ struct TokenMiddleware: RouterMiddleware {
 
 /// Answers 405 to any method but GET and HEAD: the host serves content, it takes none. The
 /// exceptions are the Story context endpoint (``StoryContextRoutes``), the inspector's
-/// Record/Stop (``RecordingRoutes``) and Rollback/Unpin (``RevisionRoutes``), all behind the
-/// launch token.
+/// Record/Stop (``RecordingRoutes``), Rollback/Unpin (``RevisionRoutes``) and the OCE player's
+/// buttons (``PlayerButtonRoutes``), all behind the launch token.
 struct ReadOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
     @concurrent func handle(
         _ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response
@@ -36,6 +36,7 @@ struct ReadOnlyMiddleware<Context: RequestContext>: RouterMiddleware {
         guard
             request.method == .get || request.method == .head || request.uri.path == StoryContextRoutes.path
                 || request.uri.path == RecordingRoutes.path || RevisionRoutes.takesWrites(request.uri.path)
+                || PlayerButtonRoutes.takesWrites(request.uri.path)
         else {
             throw HostHTTPError(.methodNotAllowed, "Only GET and HEAD are served")
         }

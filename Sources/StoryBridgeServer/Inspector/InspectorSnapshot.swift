@@ -32,7 +32,10 @@ enum InspectorSnapshot {
     private static func viewerJSON(_ id: String, state: ViewerState, connected: Bool, library: PresentationLibrary) -> JSONValue {
         let presentation: JSONValue =
             state.presentationId.map { presentationId in
-                ["id": .int(presentationId), "name": library.presentation(id: presentationId).map { .string($0.name) } ?? .null]
+                [
+                    "id": .int(presentationId), "name": library.presentation(id: presentationId).map { .string($0.name) } ?? .null,
+                    "dialect": library.presentation(id: presentationId).map { .string($0.dialect.rawValue) } ?? .null,
+                ]
             } ?? .null
         return [
             "viewer": .string(id), "connected": .bool(connected), "presentation": presentation,

@@ -103,7 +103,8 @@ package struct VeevaModule: BridgeModule {
         case "createActivityLine":
             return try await VeevaDataAnswers(store: store).save(request, context: context, object: "Multichannel_Activity_Line_vod__c")
         default:
-            return Self.failure(function, "not answered by storybridge (see docs/dialects/VEEVA-IMPLEMENTATION.md)")
+            context.logger.info("Veeva \(function) refused: \(VeevaRefusals.reason(for: request))")
+            return Self.failure(function, VeevaRefusals.reason(for: request))
         }
     }
 }
