@@ -57,7 +57,8 @@ struct DialectRevisionTests {
         try writer.add(
             "Safety/01_safety.html",
             text: OceDeliveryFixture.page("01_safety.html").replacingOccurrences(
-                of: "<h1 id=\"title\">01_safety.html</h1>", with: "<h1 id=\"title\" style=\"background:#c00;height:300px\">Safety, revised</h1>"))
+                of: "<h1 id=\"title\">01_safety.html</h1>",
+                with: "<h1 id=\"title\" style=\"background:#c00;height:300px\">Safety, revised</h1>"))
         try writer.add("Safety/css/deck.css", text: "body { color: rgb(4, 5, 6); }\n")
         try writer.add("Safety/js/player.js", text: OceDeliveryFixture.playerLibrary)
         try writer.close()
