@@ -13,10 +13,13 @@ struct ContentServerKeysCommand: ParsableCommand {
             signing key and keys.json in content-server/trust/; from then on the server signs a manifest \
             of each package. Give kiosks content-server/trust/root.pub.json (`storybridge trust add`). \
             The root's private key is read from --root each time it is needed (add-signing, revoke). \
-            Exit statuses: 65 bad input, 73 a file that must be new exists, 74 storage, 78 a key or \
-            folder that does not fit.
+            Offline signing (`init --offline`): the server leaves each manifest's body in \
+            content-server/trust/unsigned/; copy them to the signing machine, run `keys sign`, and copy \
+            the results into content-server/trust/manifests/. \
+            Exit statuses: 65 bad input, 66 nothing to sign, 73 a file that must be new exists, 74 storage, \
+            78 a key or folder that does not fit.
             """,
-        subcommands: [Init.self, NewSigning.self, AddSigning.self, Revoke.self, Status.self])
+        subcommands: [Init.self, NewSigning.self, AddSigning.self, Revoke.self, Sign.self, Status.self])
 
     /// Runs `body`, turning a refusal into the command's message and exit status.
     static func perform<T>(_ body: () throws(ContentKeysError) -> T) throws(CommandFailure) -> T {
@@ -121,6 +124,42 @@ struct ContentServerKeysCommand: ParsableCommand {
                 try keys.revoke(keyId: keyId, rootPath: root, reason: reason)
             }
             print("Signing key \(keyId) revoked; keys document version \(version).")
+        }
+    }
+
+    struct Sign: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign the manifest bodies of an offline-signing server with a signing key kept elsewhere.",
+            discussion: """
+                Run on the signing machine. --in holds the bodies copied from the server's \
+                content-server/trust/unsigned/; each is signed with --key into --out under the same name. \
+                Copy --out's files into the server's content-server/trust/manifests/: it serves each once \
+                its signature verifies against keys.json. With --keys (a copy of the server's keys.json) \
+                the key must be one of its signing keys, not revoked, and each manifest is signed under \
+                that document's version. Every body is checked first: one that is not a manifest, has \
+                expired or names a newer keys document stops the run before anything is written.
+                """)
+
+        @Option(help: "The signing key's private key file (made by `keys new-signing`; 0600).")
+        var key: String
+
+        @Option(name: .customLong("in"), help: "The folder of manifest bodies (*.json) copied from the server's unsigned/.")
+        var input: String
+
+        @Option(help: "The folder the signed manifests are written to (made when missing).")
+        var out: String
+
+        @Option(help: "A copy of the server's keys.json: check the key against it and sign under its version.")
+        var keys: String?
+
+        func run() throws {
+            let signing = OfflineSigning(keyPath: key, inputFolder: input, outputFolder: out, keysDocumentPath: keys)
+            let signed = try ContentServerKeysCommand.perform { () throws(ContentKeysError) in try signing.run() }
+            let under = signed.keysVersion.map { " under keys document version \($0)" } ?? " (key not checked: no --keys)"
+            print(
+                "Signed \(signed.files.count) manifest\(signed.files.count == 1 ? "" : "s") with key \(signed.keyId)\(under) into \(out):")
+            for file in signed.files { print("  \(file)") }
+            print("Copy them into the server's content-server/trust/manifests/.")
         }
     }
 

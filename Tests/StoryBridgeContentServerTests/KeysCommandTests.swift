@@ -146,4 +146,89 @@ struct KeysCommandTests {
         #expect(exposed.output.contains("\(rootOut) is readable by others (mode 0644); `chmod 600 \(rootOut)`"))
         #expect(try ContentTrustFolder(dataDirectory: lab.directory).readKeys().body.version == 1)
     }
+
+    @Test(
+        "keys sign on the signing machine: bodies from unsigned/ signed with the offline key are served once copied into manifests/; a key not listed or revoked (78), a body that is not a manifest (65) or no body (66) writes nothing"
+    )
+    func offlineSign() async throws {
+        let lab = try ContentLab()
+        try lab.install(id: 6)
+        let rootOut = lab.folder.appendingPathComponent("root.key").path
+        #expect(try await keys(lab, ["init", "--root-out", rootOut, "--offline"]).status == 0)
+        let signingKey = lab.folder.appendingPathComponent("machine/signing.key").path
+        try FileManager.default.createDirectory(
+            atPath: lab.folder.appendingPathComponent("machine").path, withIntermediateDirectories: true)
+        #expect(try await storybridge(["content-server", "keys", "new-signing", "--out", signingKey]).status == 0)
+        let publicFile = ContentServerKeys.publicKeyFile(for: signingKey)
+        #expect(try await keys(lab, ["add-signing", "--root", rootOut, "--offline", "--public", publicFile]).status == 0)
+        let trust = ContentTrustFolder(dataDirectory: lab.directory)
+        // What the operator carries to the signing machine: the bodies and the keys document.
+        let carried = lab.folder.appendingPathComponent("machine/in")
+        let keysCopy = lab.folder.appendingPathComponent("machine/keys.json")
+        let out = lab.folder.appendingPathComponent("machine/out")
+        func sign(key: String = signingKey, input: URL = carried) async throws -> (status: Int32, output: String) {
+            try await storybridge([
+                "content-server", "keys", "sign", "--key", key, "--in", input.path, "--out", out.path, "--keys", keysCopy.path,
+            ])
+        }
+        func written() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? [] }
+
+        try await lab.withServer { client in
+            let token = try await client.serviceToken()
+            #expect(try await client.get("/v1/contentpackages/6/manifest", token: token).status == 503)
+            try FileManager.default.copyItem(at: trust.unsigned, to: carried)
+            try FileManager.default.copyItem(at: trust.keysDocument, to: keysCopy)
+
+            // Refusals first: nothing is written by any of them.
+            let strangerKey = lab.folder.appendingPathComponent("machine/stranger.key").path
+            #expect(try await storybridge(["content-server", "keys", "new-signing", "--out", strangerKey]).status == 0)
+            let stranger = try await sign(key: strangerKey)
+            #expect(
+                stranger.status == 78 && stranger.output.contains("is not a signing key of keys document version 2"), "\(stranger.output)")
+            let empty = lab.folder.appendingPathComponent("machine/empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let none = try await sign(input: empty)
+            #expect(none.status == 66 && none.output.contains("holds no manifest body"), "\(none.output)")
+            let mixed = lab.folder.appendingPathComponent("machine/mixed")
+            try FileManager.default.copyItem(at: carried, to: mixed)
+            try Data(#"{"signed": {"kind": "something else"}, "signatures": []}"#.utf8).write(to: mixed.appendingPathComponent("0-r1.json"))
+            let notManifest = try await sign(input: mixed)
+            #expect(notManifest.status == 65 && notManifest.output.contains("0-r1.json cannot be signed"), "\(notManifest.output)")
+            let stale = lab.folder.appendingPathComponent("machine/stale")
+            try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+            var expired = try SignedManifest.parse(Data(contentsOf: carried.appendingPathComponent("1-r1.json"))).body
+            expired.created = Date(timeIntervalSince1970: 1_700_000_000)
+            expired.expires = Date(timeIntervalSince1970: 1_700_086_400)
+            try SignedManifest(body: expired).encoded().write(to: stale.appendingPathComponent("1-r1.json"))
+            let old = try await sign(input: stale)
+            #expect(old.status == 65 && old.output.contains("it expired on 2023-11-15"), "\(old.output)")
+            #expect(written().isEmpty)
+
+            // Signed under the keys document's version, copied into manifests/: served as it is.
+            let signed = try await sign()
+            #expect(signed.status == 0, "\(signed.output)")
+            #expect(signed.output.contains("Signed 1 manifest with key") && signed.output.contains("under keys document version 2"))
+            #expect(written() == ["1-r1.json"])
+            #expect(!signed.output.contains(try secret(of: signingKey)))
+            let file = out.appendingPathComponent("1-r1.json")
+            let manifest = try SignedManifest.parse(Data(contentsOf: file))
+            let document = try SignedKeysDocument.parse(Data(contentsOf: keysCopy))
+            #expect(try manifest.verify(keys: document.body).keyId == (try TrustKeyFile.readPublicKey(at: publicFile).keyId))
+            try FileManager.default.createDirectory(at: trust.manifests, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file, to: trust.manifests.appendingPathComponent("1-r1.json"))
+            let served = try await client.get("/v1/contentpackages/6/manifest", token: token)
+            #expect(served.status == 200)
+            #expect(served.body == (try Data(contentsOf: file)))
+        }
+
+        // Once the key is revoked, the signing machine's copy of the new keys document refuses it.
+        let keyId = try TrustKeyFile.readPublicKey(at: publicFile).keyId
+        #expect(try await keys(lab, ["revoke", keyId, "--root", rootOut, "--reason", "laptop lost"]).status == 0)
+        try FileManager.default.removeItem(at: keysCopy)
+        try FileManager.default.copyItem(at: trust.keysDocument, to: keysCopy)
+        try FileManager.default.removeItem(at: out)
+        let revoked = try await sign()
+        #expect(revoked.status == 78 && revoked.output.contains("is revoked in keys document version 3"), "\(revoked.output)")
+        #expect(written().isEmpty)
+    }
 }

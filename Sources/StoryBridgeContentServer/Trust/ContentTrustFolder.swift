@@ -50,7 +50,7 @@ package struct ContentTrustFolder: Sendable {
 }
 
 /// Why a `content-server keys` operation was refused, with the exit status the command ends with
-/// (sysexits: 65 bad input, 73 cannot create, 74 storage, 78 configuration).
+/// (sysexits: 65 bad input, 66 no input, 73 cannot create, 74 storage, 78 configuration).
 package enum ContentKeysError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `keys init` when the server already has keys (re-initialising would orphan every kiosk).
     case alreadyInitialised(String)
@@ -64,6 +64,12 @@ package enum ContentKeysError: Error, Equatable, Sendable, CustomStringConvertib
     case wrongRoot(path: String, expected: String, given: String)
     /// `revoke` of a key id that is not a signing key of the document.
     case unknownKey(String)
+    /// `keys sign` with a key that is not a valid signing key of the keys document given.
+    case notASigningKey(keyId: String, version: Int, revoked: Bool)
+    /// `keys sign` of a folder without a body (`*.json`).
+    case nothingToSign(String)
+    /// `keys sign` of a file that is not a manifest body it can sign (malformed, expired, or under a newer keys document).
+    case notAManifest(path: String, reason: String)
     /// A key file, document or folder of the trust layer could not be used.
     case trust(TrustFailure)
 
@@ -78,6 +84,12 @@ package enum ContentKeysError: Error, Equatable, Sendable, CustomStringConvertib
         case .wrongRoot(let path, let expected, let given):
             "\(path) is not this server's root key (it is \(given); root.pub.json names \(expected))"
         case .unknownKey(let keyId): "\(keyId) is not a signing key of this server's keys document"
+        case .notASigningKey(let keyId, let version, let revoked):
+            revoked
+                ? "\(keyId) is revoked in keys document version \(version): kiosks refuse what it signs; sign with another key"
+                : "\(keyId) is not a signing key of keys document version \(version); add it first (`keys add-signing --offline --public FILE`)"
+        case .nothingToSign(let path): "\(path) holds no manifest body (*.json); copy content-server/trust/unsigned/ from the server"
+        case .notAManifest(let path, let reason): "\(path) cannot be signed: \(reason); nothing was written"
         case .trust(let failure): failure.description
         }
     }
@@ -86,8 +98,9 @@ package enum ContentKeysError: Error, Equatable, Sendable, CustomStringConvertib
     package var exitStatus: Int32 {
         switch self {
         case .rootOutExists: 73
-        case .unknownKey: 65
-        case .alreadyInitialised, .notInitialised, .unsafeFolder, .wrongRoot: 78
+        case .unknownKey, .notAManifest: 65
+        case .nothingToSign: 66
+        case .alreadyInitialised, .notInitialised, .unsafeFolder, .wrongRoot, .notASigningKey: 78
         case .trust(let failure):
             switch failure {
             case .keyFileExists: 73
