@@ -233,9 +233,11 @@ struct SyncCommand: AsyncParsableCommand {
         let lastRun = SyncRunRecord.load(SyncPaths(library.directory))
         let pins: [Int: RevisionPin]
         let saved: [Int: Int64]
+        let trust: [Int: DeckTrustHealth]
         do {
             pins = try await store.database.read { db in try RevisionPin.all(db) }
             saved = try store.bytesSavedByDelta()
+            trust = try await store.database.read { db in try InstalledTrust.served(db) }.mapValues(DeckTrustHealth.init)
         } catch {
             throw CommandFailure("cannot read the pins and history of presentations", error, status: CommandFailure.storage)
         }
@@ -267,6 +269,7 @@ struct SyncCommand: AsyncParsableCommand {
                             "withdrawnAt": row.withdrawnAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
                             "pinnedAt": pins[row.id].map { .string(ISO8601DateFormatter().string(from: $0.pinnedAt)) } ?? .null,
                             "bytesSavedByDelta": .int(Int(saved[row.id] ?? 0)),
+                            "trust": row.installedRevision == nil ? .null : (trust[row.id] ?? .unverified).json(now: Date()),
                         ]
                     }),
             ]
@@ -297,6 +300,7 @@ struct SyncCommand: AsyncParsableCommand {
                 state += String(format: ", %.1f MB of a download kept", Double(partial) / 1e6)
             }
             if let bytes = saved[row.id], bytes > 0 { state += String(format: ", %.1f MB saved by delta updates", Double(bytes) / 1e6) }
+            if row.installedRevision != nil { state += ", " + Self.trustLabel(trust[row.id] ?? .unverified) }
             Terminal.say(
                 String(
                     format: "%6d  %-14@  %9@  %6@  %9@  %@ / %@", row.id, String((names[row.clientId] ?? "\(row.clientId)").prefix(14)),
@@ -306,6 +310,20 @@ struct SyncCommand: AsyncParsableCommand {
         if totalSaved > 0 {
             Terminal.say(
                 String(format: "delta updates saved %.1f MB in all (the package sizes less the bytes fetched)", Double(totalSaved) / 1e6))
+        }
+    }
+
+    /// What the status table says of a deck's files: signed until when (or expired), unsigned,
+    /// quarantined with the reason, or not verified (installed before signed packages).
+    static func trustLabel(_ trust: DeckTrustHealth, now: Date = Date()) -> String {
+        switch trust.status {
+        case "signed":
+            guard let expires = trust.expires else { return "signed" }
+            let day = ISO8601DateFormatter().string(from: expires)
+            return now >= expires ? "signed, manifest expired \(day) (still served)" : "signed until \(day)"
+        case "quarantined": return "quarantined: \(trust.result ?? "files differ from the manifest")"
+        case "unverified": return "not verified (installed before signed packages)"
+        default: return trust.status
         }
     }
 

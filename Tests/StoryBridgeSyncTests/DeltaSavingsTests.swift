@@ -53,6 +53,9 @@ struct DeltaSavingsTests {
         let rows = try #require(document["presentations"]?.arrayValue)
         #expect(rows.first { $0["presId"] == 3 }?["bytesSavedByDelta"]?.intValue == Int(saved))
         #expect(rows.first { $0["presId"] == 4 }?["bytesSavedByDelta"]?.intValue == 0)
+        // Unsigned decks say so (the hashes recorded at install are checked by `verify`).
+        #expect(line.contains(", unsigned"), "\(line)")
+        #expect(rows.first { $0["presId"] == 3 }?["trust"]?["status"] == "unsigned")
         await lab.stopServer()
     }
 }

@@ -69,6 +69,15 @@ struct SignedSyncTests {
     func unsignedRefusals() async throws {
         let lab = try await SyncLab.signedAndSynced()
         #expect(try lab.installedTitle(1) == "v1")
+        // sync --status says the deck is signed, and until when.
+        let expires = try #require(try lab.trustRow(1)?["expires"] as String?)
+        let status = try await lab.cli(["sync", "--status"])
+        #expect(status.output.contains("signed until \(expires.prefix(10))"), "\(status.output)")
+        let document = try JSONValue.parse(try await lab.cli(["sync", "--status", "--json"]).output)
+        let trust = try #require(document["presentations"]?.arrayValue?.first { $0["presId"] == 1 }?["trust"])
+        #expect(
+            trust["status"] == "signed" && trust["expired"] == false
+                && trust["expires"]?.stringValue?.hasPrefix(String(expires.prefix(10))) == true)
 
         // The server stops signing: its answers carry no manifest link.
         try FileManager.default.removeItem(at: ContentTrustFolder(dataDirectory: lab.serverDirectory).root)

@@ -77,25 +77,13 @@ struct HealthReport: Sendable {
                     [
                         "id": .int(deck.id), "revision": deck.revision.map(JSONValue.int) ?? .null,
                         "state": deck.state.map(JSONValue.string) ?? .null,
-                        "trust": deck.trust.map { trustJSON($0, now: now) } ?? .null,
+                        "trust": deck.trust.map { $0.json(now: now) } ?? .null,
                     ]
                 }),
             "upload": upload,
             "disk": ["freeBytes": free.map { .int(Int($0)) } ?? .null, "minimumFreeBytes": .int(Int(thresholds.minimumFreeBytes))],
         ]
         return HealthReport(problems: problems, notices: notices, document: document)
-    }
-
-    /// A deck's `trust` object: status, expiry and the last check, no key ids or hashes.
-    private static func trustJSON(_ trust: DeckTrustHealth, now: Date) -> JSONValue {
-        var members: [String: JSONValue] = ["status": .string(trust.status)]
-        if let expires = trust.expires {
-            members["expires"] = .string(timestamp(expires))
-            members["expired"] = .bool(now >= expires)
-        }
-        if let lastVerified = trust.lastVerified { members["lastVerified"] = .string(timestamp(lastVerified)) }
-        if let result = trust.result { members["result"] = .string(result) }
-        return .object(members)
     }
 
     /// Bytes an unprivileged process may still write in the file system holding `folder`.

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// When `GET /__storybridge/health` answers 503.
 package struct HealthThresholds: Sendable, Hashable {
@@ -76,6 +77,28 @@ package struct DeckTrustHealth: Sendable, Hashable {
         self.expires = expires
         self.lastVerified = lastVerified
         self.result = result
+    }
+
+    /// What a served revision's `packageTrust` row says: `quarantined` (with its reason as the
+    /// result), else `signed` (with the manifest's expiry) or `unsigned`.
+    package init(_ row: InstalledTrust) {
+        self.init(
+            status: row.state == "quarantined" ? "quarantined" : row.signed ? "signed" : "unsigned",
+            expires: row.signed ? row.expires : nil, lastVerified: row.lastVerifiedAt,
+            result: row.state == "quarantined" ? row.quarantineReason : row.lastVerifyResult)
+    }
+
+    /// The deck's `trust` object of the health endpoint and `sync --status --json`: status, expiry
+    /// (and whether it has passed at `now`), the last check and its result; no key ids or hashes.
+    package func json(now: Date) -> JSONValue {
+        var members: [String: JSONValue] = ["status": .string(status)]
+        if let expires {
+            members["expires"] = .string(ISO8601DateFormatter().string(from: expires))
+            members["expired"] = .bool(now >= expires)
+        }
+        if let lastVerified { members["lastVerified"] = .string(ISO8601DateFormatter().string(from: lastVerified)) }
+        if let result { members["result"] = .string(result) }
+        return .object(members)
     }
 
     /// A deck served from a folder on disk: not signed, not verified.

@@ -49,7 +49,7 @@ struct HealthOptions: ParsableArguments {
                 var decks = host.library.all.map { deck in
                     DeckHealth(
                         id: deck.id, revision: deck.revision, state: states[deck.id] ?? "installed",
-                        trust: trust[deck.id].map(Self.trustHealth) ?? .unverified)
+                        trust: trust[deck.id].map(DeckTrustHealth.init) ?? .unverified)
                 }
                 let served = Set(decks.map(\.id))
                 decks += rows.filter { !served.contains($0.id) }.map { DeckHealth(id: $0.id, revision: nil, state: $0.stateLabel) }
@@ -57,13 +57,5 @@ struct HealthOptions: ParsableArguments {
             }
         }
         return HealthSources(thresholds: thresholds, dataFolder: directory.root, sync: sync, decks: decks)
-    }
-
-    /// What health shows of a served revision's `packageTrust` row.
-    static func trustHealth(_ row: InstalledTrust) -> DeckTrustHealth {
-        let status = row.state == "quarantined" ? "quarantined" : row.signed ? "signed" : "unsigned"
-        return DeckTrustHealth(
-            status: status, expires: row.signed ? row.expires : nil, lastVerified: row.lastVerifiedAt,
-            result: row.state == "quarantined" ? row.quarantineReason : row.lastVerifyResult)
     }
 }
