@@ -33,6 +33,38 @@ struct DoctorCommandTests {
         }
     }
 
+    @Test("--json: one object with ready, the host id's 26 characters and every check's status and fix; the same exit status")
+    func json() async throws {
+        try await withTemporaryFolder { folder in
+            let data = folder.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            let ready = try await runStorybridge([
+                "doctor", "--json", "--browser", "/nonexistent/chromium", "--port", "0", "--data-dir", data.path,
+            ])
+            #expect(ready.status == 0, "\(ready.output)\(ready.errors)")
+            let report = try JSONValue.parse(ready.output)
+            let key = try HostKey.loadOrCreate(in: DataDirectory(data))
+            #expect(report["hostId"]?.stringValue == key.hostId && key.hostId.count == 26)
+            #expect(report["ready"] == true && report["failedRequired"] == 0 && report["warnings"] == 1)
+            let checks = try #require(report["checks"]?.arrayValue)
+            let chromium = try #require(checks.first { $0["subject"] == "Chromium" })
+            #expect(chromium["status"] == "warning" && chromium["required"] == false)
+            #expect(chromium["fix"] == "apt-get install chromium chromium-driver")
+            #expect(checks.first { $0["subject"] == "host id" }?["status"] == "ok")
+            #expect(checks.first { $0["subject"] == "upload collector" }?["status"] == "skipped")
+
+            // A data folder that is a file: not ready, exit 1, the failed check with its fix; no host id.
+            let file = folder.appendingPathComponent("file")
+            try "x".write(to: file, atomically: true, encoding: .utf8)
+            let broken = try await runStorybridge(["doctor", "--json", "--port", "0", "--data-dir", file.path])
+            #expect(broken.status == 1, "\(broken.output)\(broken.errors)")
+            let failed = try JSONValue.parse(broken.output)
+            #expect(failed["ready"] == false && failed["hostId"] == .null)
+            let folderCheck = try #require(failed["checks"]?.arrayValue?.first { $0["subject"] == "data folder" })
+            #expect(folderCheck["status"] == "failed" && folderCheck["fix"]?.stringValue?.hasPrefix("mv '\(file.path)'") == true)
+        }
+    }
+
     @Test("a data folder that is a file, a busy port and a collector that is down: exit 1, each with its fix")
     func brokenMachine() async throws {
         try await withTemporaryFolder { folder in

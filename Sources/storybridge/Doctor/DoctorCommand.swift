@@ -15,7 +15,9 @@ struct DoctorCommand: AsyncParsableCommand {
             Each failed check prints the command that fixes it. Exit status: 0 when every required \
             check passes (Chromium and chromedriver are only needed for browser steps: a problem with \
             them is a warning), 1 when a required check fails. With --url, also asks that running \
-            serve for GET /__storybridge/health: unhealthy (503, with its reasons) or no answer fails.
+            serve for GET /__storybridge/health: unhealthy (503, with its reasons) or no answer fails. \
+            With --json, prints one JSON object instead (version, ready, hostId, and each check's \
+            subject, status, detail, required and fix), with the same exit status.
             """)
 
     @Option(help: "The Chromium binary to check (default: $STORYBRIDGE_CHROMIUM, then chromium on PATH).")
@@ -26,6 +28,9 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @Option(help: "A running serve to ask for its health (GET URL/__storybridge/health): http://127.0.0.1:8080.")
     var url: String?
+
+    @Flag(help: "Print the report as one JSON object (for monitoring and provisioning scripts).")
+    var json = false
 
     @OptionGroup var identity: IdentityOptions
     @OptionGroup var upload: UploadOptions
@@ -45,10 +50,21 @@ struct DoctorCommand: AsyncParsableCommand {
             await NetworkChecks.collector(
                 uploadSettings, configSource: identity.configFile.map { "'\($0)'" } ?? "--upload-endpoint"))
         if let url { checks += await ServeHealthCheck.run(url: url) }
-        Terminal.say("storybridge \(StoryBridgeVersion.current) doctor")
-        for check in checks { Terminal.say(check.lines.joined(separator: "\n")) }
         let failedRequired = checks.filter(\.failedRequired).count
         let warnings = checks.filter { if case .failed = $0.outcome { !$0.required } else { false } }.count
+        if json {
+            var report: [String: JSONValue] = [
+                "version": .string(StoryBridgeVersion.current), "ready": .bool(failedRequired == 0),
+                "failedRequired": .int(failedRequired), "warnings": .int(warnings), "checks": .array(checks.map(\.json)),
+                "hostId": .null,
+            ]
+            for case let named? in checks.map(\.value) { report[named.name] = .string(named.value) }
+            Terminal.say(JSONValue.object(report).jsonString())
+            if failedRequired > 0 { throw ExitCode(1) }
+            return
+        }
+        Terminal.say("storybridge \(StoryBridgeVersion.current) doctor")
+        for check in checks { Terminal.say(check.lines.joined(separator: "\n")) }
         if failedRequired > 0 {
             Terminal.say("doctor: \(failedRequired) required check(s) failed; run the fix lines above")
             throw ExitCode(1)
