@@ -13,7 +13,9 @@ enum HostIdCheck {
         }
         do {
             let key = try HostKey.loadOrCreate(in: directory)
-            return DoctorCheck(subject: "host id", detail: key.groupedHostId, outcome: .ok, required: true, value: .init(name: "hostId", value: key.hostId))
+            return DoctorCheck(
+                subject: "host id", detail: key.groupedHostId, outcome: .ok, required: true, value: .init(name: "hostId", value: key.hostId)
+            )
         } catch {
             let fix: String
             switch error {
