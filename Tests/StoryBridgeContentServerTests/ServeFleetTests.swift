@@ -82,6 +82,9 @@ struct ServeFleetTests {
         #expect(first.decks?.first?.id == 1 && first.decks?.first?.name == "demo")
         #expect(first.memory != nil && first.disk != nil && first.analytics != nil && first.figures != nil)
         #expect(first.sync == nil, "no --sync-every: sync is null")
+        // The health endpoint's verdict; a folder served from disk has no sync state and no pin.
+        #expect(first.health == Beat.Health(status: "healthy", problems: []), "\(String(describing: first.health))")
+        #expect(first.decks?.first?.state == "ready" && first.decks?.first?.pinnedRevision == nil)
         let kioskKey = try #require(try HostKey.read(at: HostKey.file(in: DataDirectory(Self.kioskData(kiosk))).path))
         #expect(await hub.registry.kiosk(device.id)?.hello?.hostId == kioskKey.hostId)
         #expect(await hub.registry.kiosk(device.id)?.machine.presence == .online)

@@ -7,14 +7,16 @@ import StoryBridge
 /// names nothing but deck ids and revisions, so it needs no token. Each served deck carries a
 /// `trust` object; a deck served past its manifest's expiry is a notice (a problem with
 /// ``HealthThresholds/strictTrust``), a quarantined deck a problem.
-struct HealthReport: Sendable {
+package struct HealthReport: Sendable {
     /// Why the host is not healthy; empty when it is.
     package var problems: [String]
     /// What an operator should know that leaves the host healthy.
     package var notices: [String] = []
+    /// The whole answer.
     package var document: JSONValue
 
-    var isHealthy: Bool { problems.isEmpty }
+    /// Whether nothing is wrong (notices allowed).
+    package var isHealthy: Bool { problems.isEmpty }
 
     /// Reads everything now.
     package static func build(host: StoryBridgeHost, sources: HealthSources, now: Date = Date()) async -> HealthReport {

@@ -11,15 +11,30 @@ import StoryBridgeSync
 /// none takes a lock a request path takes.
 enum ServeFleet {
     /// The agent for `settings`, reading `host`, `metrics`, `syncStatus` (nil without scheduled
-    /// sync), the data folder and `tap`.
+    /// sync), the health endpoint's `health` sources (its verdict, and the decks' sync states),
+    /// the pins of `library` (nil when serving folders), the data folder and `tap`.
     static func agent(
         _ settings: FleetAgentSettings, hostKey: HostKey, host: StoryBridgeHost, metrics: HostMetrics,
-        syncStatus: ScheduledSyncStatus?, directory: DataDirectory, minimumFreeBytes: Int64, tap: FleetLogTap?,
-        logger: Logger
+        syncStatus: ScheduledSyncStatus?, health: HealthSources?, library: LibraryStore?, directory: DataDirectory,
+        minimumFreeBytes: Int64, tap: FleetLogTap?, logger: Logger
     ) -> FleetAgent {
         var sources = BeatSources()
+        let deckStates = health?.decks
         sources.decks = {
-            host.library.all.sorted { $0.id < $1.id }.map { Beat.Deck(id: $0.id, name: $0.name, revision: $0.revision) }
+            let states = Dictionary((await deckStates?() ?? []).map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
+            var pins: [Int: RevisionPin] = [:]
+            if let database = library?.database { pins = (try? await database.read { db in try RevisionPin.all(db) }) ?? [:] }
+            return host.library.all.sorted { $0.id < $1.id }.map { deck in
+                Beat.Deck(
+                    id: deck.id, name: deck.name, revision: deck.revision, pinnedRevision: pins[deck.id]?.revision,
+                    state: (states[deck.id] ?? nil) ?? "ready")
+            }
+        }
+        if let health {
+            sources.health = {
+                let report = await HealthReport.build(host: host, sources: health, now: host.clock.now)
+                return Beat.Health(status: report.isHealthy ? "healthy" : "unhealthy", problems: report.problems)
+            }
         }
         sources.viewers = {
             var viewers: [Beat.Viewer] = []
