@@ -246,7 +246,8 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(
                 ServeFleet.agent(
                     fleetSettings, hostKey: hostKey, host: host, metrics: metrics, syncStatus: syncService == nil ? nil : syncStatus,
-                    health: serverConfiguration.health, library: source.library, directory: library.directory, minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, logger: logger))
+                    health: serverConfiguration.health, library: source.library, directory: library.directory,
+                    minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, logger: logger))
         }
         if let record { try await ServeRecording.start(recording, file: record, host: host) }
         do {
