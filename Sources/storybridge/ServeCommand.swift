@@ -138,7 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
-        let fleetSettings = try fleet.resolve()
+        let fleetSettings = try fleet.resolve(config: configuration.fleet)
         let fleetTap = fleetSettings == nil ? nil : FleetLogTap()
         let storyContext: StoryContextDefinition
         do {

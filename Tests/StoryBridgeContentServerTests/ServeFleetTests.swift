@@ -104,6 +104,34 @@ struct ServeFleetTests {
         await running.stop()
     }
 
+    @Test("the config's fleet section sets the hub, token file, interval, name and labels; an option on the command line wins")
+    func fromConfig() async throws {
+        let hubLab = try ContentLab()
+        let kiosk = try ContentLab()
+        let store = DeviceStore(database: try HubDatabase(directory: hubLab.directory))
+        let (device, token) = try store.add(name: "lobby-2")
+        let tokenFile = kiosk.folder.appendingPathComponent("fleet-token").path
+        #expect(
+            FileManager.default.createFile(atPath: tokenFile, contents: Data(token.text.utf8), attributes: [.posixPermissions: 0o600]))
+        let (hub, running) = try await startHub(hubLab)
+        let config = kiosk.folder.appendingPathComponent("serve.json")
+        let fleet: JSONValue = [
+            "url": .string("http://127.0.0.1:\(running.port)"), "tokenFile": .string(tokenFile), "interval": "1s",
+            "name": "from-config", "labels": ["site": "config", "floor": "2"],
+        ]
+        try Data(JSONValue.object(["fleet": fleet]).jsonString().utf8).write(to: config)
+        let serve = try await startServe(kiosk, ["--config", config.path, "--fleet-label", "site=cli"])
+        defer { serve.kill() }
+        let first = try #require(try await beat(hub.registry, device.id) { $0.decks?.isEmpty == false })
+        #expect(first.name == "from-config")
+        #expect(first.labels == ["site": "cli", "floor": "2"])
+        // The interval of the config: a second beat within a few seconds.
+        #expect(try await beat(hub.registry, device.id, within: .seconds(10)) { $0.seq > first.seq } != nil)
+        serve.terminate()
+        #expect(await serve.exit() == 0)
+        await running.stop()
+    }
+
     /// The `lastBeat` of `deviceId` in the hub database of `lab`, once one satisfies `condition`.
     private func storedBeat(_ lab: ContentLab, _ deviceId: String, where condition: (Beat) -> Bool) async throws -> Beat? {
         let database = try HubDatabase(directory: lab.directory)

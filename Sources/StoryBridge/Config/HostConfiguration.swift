@@ -70,6 +70,8 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
     package var sync: SyncSettings = SyncSettings()
     /// Signed packages: the pinned root's file and whether unsigned packages are refused.
     package var trust: TrustSettings = TrustSettings()
+    /// Reporting to a fleet hub: the defaults of serve's `--fleet…` options.
+    package var fleet: FleetSettings = FleetSettings()
 
     package init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
@@ -96,6 +98,7 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
         storyContext = try container.decodeIfPresent(String.self, forKey: .storyContext)
         sync = try container.decodeIfPresent(SyncSettings.self, forKey: .sync) ?? SyncSettings()
         trust = try container.decodeIfPresent(TrustSettings.self, forKey: .trust) ?? TrustSettings()
+        fleet = try container.decodeIfPresent(FleetSettings.self, forKey: .fleet) ?? FleetSettings()
     }
 
     /// The Story context definition of ``storyContext``; empty when none is configured, an error

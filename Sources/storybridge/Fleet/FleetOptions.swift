@@ -33,13 +33,29 @@ struct FleetOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A PEM file of the CA that signed the hub's certificate (default: the system's roots).", valueName: "path"))
     var fleetCaFile: String?
 
-    /// The agent's settings, or nil without `--fleet`; a usage error names what is wrong.
-    func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> FleetAgentSettings? {
+    /// The agent's settings, or nil without `--fleet` (or the config's `fleet.url`); each option
+    /// given wins over its key of the config's `fleet` section. A usage error names what is wrong.
+    func resolve(
+        config: FleetSettings = FleetSettings(), environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> FleetAgentSettings? {
+        var options = self
+        options.url = url ?? config.url
+        options.fleetTokenFile = fleetTokenFile ?? config.tokenFile
+        options.fleetInterval = fleetInterval ?? config.interval
+        options.fleetName = fleetName ?? config.name
+        options.fleetAdvertise = fleetAdvertise ?? config.advertise
+        options.fleetCaFile = fleetCaFile ?? config.caFile
+        // The config's labels first (in key order), then the command line's: a key given twice keeps the last.
+        options.fleetLabels = (config.labels ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + fleetLabels
+        return try options.resolveOptions(environment: environment)
+    }
+
+    private func resolveOptions(environment: [String: String]) throws -> FleetAgentSettings? {
         guard let url else {
             if fleetTokenFile != nil || fleetInterval != nil || fleetName != nil || !fleetLabels.isEmpty || fleetAdvertise != nil
                 || fleetCaFile != nil
             {
-                throw ValidationError("the --fleet-… options need --fleet URL")
+                throw ValidationError("the --fleet-… options (or the config's fleet keys) need --fleet URL (or fleet.url)")
             }
             return nil
         }
