@@ -24,8 +24,7 @@ struct PlayerButtonRoutes: Sendable {
     let refusals: RefusalLog
 
     func add(to router: Router<HostRequestContext>) {
-        let group = router.group(RouterPath(String(Self.path.dropFirst()))).add(
-            middleware: TokenMiddleware(token: token, refusals: refusals))
+        let group = router.tokenGuarded(Self.path, token: token, refusals: refusals)
         group.post(":viewer/player/:event") { _, context in
             let viewer = context.parameters.get("viewer") ?? ""
             let event = context.parameters.get("event") ?? ""

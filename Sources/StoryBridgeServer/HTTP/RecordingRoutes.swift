@@ -50,8 +50,7 @@ struct RecordingRoutes: Sendable {
     let refusals: RefusalLog
 
     func add(to router: Router<HostRequestContext>) {
-        let group = router.group(RouterPath(String(Self.path.dropFirst()))).add(
-            middleware: TokenMiddleware(token: token, refusals: refusals))
+        let group = router.tokenGuarded(Self.path, token: token, refusals: refusals)
         group.get { _, _ in try await Response.json(available().status().json) }
         group.get("script") { _, _ in try await script() }
         group.post { request, _ in

@@ -43,8 +43,7 @@ struct RevisionRoutes: Sendable {
     let refusals: RefusalLog
 
     func add(to router: Router<HostRequestContext>) {
-        let group = router.group(RouterPath(String(Self.path.dropFirst()))).add(
-            middleware: TokenMiddleware(token: token, refusals: refusals))
+        let group = router.tokenGuarded(Self.path, token: token, refusals: refusals)
         // Each reads or writes the catalog and takes the sync lock synchronously: on the blocking pool.
         group.get { _, _ in try await BlockingIO.run { try overview() } }
         group.post(":id/rollback") { _, context in

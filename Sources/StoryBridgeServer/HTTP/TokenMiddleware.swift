@@ -25,6 +25,13 @@ struct TokenMiddleware: RouterMiddleware {
     }
 }
 
+extension Router where Context == HostRequestContext {
+    /// The routes under `path` (`/__storybridge/…`), each behind the launch token (``TokenMiddleware``).
+    func tokenGuarded(_ path: String, token: LaunchToken, refusals: RefusalLog) -> RouterGroup<HostRequestContext> {
+        group(RouterPath(String(path.dropFirst()))).add(middleware: TokenMiddleware(token: token, refusals: refusals))
+    }
+}
+
 /// Answers 405 to any method but GET and HEAD: the host serves content, it takes none. The
 /// exceptions are the Story context endpoint (``StoryContextRoutes``), the inspector's
 /// Record/Stop (``RecordingRoutes``), Rollback/Unpin (``RevisionRoutes``) and the OCE player's

@@ -19,8 +19,7 @@ struct StoryContextRoutes: Sendable {
     let refusals: RefusalLog
 
     func add(to router: Router<HostRequestContext>) {
-        let group = router.group(RouterPath(String(Self.path.dropFirst()))).add(
-            middleware: TokenMiddleware(token: token, refusals: refusals))
+        let group = router.tokenGuarded(Self.path, token: token, refusals: refusals)
         group.get { request, _ in try await show(request) }
         group.put { request, _ in try await set(request) }
         group.delete { request, _ in try await delete(request) }
