@@ -957,13 +957,23 @@
       hostRequest('storybridge.state', {}, function (answer) {
         if (answer.Status !== 'Success') { console.warn('storybridge: no map: ' + answer.ErrorMessage); return; }
         var map = answer.Data.map || {};
+        // The slides' thumbnails the delivery has (Veeva's thumb.png, OCE's NN_thumbnail.jpg).
+        var thumbnails = answer.Data.thumbnails || {};
         var view = overlay('Map: ' + answer.Data.presentation.name);
         view.layer.setAttribute('data-overlay', 'map');
         function branch(slide, depth) {
           var item = document.createElement('li');
           var link = document.createElement('a');
           link.setAttribute('data-slide', slide);
-          link.textContent = slide;
+          if (thumbnails[slide]) {
+            var picture = document.createElement('img');
+            picture.src = thumbnails[slide];
+            picture.alt = '';
+            picture.setAttribute('data-thumbnail', slide);
+            picture.style.cssText = 'display:block;width:120px;height:auto;margin:2px 0;border:1px solid #ccc;';
+            link.appendChild(picture);
+          }
+          link.appendChild(document.createTextNode(slide));
           if (slide === config.slide) { link.className = 'current'; }
           link.addEventListener('click', function () {
             view.close();
@@ -981,7 +991,9 @@
           return item;
         }
         var tree = document.createElement('ul');
-        tree.appendChild(branch('index.html', 0));
+        // The map starts at the slide that opens the presentation (index.html for StoryCLM, the
+        // first key message or slide in the presentation's order for Veeva and OCE).
+        tree.appendChild(branch(answer.Data.entrySlide || 'index.html', 0));
         view.panel.appendChild(tree);
         actions(view.panel, [['close-map', 'Close', view.close]]);
       });

@@ -158,6 +158,37 @@ struct OceBrowserTests {
     }
 }
 
+@Suite("OCE map in headless Chromium", .serialized)
+struct OceMapTests {
+    @Test("the chrome's map starts at the entry slide, lists every slide in order with its thumbnail, and a choice navigates")
+    func mapWithThumbnails() async throws {
+        try await withBrowser(folders: [try unpackedOceDelivery()]) { host, page in
+            try await page.openSlide("Intro/02_overview.html", on: host)
+            try await page.clickChrome("map")
+            try await page.waitForChrome("root.querySelector('[data-overlay=map] a[data-slide=\"Efficacy/10_summary.html\"]')")
+            let listed = try await page.inChrome(
+                "Array.prototype.map.call(root.querySelectorAll('[data-overlay=map] a[data-slide]'), function (a) { return a.dataset.slide; })"
+            )
+            #expect(listed == .array(OceDeliveryFixture.order.map(JSONValue.string)))
+            #expect(try await page.inChrome("root.querySelector('[data-overlay=map] a.current').dataset.slide") == "Intro/02_overview.html")
+            // Every slide's NN_thumbnail.jpg, served from the sequence's folder.
+            let pictures = try await page.inChrome(
+                "Array.prototype.map.call(root.querySelectorAll('[data-overlay=map] img[data-thumbnail]'), function (i) { return new URL(i.src).pathname; })"
+            )
+            #expect(
+                pictures == [
+                    "/p/1/Intro/01_thumbnail.jpg", "/p/1/Intro/02_thumbnail.jpg", "/p/1/Safety/01_thumbnail.jpg",
+                    "/p/1/Efficacy/01_thumbnail.jpg", "/p/1/Efficacy/02_thumbnail.jpg", "/p/1/Efficacy/10_thumbnail.jpg",
+                ])
+            #expect(try await page.evaluate("fetch('/p/1/Safety/01_thumbnail.jpg').then(function (r) { return r.status; })") == 200)
+            try await page.evaluate(
+                "window.__storybridge.chrome.root.querySelector('[data-overlay=map] a[data-slide=\"Safety/01_safety.html\"]').click(); true"
+            )
+            try await page.waitForSlide("Safety/01_safety.html")
+        }
+    }
+}
+
 @Suite("OCE player buttons and refusals in the inspector", .serialized)
 struct OceInspectorTests {
     @Test(

@@ -22,6 +22,12 @@ struct OceDeliveryTests {
         #expect(presentation.slides.map(\.name) == OceDeliveryFixture.order)
         #expect(presentation.entrySlide == "Intro/01_welcome.html")
         #expect(FileManager.default.fileExists(atPath: unpacked.appendingPathComponent("Safety/01_thumbnail.jpg").path))
+        // Each slide's NN_thumbnail.jpg in its sequence is its thumbnail.
+        #expect(
+            presentation.slides.map(\.thumbnail) == [
+                "Intro/01_thumbnail.jpg", "Intro/02_thumbnail.jpg", "Safety/01_thumbnail.jpg", "Efficacy/01_thumbnail.jpg",
+                "Efficacy/02_thumbnail.jpg", "Efficacy/10_thumbnail.jpg",
+            ])
         #expect(FileManager.default.fileExists(atPath: unpacked.appendingPathComponent("oce.json").path))
         // Sequence ids: the zip, the folder, oce.json's map, the folder without case.
         #expect(OceNavigation.folder(forSequence: "Efficacy.zip", in: presentation) == "Efficacy")

@@ -22,6 +22,8 @@ struct VeevaDeliveryTests {
         #expect(presentation.dialect == .veeva)
         #expect(presentation.slides.map(\.name) == ["KM_B/KM_B.html", "KM_A/KM_A.html", "KM_C/index.html"])
         #expect(presentation.entrySlide == "KM_B/KM_B.html")
+        // Each key message's thumb.png is its slide's thumbnail.
+        #expect(presentation.slides.map(\.thumbnail) == ["KM_B/thumb.png", "KM_A/thumb.png", "KM_C/thumb.png"])
         #expect(FileManager.default.fileExists(atPath: unpacked.appendingPathComponent("shared/css/deck.css").path))
         #expect(FileManager.default.fileExists(atPath: unpacked.appendingPathComponent("KM_B/poster.png").path))
         #expect(presentation.crmDataSet?.lastPathComponent == "crm-data.json")

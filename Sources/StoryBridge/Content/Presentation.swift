@@ -6,10 +6,14 @@ package struct Slide: Sendable, Hashable, Codable {
     package var name: String
     /// What its meta tags say.
     package var metadata: SlideMetadata
+    /// Its thumbnail picture as the delivery has it, relative to the presentation's root (a Veeva
+    /// key message's `thumb.png`, an OCE slide's `NN_thumbnail.jpg`); `nil` when it has none.
+    package var thumbnail: String?
 
-    package init(name: String, metadata: SlideMetadata) {
+    package init(name: String, metadata: SlideMetadata, thumbnail: String? = nil) {
         self.name = name
         self.metadata = metadata
+        self.thumbnail = thumbnail
     }
 }
 

@@ -89,8 +89,15 @@ struct ViewerChromeModule: BridgeModule {
         let presentation = try context.currentPresentation()
         let state = context.viewer.latestState
         return [
-            "chrome": state.chrome.json, "map": presentation.map.json,
+            "chrome": state.chrome.json, "map": presentation.map.json, "entrySlide": .string(presentation.entrySlide),
             "slides": .array(presentation.slides.map { .string($0.name) }),
+            "thumbnails": .object(
+                Dictionary(
+                    presentation.slides.compactMap { slide in
+                        slide.thumbnail.map {
+                            (slide.name, JSONValue.string(ContentPaths.slideURL(presentationId: presentation.id, slide: $0)))
+                        }
+                    }, uniquingKeysWith: { first, _ in first })),
             "mediaFiles": .array(presentation.mediaFiles.map { MediaModule.describe($0, presentationId: presentation.id) }),
             "presentation": PresentationModule.summary(presentation),
         ]

@@ -20,7 +20,11 @@ package struct OceDelivery: DeliveryRules {
     package func slides(in root: URL, entries: [String]) throws(PresentationFolderError) -> [Slide] {
         var slides: [Slide] = []
         for sequence in try sequences(in: root, entries: entries) {
-            for page in sequence.slides { slides.append(try Slide.read(page, in: root)) }
+            for page in sequence.slides {
+                var slide = try Slide.read(page, in: root)
+                slide.thumbnail = Self.thumbnail(of: page, in: root)
+                slides.append(slide)
+            }
         }
         guard !slides.isEmpty else {
             throw .unreadable(
@@ -28,6 +32,21 @@ package struct OceDelivery: DeliveryRules {
                 reason: "no sequence in it: an OCE delivery holds one folder (or zip) per sequence, with slides named NN_name.html")
         }
         return slides
+    }
+
+    /// The thumbnail of the slide at `page` (`SEQ/NN_name.html`): `SEQ/NN_thumbnail.jpg` (or
+    /// `.png`) when the sequence has it.
+    static func thumbnail(of page: String, in root: URL) -> String? {
+        let folder = (page as NSString).deletingLastPathComponent
+        let file = (page as NSString).lastPathComponent
+        guard let underscore = file.firstIndex(of: "_") else { return nil }
+        let number = file[..<underscore]
+        for suffix in ["jpg", "png"] {
+            let name = "\(number)_thumbnail.\(suffix)"
+            let path = folder.isEmpty ? name : "\(folder)/\(name)"
+            if FileManager.default.isPlainFile(root.appendingPathComponent(path)) { return path }
+        }
+        return nil
     }
 
     /// One sequence: its folder and its slides' paths (relative to the delivery's root), in order.

@@ -13,6 +13,8 @@ package struct VeevaDelivery: DeliveryRules {
     static let sharedFolder = "shared"
     /// The delivery's own settings file: the key-message order and the CRM data set (both optional).
     static let settingsFile = "veeva.json"
+    /// A key message's thumbnail, beside its HTML.
+    static let thumbnailFile = "thumb.png"
 
     package init() {}
 
@@ -32,7 +34,11 @@ package struct VeevaDelivery: DeliveryRules {
         var slides: [Slide] = []
         for name in order {
             guard let folder = folders.first(where: { $0.name == name }) else { continue }
-            slides.append(try Slide.read(folder.slide, in: root))
+            var slide = try Slide.read(folder.slide, in: root)
+            // The thumbnail agencies put beside the key message's HTML (Veeva's `thumb.png`).
+            let thumbnail = "\(folder.name)/\(Self.thumbnailFile)"
+            if FileManager.default.isPlainFile(root.appendingPathComponent(thumbnail)) { slide.thumbnail = thumbnail }
+            slides.append(slide)
         }
         return slides
     }
