@@ -93,9 +93,12 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
         package var clients: [Int]?
         /// The user's role in those clients (`users[].role` on the wire); 0 when absent.
         package var role: Int?
+        /// Whether the user may see the fleet (`"admin": true`; docs/design/FLEET.md §5.4).
+        package var admin: Bool?
 
         package init(
-            username: String, password: String, fullname: String, id: String? = nil, clients: [Int]? = nil, role: Int? = nil
+            username: String, password: String, fullname: String, id: String? = nil, clients: [Int]? = nil, role: Int? = nil,
+            admin: Bool? = nil
         ) {
             self.username = username
             self.password = password
@@ -103,7 +106,11 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
             self.id = id
             self.clients = clients
             self.role = role
+            self.admin = admin
         }
+
+        /// Whether the user is a fleet admin.
+        package var isAdmin: Bool { admin ?? false }
 
         /// The user's GUID: ``id`` lower-cased, or one derived from the user name.
         package var guid: String {

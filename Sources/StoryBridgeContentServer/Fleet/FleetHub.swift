@@ -13,6 +13,8 @@ package struct FleetHub: Sendable {
     package let registry: FleetRegistry
     /// The presence ticker (a service of the server).
     package let ticker: FleetTicker
+    /// The history writer (a service of the server).
+    package let history: HistoryWriter
     let route: FleetConnectRoute
     let hostNames: AllowedHostNames
     let logger: Logger
@@ -22,7 +24,8 @@ package struct FleetHub: Sendable {
     ) throws(ContentServerSetupError) {
         do {
             store = DeviceStore(database: try HubDatabase(directory: directory))
-            registry = try FleetRegistry(store: store, clock: clock, logger: logger)
+            history = HistoryWriter(database: store.database, clock: clock, logger: logger)
+            registry = try FleetRegistry(store: store, clock: clock, logger: logger, history: history)
         } catch let error as HubStoreError {
             throw .invalidOption("the fleet hub cannot start: \(error.description)")
         } catch {
@@ -33,6 +36,17 @@ package struct FleetHub: Sendable {
             store: store, registry: registry, clock: clock, scheme: scheme, hostNames: hostNames, logger: logger)
         self.hostNames = hostNames
         self.logger = logger
+    }
+
+    /// Registers the HTTP routes of the hub on `router`: the connect route's refusals and the JSON
+    /// routes of `/v1/fleet` for admins (checked with `tokens` and `accounts`).
+    func registerRoutes(
+        on router: Router<ContentRequestContext>, tokens: TokenService, accounts: ContentServerAccounts, clock: any HostClock
+    ) {
+        route.registerRefusals(on: router)
+        FleetAPIRoutes(store: store, registry: registry, clock: clock).register(
+            on: router,
+            auth: FleetAuthMiddleware(audience: .admins, tokens: tokens, accounts: accounts, devices: store, clock: clock))
     }
 
     /// The WebSocket router: `/v1/fleet/connect` (which checks the `Host` itself, answering with a close code).

@@ -46,6 +46,7 @@ package final class HubDatabase: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-fleet", migrate: HubFleetSchema.create)
+        migrator.registerMigration("v2-history", migrate: HubHistorySchema.create)
         return migrator
     }
 }
