@@ -94,7 +94,9 @@ package struct ContentServer: Sendable {
         let router = Router(context: ContentRequestContext.self)
         router.add(middleware: ContentHostNameMiddleware(names: hostNames, logger: logger))
         routes.register(on: router)
-        fleet?.registerRoutes(on: router, tokens: routes.tokens, accounts: configuration.accounts, clock: configuration.clock)
+        fleet?.registerRoutes(
+            on: router, tokens: routes.tokens, accounts: configuration.accounts, throttle: routes.throttle,
+            publicURL: configuration.publicBaseURL, clock: configuration.clock)
         let publishing = PackagePublishingService(
             catalog: routes.catalog, interval: configuration.packageScanInterval, republishAtStart: configuration.faults.republish,
             logger: logger)

@@ -34,9 +34,10 @@ struct ContentServerCommand: AsyncParsableCommand {
             on once `keys init` has run (see docs/CONTENT-API.md, "Manifests and keys").
 
             `content-server device add|list|revoke` manages the fleet's device tokens (see \
-            docs/CONTENT-SERVER.md, "Fleet devices").
+            docs/CONTENT-SERVER.md, "Fleet devices"); `content-server hash-password` prints a bcrypt \
+            hash for a fleet admin's "passwordBcrypt".
             """,
-        subcommands: [ContentServerKeysCommand.self, ContentServerDeviceCommand.self])
+        subcommands: [ContentServerKeysCommand.self, ContentServerDeviceCommand.self, ContentServerHashPasswordCommand.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
@@ -214,7 +215,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             !(publicURL?.lowercased().hasPrefix("https://") ?? false)
         {
             Terminal.warn(
-                "warning: --fleet on \(host) without TLS: device tokens cross the network in clear; give --tls-cert/--tls-key or an https --public-url"
+                "warning: --fleet on \(host) without TLS: device tokens, passwords and session cookies cross the network in clear; give --tls-cert/--tls-key or an https --public-url"
             )
         }
         if let tlsCert, let tlsKey {
@@ -245,7 +246,8 @@ struct ContentServerCommand: AsyncParsableCommand {
             }
             if configuration.fleet {
                 Terminal.say(
-                    "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME).")
+                    "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME); admins sign in at \(scheme)://\(host):\(port)/fleet."
+                )
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")

@@ -38,15 +38,25 @@ package struct FleetHub: Sendable {
         self.logger = logger
     }
 
-    /// Registers the HTTP routes of the hub on `router`: the connect route's refusals and the JSON
-    /// routes of `/v1/fleet` for admins (checked with `tokens` and `accounts`).
+    /// Registers the HTTP routes of the hub on `router`: the connect route's refusals, the JSON
+    /// routes of `/v1/fleet` for admins (tokens checked with `tokens`, sessions and users with
+    /// `accounts`), and the login, logout and overview pages (failed logins counted by
+    /// `throttle`, the token endpoint's); `publicURL` is the server's `--public-url`.
     func registerRoutes(
-        on router: Router<ContentRequestContext>, tokens: TokenService, accounts: ContentServerAccounts, clock: any HostClock
+        on router: Router<ContentRequestContext>, tokens: TokenService, accounts: ContentServerAccounts, throttle: LoginThrottle,
+        publicURL: String?, clock: any HostClock
     ) {
+        let sessions = AdminSessions(database: store.database, accounts: accounts, clock: clock)
+        let origin = FleetOrigin(scheme: route.scheme, publicURL: publicURL)
+        func auth(_ audience: FleetAuthMiddleware.Audience) -> FleetAuthMiddleware {
+            FleetAuthMiddleware(
+                audience: audience, tokens: tokens, accounts: accounts, devices: store, sessions: sessions, origin: origin, clock: clock)
+        }
         route.registerRefusals(on: router)
-        FleetAPIRoutes(store: store, registry: registry, clock: clock).register(
-            on: router,
-            auth: FleetAuthMiddleware(audience: .admins, tokens: tokens, accounts: accounts, devices: store, clock: clock))
+        let api = FleetAPIRoutes(store: store, registry: registry, clock: clock)
+        api.register(on: router, auth: auth(.admins))
+        FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
+            .register(on: router, pages: auth(.pages), logout: auth(.logout))
     }
 
     /// The WebSocket router: `/v1/fleet/connect` (which checks the `Host` itself, answering with a close code).

@@ -47,6 +47,7 @@ package final class HubDatabase: Sendable {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-fleet", migrate: HubFleetSchema.create)
         migrator.registerMigration("v2-history", migrate: HubHistorySchema.create)
+        migrator.registerMigration("v3-admin-sessions", migrate: HubSessionSchema.create)
         return migrator
     }
 }

@@ -1,19 +1,23 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import StoryBridge
 
-/// Who may read the fleet's JSON routes (docs/design/FLEET.md §5.5): an admin user's access token
-/// (`Authorization: Bearer`, from the password grant) on every one of them, and on the Prometheus
-/// routes a scraper's device token too. (Admin sessions, the dashboard's cookie, come with the
-/// login page.)
+/// Who may use each kind of fleet route (docs/design/FLEET.md §5.5):
 ///
-/// - No credentials, or a token that is malformed, forged, expired, unknown or revoked: 401.
-/// - A valid token of someone who may not see the fleet (a user who is not admin, a service's
-///   `client_credentials` token, a kiosk's device token; a scraper's outside the Prometheus
-///   routes): 403.
+/// - ``Audience/admins`` (`/v1/fleet…`): an admin's session cookie, or an admin user's access
+///   token (`Authorization: Bearer`, from the password grant). ``Audience/scrapers`` (the
+///   Prometheus routes): the same, or a scraper's device token.
+/// - ``Audience/pages`` (`/fleet`): an admin's session, else `303` to `/fleet/login`.
+/// - ``Audience/actions`` (every `POST` but the login's): a session (else 401; ``Audience/logout``
+///   403), its CSRF token (`X-CSRF-Token`, or the `csrf` form field) and, when the request has an
+///   `Origin`, one of the server's own (else 403).
 ///
+/// No credentials, or ones that are malformed, forged, expired, unknown or revoked, are 401; valid
+/// ones of someone who may not see the fleet (a user who is not admin, a service's
+/// `client_credentials` token, a kiosk's device token, a scraper's outside its routes) are 403.
 /// The bodies are `{"error": "…"}` and name no kiosk: they are written before any route has read
-/// the fleet.
+/// the fleet. The admin's session, when there is one, goes into the context.
 struct FleetAuthMiddleware: RouterMiddleware {
     typealias Context = ContentRequestContext
 
@@ -23,20 +27,95 @@ struct FleetAuthMiddleware: RouterMiddleware {
         case admins
         /// `/v1/fleet/prometheus-sd`, `/v1/fleet/metrics`: admins and scraper tokens.
         case scrapers
+        /// The dashboard's pages: a session, else a redirect to the login form.
+        case pages
+        /// State-changing requests: a session, its CSRF token and the server's own `Origin`.
+        case actions
+        /// `POST /fleet/logout`: as ``actions``, but 403 without a session too.
+        case logout
     }
+
+    /// The largest form a state-changing request may carry.
+    static let maxFormSize = 64 * 1024
 
     let audience: Audience
     let tokens: TokenService
     let accounts: ContentServerAccounts
     let devices: DeviceStore
+    let sessions: AdminSessions
+    let origin: FleetOrigin
     let clock: any HostClock
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
-            throw ContentAPIError.unauthorized("sign in: an Authorization: Bearer access token of an admin user is needed")
+        var context = context
+        switch audience {
+        case .admins, .scrapers:
+            if let header = request.headers[.authorization] {
+                try await checkBearer(header)
+            } else if let session = try await session(of: request) {
+                context.fleetSession = session
+            } else {
+                throw ContentAPIError.unauthorized(
+                    "sign in: an admin's session or an Authorization: Bearer access token of an admin user is needed")
+            }
+            return try await next(request, context)
+        case .pages:
+            guard let session = try await session(of: request) else {
+                var headers = HTTPFields()
+                headers[.location] = "/fleet/login"
+                headers[.cacheControl] = "no-store"
+                return Response(status: .seeOther, headers: headers)
+            }
+            context.fleetSession = session
+            return try await next(request, context)
+        case .actions, .logout:
+            guard let session = try await session(of: request) else {
+                if audience == .logout { throw ContentAPIError.forbidden("no session to end") }
+                throw ContentAPIError.unauthorized("sign in first: this needs an admin's session")
+            }
+            var request = request
+            try await Self.checkCSRF(&request, expected: session.csrf, origin: origin)
+            context.fleetSession = session
+            return try await next(request, context)
         }
+    }
+
+    /// Refuses (403) a request whose `Origin` is foreign or whose CSRF token (header
+    /// `X-CSRF-Token`, else the form field `csrf`) is missing or not `expected`. The form's body
+    /// is collected, so the route can still read it.
+    static func checkCSRF(_ request: inout Request, expected: String, origin: FleetOrigin) async throws {
+        guard origin.admits(request) else { throw ContentAPIError.forbidden("the request comes from another site (Origin)") }
+        var presented = request.headers[csrfHeader]
+        if presented == nil, request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: maxFormSize)
+            } catch {
+                throw ContentAPIError.badRequest("the form is larger than \(maxFormSize) bytes")
+            }
+            presented = FleetFilter.pairs(String(buffer: body)).last { $0.0 == "csrf" }?.1
+        }
+        guard let presented, ConstantTime.equal(presented, expected) else {
+            throw ContentAPIError.forbidden("the request's CSRF token is missing or wrong; reload the page")
+        }
+    }
+
+    /// `X-CSRF-Token`.
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    /// The admin session of the request's `sb_fleet` cookie, if live.
+    private func session(of request: Request) async throws -> AdminSessions.Session? {
+        guard let cookie = request.cookies[AdminSessions.cookieName]?.value else { return nil }
+        do {
+            return try await sessions.session(cookie: cookie)
+        } catch {
+            throw ContentAPIError.unavailable("the hub cannot read its sessions now; try again", retryAfter: 1)
+        }
+    }
+
+    private func checkBearer(_ header: String) async throws {
         let prefix = "bearer "
         guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else {
             throw ContentAPIError.unauthorized("the Authorization header is not a Bearer token")
@@ -47,7 +126,6 @@ struct FleetAuthMiddleware: RouterMiddleware {
         } else {
             try await checkUser(token)
         }
-        return try await next(request, context)
     }
 
     private func checkDevice(_ token: String) async throws {
