@@ -294,6 +294,8 @@ let package = Package(
                 "StoryBridgeContentServer",
                 "StoryBridgeFleet",
                 "StoryBridgeTesting",
+                // Headless Chromium, for the fleet dashboard's test.
+                "StoryBridgeScripts",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

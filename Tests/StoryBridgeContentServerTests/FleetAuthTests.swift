@@ -70,6 +70,14 @@ struct FleetAuthTests {
                         #expect(reply.text.hasPrefix("{\"error\":"), "\(reply.text)")
                     }
                 }
+                if api != 200 {
+                    // The dashboard's stream refuses as the JSON routes do (a granted one never ends: not read here).
+                    let events = try await browser.send("GET", "/fleet/events", headers: headers)
+                    #expect(events.status == api, "\(name) GET /fleet/events: \(events.status)")
+                    #expect(!leaks(events.text, device))
+                }
+                let script = try await browser.send("GET", "/fleet/static/fleet.js", headers: headers)
+                #expect(script.status == 200 && script.text.contains("EventSource") && !leaks(script.text, device))
                 let fleet = try await browser.send("GET", "/fleet", headers: headers)
                 #expect(fleet.status == page, "\(name) GET /fleet: \(fleet.status)")
                 if page == 303 {

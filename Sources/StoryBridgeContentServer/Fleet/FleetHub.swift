@@ -57,6 +57,8 @@ package struct FleetHub: Sendable {
         api.register(on: router, auth: auth(.admins))
         FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
             .register(on: router, pages: auth(.pages), logout: auth(.logout))
+        FleetEventsRoute(api: api, sessions: sessions, clock: clock).register(on: router, auth: auth(.admins))
+        FleetStaticRoutes.register(on: router)
     }
 
     /// The WebSocket router: `/v1/fleet/connect` (which checks the `Host` itself, answering with a close code).

@@ -74,7 +74,8 @@ struct FleetAPIRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    private static let encoder: JSONEncoder = {
+    /// The fleet routes' JSON: sorted keys, dates with milliseconds.
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

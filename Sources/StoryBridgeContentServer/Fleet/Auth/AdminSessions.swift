@@ -60,9 +60,10 @@ package final class AdminSessions: Sendable {
         return (cookie, session)
     }
 
-    /// The live session of `cookie`, its last use moved to now; nil (and the row deleted) when
-    /// it is unknown, expired, or its user is no longer an admin.
-    func session(cookie: String) async throws -> Session? {
+    /// The live session of `cookie`, its last use moved to now (unless `touch` is false: the
+    /// dashboard's stream looks without using it); nil (and the row deleted) when it is unknown,
+    /// expired, or its user is no longer an admin.
+    func session(cookie: String, touch: Bool = true) async throws -> Session? {
         guard !cookie.isEmpty, cookie.utf8.count <= 64 else { return nil }
         let idHash = Self.hash(cookie)
         let now = clock.now
@@ -81,6 +82,7 @@ package final class AdminSessions: Sendable {
                 try db.execute(sql: "DELETE FROM admin_session WHERE idHash = ?", arguments: [idHash])
                 return nil
             }
+            guard touch else { return session }
             session.lastSeenAt = now
             try db.execute(sql: "UPDATE admin_session SET lastSeenAt = ? WHERE idHash = ?", arguments: [now, idHash])
             return session

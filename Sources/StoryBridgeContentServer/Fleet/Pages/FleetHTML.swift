@@ -22,16 +22,18 @@ enum FleetHTML {
         return escaped
     }
 
-    /// A whole page: `title` (escaped here) and `body` (already escaped by its maker).
-    static func page(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title))</title></head>
-        <body>
-        \(body)
-        </body></html>
-        """
+    /// A whole page: `title` (escaped here), the scripts of `scripts` (same-origin paths), and
+    /// `body` (already escaped by its maker).
+    static func page(title: String, scripts: [String] = [], body: String) -> String {
+        let tags = scripts.map { "<script src=\"\(escape($0))\" defer></script>" }.joined()
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(title))</title>\(tags)</head>
+            <body>
+            \(body)
+            </body></html>
+            """
     }
 
     /// A response carrying `html` with the pages' security headers, and `headers`.

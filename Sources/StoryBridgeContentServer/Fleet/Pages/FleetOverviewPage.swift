@@ -1,9 +1,10 @@
 import Foundation
 import StoryBridgeFleet
 
-/// `/fleet` until the live dashboard exists (plan commit 8): the kiosks the query's filter
-/// admits, one row each, the counts by state, and the sign-out form. Every value is escaped:
-/// names and labels come from kiosks.
+/// `/fleet`: the kiosks the query's filter admits, one row each, the counts by state, and the
+/// sign-out form, rendered by the server (so a bookmarked filter shows right without script) and
+/// kept live by `fleet.js` from `/fleet/events`. Every value is escaped: names and labels come
+/// from kiosks.
 struct FleetOverviewPage: Sendable {
     /// The admin signed in.
     var username: String
@@ -21,7 +22,7 @@ struct FleetOverviewPage: Sendable {
         let summary = FleetFilter.knownStates.compactMap { state in counts[state].map { "\($0) \(state)" } }.joined(separator: " · ")
         let rows = kiosks.map(row).joined(separator: "\n")
         return FleetHTML.page(
-            title: "storybridge fleet",
+            title: "storybridge fleet", scripts: ["/fleet/static/fleet.js"],
             body: """
                 <header>
                 <h1>Fleet</h1>
@@ -29,8 +30,8 @@ struct FleetOverviewPage: Sendable {
                 <form method="post" action="/fleet/logout"><input type="hidden" name="csrf" value="\(FleetHTML.escape(csrf))"><button type="submit">Sign out</button></form>
                 </header>
                 <main>
-                <p>\(FleetHTML.escape(summary.isEmpty ? "no kiosks" : summary))</p>
-                <table>
+                <p id="summary">\(FleetHTML.escape(summary.isEmpty ? "no kiosks" : summary))</p>
+                <table id="kiosks">
                 <thead><tr><th>State</th><th>Name</th><th>Labels</th><th>Decks</th><th>Queue</th><th>Last sync</th><th>Version</th><th>Last beat</th></tr></thead>
                 <tbody>
                 \(rows)
@@ -54,7 +55,8 @@ struct FleetOverviewPage: Sendable {
         }
         let beat = kiosk.lastBeatAt.map { "\(Self.age(now.timeIntervalSince($0))) ago" }
         let cells = [state, kiosk.name, labels, decks, queue ?? "", sync ?? "", kiosk.version ?? "", beat ?? "never"]
-        return "<tr>" + cells.map { "<td>\(FleetHTML.escape($0))</td>" }.joined() + "</tr>"
+        return "<tr data-id=\"\(FleetHTML.escape(kiosk.id))\" data-presence=\"\(FleetHTML.escape(kiosk.presence))\">"
+            + cells.map { "<td>\(FleetHTML.escape($0))</td>" }.joined() + "</tr>"
     }
 
     /// `45 s`, `5 min`, `3 h`, `2 d`.
