@@ -4,6 +4,7 @@ import StoryBridge
 import StoryBridgeContentServer
 import StoryBridgeFleet
 import StoryBridgeTesting
+import Synchronization
 import Testing
 
 /// The fleet's admins, sessions and CSRF (docs/design/FLEET.md §5.4, §5.5): a real server on
@@ -196,6 +197,34 @@ struct FleetAuthTests {
         }
     }
 
+    @Test("the dashboard's stream says logout once its session has ended (injected clock)")
+    func streamLogout() async throws {
+        let lab = try ContentLab()
+        let clock = ManualHostClock(start: Date())
+        try await lab.withFleetHub(clock: clock) { _, running, _ in
+            var browser = FleetBrowser(port: running.port)
+            let login = try await browser.login(ContentLab.adminName, ContentLab.adminPassword)
+            #expect(login.status == 303)
+            let session = try #require(browser.cookies["sb_fleet"])
+            let sleeping = clock.sleepers
+            let snapshot = Flag()
+            let request = "GET /fleet/events HTTP/1.1\r\nHost: 127.0.0.1:\(running.port)\r\nCookie: sb_fleet=\(session)\r\n\r\n"
+            let stream = Task {
+                try await RawHTTP.exchange(port: running.port, request, timeout: 30) { response in
+                    if response.text.contains("event: snapshot") { snapshot.set() }
+                    return response.text.contains("event: logout")
+                }
+            }
+            try await eventually("the snapshot") { snapshot.isSet }
+            #expect(await clock.waitForSleepers(sleeping + 1), "the stream waits for its next look")
+            clock.advance(by: .seconds(2 * 3600 + 1))
+            let response = try await stream.value
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"]?.hasPrefix("text/event-stream") == true)
+            #expect(response.text.contains("event: logout"), "\(response.text.suffix(200))")
+        }
+    }
+
     @Test(
         "failed logins go through the login throttle: the sixth attempt for a user answers 429 with Retry-After, even with the right password"
     )
@@ -254,6 +283,17 @@ struct FleetAuthTests {
         #expect(AdminPassword.verify("correct horse", hash: hash))
         #expect(!AdminPassword.verify("correct horsE", hash: hash))
     }
+}
+
+/// A flag set from a `@Sendable` closure and read by the test.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    /// Sets the flag.
+    func set() { value.withLock { $0 = true } }
+
+    /// Whether it is set.
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// Values no server made.

@@ -7,8 +7,8 @@ import StoryBridge
 ///
 /// - `snapshot`: every kiosk (revoked ones too; the page filters), at once.
 /// - `rows`: the kiosks whose object changed, looked for every 250 ms of the hub's clock.
-/// - a comment line every 15 s without a change, when the session is also looked at: one that
-///   has ended ends the stream with `event: logout`.
+/// - every 15 s of the hub's clock a comment line, when the session is also looked at (without
+///   prolonging it): one that has ended ends the stream with `event: logout`.
 ///
 /// The data are the objects of `/v1/fleet` (`{"kiosks": [...]}`).
 struct FleetEventsRoute: Sendable {
@@ -17,7 +17,7 @@ struct FleetEventsRoute: Sendable {
     let clock: any HostClock
     /// How often the kiosks are compared with what was sent.
     var period: Duration = .milliseconds(250)
-    /// How long a stream stays silent before a comment line (and a look at the session).
+    /// How often a stream sends a comment line and looks at its session.
     var keepAlive: Duration = .seconds(15)
 
     /// Every kiosk, whatever its state.
@@ -48,10 +48,9 @@ struct FleetEventsRoute: Sendable {
             changed.append(view)
         }
         try await writer.write(Self.event("snapshot", changed))
-        var quiet = Duration.zero
+        var lastLook = clock.instant
         while !Task.isCancelled {
             try await clock.sleep(for: period)
-            quiet += period
             changed = []
             for view in try await api.kiosks(Self.everything) {
                 let data = Self.encode(view)
@@ -63,8 +62,8 @@ struct FleetEventsRoute: Sendable {
             if !changed.isEmpty {
                 try await writer.write(Self.event("rows", changed))
             }
-            guard quiet >= keepAlive else { continue }
-            quiet = .zero
+            guard lastLook.duration(to: clock.instant) >= keepAlive else { continue }
+            lastLook = clock.instant
             if let cookie, try await sessions.session(cookie: cookie, touch: false) == nil {
                 try await writer.write(ByteBuffer(string: "event: logout\ndata: {}\n\n"))
                 break
