@@ -2,14 +2,15 @@
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 /// The targets on the command path: an async function runs on its caller's executor unless it
 /// says otherwise (`@concurrent`), so a call on that path does not hop executors.
-let commandPathSettings: [SwiftSetting] = strictSettings + [
-    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
-]
+let commandPathSettings: [SwiftSetting] =
+    strictSettings + [
+        .enableUpcomingFeature("NonisolatedNonsendingByDefault")
+    ]
 
 let package = Package(
     name: "storybridge",
@@ -28,6 +29,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        // Bcrypt for the fleet admins' `passwordBcrypt` and `content-server hash-password`.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -168,6 +171,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 "StoryBridgeFleet",
+                // The fleet admins' bcrypt password hashes (docs/design/FLEET.md §5.4).
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             swiftSettings: strictSettings
         ),
@@ -289,6 +294,8 @@ let package = Package(
                 "StoryBridgeContentServer",
                 "StoryBridgeFleet",
                 "StoryBridgeTesting",
+                // Headless Chromium, for the fleet dashboard's test.
+                "StoryBridgeScripts",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -21,6 +21,8 @@ enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     case foreignHost(String)
     /// The request has no `Host` header (400).
     case missingHost
+    /// A query or form the route cannot use (400); the reason names the parameter.
+    case badRequest(String)
     /// Something on the server's side failed (500); the body says what without naming local
     /// paths, the server's log has the details.
     case serverFailure(String)
@@ -38,7 +40,7 @@ enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
         case .tooManyRequests: return .tooManyRequests
         case .serverFailure: return .internalServerError
         case .foreignHost: return .misdirectedRequest
-        case .missingHost: return .badRequest
+        case .missingHost, .badRequest: return .badRequest
         case .failingOnPurpose(let status, _): return HTTPResponse.Status(code: status)
         }
     }
@@ -46,7 +48,9 @@ enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
     /// What the body's `error` says.
     package var message: String {
         switch self {
-        case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason), .serverFailure(let reason): return reason
+        case .unauthorized(let reason), .notFound(let reason), .forbidden(let reason), .serverFailure(let reason),
+            .badRequest(let reason):
+            return reason
         case .foreignHost(let name):
             return
                 "'\(name)' is not a name of this server; start it with --allowed-host \(name) (or --public-url) if clients reach it by that name"
@@ -69,7 +73,7 @@ enum ContentAPIError: Error, Sendable, Equatable, HTTPResponseError {
             headers[.retryAfter] = String(retryAfter)
         case .tooManyRequests(_, let retryAfter), .failingOnPurpose(_, let retryAfter):
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        case .notFound, .forbidden, .serverFailure, .foreignHost, .missingHost:
+        case .notFound, .forbidden, .serverFailure, .foreignHost, .missingHost, .badRequest:
             break
         }
         return JSONReply.response(status: status, ["error": message], headers: headers)

@@ -12,11 +12,14 @@ struct ContentRequestContext: RequestContext {
     package let eventLoop: any EventLoop
     /// The IP address of the client, for the limit on failed logins.
     let remoteAddress: String?
+    /// The fleet admin's session, set by ``FleetAuthMiddleware`` when the request carries one.
+    var fleetSession: AdminSessions.Session?
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         claims = nil
         eventLoop = source.channel.eventLoop
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        fleetSession = nil
     }
 }

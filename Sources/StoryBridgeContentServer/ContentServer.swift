@@ -94,7 +94,9 @@ package struct ContentServer: Sendable {
         let router = Router(context: ContentRequestContext.self)
         router.add(middleware: ContentHostNameMiddleware(names: hostNames, logger: logger))
         routes.register(on: router)
-        fleet?.route.registerRefusals(on: router)
+        fleet?.registerRoutes(
+            on: router, tokens: routes.tokens, accounts: configuration.accounts, throttle: routes.throttle,
+            publicURL: configuration.publicBaseURL, clock: configuration.clock)
         let publishing = PackagePublishingService(
             catalog: routes.catalog, interval: configuration.packageScanInterval, republishAtStart: configuration.faults.republish,
             logger: logger)
@@ -103,7 +105,7 @@ package struct ContentServer: Sendable {
             ManifestSigningService(
                 manifests: routes.manifests, interval: configuration.manifestResignInterval, clock: configuration.clock, logger: logger),
         ]
-        if let fleet { services.append(fleet.ticker) }
+        if let fleet { services += [fleet.ticker, fleet.history] }
         return Application(
             router: router,
             server: serverBuilder,

@@ -84,7 +84,10 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
     /// A person who logs in with the password grant.
     package struct User: Sendable, Hashable, Codable {
         package var username: String
+        /// The password in clear; empty when the user has ``passwordBcrypt`` instead.
         package var password: String
+        /// A bcrypt hash of the password (`content-server hash-password`), instead of ``password``.
+        package var passwordBcrypt: String?
         package var fullname: String
         /// The user's id (a GUID, the tokens' `sub`); when absent one is derived from the user
         /// name, the same on every start.
@@ -93,9 +96,12 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
         package var clients: [Int]?
         /// The user's role in those clients (`users[].role` on the wire); 0 when absent.
         package var role: Int?
+        /// Whether the user may see the fleet (`"admin": true`; docs/design/FLEET.md §5.4).
+        package var admin: Bool?
 
         package init(
-            username: String, password: String, fullname: String, id: String? = nil, clients: [Int]? = nil, role: Int? = nil
+            username: String, password: String, fullname: String, id: String? = nil, clients: [Int]? = nil, role: Int? = nil,
+            admin: Bool? = nil
         ) {
             self.username = username
             self.password = password
@@ -103,6 +109,29 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
             self.id = id
             self.clients = clients
             self.role = role
+            self.admin = admin
+        }
+
+        /// Whether the user is a fleet admin.
+        package var isAdmin: Bool { admin ?? false }
+
+        enum CodingKeys: String, CodingKey {
+            case username, password, passwordBcrypt, fullname, id, clients, role, admin
+        }
+
+        /// Reads a user; `password` may be left out when `passwordBcrypt` is given
+        /// (``ContentServerAccounts/validate(file:)`` asks for exactly one of them).
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decode(String.self, forKey: .username),
+                password: try container.decodeIfPresent(String.self, forKey: .password) ?? "",
+                fullname: try container.decode(String.self, forKey: .fullname),
+                id: try container.decodeIfPresent(String.self, forKey: .id),
+                clients: try container.decodeIfPresent([Int].self, forKey: .clients),
+                role: try container.decodeIfPresent(Int.self, forKey: .role),
+                admin: try container.decodeIfPresent(Bool.self, forKey: .admin))
+            passwordBcrypt = try container.decodeIfPresent(String.self, forKey: .passwordBcrypt)
         }
 
         /// The user's GUID: ``id`` lower-cased, or one derived from the user name.
@@ -218,6 +247,17 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
         }
         var guids = Set<String>()
         for user in users {
+            switch (user.password.isEmpty, user.passwordBcrypt) {
+            case (true, nil):
+                throw .invalidConfig(file, "users: '\(user.username)' has neither password nor passwordBcrypt")
+            case (false, .some):
+                throw .invalidConfig(file, "users: '\(user.username)' has both password and passwordBcrypt; keep one")
+            case (true, .some(let hash)) where !AdminPassword.isHash(hash):
+                throw .invalidConfig(
+                    file, "users: the passwordBcrypt of '\(user.username)' is not a bcrypt hash ($2b$…, from content-server hash-password)")
+            default:
+                break
+            }
             if let unknown = user.clients?.first(where: { !known.contains($0) }) {
                 throw .invalidConfig(file, "users: '\(user.username)' is granted client \(unknown), which is not configured")
             }

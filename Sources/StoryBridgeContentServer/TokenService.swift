@@ -60,7 +60,7 @@ final class TokenService: Sendable {
             let app = try authenticate(form, among: accounts.apps, grant: grantType)
             let username = try required("username", in: form)
             let password = try required("password", in: form)
-            guard let user = accounts.users.first(where: { $0.username == username }), user.password == password else {
+            guard let user = accounts.users.first(where: { $0.username == username }), await user.verifies(password) else {
                 throw .invalidGrant("wrong user name or password")
             }
             let loggedInAt = Int64(now.timeIntervalSince1970)

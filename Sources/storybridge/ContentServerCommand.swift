@@ -34,9 +34,10 @@ struct ContentServerCommand: AsyncParsableCommand {
             on once `keys init` has run (see docs/CONTENT-API.md, "Manifests and keys").
 
             `content-server device add|list|revoke` manages the fleet's device tokens (see \
-            docs/CONTENT-SERVER.md, "Fleet devices").
+            docs/CONTENT-SERVER.md, "Fleet devices"); `content-server hash-password` prints a bcrypt \
+            hash for a fleet admin's "passwordBcrypt".
             """,
-        subcommands: [ContentServerKeysCommand.self, ContentServerDeviceCommand.self])
+        subcommands: [ContentServerKeysCommand.self, ContentServerDeviceCommand.self, ContentServerHashPasswordCommand.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
@@ -63,6 +64,13 @@ struct ContentServerCommand: AsyncParsableCommand {
         name: .customLong("user"),
         help: "Without --config: a user for the password grant as USERNAME:PASSWORD[:FULL NAME] (repeatable).")
     var users: [String] = []
+
+    @Option(
+        name: .customLong("admin"),
+        help: ArgumentHelp(
+            "Without --config: the --user USERNAME may see the fleet (repeatable).",
+            discussion: "With --config, mark users \"admin\": true there.", valueName: "username"))
+    var admins: [String] = []
 
     @Option(help: "Without --config: the StoryCLM client id of the one client.")
     var clientNumber = 1
@@ -142,6 +150,9 @@ struct ContentServerCommand: AsyncParsableCommand {
         if config != nil, clientId != nil || clientSecret != nil || appId != nil || appSecret != nil || !users.isEmpty {
             throw ValidationError("--config already names the credentials; drop --client-id/--client-secret/--app-id/--app-secret/--user")
         }
+        if config != nil, !admins.isEmpty {
+            throw ValidationError("--admin is for --user; with --config, mark the users \"admin\": true in the file")
+        }
         if (clientId == nil) != (clientSecret == nil) { throw ValidationError("--client-id and --client-secret go together") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if (appId == nil) != (appSecret == nil) { throw ValidationError("--app-id and --app-secret go together") }
@@ -163,7 +174,12 @@ struct ContentServerCommand: AsyncParsableCommand {
             guard parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw ValidationError("--user '\(text)' is not USERNAME:PASSWORD[:FULL NAME]")
             }
-            return .init(username: parts[0], password: parts[1], fullname: parts.count > 2 ? parts[2] : parts[0])
+            return .init(
+                username: parts[0], password: parts[1], fullname: parts.count > 2 ? parts[2] : parts[0],
+                admin: admins.contains(parts[0]) ? true : nil)
+        }
+        if let unknown = admins.first(where: { name in !parsedUsers.contains { $0.username == name } }) {
+            throw ValidationError("--admin \(unknown) names no --user")
         }
         let accounts = ContentServerAccounts.wholeLibrary(
             clientId: clientNumber, clientName: clientName,
@@ -199,7 +215,7 @@ struct ContentServerCommand: AsyncParsableCommand {
             !(publicURL?.lowercased().hasPrefix("https://") ?? false)
         {
             Terminal.warn(
-                "warning: --fleet on \(host) without TLS: device tokens cross the network in clear; give --tls-cert/--tls-key or an https --public-url"
+                "warning: --fleet on \(host) without TLS: device tokens, passwords and session cookies cross the network in clear; give --tls-cert/--tls-key or an https --public-url"
             )
         }
         if let tlsCert, let tlsKey {
@@ -230,7 +246,8 @@ struct ContentServerCommand: AsyncParsableCommand {
             }
             if configuration.fleet {
                 Terminal.say(
-                    "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME).")
+                    "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME); admins sign in at \(scheme)://\(host):\(port)/fleet."
+                )
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")

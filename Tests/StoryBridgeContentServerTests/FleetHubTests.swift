@@ -54,18 +54,6 @@ struct FleetHubTests {
         }
     }
 
-    /// Waits (real time, to a deadline) until `condition` holds.
-    private func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("not within 20 s: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
     @Test("presence on a manual clock: online at the beat, late at 2·I, offline at 3·I, back online; no flap on reconnect; bye")
     func presence() async throws {
         let lab = try ContentLab()

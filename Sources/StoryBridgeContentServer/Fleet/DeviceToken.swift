@@ -12,7 +12,8 @@ package struct DeviceToken: Sendable, Equatable, CustomStringConvertible {
     /// The secret part (43 characters).
     package let secret: String
 
-    private static let prefix = "sbd_"
+    /// What every device token starts with.
+    static let prefix = "sbd_"
     private static let idLength = 10
     private static let secretLength = 43
     /// The length of a token's text.

@@ -13,6 +13,8 @@ package struct FleetHub: Sendable {
     package let registry: FleetRegistry
     /// The presence ticker (a service of the server).
     package let ticker: FleetTicker
+    /// The history writer (a service of the server).
+    package let history: HistoryWriter
     let route: FleetConnectRoute
     let hostNames: AllowedHostNames
     let logger: Logger
@@ -22,7 +24,8 @@ package struct FleetHub: Sendable {
     ) throws(ContentServerSetupError) {
         do {
             store = DeviceStore(database: try HubDatabase(directory: directory))
-            registry = try FleetRegistry(store: store, clock: clock, logger: logger)
+            history = HistoryWriter(database: store.database, clock: clock, logger: logger)
+            registry = try FleetRegistry(store: store, clock: clock, logger: logger, history: history)
         } catch let error as HubStoreError {
             throw .invalidOption("the fleet hub cannot start: \(error.description)")
         } catch {
@@ -33,6 +36,29 @@ package struct FleetHub: Sendable {
             store: store, registry: registry, clock: clock, scheme: scheme, hostNames: hostNames, logger: logger)
         self.hostNames = hostNames
         self.logger = logger
+    }
+
+    /// Registers the HTTP routes of the hub on `router`: the connect route's refusals, the JSON
+    /// routes of `/v1/fleet` for admins (tokens checked with `tokens`, sessions and users with
+    /// `accounts`), and the login, logout and overview pages (failed logins counted by
+    /// `throttle`, the token endpoint's); `publicURL` is the server's `--public-url`.
+    func registerRoutes(
+        on router: Router<ContentRequestContext>, tokens: TokenService, accounts: ContentServerAccounts, throttle: LoginThrottle,
+        publicURL: String?, clock: any HostClock
+    ) {
+        let sessions = AdminSessions(database: store.database, accounts: accounts, clock: clock)
+        let origin = FleetOrigin(scheme: route.scheme, publicURL: publicURL)
+        func auth(_ audience: FleetAuthMiddleware.Audience) -> FleetAuthMiddleware {
+            FleetAuthMiddleware(
+                audience: audience, tokens: tokens, accounts: accounts, devices: store, sessions: sessions, origin: origin, clock: clock)
+        }
+        route.registerRefusals(on: router)
+        let api = FleetAPIRoutes(store: store, registry: registry, clock: clock)
+        api.register(on: router, auth: auth(.admins))
+        FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
+            .register(on: router, pages: auth(.pages), logout: auth(.logout))
+        FleetEventsRoute(api: api, sessions: sessions, clock: clock).register(on: router, auth: auth(.admins))
+        FleetStaticRoutes.register(on: router)
     }
 
     /// The WebSocket router: `/v1/fleet/connect` (which checks the `Host` itself, answering with a close code).

@@ -5,8 +5,9 @@ import StoryBridge
 import StoryBridgeFleet
 
 /// Each kiosk's current state on the hub, in memory, with its presence machine
-/// (docs/design/FLEET.md §5.3): beats, `bye`s and the ticker's evaluations go in; transitions are
-/// written to `kiosk_state` and `state_change`.
+/// (docs/design/FLEET.md §5.3): beats, `bye`s and the ticker's evaluations go in; beats and
+/// transitions go to the ``HistoryWriter``, which writes them to `beat`, `kiosk_state`,
+/// `state_change`, `minute` and `sync_run` once a second.
 ///
 /// It also closes the sockets of revoked devices: ``checkRevocations()`` reads `PRAGMA
 /// data_version` of the hub database (which changes when another connection, such as
@@ -27,6 +28,8 @@ package actor FleetRegistry {
     }
 
     private let store: DeviceStore
+    /// Where beats and transitions are written.
+    package let history: HistoryWriter
     private let clock: any HostClock
     private let logger: Logger
     private var kiosks: [String: Kiosk] = [:]
@@ -36,16 +39,20 @@ package actor FleetRegistry {
     /// A registry over `store`, timing on `clock`, with every kiosk device not revoked loaded from
     /// `kiosk_state`: the deadlines of kiosks saved `online` or `late` count from now (the hub's
     /// start), so kiosks that reconnect within two intervals cause no transition.
-    package init(store: DeviceStore, clock: any HostClock, logger: Logger) throws {
+    /// The last beat and hello are restored too, so that `/v1/fleet` shows a kiosk's decks before
+    /// it has beaten again. Beats and transitions go to `history` (by default a writer of its own
+    /// over the store's database, which nobody runs: tests that only evaluate presence).
+    package init(store: DeviceStore, clock: any HostClock, logger: Logger, history: HistoryWriter? = nil) throws {
         self.store = store
         self.clock = clock
         self.logger = logger
+        self.history = history ?? HistoryWriter(database: store.database, clock: clock, logger: logger)
         let start = clock.instant
         let rows = try store.database.pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT s.deviceId, s.presence, s.since, s.intervalSeconds, s.lastBeatAt
+                    SELECT s.deviceId, s.presence, s.since, s.intervalSeconds, s.lastBeatAt, s.hello, s.lastBeat
                     FROM kiosk_state s JOIN device d ON d.id = s.deviceId
                     WHERE d.revokedAt IS NULL AND d.kind = 'kiosk'
                     """)
@@ -58,7 +65,9 @@ package actor FleetRegistry {
             kiosks[deviceId] = Kiosk(
                 deviceId: deviceId,
                 machine: KioskPresenceMachine(restoring: presence, since: row["since"], interval: interval, hubStart: start),
-                hello: nil, lastBeat: nil, lastBeatAt: row["lastBeatAt"])
+                hello: Self.decode(row["hello"]).flatMap { if case .hello(let hello) = $0 { hello } else { nil } },
+                lastBeat: Self.decode(row["lastBeat"]).flatMap { if case .beat(let beat) = $0 { beat } else { nil } },
+                lastBeatAt: row["lastBeatAt"])
         }
         self.kiosks = kiosks
     }
@@ -84,7 +93,7 @@ package actor FleetRegistry {
         kiosk.hello = hello
         kiosks[connection.deviceId] = kiosk
         let helloText = (try? FleetWire.encode(.hello(hello))).map { String(decoding: $0, as: UTF8.self) }
-        await persist(connection.deviceId, transition: nil) { db in
+        await persist(connection.deviceId) { db in
             try db.execute(
                 sql: "UPDATE kiosk_state SET hello = ?, intervalSeconds = ? WHERE deviceId = ?",
                 arguments: [helloText, hello.intervalSeconds, connection.deviceId])
@@ -109,11 +118,9 @@ package actor FleetRegistry {
         kiosk.lastBeat = beat
         kiosk.lastBeatAt = now
         kiosks[connection.deviceId] = kiosk
-        let beatText = (try? FleetWire.encode(.beat(beat))).map { String(decoding: $0, as: UTF8.self) }
-        await persist(connection.deviceId, transition: transition) { db in
-            try db.execute(
-                sql: "UPDATE kiosk_state SET lastBeat = ?, lastBeatAt = ? WHERE deviceId = ?",
-                arguments: [beatText, now, connection.deviceId])
+        if let transition { record(transition, connection.deviceId) }
+        if let json = try? FleetWire.encode(.beat(beat)) {
+            history.record(beat: beat, json: json, deviceId: connection.deviceId, receivedAt: now)
         }
     }
 
@@ -122,7 +129,7 @@ package actor FleetRegistry {
         guard var kiosk = kiosks[connection.deviceId] else { return }
         let transition = kiosk.machine.bye(date: clock.now)
         kiosks[connection.deviceId] = kiosk
-        await persist(connection.deviceId, transition: transition) { _ in }
+        if let transition { record(transition, connection.deviceId) }
     }
 
     /// Applies the deadlines at `now` (the ticker calls it every 250 ms); returns the transitions.
@@ -137,7 +144,7 @@ package actor FleetRegistry {
             }
         }
         for (deviceId, transition) in transitions.sorted(by: { $0.0 < $1.0 }) {
-            await persist(deviceId, transition: transition) { _ in }
+            record(transition, deviceId)
         }
         return transitions.map(\.1)
     }
@@ -176,29 +183,27 @@ package actor FleetRegistry {
             deviceId: device.id, machine: KioskPresenceMachine(since: device.createdAt), hello: nil, lastBeat: nil, lastBeatAt: nil)
     }
 
-    private func persist(
-        _ deviceId: String, transition: KioskPresenceMachine.Transition?, _ body: @escaping @Sendable (Database) throws -> Void
-    ) async {
+    /// Writes the hello of `deviceId` at once (a connection is rare; the dashboard shows it).
+    private func persist(_ deviceId: String, _ body: @escaping @Sendable (Database) throws -> Void) async {
         do {
-            try await store.database.pool.write { db in
-                try body(db)
-                if let transition {
-                    try db.execute(
-                        sql: "UPDATE kiosk_state SET presence = ?, since = ? WHERE deviceId = ?",
-                        arguments: [transition.to.rawValue, transition.at, deviceId])
-                    try db.execute(
-                        sql: "INSERT INTO state_change (deviceId, at, \"from\", \"to\", reason) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [deviceId, transition.at, transition.from.rawValue, transition.to.rawValue, transition.reason])
-                }
-            }
+            try await store.database.pool.write { db in try body(db) }
         } catch {
             logger.error("fleet: cannot write the hub database", metadata: ["device": "\(deviceId)", "error": "\(error)"])
         }
-        if let transition {
-            logger.info(
-                "fleet: kiosk \(transition.from.rawValue) → \(transition.to.rawValue)",
-                metadata: ["device": "\(deviceId)", "reason": "\(transition.reason)"])
-        }
+    }
+
+    /// Hands `transition` to the history writer and logs it.
+    private func record(_ transition: KioskPresenceMachine.Transition, _ deviceId: String) {
+        history.record(transition, deviceId: deviceId)
+        logger.info(
+            "fleet: kiosk \(transition.from.rawValue) → \(transition.to.rawValue)",
+            metadata: ["device": "\(deviceId)", "reason": "\(transition.reason)"])
+    }
+
+    /// A stored message (`kiosk_state.hello`, `lastBeat`), if it still decodes.
+    private static func decode(_ text: String?) -> FleetMessage? {
+        guard let text else { return nil }
+        return try? FleetWire.decode(Data(text.utf8))
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {

@@ -46,6 +46,8 @@ package final class HubDatabase: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-fleet", migrate: HubFleetSchema.create)
+        migrator.registerMigration("v2-history", migrate: HubHistorySchema.create)
+        migrator.registerMigration("v3-admin-sessions", migrate: HubSessionSchema.create)
         return migrator
     }
 }

@@ -33,6 +33,14 @@ package struct KioskPresenceMachine: Sendable, Equatable {
         package var at: Date
         /// Why: `beat`, `no beat for 60 s`, `no beat since the hub started`, `stopped`.
         package var reason: String
+
+        /// A transition.
+        package init(from: KioskPresence, to: KioskPresence, at: Date, reason: String) {
+            self.from = from
+            self.to = to
+            self.at = at
+            self.reason = reason
+        }
     }
 
     /// The presence now.

@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import StoryBridge
+
+/// `GET /fleet/events` (docs/design/FLEET.md §6): the dashboard's server-sent events, for an
+/// admin's session (or an admin's token).
+///
+/// - `snapshot`: every kiosk (revoked ones too; the page filters), at once.
+/// - `rows`: the kiosks whose object changed, looked for every 250 ms of the hub's clock.
+/// - every 15 s of the hub's clock a comment line, when the session is also looked at (without
+///   prolonging it): one that has ended ends the stream with `event: logout`.
+///
+/// The data are the objects of `/v1/fleet` (`{"kiosks": [...]}`).
+struct FleetEventsRoute: Sendable {
+    let api: FleetAPIRoutes
+    let sessions: AdminSessions
+    let clock: any HostClock
+    /// How often the kiosks are compared with what was sent.
+    var period: Duration = .milliseconds(250)
+    /// How often a stream sends a comment line and looks at its session.
+    var keepAlive: Duration = .seconds(15)
+
+    /// Every kiosk, whatever its state.
+    static let everything: FleetFilter = {
+        var filter = FleetFilter()
+        filter.states = Set(FleetFilter.knownStates)
+        return filter
+    }()
+
+    /// Registers the route behind `auth`.
+    func register(on router: Router<ContentRequestContext>, auth: FleetAuthMiddleware) {
+        router.group("fleet/events").add(middleware: auth).get { request, context -> Response in
+            let cookie = context.fleetSession == nil ? nil : request.cookies[AdminSessions.cookieName]?.value
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in try await stream(to: &writer, cookie: cookie) })
+        }
+    }
+
+    private func stream(to writer: inout any ResponseBodyWriter, cookie: String?) async throws {
+        var sent: [String: Data] = [:]
+        var changed: [FleetKioskView] = []
+        for view in try await api.kiosks(Self.everything) {
+            sent[view.id] = Self.encode(view)
+            changed.append(view)
+        }
+        try await writer.write(Self.event("snapshot", changed))
+        var lastLook = clock.instant
+        while !Task.isCancelled {
+            try await clock.sleep(for: period)
+            changed = []
+            for view in try await api.kiosks(Self.everything) {
+                let data = Self.encode(view)
+                if sent[view.id] != data {
+                    sent[view.id] = data
+                    changed.append(view)
+                }
+            }
+            if !changed.isEmpty {
+                try await writer.write(Self.event("rows", changed))
+            }
+            guard lastLook.duration(to: clock.instant) >= keepAlive else { continue }
+            lastLook = clock.instant
+            if let cookie, try await sessions.session(cookie: cookie, touch: false) == nil {
+                try await writer.write(ByteBuffer(string: "event: logout\ndata: {}\n\n"))
+                break
+            }
+            try await writer.write(ByteBuffer(string: ": still here\n\n"))
+        }
+        try await writer.finish(nil)
+    }
+
+    private static func encode(_ view: FleetKioskView) -> Data {
+        (try? FleetAPIRoutes.encoder.encode(view)) ?? Data()
+    }
+
+    /// `event: NAME` and one `data:` line with `{"kiosks": [...]}` (JSON has no raw line breaks).
+    private static func event(_ name: String, _ kiosks: [FleetKioskView]) -> ByteBuffer {
+        let data = (try? FleetAPIRoutes.encoder.encode(["kiosks": kiosks])) ?? Data("{\"kiosks\":[]}".utf8)
+        return ByteBuffer(string: "event: \(name)\ndata: \(String(decoding: data, as: UTF8.self))\n\n")
+    }
+}
