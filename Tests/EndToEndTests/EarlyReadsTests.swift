@@ -74,7 +74,9 @@ struct EarlyReadsTests {
             let sessionId = try #require(await viewer.state.sessionId)
             let views = try await readHostRecords {
                 try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
-            } until: { !$0.isEmpty }
+            } until: {
+                !$0.isEmpty
+            }
             #expect(views == ["index.html"])
             #expect(try await host.runtime.analytics.sessions().count == 1)
         }

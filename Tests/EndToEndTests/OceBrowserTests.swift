@@ -142,7 +142,9 @@ struct OceBrowserTests {
             // already shows it: read until it is there.
             let views = try await readHostRecords {
                 try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
-            } until: { $0.count >= 2 }
+            } until: {
+                $0.count >= 2
+            }
             #expect(views.starts(with: ["Intro/01_welcome.html", "Intro/02_overview.html"]))
 
             // Uploaded with the saved session: the tracked page and the action one record each, the state once.

@@ -107,7 +107,9 @@ struct ViewerChromeTests {
             let sessionId = try #require(await host.runtime.viewers.existingViewer(id: viewerId)?.state.sessionId)
             let views = try await readHostRecords {
                 try await host.runtime.analytics.mediaViews(sessionId: sessionId).map(\.fileName)
-            } until: { !$0.isEmpty }
+            } until: {
+                !$0.isEmpty
+            }
             #expect(views == ["brochure.pdf"])
         }
     }
