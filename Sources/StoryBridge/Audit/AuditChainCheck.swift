@@ -58,17 +58,45 @@ struct AuditChainCheck {
     }
 
     /// Names the entries no successor links (other than the head): inserted into the chain.
+    /// Entries moved by the same offset at consecutive positions (the entries after an inserted or
+    /// deleted one, renumbered) are named once, as a range.
     mutating func finish() {
+        var moves: [(position: Int, written: Int)] = []
         for entry in mismatched {
             // Written at another position? After the entry it links to, or one place off (the
             // entries after an inserted or deleted one renumbered).
             var candidates = [entry.position - 1, entry.position + 1]
             if let target = positionOfHash[entry.previousHash] { candidates.insert(target + 1, at: 0) }
             if let written = candidates.first(where: { $0 != entry.position && Self.hash(of: entry, atPosition: $0) == entry.hash }) {
-                name(entry.position, .reorderedEntry, "written at position \(written)")
+                moves.append((entry.position, written))
             } else {
                 name(entry.position, .editedEntry, "its hash does not match its fields")
             }
+        }
+        var index = 0
+        while index < moves.count {
+            let first = moves[index]
+            let offset = first.written - first.position
+            var last = index
+            while last + 1 < moves.count, moves[last + 1].position == moves[last].position + 1,
+                moves[last + 1].written - moves[last + 1].position == offset
+            {
+                last += 1
+            }
+            if last == index {
+                name(first.position, .reorderedEntry, "written at position \(first.written)")
+            } else {
+                for move in moves[index...last] { named.insert(move.position) }
+                let places = abs(offset) == 1 ? "one position" : "\(abs(offset)) positions"
+                findings.append(
+                    AuditFinding(
+                        kind: .reorderedEntry, position: first.position,
+                        detail: "positions \(first.position)–\(moves[last].position) were each written \(places) "
+                            + (offset < 0
+                                ? "earlier (renumbered after an entry inserted before them)"
+                                : "later (renumbered after an entry deleted before them)")))
+            }
+            index = last + 1
         }
         for (position, hash) in stored.dropLast() where !linked.contains(hash) && !named.contains(position) {
             name(position, .insertedEntry, "no later entry follows it (written outside the chain)")

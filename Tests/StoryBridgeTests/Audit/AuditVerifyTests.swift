@@ -125,6 +125,15 @@ struct AuditVerifyTests {
         let report = try lab.verify()
         let inserted = report.findings.filter { $0.kind == .insertedEntry }
         #expect(inserted.map(\.position) == [slide + 1], "\(report.findings.map(\.line))")
+        // The renumbered entries after it, named once as a range.
+        let head = try #require(entries.last?.position) + 1
+        let renumbered = report.findings.filter { $0.kind == .reorderedEntry }
+        #expect(
+            renumbered.map(\.detail)
+                == [
+                    "positions \(slide + 2)–\(head) were each written one position earlier (renumbered after an entry inserted before them)"
+                ],
+            "\(report.findings.map(\.line))")
         #expect(!report.findings.contains { $0.table != nil }, "the rows agree with the (forged) log: \(report.findings.map(\.line))")
     }
 
