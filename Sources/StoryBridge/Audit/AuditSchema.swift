@@ -29,8 +29,18 @@ enum AuditSchema {
                     BEGIN SELECT RAISE(ABORT, 'append-only'); END;
                 """)
         let now = Date()
+        // Counted first so `chain.started` can say what follows; the rows are then streamed, a
+        // batch at a time, never all held in memory.
         var rows = 0
-        var batches: [[AuditChange]] = []
+        var entries = 0
+        for table in AuditedTable.all {
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(table.selectInScope))") ?? 0
+            rows += count
+            entries += (count + baselineRowsPerEntry - 1) / baselineRowsPerEntry
+        }
+        try AuditLog.append(
+            db, kind: AuditKind.chainStarted, deck: .none, changes: [], at: now,
+            detail: ["migration": "v18-audit", "baselineRows": .int(rows), "baselineEntries": .int(entries)])
         for table in AuditedTable.all {
             let cursor = try Row.fetchCursor(db, sql: table.selectInScope)
             var batch: [AuditChange] = []
@@ -38,17 +48,12 @@ enum AuditSchema {
                 var image: [String: DatabaseValue] = [:]
                 for (column, value) in row { image[column] = value }
                 batch.append(AuditChange(.insert, table: table.name, row: image))
-                rows += 1
                 if batch.count == baselineRowsPerEntry {
-                    batches.append(batch)
+                    try AuditLog.append(db, kind: AuditKind.baseline, deck: .none, changes: batch, at: now)
                     batch = []
                 }
             }
-            if !batch.isEmpty { batches.append(batch) }
+            if !batch.isEmpty { try AuditLog.append(db, kind: AuditKind.baseline, deck: .none, changes: batch, at: now) }
         }
-        try AuditLog.append(
-            db, kind: AuditKind.chainStarted, deck: .none, changes: [], at: now,
-            detail: ["migration": "v18-audit", "baselineRows": .int(rows), "baselineEntries": .int(batches.count)])
-        for batch in batches { try AuditLog.append(db, kind: AuditKind.baseline, deck: .none, changes: batch, at: now) }
     }
 }
