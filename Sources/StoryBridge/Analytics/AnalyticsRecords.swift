@@ -63,7 +63,7 @@ package struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
     /// The columns; each property is its column.
     package enum CodingKeys: String, CodingKey, ColumnExpression, Sendable {
         case id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, duration, slidesCount
-        case state, complete, updated, endedBy, presentationRevision
+        case state, complete, updated, endedBy, presentationRevision, manifestHash, manifestSigned
     }
 
     package var id: String
@@ -87,6 +87,12 @@ package struct SessionRecord: Sendable, Hashable, Codable, FetchableRecord, Pers
     /// The library revision of the presentation when the session started (migration
     /// `v11-revisions`): which revision was on screen. Kept locally, not uploaded.
     package var presentationRevision: Int?
+    /// The hash of the manifest the served folder was installed with when the session started
+    /// (migration `v18-audit`; `nil` for a folder served from disk or with no manifest record):
+    /// every audit entry of the session names it. Kept locally, not uploaded.
+    package var manifestHash: String?
+    /// Whether that manifest was signed (`false`: the hashes an unsigned install recorded).
+    package var manifestSigned: Bool?
 
     package init(
         id: String, presentationId: Int, viewerId: String, userId: String, stamp: RecordStamp, address: String, duration: Int,

@@ -37,12 +37,19 @@ public final class AnalyticsStore: Sendable {
 
     // MARK: Sessions
 
-    /// Stores a new session.
+    /// Stores a new session, with the manifest of the folder its presentation is served from now
+    /// (the deck every audit entry of the session names), and appends its `session.started` entry.
     package func insert(_ session: SessionRecord) async throws {
         var session = session
         session.updated = clock.now
+        let decks = database.auditDecks
         try await database.write { [session] db in
+            var session = session
+            (session.manifestHash, session.manifestSigned) = try AuditDeck.served(presentationId: session.presentationId, db: db)
             try session.insert(db)
+            try AuditLog.append(
+                db, kind: AuditKind.sessionStarted, deck: session.auditDeck, changes: [.insert(session)], at: session.updated)
+            decks.keep(session.auditDeck, for: session.id)
             self.sessionChanged(session.id, db: db)
         }
     }
@@ -98,9 +105,12 @@ public final class AnalyticsStore: Sendable {
     package func setState(_ state: SessionState, sessionId: String, endedBy: SessionEnd? = nil) async throws {
         let now = clock.now
         try await database.write { db in
-            try self.changeSession(sessionId, at: now, db: db) {
+            let changed = try self.changeSession(sessionId, at: now, db: db) {
                 $0.state = state
                 $0.endedBy = endedBy
+            }
+            if let changed {
+                try AuditLog.append(db, kind: AuditKind.sessionState, deck: changed.auditDeck, changes: [.update(changed)], at: now)
             }
             if state == .saved { try self.enqueueSession(sessionId, db: db) }
         }
@@ -113,11 +123,23 @@ public final class AnalyticsStore: Sendable {
 
     /// The write of ``markComplete(sessionId:)``, for a recording command (``PreparedRecord``).
     func markingComplete(sessionId: String) -> @Sendable (Database) throws -> Void {
-        let updated = AnalyticsFormat.timestamp(clock.now)
+        let now = clock.now
+        let updated = AnalyticsFormat.timestamp(now)
+        let decks = database.auditDecks
         return { db in
             try db.cachedStatement(sql: "UPDATE session SET complete = 1, updated = ? WHERE id = ?").execute(arguments: [
                 updated, sessionId,
             ])
+            if db.changesCount > 0 {
+                try AuditLog.append(
+                    db, kind: AuditKind.sessionComplete, deck: decks.deck(of: sessionId, db: db),
+                    changes: [
+                        AuditChange(
+                            .update, table: "session", key: ["id": sessionId.databaseValue],
+                            row: ["complete": 1.databaseValue, "updated": updated.databaseValue])
+                    ],
+                    at: now)
+            }
             // Written through to a mirrored session (content sets the flag and reads its session
             // back on the same slides), with `updated` as stored.
             let mirror = self.sessionMirror
@@ -135,33 +157,56 @@ public final class AnalyticsStore: Sendable {
     /// Moves what was recorded in `from` into `into` (a restored session) and deletes `from`.
     package func merge(_ from: String, into: String) async throws {
         let now = clock.now
+        let decks = database.auditDecks
         try await database.write { db in
-            try SlideViewRecord.filter(SlideView.sessionId == from).updateAll(db, SlideView.sessionId.set(to: into))
-            try MediaViewRecord.filter(MediaView.sessionId == from).updateAll(db, MediaView.sessionId.set(to: into))
-            try DeepLinkRecord.filter(DeepLinkRecord.CodingKeys.sessionId == from)
-                .updateAll(db, DeepLinkRecord.CodingKeys.sessionId.set(to: into))
+            // The entry's changes: each bulk move as one update keyed by the old session.
+            var changes: [AuditChange] = []
+            func moved(_ table: String, _ count: Int) {
+                guard count > 0 else { return }
+                changes.append(
+                    AuditChange(.update, table: table, key: ["sessionId": from.databaseValue], row: ["sessionId": into.databaseValue]))
+            }
+            moved("slideView", try SlideViewRecord.filter(SlideView.sessionId == from).updateAll(db, SlideView.sessionId.set(to: into)))
+            moved("mediaView", try MediaViewRecord.filter(MediaView.sessionId == from).updateAll(db, MediaView.sessionId.set(to: into)))
+            moved(
+                "deepLinkEvent",
+                try DeepLinkRecord.filter(DeepLinkRecord.CodingKeys.sessionId == from)
+                    .updateAll(db, DeepLinkRecord.CodingKeys.sessionId.set(to: into)))
             // Keys set in the newer session win.
             let newerKeys = CustomEventRecord.filter(CustomEvent.sessionId == from).select(CustomEvent.key)
-            try CustomEventRecord.filter(CustomEvent.sessionId == into && newerKeys.contains(CustomEvent.key)).deleteAll(db)
-            try CustomEventRecord.filter(CustomEvent.sessionId == from).updateAll(db, CustomEvent.sessionId.set(to: into))
+            let overridden = CustomEventRecord.filter(CustomEvent.sessionId == into && newerKeys.contains(CustomEvent.key))
+            for id in try overridden.select(CustomEvent.id, as: String.self).fetchAll(db) {
+                changes.append(AuditChange(.delete, table: "customEvent", key: ["id": id.databaseValue]))
+            }
+            try overridden.deleteAll(db)
+            moved(
+                "customEvent",
+                try CustomEventRecord.filter(CustomEvent.sessionId == from).updateAll(db, CustomEvent.sessionId.set(to: into)))
             let cache = self.customEventCache
             self.database.afterCommit(db) {
                 cache.invalidate(from)
                 cache.invalidate(into)
             }
-            try SessionRecord.deleteOne(db, key: from)
+            if try SessionRecord.deleteOne(db, key: from) {
+                changes.append(AuditChange(.delete, table: "session", key: ["id": from.databaseValue]))
+            }
             self.sessionChanged(from, db: db)
-            try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
+            let continued = try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
+            if let continued { changes.append(try .update(continued)) }
+            let deck = try continued?.auditDeck ?? decks.deck(of: into, db: db)
+            try AuditLog.append(db, kind: AuditKind.sessionRestored, deck: deck, changes: changes, at: now)
         }
     }
 
     /// Applies `change` to a stored session and sets its `updated`, first recounting its duration
     /// and slides from its slide views when `refreshingTotals`; a missing session is left alone.
+    /// Returns the session as written (`nil` when missing), for the caller's audit entry.
+    @discardableResult
     private func changeSession(
         _ sessionId: String, at now: Date, refreshingTotals: Bool = false, db: Database,
         _ change: (inout SessionRecord) -> Void = { _ in }
-    ) throws {
-        guard var session = try SessionRecord.readOne(db, SessionRecord.filter(key: sessionId)) else { return }
+    ) throws -> SessionRecord? {
+        guard var session = try SessionRecord.readOne(db, SessionRecord.filter(key: sessionId)) else { return nil }
         if refreshingTotals {
             let views = SlideViewRecord.filter(SlideView.sessionId == sessionId)
             session.duration = try views.select(sum(SlideView.duration), as: Int.self).fetchOne(db) ?? 0
@@ -171,6 +216,7 @@ public final class AnalyticsStore: Sendable {
         change(&session)
         try session.update(db)
         sessionChanged(sessionId, db: db)
+        return session
     }
 
     /// Drops `sessionId` from ``sessionMirror`` once the current transaction has committed. Every
@@ -185,15 +231,27 @@ public final class AnalyticsStore: Sendable {
     /// Stores a slide view and updates its session's duration and slide count.
     package func insert(_ view: SlideViewRecord) async throws {
         let now = clock.now
+        let decks = database.auditDecks
         try await database.write { db in
             try view.insert(db)
-            try self.changeSession(view.sessionId, at: now, refreshingTotals: true, db: db)
+            var changes = [try AuditChange.insert(view)]
+            let session = try self.changeSession(view.sessionId, at: now, refreshingTotals: true, db: db)
+            if let session { changes.append(try .update(session)) }
+            let deck = try session?.auditDeck ?? decks.deck(of: view.sessionId, presentationId: view.presentationId, db: db)
+            try AuditLog.append(db, kind: AuditKind.slideViewed, deck: deck, changes: changes, at: now)
         }
     }
 
     /// Stores a media view.
     package func insert(_ view: MediaViewRecord) async throws {
-        try await database.write { db in try view.insert(db) }
+        let decks = database.auditDecks
+        let now = clock.now
+        try await database.write { db in
+            try view.insert(db)
+            try AuditLog.append(
+                db, kind: AuditKind.mediaViewed, deck: decks.deck(of: view.sessionId, presentationId: view.presentationId, db: db),
+                changes: [.insert(view)], at: now)
+        }
     }
 
     /// Sets a custom event: one per key per session, a later value (and its stamp) replaces the
@@ -205,6 +263,8 @@ public final class AnalyticsStore: Sendable {
     /// The write of ``upsert(_:)``, for a recording command (``PreparedRecord``).
     func upserting(_ event: CustomEventRecord) -> @Sendable (Database) throws -> Void {
         let cache = customEventCache
+        let decks = database.auditDecks
+        let now = clock.now
         return { db in
             try db.cachedStatement(
                 sql: """
@@ -216,6 +276,12 @@ public final class AnalyticsStore: Sendable {
                 event.id, event.sessionId, event.presentationId, event.userId, event.key, event.value,
                 AnalyticsFormat.timestamp(event.created), event.timeZone, event.latitude, event.longitude,
             ])
+            try AuditLog.append(
+                db, kind: AuditKind.customEventSet, deck: decks.deck(of: event.sessionId, presentationId: event.presentationId, db: db),
+                changes: [
+                    .upsert(event, conflict: [CustomEvent.sessionId.rawValue, CustomEvent.key.rawValue], replacing: ["value", "created"])
+                ],
+                at: now)
             self.database.afterCommit(db) { cache.committedSet(session: event.sessionId, key: event.key, value: event.value) }
         }
     }
@@ -251,8 +317,17 @@ public final class AnalyticsStore: Sendable {
     func deletingCustomEvent(sessionId: String, key: String) -> @Sendable (Database) throws -> Int {
         let cache = customEventCache
         let database = self.database
+        let now = clock.now
         return { db in
             let deleted = try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db)
+            if deleted > 0 {
+                try AuditLog.append(
+                    db, kind: AuditKind.customEventDeleted, deck: database.auditDecks.deck(of: sessionId, db: db),
+                    changes: [
+                        AuditChange(.delete, table: "customEvent", key: ["sessionId": sessionId.databaseValue, "key": key.databaseValue])
+                    ],
+                    at: now)
+            }
             database.afterCommit(db) { cache.committedDelete(session: sessionId, key: key) }
             return deleted
         }

@@ -73,7 +73,14 @@ package struct DeepLinkRecord: Sendable, Hashable, Codable, FetchableRecord, Per
 extension AnalyticsStore {
     /// Records a deep link of a session.
     package func insert(_ link: DeepLinkRecord) async throws {
-        try await database.write { db in try link.insert(db) }
+        let decks = database.auditDecks
+        let now = clock.now
+        try await database.write { db in
+            try link.insert(db)
+            try AuditLog.append(
+                db, kind: AuditKind.deepLinkRecorded, deck: decks.deck(of: link.sessionId, presentationId: link.presentationId, db: db),
+                changes: [.insert(link)], at: now)
+        }
     }
 
     /// The deep links of a session, oldest first.

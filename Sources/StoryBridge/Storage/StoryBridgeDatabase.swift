@@ -18,6 +18,8 @@ public final class StoryBridgeDatabase: Sendable {
     public let file: URL
     /// Whether writes succeed; see ``write(_:)``.
     package let health = StorageHealth()
+    /// The decks of sessions, for the audit entries of their writes.
+    package let auditDecks = AuditDeckCache()
     /// Puts the writes that arrive together into one transaction.
     private let groupCommit: GroupCommit
     /// Puts the reads that arrive together into one read access.

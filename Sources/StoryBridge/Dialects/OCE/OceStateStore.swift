@@ -43,7 +43,16 @@ package struct OceStateStore: Sendable {
         let row = Saved(
             presentationId: presentationId, viewerId: viewerId, state: state.jsonString(), sessionId: sessionId,
             saved: clock.now.timeIntervalSince1970)
-        try await database.write { db in try row.save(db) }
+        let decks = database.auditDecks
+        let now = clock.now
+        try await database.write { db in
+            try row.save(db)
+            let deck =
+                try sessionId.map { try decks.deck(of: $0, presentationId: presentationId, db: db) }
+                ?? AuditDeck(presentationId: presentationId)
+            try AuditLog.append(
+                db, kind: AuditKind.oceStateSaved, deck: deck, changes: [.upsert(row, conflict: ["presentationId", "viewerId"])], at: now)
+        }
     }
 
     /// The state `viewerId` saved for `presentationId`, if any.

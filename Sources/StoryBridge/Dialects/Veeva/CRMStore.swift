@@ -118,9 +118,20 @@ package struct CRMStore: Sendable {
     func save(
         presentationId: Int, object: String, recordId: String?, fields: [String: JSONValue], sessionId: String?
     ) async throws -> (id: String, operation: String) {
-        let now = clock.now.timeIntervalSince1970
+        let moment = clock.now
+        let now = moment.timeIntervalSince1970
         let memory = self.memory
+        let decks = database.auditDecks
         return try await database.write { db in
+            func audit(_ row: Row) throws {
+                let deck =
+                    try sessionId.map { try decks.deck(of: $0, presentationId: presentationId, db: db) }
+                    ?? AuditDeck(presentationId: presentationId)
+                try AuditLog.append(
+                    db, kind: AuditKind.crmSaved, deck: deck,
+                    changes: [.upsert(row, conflict: ["presentationId", "objectName", "recordId"])],
+                    at: moment)
+            }
             if let recordId {
                 let existing = try Row.filter(
                     Column("presentationId") == presentationId && Column("objectName").lowercased == object.lowercased()
@@ -129,10 +140,11 @@ package struct CRMStore: Sendable {
                 var merged = existing?.values() ?? [:]
                 for (key, value) in fields where key != "IdNumber" { merged[key] = value }
                 if merged["Id"] == nil, merged["id"] == nil { merged["Id"] = .string(recordId) }
-                try Row(
+                let row = Row(
                     presentationId: presentationId, objectName: existing?.objectName ?? object, recordId: recordId,
-                    fields: JSONValue.object(merged).jsonString(), origin: "saved", sessionId: sessionId, saved: now
-                ).save(db)
+                    fields: JSONValue.object(merged).jsonString(), origin: "saved", sessionId: sessionId, saved: now)
+                try row.save(db)
+                try audit(row)
                 self.database.afterCommit(db) { [merged] in
                     memory.saved(merged, object: existing?.objectName ?? object, presentationId: presentationId)
                 }
@@ -141,10 +153,11 @@ package struct CRMStore: Sendable {
             let id = "SB" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
             var values = fields
             values["Id"] = .string(id)
-            try Row(
+            let row = Row(
                 presentationId: presentationId, objectName: object, recordId: id, fields: JSONValue.object(values).jsonString(),
-                origin: "saved", sessionId: sessionId, saved: now
-            ).insert(db)
+                origin: "saved", sessionId: sessionId, saved: now)
+            try row.insert(db)
+            try audit(row)
             self.database.afterCommit(db) { [values] in memory.saved(values, object: object, presentationId: presentationId) }
             return (id, "insert")
         }

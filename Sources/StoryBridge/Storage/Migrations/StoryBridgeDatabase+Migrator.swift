@@ -23,6 +23,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v15-trust", migrate: TrustSchema.create)
         migrator.registerMigration("v16-oce-state", migrate: OceStateSchema.create)
         migrator.registerMigration("v17-kept-dialect", migrate: KeptDialectSchema.addDialect)
+        migrator.registerMigration("v18-audit", migrate: AuditSchema.create)
         return migrator
     }
 }

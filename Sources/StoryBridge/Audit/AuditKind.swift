@@ -1,0 +1,29 @@
+/// The kinds of audit entries (docs/design/TRUST.md 4.1): what each write was.
+package enum AuditKind {
+    /// The log began (migration `v18-audit`).
+    package static let chainStarted = "chain.started"
+    /// Rows the analytics tables held when the log began.
+    package static let baseline = "audit.baseline"
+    /// A session started (`AnalyticsStore.insert(SessionRecord)`).
+    package static let sessionStarted = "session.started"
+    /// A session's state changed: saved, not saved, in progress again (restored), left; how it ended.
+    package static let sessionState = "session.state"
+    /// A session marked complete.
+    package static let sessionComplete = "session.complete"
+    /// A restored session's records merged into the session it continues.
+    package static let sessionRestored = "session.restored"
+    /// A slide view, with its session's recount.
+    package static let slideViewed = "slide.viewed"
+    /// A media view.
+    package static let mediaViewed = "media.viewed"
+    /// A custom event set.
+    package static let customEventSet = "customEvent.set"
+    /// A custom event deleted.
+    package static let customEventDeleted = "customEvent.deleted"
+    /// A deep link of a session.
+    package static let deepLinkRecorded = "deepLink.recorded"
+    /// A CRM record content saved (Veeva: clickstream and other records).
+    package static let crmSaved = "crm.saved"
+    /// An OCE deck's saved state.
+    package static let oceStateSaved = "oce.state"
+}
