@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The presentation `/` redirects to; the library's first when `nil`.
     public var defaultPresentationId: Int?
+    /// What a kiosk's schedule plays now (``ScheduleSwitcher/nowPlaying``): where `/` leads
+    /// while it is set, ahead of ``defaultPresentationId``.
+    package var scheduled: (@Sendable () -> (presentation: Int, slide: String)?)?
     /// The per-launch secret that pages must present to open the WebSocket.
     public var token: String
     /// The largest WebSocket message accepted, in bytes; a larger one closes the page's connection
@@ -110,7 +113,9 @@ public struct StoryBridgeServer: Sendable {
         router.add(
             middleware: FileMiddleware(
                 fileProvider: files, urlBasePath: "/p", cacheControl: CacheControl([(MediaType(type: .any), [.noCache])])))
-        ContentRoutes(host: host, token: token, defaultPresentationId: configuration.defaultPresentationId).add(to: router)
+        ContentRoutes(
+            host: host, token: token, defaultPresentationId: configuration.defaultPresentationId, scheduled: configuration.scheduled
+        ).add(to: router)
         ReservedRoutes(
             host: host, token: token, metrics: metrics, refusals: refusals, uploadCollector: configuration.uploadCollector,
             echo: configuration.echoEndpoint, health: configuration.health

@@ -133,12 +133,45 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Fleet (report to a content-server --fleet hub)")
     var fleet: FleetOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file saying which deck plays when (weekly windows, dated exceptions, a default; docs/design/FLEET.md §10); the config's schedule section otherwise. At each change, viewers are switched to the scheduled deck.",
+            valueName: "file"))
+    var schedule: String?
+
+    /// The schedule of `--schedule FILE`, else of the config's `schedule` section; nil without one.
+    private func readSchedule(_ configured: JSONValue?) throws -> DeckSchedule? {
+        if let schedule {
+            guard let data = FileManager.default.contents(atPath: schedule) else {
+                throw ValidationError("--schedule \(schedule) cannot be read")
+            }
+            let json: JSONValue
+            do {
+                json = try JSONValue.parse(String(decoding: data, as: UTF8.self))
+            } catch {
+                throw ValidationError("--schedule \(schedule) is not JSON: \(error)")
+            }
+            do {
+                return try DeckSchedule.parse(json, place: (schedule as NSString).lastPathComponent)
+            } catch {
+                throw ValidationError("--schedule \(schedule): \(error.description)")
+            }
+        }
+        guard let configured else { return nil }
+        do {
+            return try DeckSchedule.parse(configured)
+        } catch {
+            throw ValidationError("--config: \(error.description)")
+        }
+    }
+
     func run() async throws {
         // A host that runs for weeks: freed memory goes back to two shared malloc arenas instead of
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
         let fleetSettings = try fleet.resolve(config: configuration.fleet)
+        let deckSchedule = try readSchedule(configuration.schedule)
         let fleetTap = fleetSettings == nil ? nil : FleetLogTap()
         let storyContext: StoryContextDefinition
         do {
@@ -211,6 +244,8 @@ struct ServeCommand: AsyncParsableCommand {
         serverConfiguration.revisions = ServeRevisions.control(store: source.library, directory: library.directory)
         serverConfiguration.uploadCollector = uploadSettings?.endpoint
         serverConfiguration.allowedHosts = (configuration.server.allowedHosts ?? []) + allowedHosts
+        let scheduleSwitcher = deckSchedule.map { ScheduleSwitcher(schedule: $0, host: host, logger: logger) }
+        if let scheduleSwitcher { serverConfiguration.scheduled = { scheduleSwitcher.nowPlaying } }
         serverConfiguration.health = health.sources(
             host: host, library: source.library, directory: library.directory, syncStatus: syncService == nil ? nil : syncStatus)
         let metrics = HostMetrics()
@@ -242,6 +277,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
+        if let scheduleSwitcher { services.append(ScheduleService(switcher: scheduleSwitcher)) }
         if let fleetSettings {
             services.append(
                 ServeFleet.agent(

@@ -72,6 +72,9 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
     package var trust: TrustSettings = TrustSettings()
     /// Reporting to a fleet hub: the defaults of serve's `--fleet…` options.
     package var fleet: FleetSettings = FleetSettings()
+    /// Which deck plays when (``DeckSchedule``), as `serve --schedule FILE` holds it; read with
+    /// ``DeckSchedule/parse(_:place:)`` when serve starts.
+    package var schedule: JSONValue?
 
     package init(
         identity: HostIdentity = HostIdentity(), server: Server = Server(), bridge: BridgeSettings = BridgeSettings(),
@@ -99,6 +102,7 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
         sync = try container.decodeIfPresent(SyncSettings.self, forKey: .sync) ?? SyncSettings()
         trust = try container.decodeIfPresent(TrustSettings.self, forKey: .trust) ?? TrustSettings()
         fleet = try container.decodeIfPresent(FleetSettings.self, forKey: .fleet) ?? FleetSettings()
+        schedule = try container.decodeIfPresent(JSONValue.self, forKey: .schedule)
     }
 
     /// The Story context definition of ``storyContext``; empty when none is configured, an error

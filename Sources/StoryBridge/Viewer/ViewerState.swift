@@ -35,6 +35,8 @@ public enum NavigationCause: String, Sendable, Hashable, Codable {
     case map
     /// A deep link.
     case deepLink
+    /// The kiosk's schedule switched decks (``ScheduleSwitcher``).
+    case schedule
 }
 
 /// A navigation the host has asked the page to perform and which the next page load completes.

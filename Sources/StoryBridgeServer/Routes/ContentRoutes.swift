@@ -13,6 +13,8 @@ struct ContentRoutes: Sendable {
     let host: StoryBridgeHost
     let token: LaunchToken
     let defaultPresentationId: Int?
+    /// What a schedule plays now (serve `--schedule`), ahead of the default.
+    var scheduled: (@Sendable () -> (presentation: Int, slide: String)?)? = nil
 
     func add(to router: Router<HostRequestContext>) {
         router.get("/") { _, _ in root() }
@@ -38,6 +40,9 @@ struct ContentRoutes: Sendable {
         if let link = host.deepLink, host.library.presentation(id: link.presentationId) != nil {
             // Launched by a deep link: open its presentation and slide, and tell the page so.
             return .redirect(to: ContentPaths.slideURL(presentationId: link.presentationId, slide: link.slide) + "?sbdeeplink=1")
+        }
+        if let playing = scheduled?(), host.library.presentation(id: playing.presentation) != nil {
+            return .redirect(to: ContentPaths.slideURL(presentationId: playing.presentation, slide: playing.slide))
         }
         let listed = host.library.listed
         if let id = defaultPresentationId ?? (listed.count == 1 ? listed.first?.id : nil) {
