@@ -282,7 +282,7 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(
                 ServeFleet.agent(
                     fleetSettings, hostKey: hostKey, host: host, metrics: metrics, syncStatus: syncService == nil ? nil : syncStatus,
-                    health: serverConfiguration.health, library: source.library, directory: library.directory,
+                    health: serverConfiguration.health, library: source.library, schedule: scheduleSwitcher, directory: library.directory,
                     minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, logger: logger))
         }
         if let record { try await ServeRecording.start(recording, file: record, host: host) }

@@ -104,7 +104,9 @@ struct ServeFleetTests {
         await running.stop()
     }
 
-    @Test("the config's fleet section sets the hub, token file, interval, name and labels; an option on the command line wins")
+    @Test(
+        "the config's fleet section sets the hub, token file, interval, name and labels (an option on the command line wins); its schedule is in the beat"
+    )
     func fromConfig() async throws {
         let hubLab = try ContentLab()
         let kiosk = try ContentLab()
@@ -119,12 +121,15 @@ struct ServeFleetTests {
             "url": .string("http://127.0.0.1:\(running.port)"), "tokenFile": .string(tokenFile), "interval": "1s",
             "name": "from-config", "labels": ["site": "config", "floor": "2"],
         ]
-        try Data(JSONValue.object(["fleet": fleet]).jsonString().utf8).write(to: config)
+        let schedule: JSONValue = ["timeZone": "UTC", "default": ["presentation": 1]]
+        try Data(JSONValue.object(["fleet": fleet, "schedule": schedule]).jsonString().utf8).write(to: config)
         let serve = try await startServe(kiosk, ["--config", config.path, "--fleet-label", "site=cli"])
         defer { serve.kill() }
         let first = try #require(try await beat(hub.registry, device.id) { $0.decks?.isEmpty == false })
         #expect(first.name == "from-config")
         #expect(first.labels == ["site": "cli", "floor": "2"])
+        // The config's schedule: its default plays, and the host has that deck.
+        #expect(first.schedule?.presentation == 1 && first.schedule?.source == "default" && first.schedule?.installed == true)
         // The interval of the config: a second beat within a few seconds.
         #expect(try await beat(hub.registry, device.id, within: .seconds(10)) { $0.seq > first.seq } != nil)
         serve.terminate()

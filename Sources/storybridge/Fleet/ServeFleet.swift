@@ -15,10 +15,20 @@ enum ServeFleet {
     /// the pins of `library` (nil when serving folders), the data folder and `tap`.
     static func agent(
         _ settings: FleetAgentSettings, hostKey: HostKey, host: StoryBridgeHost, metrics: HostMetrics,
-        syncStatus: ScheduledSyncStatus?, health: HealthSources?, library: LibraryStore?, directory: DataDirectory,
-        minimumFreeBytes: Int64, tap: FleetLogTap?, logger: Logger
+        syncStatus: ScheduledSyncStatus?, health: HealthSources?, library: LibraryStore?, schedule: ScheduleSwitcher?,
+        directory: DataDirectory, minimumFreeBytes: Int64, tap: FleetLogTap?, logger: Logger
     ) -> FleetAgent {
         var sources = BeatSources()
+        if let schedule {
+            // What the schedule plays now and until when; `installed` says whether the host has it.
+            sources.schedule = {
+                let (entry, until) = await schedule.now()
+                let installed = entry.map { host.library.presentation(id: $0.target.presentation) != nil }
+                return Beat.ScheduleNow(
+                    presentation: entry?.target.presentation, slide: entry?.target.slide, source: entry?.source ?? "none", until: until,
+                    installed: installed)
+            }
+        }
         let deckStates = health?.decks
         sources.decks = {
             let states = Dictionary((await deckStates?() ?? []).map { ($0.id, $0.state) }, uniquingKeysWith: { first, _ in first })
