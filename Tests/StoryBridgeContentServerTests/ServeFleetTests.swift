@@ -43,6 +43,21 @@ struct ServeFleetTests {
         return process
     }
 
+    /// A hub's lab with a device named `name`, the kiosk's lab, and the device's token in the
+    /// kiosk's file `fleet-token` (0600, with a trailing newline).
+    private func enrolledKiosk(_ name: String) throws -> (
+        hubLab: ContentLab, kiosk: ContentLab, device: Device, token: DeviceToken, tokenFile: String
+    ) {
+        let hubLab = try ContentLab()
+        let kiosk = try ContentLab()
+        let (device, token) = try DeviceStore(database: try HubDatabase(directory: hubLab.directory)).add(name: name)
+        let tokenFile = kiosk.folder.appendingPathComponent("fleet-token").path
+        #expect(
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data((token.text + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        return (hubLab, kiosk, device, token, tokenFile)
+    }
+
     /// The kiosk's own data folder.
     private static func kioskData(_ kiosk: ContentLab) -> URL { kiosk.folder.appendingPathComponent("kiosk-data") }
 
@@ -61,14 +76,7 @@ struct ServeFleetTests {
 
     @Test("serve --fleet reports: hello with its host id, beats with its decks; the token is not on its command line")
     func reports() async throws {
-        let hubLab = try ContentLab()
-        let kiosk = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: hubLab.directory))
-        let (device, token) = try store.add(name: "lobby-1")
-        let tokenFile = kiosk.folder.appendingPathComponent("fleet-token").path
-        #expect(
-            FileManager.default.createFile(
-                atPath: tokenFile, contents: Data((token.text + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        let (hubLab, kiosk, device, token, tokenFile) = try enrolledKiosk("lobby-1")
         let (hub, running) = try await startHub(hubLab)
         let serve = try await startServe(
             kiosk,
@@ -108,13 +116,7 @@ struct ServeFleetTests {
         "the config's fleet section sets the hub, token file, interval, name and labels (an option on the command line wins); its schedule is in the beat"
     )
     func fromConfig() async throws {
-        let hubLab = try ContentLab()
-        let kiosk = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: hubLab.directory))
-        let (device, token) = try store.add(name: "lobby-2")
-        let tokenFile = kiosk.folder.appendingPathComponent("fleet-token").path
-        #expect(
-            FileManager.default.createFile(atPath: tokenFile, contents: Data(token.text.utf8), attributes: [.posixPermissions: 0o600]))
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-2")
         let (hub, running) = try await startHub(hubLab)
         let config = kiosk.folder.appendingPathComponent("serve.json")
         let fleet: JSONValue = [
