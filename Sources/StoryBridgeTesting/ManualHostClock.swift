@@ -41,6 +41,18 @@ public final class ManualHostClock: HostClock {
 
     /// Sleeps until ``advance(by:)`` reaches the wake-up time; throws `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
+        try await sleep(wakingAt: { $0 + duration })
+    }
+
+    /// Sleeps until ``now`` reaches `deadline`, however far the clock moves before the sleep is
+    /// registered (a deadline already passed returns at once).
+    public func sleep(until deadline: Date) async throws {
+        let offset = Duration.nanoseconds(Int64((deadline.timeIntervalSince(start) * 1e9).rounded(.up)))
+        try await sleep(wakingAt: { _ in offset })
+    }
+
+    /// Registers a sleeper waking at `wakeAt(elapsed)`, worked out under the lock.
+    private func sleep(wakingAt wakeAt: @escaping @Sendable (Duration) -> Duration) async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -49,8 +61,9 @@ public final class ManualHostClock: HostClock {
                 // finds it registered.
                 let resumeNow = state.withLock { state -> Result<Void, any Error>? in
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    if duration <= .zero { return .success(()) }
-                    state.sleepers[id] = Sleeper(wakeAt: state.elapsed + duration, continuation: continuation)
+                    let wake = wakeAt(state.elapsed)
+                    if wake <= state.elapsed { return .success(()) }
+                    state.sleepers[id] = Sleeper(wakeAt: wake, continuation: continuation)
                     return nil
                 }
                 if let resumeNow { continuation.resume(with: resumeNow) }

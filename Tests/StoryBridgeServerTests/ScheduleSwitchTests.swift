@@ -39,6 +39,8 @@ struct ScheduleSwitchTests {
             let scheduled = ScheduleSwitcher(schedule: schedule, host: host.runtime, logger: logger)
             switcher.withLock { $0 = scheduled }
             let viewer = try await host.connectViewer(presentationId: 1, slide: "index.html")
+            // Its page is entered once the host has greeted it.
+            #expect(await viewer.nextEvent(named: "hello") != nil)
             let running = Task { await scheduled.run() }
             defer { running.cancel() }
             // Before the edge: the default plays; the viewer already shows it and is not touched.

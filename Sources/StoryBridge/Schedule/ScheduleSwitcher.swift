@@ -59,7 +59,8 @@ package actor ScheduleSwitcher {
         playing.withLock { $0 = (presentation.id, slide) }
         var switched = 0
         for viewer in await host.viewers.all where await viewer.isConnected {
-            guard await viewer.state.presentationId != presentation.id else { continue }
+            // A page not entered yet (its socket just opened) is left to the next change.
+            guard let shown = await viewer.state.presentationId, shown != presentation.id else { continue }
             await host.context(for: viewer).navigate(to: presentation, slide: slide, data: .emptyObject, cause: .schedule)
             switched += 1
         }
@@ -73,12 +74,11 @@ package actor ScheduleSwitcher {
     package func run() async {
         while !Task.isCancelled {
             let until = await tick()
-            // Past already (the clock moved while ticking): tick again at once. `until` is always
-            // after the moment the tick read, so this cannot spin.
-            let wait = min(60, until.timeIntervalSince(host.clock.now))
-            guard wait > 0 else { continue }
+            // An absolute deadline: right however far the clock moved while ticking (at most 60 s
+            // ahead, so a changed system clock or zone is noticed). A deadline already passed
+            // returns at once; `until` is after the moment the tick read, so this cannot spin.
             do {
-                try await host.clock.sleep(for: .milliseconds(max(1, Int((wait * 1000).rounded(.up)))))
+                try await host.clock.sleep(until: min(until, host.clock.now.addingTimeInterval(60)))
             } catch {
                 return
             }

@@ -13,6 +13,20 @@ public protocol HostClock: Sendable {
     /// Suspends for `duration` of this clock's time. Throws `CancellationError` when the calling
     /// task is cancelled first.
     func sleep(for duration: Duration) async throws
+    /// Suspends until this clock's ``now`` reaches `deadline` (returns at once when it has).
+    /// Unlike a duration worked out from ``now`` beforehand, the deadline stays right however much
+    /// the clock moves before the sleep begins.
+    func sleep(until deadline: Date) async throws
+}
+
+extension HostClock {
+    /// The deadline's distance from ``now``, slept with ``sleep(for:)``: right for a clock that
+    /// moves by itself, as the system's does.
+    public func sleep(until deadline: Date) async throws {
+        let seconds = deadline.timeIntervalSince(now)
+        guard seconds > 0 else { return }
+        try await sleep(for: .nanoseconds(Int64((seconds * 1e9).rounded(.up))))
+    }
 }
 
 /// The real clock: the system's date, `ContinuousClock` and `Task.sleep`.
