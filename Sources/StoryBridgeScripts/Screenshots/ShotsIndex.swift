@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// What `storybridge shots` wrote: one entry per slide, in the order they were taken, saved as
 /// `index.json` next to the PNGs (and shown by `index.html`).
@@ -64,24 +65,5 @@ package struct ShotsIndex: Sendable, Codable, Hashable {
             \(tiles.joined(separator: "\n"))
             </body></html>
             """
-    }
-}
-
-/// Escaping text for HTML pages the tools write.
-enum HTMLText {
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// What a visual diff says: a short summary for the terminal and a self-contained HTML page
 /// (pictures inline as `data:` URLs) with, for each changed slide, the before and after pictures

@@ -1,26 +1,13 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StoryBridge
 
 /// The fleet's server-side HTML: escaping and the headers every page carries
 /// (docs/design/FLEET.md §5.5).
 enum FleetHTML {
     /// `text` with `&`, `<`, `>`, `"` and `'` escaped, for element content and quoted attributes.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// A whole page: `title` (escaped here), the scripts of `scripts` (same-origin paths), and
     /// `body` (already escaped by its maker).
