@@ -137,7 +137,19 @@
     confirmClose: function (data) { chrome.confirmClose(data.prompt); },
     unavailable: function (data) { chrome.showUnavailable(data || {}); },
     confirmRestore: function (data) { chrome.confirmRestore(data.prompt, data.session || {}); },
-    openMedia: function (data) { chrome.openMedia(data, function () { answerPrompt(data.prompt, 'close'); }); },
+    openMedia: function (data) {
+      // A file the host opened for content (openMediaFile) answers its prompt; one it opened for
+      // a dialect (an OCE asset) reports how long it was shown, with the command data.report names.
+      var opened = Date.now();
+      chrome.openMedia(data, function () {
+        if (data.prompt) { answerPrompt(data.prompt, 'close'); return; }
+        if (data.report) {
+          hostRequest(data.report, { fileName: data.fileName, seconds: (Date.now() - opened) / 1000 }, function (answer) {
+            if (answer.Status !== 'Success') { console.warn('storybridge: media view not recorded: ' + answer.ErrorMessage); }
+          });
+        }
+      });
+    },
     openMediaLibrary: function (data) {
       chrome.openLibrary(data.files || [], function () { answerPrompt(data.prompt, 'close'); });
     }

@@ -510,6 +510,14 @@
         pres ? el('span', 'dim mono', '#' + pres.id) : null);
       card.appendChild(head);
       card.appendChild(row('slide', v.slide, 'mono'));
+      if (v.slideThumbnail) {
+        // The delivery's picture of the slide on screen (a Veeva key message's, an OCE slide's).
+        var picture = el('img', 'thumbnail');
+        picture.src = v.slideThumbnail;
+        picture.alt = 'thumbnail of ' + (v.slide || '');
+        picture.setAttribute('data-thumbnail', v.slideThumbnail);
+        card.appendChild(row('thumbnail', picture));
+      }
       var crumbs = el('ol', 'breadcrumb mono');
       (v.history || []).forEach(function (s) { crumbs.appendChild(el('li', null, s)); });
       card.appendChild(row('history', (v.history || []).length ? crumbs : null));

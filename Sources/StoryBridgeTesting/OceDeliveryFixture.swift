@@ -2,7 +2,8 @@ import Foundation
 
 /// An IQVIA OCE delivery written for this project's tests, as agencies send one: a zip per
 /// sequence (`Intro.zip` and `Efficacy.zip` with their slides at the root, `Safety.zip` with them
-/// under a folder `Safety/`), slides `NN_name.html` with thumbnails `NN_thumbnail.jpg`, and
+/// under a folder `Safety/`), slides `NN_name.html` with thumbnails `NN_thumbnail.jpg`, an asset
+/// `oceasset_brandpi.pdf` in `Intro.zip` (as the public content template keeps its PDF), and
 /// `oce.json` putting the sequences in an order that is not name order (Intro, Safety, Efficacy)
 /// and mapping the sequence id `SEQ-EFF` to `Efficacy.zip`. Every slide loads its sequence's
 /// `js/player.js`, a small `CLMPlayer` written here that speaks the OCE wire
@@ -66,12 +67,24 @@ package enum OceDeliveryFixture {
         """
     }
 
+    /// The asset `Intro/oceasset_brandpi.pdf` (opened by `gotoSlide('oceasset_brandpi')`): a one-page PDF.
+    package static let assetPDF = """
+        %PDF-1.1
+        1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
+        2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
+        3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] >> endobj
+        trailer << /Root 1 0 R >>
+        %%EOF
+
+        """
+
     /// Writes the delivery as a folder of sequence zips in `folder` (created).
     package static func writeZips(in folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0xFF, 0xD9])
-        func sequence(_ name: String, prefix: String = "", slides: [String]) throws {
+        func sequence(_ name: String, prefix: String = "", slides: [String], extra: (ZipWriter) throws -> Void = { _ in }) throws {
             let writer = try ZipWriter(path: folder.appendingPathComponent("\(name).zip").path)
+            try extra(writer)
             for slide in slides {
                 try writer.add(prefix + slide, text: page(slide))
                 try writer.add(prefix + String(slide.prefix { $0 != "_" }) + "_thumbnail.jpg", data: jpeg)
@@ -80,7 +93,10 @@ package enum OceDeliveryFixture {
             try writer.add(prefix + "js/player.js", text: playerLibrary)
             try writer.close()
         }
-        try sequence("Intro", slides: ["01_welcome.html", "02_overview.html"])
+        try sequence("Intro", slides: ["01_welcome.html", "02_overview.html"]) { writer in
+            // An asset beside the slides, as the public template keeps its PDF.
+            try writer.add("oceasset_brandpi.pdf", text: assetPDF)
+        }
         try sequence("Efficacy", slides: ["10_summary.html", "01_data.html", "02_study.html"])
         try sequence("Safety", prefix: "Safety/", slides: ["01_safety.html"])
         try Data(settings.utf8).write(to: folder.appendingPathComponent("oce.json"))

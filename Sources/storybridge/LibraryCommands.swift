@@ -239,6 +239,7 @@ struct InspectCommand: ParsableCommand {
             let meta = slide.metadata
             Terminal.say(
                 "    \(slide.name)  links: [\(meta.links.joined(separator: ", "))]  previous: \(meta.swipePrevious ?? "-")  next: \(meta.swipeNext ?? "-")"
+                    + (slide.thumbnail.map { "  thumbnail: \($0)" } ?? "")
             )
         }
         Terminal.say("  map:")
@@ -263,6 +264,7 @@ struct InspectCommand: ParsableCommand {
                         "swipeNext": $0.metadata.swipeNext.map(JSONValue.string) ?? .null,
                         "swipePrevious": $0.metadata.swipePrevious.map(JSONValue.string) ?? .null,
                         "title": $0.metadata.title.map(JSONValue.string) ?? .null,
+                        "thumbnail": $0.thumbnail.map(JSONValue.string) ?? .null,
                     ]
                 }),
             "map": presentation.map.json,

@@ -187,6 +187,46 @@ struct OceMapTests {
             try await page.waitForSlide("Safety/01_safety.html")
         }
     }
+
+    @Test(
+        "gotoSlide with an oceasset_ id opens the sequence's PDF in the media overlay, its close records a media view; an unknown asset is refused by name"
+    )
+    func assetOverlay() async throws {
+        try await withBrowser(folders: [try unpackedOceDelivery()]) { host, page in
+            try await page.openSlide("Intro/01_welcome.html", on: host)
+            // As the public content template's button does: the asset's name in place of a sequence id.
+            try await page.evaluate("CLMPlayer.gotoSlide('oceasset_brandpi', null, null); true")
+            try await page.waitForChrome("root.querySelector('[data-overlay=media] iframe.media')")
+            #expect(
+                try await page.inChrome("new URL(root.querySelector('[data-overlay=media] iframe.media').src).pathname")
+                    == "/p/1/Intro/oceasset_brandpi.pdf")
+            #expect(try await page.inChrome("root.querySelector('[data-overlay=media]').dataset.file") == "Intro/oceasset_brandpi.pdf")
+            // The page stays where it was, and the file is served as the delivery holds it.
+            #expect(try await page.evaluate("window.__storybridge.slide") == "Intro/01_welcome.html")
+            #expect(
+                try await page.evaluate("fetch('/p/1/Intro/oceasset_brandpi.pdf').then(function (r) { return r.text(); })")
+                    == .string(OceDeliveryFixture.assetPDF))
+            try await page.clickChrome("close-media")
+            let views = try await readHostRecords {
+                var names: [String] = []
+                for session in try await host.runtime.analytics.sessions(presentationId: 1) {
+                    names += try await host.runtime.analytics.mediaViews(sessionId: session.id).map(\.fileName)
+                }
+                return names
+            } until: {
+                !$0.isEmpty
+            }
+            #expect(views == ["Intro/oceasset_brandpi.pdf"])
+
+            // An asset the delivery lacks: refused, the reason on the page's console, no overlay.
+            try await page.evaluate("CLMPlayer.gotoSlide('oceasset_missing', null, null); true")
+            try await page.waitFor("window.__storybridgeOce.refusals.length === 1")
+            #expect(
+                try await page.evaluate("window.__storybridgeOce.refusals[0]").stringValue?
+                    .hasPrefix("CLMPlayer.gotoSlide: no asset 'oceasset_missing'") == true)
+            #expect(try await page.inChrome("root.querySelector('[data-overlay=media]') === null") == true)
+        }
+    }
 }
 
 @Suite("OCE player buttons and refusals in the inspector", .serialized)
@@ -221,6 +261,11 @@ struct OceInspectorTests {
             let card = "#viewer-cards .viewer[data-viewer=\"\(viewer)\"]"
             try await inspector.waitFor("!!document.querySelector('\(card) .player-button[data-event=\"pausebuttonpress\"]')")
             #expect(try await inspector.evaluate("document.querySelectorAll('[data-viewer=\"\(other)\"] .player-button').length") == 0)
+            // The OCE viewer's card shows its slide's thumbnail; the StoryCLM deck has none.
+            #expect(
+                try await inspector.evaluate("document.querySelector('\(card) img.thumbnail').getAttribute('data-thumbnail')")
+                    == "/p/1/Intro/01_thumbnail.jpg")
+            #expect(try await inspector.evaluate("document.querySelectorAll('[data-viewer=\"\(other)\"] img.thumbnail').length") == 0)
             try await inspector.click("\(card) .player-button[data-event=\"returntocallbuttonpress\"]")
             try await slide.waitFor("window.events.indexOf('returntocallbuttonpress') >= 0")
             try await inspector.click("\(card) .player-button[data-event=\"pausebuttonpress\"]")

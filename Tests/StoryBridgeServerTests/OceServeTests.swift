@@ -26,4 +26,23 @@ struct OceServeTests {
             }
         }
     }
+
+    @Test("inspect names each slide's thumbnail, in its table and its JSON")
+    func inspectThumbnails() async throws {
+        try await withDelivery(
+            folder: { try OceDeliveryFixture.writeZips(in: $0) }, zip: { try OceDeliveryFixture.writeZipOfZips(at: $0) }
+        ) { _, _, zip in
+            let table = try await runCLI(["inspect", zip.path])
+            #expect(table.status == 0, "\(table.errors)")
+            #expect(table.output.contains("Intro/01_welcome.html  links: [") && table.output.contains("thumbnail: Intro/01_thumbnail.jpg"))
+            let json = try await runCLI(["inspect", zip.path, "--json"])
+            #expect(json.status == 0, "\(json.errors)")
+            let slides = try JSONValue.parse(json.output)["slides"]?.arrayValue ?? []
+            #expect(
+                slides.map { $0["thumbnail"]?.stringValue ?? "-" }
+                    == OceDeliveryFixture.order.map {
+                        $0.replacingOccurrences(of: #"_[a-z]+\.html$"#, with: "_thumbnail.jpg", options: .regularExpression)
+                    })
+        }
+    }
 }

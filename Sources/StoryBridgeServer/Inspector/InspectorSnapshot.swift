@@ -37,9 +37,17 @@ enum InspectorSnapshot {
                     "dialect": library.presentation(id: presentationId).map { .string($0.dialect.rawValue) } ?? .null,
                 ]
             } ?? .null
+        // The picture of the slide on screen, where the delivery has one (Veeva, OCE).
+        let thumbnail = state.presentationId.flatMap { presentationId in
+            state.currentSlide.flatMap { slide in
+                library.presentation(id: presentationId)?.slides.first { $0.name == slide }?.thumbnail.map {
+                    JSONValue.string(ContentPaths.slideURL(presentationId: presentationId, slide: $0))
+                }
+            }
+        }
         return [
             "viewer": .string(id), "connected": .bool(connected), "presentation": presentation,
-            "slide": state.currentSlide.map(JSONValue.string) ?? .null,
+            "slide": state.currentSlide.map(JSONValue.string) ?? .null, "slideThumbnail": thumbnail ?? .null,
             "history": .array(state.history.map(JSONValue.string)),
             "navigationData": InspectorFeed.clip(state.navigationData), "chrome": state.chrome.json,
             "sessionId": state.sessionId.map(JSONValue.string) ?? .null, "lastCause": .string(state.lastCause.rawValue),

@@ -50,6 +50,7 @@ package struct OceModule: BridgeModule {
             if call.request == "alert" { return ["alert": .string(call.text("msg") ?? "")] }
             return ["handled": true]
         }
+        BridgeCommand(OceAssets.viewedCommand, .ordered, handler: OceAssets.viewed)
     }
 
     /// Carries out `call`; `nil` when done, else why not.

@@ -57,8 +57,8 @@ enum OceNavigation {
         let current = context.viewer.latestState.currentSlide.map(Self.folder(of:))
         let sequence: String
         if let id = call.text("sequenceId") {
-            if id.lowercased().hasPrefix("oceasset_") {
-                return "the asset '\(id)' is not opened by storybridge (OCE assets are not part of a sequence delivery)"
+            if id.lowercased().hasPrefix(OceAssets.prefix) {
+                return await OceAssets.open(id, context: context)
             }
             guard let found = Self.folder(forSequence: id, in: presentation) else {
                 let known = sequences(of: presentation).map(\.folder).joined(separator: ", ")
