@@ -139,6 +139,29 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "file"))
     var schedule: String?
 
+    /// For tests with a real process: the host's clock starts at this moment and runs on from it
+    /// (``OffsetHostClock``), so a schedule's window edge can come seconds after start. Hidden.
+    @Option(
+        name: .customLong("test-start-time"),
+        help: ArgumentHelp(
+            "Testing only: the host's clock starts at this ISO 8601 time with its offset (2026-03-29T01:59:58+01:00) and runs on from it.",
+            visibility: .private))
+    var testStartTime: String?
+
+    /// The host's clock: the system's, or one starting at `--test-start-time`.
+    func hostClock() throws -> any HostClock {
+        guard let testStartTime else { return SystemHostClock() }
+        let reader = ISO8601DateFormatter()
+        reader.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let fallback = ISO8601DateFormatter()
+        fallback.formatOptions = [.withInternetDateTime]
+        guard let start = reader.date(from: testStartTime) ?? fallback.date(from: testStartTime) else {
+            throw ValidationError(
+                "--test-start-time \(testStartTime) is not an ISO 8601 time with an offset, such as 2026-03-29T01:59:58+01:00")
+        }
+        return OffsetHostClock(startingAt: start)
+    }
+
     /// The schedule of `--schedule FILE`, else of the config's `schedule` section; nil without one.
     private func readSchedule(_ configured: JSONValue?) throws -> DeckSchedule? {
         if let schedule {
@@ -220,7 +243,7 @@ struct ServeCommand: AsyncParsableCommand {
             policy: ViewerPolicy(closeDecision: closeAnswer, restoreDecision: restoreAnswer),
             outboxLimits: uploadSettings?.outboxLimits ?? OutboxLimits(), http: httpSettings(configuration.http),
             tables: configuration.tables, deepLink: link, commands: configuration.commands,
-            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), lifetime: viewerLifetime,
+            defaultDeadline: .milliseconds(Int(deadlineSeconds * 1000)), clock: try hostClock(), lifetime: viewerLifetime,
             storyContext: storyContext, pageConsole: PageConsoleSettings(forwarding: pageConsole), logger: logger)
         // Sessions a killed run left open are finished before the first page connects.
         await host.sweepIdle()

@@ -113,7 +113,7 @@ struct ServeFleetTests {
     }
 
     @Test(
-        "the config's fleet section sets the hub, token file, interval, name and labels (an option on the command line wins); its schedule is in the beat"
+        "the config's fleet section sets the hub, token file, interval, name and labels (an option on the command line wins); its schedule is in the beat and the hello"
     )
     func fromConfig() async throws {
         let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-2")
@@ -132,6 +132,13 @@ struct ServeFleetTests {
         #expect(first.labels == ["site": "cli", "floor": "2"])
         // The config's schedule: its default plays, and the host has that deck.
         #expect(first.schedule?.presentation == 1 && first.schedule?.source == "default" && first.schedule?.installed == true)
+        // The hello carries the whole schedule as understood, in the configuration's shape.
+        // (The zone as the system's database names it: Foundation calls UTC "GMT".)
+        let helloSchedule = await hub.registry.kiosk(device.id)?.hello?.schedule
+        let zone = try #require(TimeZone(identifier: "UTC")).identifier
+        #expect(
+            helloSchedule == ["timeZone": .string(zone), "default": ["presentation": 1], "weekly": [], "exceptions": []],
+            "\(helloSchedule?.jsonString() ?? "none")")
         // The interval of the config: a second beat within a few seconds.
         #expect(try await beat(hub.registry, device.id, within: .seconds(10)) { $0.seq > first.seq } != nil)
         serve.terminate()

@@ -57,20 +57,7 @@ struct CommandLineTests {
 
 @Suite("Library commands")
 struct LibraryCommandTests {
-    func demoZip() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let zip = folder.appendingPathComponent("demo.zip")
-        let writer = try ZipWriter(path: zip.path)
-        let enumerator = FileManager.default.enumerator(at: demoFolder, includingPropertiesForKeys: [.isRegularFileKey])
-        while let file = enumerator?.nextObject() as? URL {
-            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
-            let relative = String(file.standardizedFileURL.path.dropFirst(demoFolder.standardizedFileURL.path.count + 1))
-            try writer.add(relative, data: try Data(contentsOf: file))
-        }
-        try writer.close()
-        return zip
-    }
+    func demoZip() throws -> URL { try zipFolder(demoFolder) }
 
     @Test("install, list, inspect and remove work on a data folder, with clear output and exit codes")
     func lifecycle() async throws {

@@ -54,3 +54,19 @@ func withHost<T>(
     let host = try await TestHost.start(presentationFolders: folders, identity: identity)
     return try await host.use(body)
 }
+
+/// `folder`'s files in a new zip (`deck.zip` in a fresh temporary folder), paths relative to it.
+func zipFolder(_ folder: URL) throws -> URL {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    let zip = scratch.appendingPathComponent("deck.zip")
+    let writer = try ZipWriter(path: zip.path)
+    let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+    while let file = enumerator?.nextObject() as? URL {
+        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
+        let relative = String(file.standardizedFileURL.path.dropFirst(folder.standardizedFileURL.path.count + 1))
+        try writer.add(relative, data: try Data(contentsOf: file))
+    }
+    try writer.close()
+    return zip
+}

@@ -30,6 +30,32 @@ struct ScheduleResolverTests {
         return ""
     }
 
+    @Test("the schedule as understood (the hello's): the configuration's shape, read back to the same schedule")
+    func asJSON() throws {
+        let text = """
+            {"timeZone": "Europe/Berlin", "default": {"presentation": 12},
+             "weekly": [{"days": ["FRI", "mon"], "from": "08:00", "to": "12:00", "presentation": 13, "slide": "intro.html"},
+                        {"days": ["sat"], "from": "22:00", "to": "02:00", "presentation": 14}],
+             "exceptions": [{"date": "2026-12-24", "windows": [{"from": "10:00", "to": "24:00", "presentation": 15}]},
+                            {"date": "2026-12-25", "windows": []}]}
+            """
+        let parsed = try schedule(text)
+        #expect(
+            parsed.json == [
+                "timeZone": "Europe/Berlin", "default": ["presentation": 12],
+                "weekly": [
+                    ["days": ["mon", "fri"], "from": "08:00", "to": "12:00", "presentation": 13, "slide": "intro.html"],
+                    ["days": ["sat"], "from": "22:00", "to": "02:00", "presentation": 14],
+                ],
+                "exceptions": [
+                    ["date": "2026-12-24", "windows": [["from": "10:00", "to": "24:00", "presentation": 15]]],
+                    ["date": "2026-12-25", "windows": []],
+                ],
+            ])
+        #expect(try DeckSchedule.parse(parsed.json) == parsed)
+        #expect(try schedule(#"{"timeZone": "UTC"}"#).json["default"] == .null)
+    }
+
     @Test("weekly windows, over midnight, the default, and an exception that replaces its date and cuts the night before")
     func weekly() throws {
         let berlin = try schedule(

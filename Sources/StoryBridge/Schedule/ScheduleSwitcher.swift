@@ -3,12 +3,12 @@ import Logging
 import Synchronization
 
 /// Carries a ``DeckSchedule`` out on a host (docs/design/FLEET.md §10.3): at each change of what
-/// the schedule plays, every connected viewer showing another deck is sent to the scheduled deck's
-/// start slide (a `navigate` event, cause `schedule`, as `open` does); viewers already on it are
-/// left alone. A scheduled deck the host does not have switches nothing and is logged once per
+/// the schedule plays, every viewer showing another deck is sent to the scheduled deck's start
+/// slide (a `navigate` event, cause `schedule`, as `open` does; a viewer with no connection at that
+/// moment gets it when its next page connects); viewers already on it are left alone. A scheduled deck the host does not have switches nothing and is logged once per
 /// entry. ``ScheduleService`` runs it on the host's clock.
 package actor ScheduleSwitcher {
-    package let resolver: ScheduleResolver
+    package nonisolated let resolver: ScheduleResolver
     private let host: StoryBridgeHost
     private let logger: Logger
     /// What was last carried out, so a change is acted on once.
@@ -58,8 +58,10 @@ package actor ScheduleSwitcher {
         let slide = entry.target.slide.flatMap { presentation.hasSlide($0) ? $0 : nil } ?? presentation.entrySlide
         playing.withLock { $0 = (presentation.id, slide) }
         var switched = 0
-        for viewer in await host.viewers.all where await viewer.isConnected {
-            // A page not entered yet (its socket just opened) is left to the next change.
+        for viewer in await host.viewers.all {
+            // A page not entered yet (its socket just opened) is left to the next change. A viewer
+            // with no connection now (between two pages, or a browser restarting) gets the event
+            // when its next page connects (the viewer's undelivered events).
             guard let shown = await viewer.state.presentationId, shown != presentation.id else { continue }
             await host.context(for: viewer).navigate(to: presentation, slide: slide, data: .emptyObject, cause: .schedule)
             switched += 1

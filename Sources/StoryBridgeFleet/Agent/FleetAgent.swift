@@ -19,12 +19,15 @@ package struct FleetAgent: Service, CustomStringConvertible {
     let instance: String
     let startedAt: Date
     let timeZone: String
+    /// The whole schedule (``DeckSchedule/json``), which the hello carries; nil without one.
+    let schedule: JSONValue?
 
     /// An agent reporting to `settings.hub` as `hostKey`'s host, with beats from `builder`.
     package init(
         settings: FleetAgentSettings, hostKey: HostKey, builder: BeatBuilder, clock: any HostClock, logger: Logger,
-        startedAt: Date = Date(), timeZone: String = TimeZone.current.identifier
+        startedAt: Date = Date(), timeZone: String = TimeZone.current.identifier, schedule: JSONValue? = nil
     ) {
+        self.schedule = schedule
         self.settings = settings
         self.hostKey = hostKey
         self.builder = builder
@@ -47,12 +50,12 @@ package struct FleetAgent: Service, CustomStringConvertible {
         let stopping = Counter()
         let link = FleetLink(
             settings: settings, hostKey: hostKey,
-            hello: { [settings, hostKey, instance, startedAt, timeZone] nonce in
+            hello: { [settings, hostKey, instance, startedAt, timeZone, schedule] nonce in
                 KioskHello.signed(
                     by: hostKey, nonce: nonce, hubOrigin: settings.origin, instance: instance, name: settings.name,
                     labels: settings.labels, version: StoryBridgeVersion.current,
                     intervalSeconds: Int(settings.interval.components.seconds), startedAt: startedAt, timeZone: timeZone,
-                    metricsURL: settings.advertise)
+                    schedule: schedule, metricsURL: settings.advertise)
             },
             builder: builder, clock: clock, logger: logger,
             welcomed: { [clock, logger, settings] in

@@ -84,6 +84,8 @@ enum ServeFleet {
             identity: .init(
                 instance: UUID().uuidString.lowercased(), version: StoryBridgeVersion.current, name: settings.name, labels: settings.labels),
             sources: sources, clock: host.clock)
-        return FleetAgent(settings: settings, hostKey: hostKey, builder: builder, clock: host.clock, logger: logger)
+        return FleetAgent(
+            settings: settings, hostKey: hostKey, builder: builder, clock: host.clock, logger: logger,
+            schedule: schedule.map { $0.resolver.schedule.json })
     }
 }
