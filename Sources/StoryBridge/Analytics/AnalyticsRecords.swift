@@ -269,6 +269,19 @@ package struct CustomEventRecord: Sendable, Hashable, Codable, FetchableRecord, 
         self.longitude = stamp.longitude
     }
 
+    /// The row as stored, column by column, for its audit entry: every `setCustomEvent` makes
+    /// one (``AnalyticsStore/upserting(_:)``), and GRDB's `databaseDictionary`, which encodes the
+    /// record through `Codable` into boxed values, was the largest share of that entry's cost. The
+    /// same values: the date as ``AnalyticsFormat/timestamp(_:)`` text (``TimestampedAsText``).
+    var auditRow: [String: DatabaseValue] {
+        [
+            "id": id.databaseValue, "sessionId": sessionId.databaseValue, "presentationId": presentationId.databaseValue,
+            "userId": userId.databaseValue, "key": key.databaseValue, "value": value.databaseValue,
+            "created": AnalyticsFormat.timestamp(created).databaseValue, "timeZone": timeZone.databaseValue,
+            "latitude": latitude.databaseValue, "longitude": longitude.databaseValue,
+        ]
+    }
+
     package var json: JSONValue {
         [
             "id": .string(id), "sessionId": .string(sessionId), "presentationId": .int(presentationId),

@@ -279,7 +279,9 @@ public final class AnalyticsStore: Sendable {
             try AuditLog.append(
                 db, kind: AuditKind.customEventSet, deck: decks.deck(of: event.sessionId, presentationId: event.presentationId, db: db),
                 changes: [
-                    .upsert(event, conflict: [CustomEvent.sessionId.rawValue, CustomEvent.key.rawValue], replacing: ["value", "created"])
+                    AuditChange(
+                        .upsert, table: CustomEventRecord.databaseTableName, row: event.auditRow,
+                        conflict: [CustomEvent.sessionId.rawValue, CustomEvent.key.rawValue], replacing: ["value", "created"])
                 ],
                 at: now)
             self.database.afterCommit(db) { cache.committedSet(session: event.sessionId, key: event.key, value: event.value) }

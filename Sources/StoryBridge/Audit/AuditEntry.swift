@@ -41,30 +41,38 @@ package struct AuditEntry: Sendable, Hashable, Codable, FetchableRecord, Persist
     /// digits (the field was edited).
     package func computedHash() -> Data? {
         guard segment.utf8.count == 32, let segmentBytes = Data(auditHex: segment) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(160 + payload.count)
-        bytes.append(contentsOf: "storybridge-entry-v1\n".utf8)
-        bytes.append(contentsOf: segmentBytes)
-        Self.append(UInt64(bitPattern: Int64(position)), to: &bytes)
-        bytes.append(contentsOf: previousHash)
-        Self.appendCounted(Array(at.utf8), to: &bytes)
-        Self.appendCounted(Array(kind.utf8), to: &bytes)
-        Self.append(presentationId.map { UInt64(bitPattern: Int64($0)) } ?? .max, to: &bytes)
-        Self.append(presentationRevision.map { UInt64(bitPattern: Int64($0)) } ?? .max, to: &bytes)
-        Self.appendCounted(Array((manifestHash ?? "").utf8), to: &bytes)
-        bytes.append(signed.map { $0 == 0 ? UInt8(0) : UInt8(1) } ?? 2)
-        Self.appendCounted(Array(payload), to: &bytes)
-        return Data(SHA256.hash(data: bytes))
+        // Fed to the hasher field by field (no framed copy of the payload is made): this runs on
+        // every durable write.
+        var hasher = SHA256()
+        hasher.update(data: Self.framingTag)
+        hasher.update(data: segmentBytes)
+        Self.update(&hasher, UInt64(bitPattern: Int64(position)))
+        hasher.update(data: previousHash)
+        Self.updateCounted(&hasher, at)
+        Self.updateCounted(&hasher, kind)
+        Self.update(&hasher, presentationId.map { UInt64(bitPattern: Int64($0)) } ?? .max)
+        Self.update(&hasher, presentationRevision.map { UInt64(bitPattern: Int64($0)) } ?? .max)
+        Self.updateCounted(&hasher, manifestHash ?? "")
+        hasher.update(data: [signed.map { $0 == 0 ? UInt8(0) : UInt8(1) } ?? 2])
+        Self.update(&hasher, UInt32(truncatingIfNeeded: payload.count))
+        hasher.update(data: payload)
+        return Data(hasher.finalize())
     }
 
-    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    private static let framingTag = Data("storybridge-entry-v1\n".utf8)
+
+    /// A big-endian integer.
+    private static func update<Integer: FixedWidthInteger>(_ hasher: inout SHA256, _ value: Integer) {
+        withUnsafeBytes(of: value.bigEndian) { hasher.update(bufferPointer: $0) }
     }
 
-    private static func appendCounted(_ field: [UInt8], to bytes: inout [UInt8]) {
-        let count = UInt32(truncatingIfNeeded: field.count)
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
-        bytes.append(contentsOf: field)
+    /// Text's UTF-8 bytes after their count (a big-endian UInt32).
+    private static func updateCounted(_ hasher: inout SHA256, _ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            update(&hasher, UInt32(truncatingIfNeeded: bytes.count))
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(bytes))
+        }
     }
 
     /// The entry as `audit export` and `audit verify --json` give it: hashes in hex, the payload as

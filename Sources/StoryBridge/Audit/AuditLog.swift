@@ -14,11 +14,9 @@ package enum AuditLog {
     package static func append(
         _ db: Database, kind: String, deck: AuditDeck, changes: [AuditChange], at: Date, detail: JSONValue? = nil
     ) throws {
-        var body: [String: JSONValue] = ["changes": .array(changes.map(\.json))]
-        if let detail { body["detail"] = detail }
         let payload: [UInt8]
         do {
-            payload = try CanonicalJSON.encode(.object(body))
+            payload = try AuditPayload.encode(changes: changes, detail: detail)
         } catch {
             throw AuditPayloadError("the \(kind) entry cannot be written: \(error)")
         }
