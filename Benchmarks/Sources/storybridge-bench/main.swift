@@ -36,6 +36,10 @@ import StoryBridge
 //                                             the storyCLM.js repository's test deck (read at run time
 //                                             from STORYCLM_JS_MIRROR), slide after slide, host vs static,
 //                                             alternating; each load taken apart into phases
+//   storybridge-bench dialects [--rounds N] [--calls N] [--pairs N]
+//                                             issue #43's costs: a Veeva call's in-page round trip (both
+//                                             iPad transports) vs a storyclm.js call's; an OCE gotoSlide
+//                                             vs a StoryCLM go, call to the next slide's load, in pairs
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -73,6 +77,10 @@ let usage = """
                                  host vs static, alternating, 50 pairs: each load by phase
                                  (--isolate: a third tab on the host with its socket withheld,
                                  to split the host's extra time)
+      dialects [--rounds N] [--calls N] [--pairs N]
+                                 headless Chromium: a Veeva call's round trip in the page vs a
+                                 storyclm.js call's (20 rounds of 100 calls per path), and an OCE
+                                 gotoSlide vs a StoryCLM go to the next slide's load (60 pairs)
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {
@@ -188,11 +196,18 @@ case "browser" where arguments.contains("--deck"):
         benchmark.staticServer = server
     }
     try await benchmark.run()
+case "dialects":
+    var benchmark = DialectBenchmark()
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    if let calls = positiveOption("--calls") { benchmark.callsPerRound = calls }
+    if let pairs = positiveOption("--pairs") { benchmark.pairs = pairs }
+    if let warmUp = positiveOption("--warm-up") { benchmark.warmUpCalls = warmUp }
+    try await benchmark.run()
 case "browser":
     var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
     benchmark.networkTimeline = arguments.contains("--network-timeline")
     try await benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, browser")
+    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, browser, dialects")
     exit(2)
 }
