@@ -28,18 +28,19 @@ enum DialectDecks {
 
     /// The Veeva fixture delivery (``VeevaDeliveryFixture``), unpacked as `serve` unpacks a folder of zips.
     static func veeva(in scratch: URL) throws -> URL {
-        let zips = scratch.appendingPathComponent("veeva-zips")
-        try VeevaDeliveryFixture.writeZips(in: zips)
-        let deck = scratch.appendingPathComponent("veeva")
-        try DeliveryUnpacking.unpack(folder: zips, to: deck)
-        return deck
+        try unpacked("veeva", in: scratch) { try VeevaDeliveryFixture.writeZips(in: $0) }
     }
 
     /// The OCE fixture delivery (``OceDeliveryFixture``), unpacked the same way.
     static func oce(in scratch: URL) throws -> URL {
-        let zips = scratch.appendingPathComponent("oce-zips")
-        try OceDeliveryFixture.writeZips(in: zips)
-        let deck = scratch.appendingPathComponent("oce")
+        try unpacked("oce", in: scratch) { try OceDeliveryFixture.writeZips(in: $0) }
+    }
+
+    /// The folder of zips `write` makes, unpacked into `scratch/name`.
+    private static func unpacked(_ name: String, in scratch: URL, write: (URL) throws -> Void) throws -> URL {
+        let zips = scratch.appendingPathComponent("\(name)-zips")
+        try write(zips)
+        let deck = scratch.appendingPathComponent(name)
         try DeliveryUnpacking.unpack(folder: zips, to: deck)
         return deck
     }
