@@ -20,11 +20,11 @@ enum ClientScriptInjector {
         pageConsole: ConsoleRateLimit? = nil, story: (version: String, revision: Int)? = nil
     ) -> String {
         "<script src=\"\(EmbeddedScripts.versionedPath("client.js"))\" data-storybridge=\"1\" data-presentation=\"\(presentationId)\""
-            + " data-slide=\"\(escape(slide))\" data-token=\"\(escape(token))\""
-            + (pageAnswers.isEmpty ? "" : " data-page-answers=\"\(escape(pageAnswers.joined(separator: " ")))\"")
-            + (earlyAnswers.isEmpty ? "" : " data-early-answers=\"\(escape(earlyAnswers.joined(separator: " ")))\"")
+            + " data-slide=\"\(HTMLText.escape(slide))\" data-token=\"\(HTMLText.escape(token))\""
+            + (pageAnswers.isEmpty ? "" : " data-page-answers=\"\(HTMLText.escape(pageAnswers.joined(separator: " ")))\"")
+            + (earlyAnswers.isEmpty ? "" : " data-early-answers=\"\(HTMLText.escape(earlyAnswers.joined(separator: " ")))\"")
             + (pageConsole.map { " data-page-console=\"\($0.linesPerSecond) \($0.burst)\"" } ?? "")
-            + (story.map { " data-story=\"\(escape($0.version))\" data-story-revision=\"\($0.revision)\"" } ?? "") + "></script>"
+            + (story.map { " data-story=\"\(HTMLText.escape($0.version))\" data-story-revision=\"\($0.revision)\"" } ?? "") + "></script>"
     }
 
     /// The dialect's client adapter (``DialectName/clientAdapter``), loaded right after the client
@@ -68,10 +68,5 @@ enum ClientScriptInjector {
         let body: ByteBuffer
         /// Set when the client could not be placed ahead of the slide's scripts.
         let problem: ClientPlacementProblem?
-    }
-
-    private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;")
     }
 }

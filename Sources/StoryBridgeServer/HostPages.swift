@@ -16,7 +16,7 @@ enum HostPages {
             return page(
                 title: heading,
                 body: """
-                    <h1>\(escape(heading))</h1>
+                    <h1>\(HTMLText.escape(heading))</h1>
                     <p id="all-hidden">The library holds \(all.count) presentation\(all.count == 1 ? "" : "s"), all \
                     hidden by the content service (decks that other presentations open); they open by link.</p>
                     """)
@@ -28,7 +28,7 @@ enum HostPages {
         let items = presentations.map { presentation in
             """
             <li><a href="\(ContentPaths.slideURL(presentationId: presentation.id, slide: presentation.entrySlide))" \
-            data-presentation="\(presentation.id)">\(escape(presentation.name))</a> \
+            data-presentation="\(presentation.id)">\(HTMLText.escape(presentation.name))</a> \
             <small>#\(presentation.id), \(presentation.slides.count) slides, revision \(presentation.revision)\
             \(presentation.flags.isLockedOut ? ", <strong class=\"blocked\">blocked by the content service</strong>" : "")</small></li>
             """
@@ -45,7 +45,7 @@ enum HostPages {
                     """,
                 refreshSeconds: emptyLibraryRefreshSeconds)
         }
-        return page(title: heading, body: "<h1>\(escape(heading))</h1>\n<ul>\n\(items)\n</ul>")
+        return page(title: heading, body: "<h1>\(HTMLText.escape(heading))</h1>\n<ul>\n\(items)\n</ul>")
     }
 
     /// How often the empty library page reloads itself.
@@ -60,18 +60,18 @@ enum HostPages {
         }
         let reopen =
             presentation.map {
-                "<p><a id=\"reopen\" href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: $0.entrySlide))\">Open “\(escape($0.name))” again</a></p>"
+                "<p><a id=\"reopen\" href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: $0.entrySlide))\">Open “\(HTMLText.escape($0.name))” again</a></p>"
             } ?? ""
         let others =
             all.isEmpty
             ? ""
             : "<h2>Library</h2><ul>"
                 + all.map {
-                    "<li><a href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: $0.entrySlide))\">\(escape($0.name))</a></li>"
+                    "<li><a href=\"\(ContentPaths.slideURL(presentationId: $0.id, slide: $0.entrySlide))\">\(HTMLText.escape($0.name))</a></li>"
                 }.joined() + "</ul>"
         return page(
             title: "Presentation closed",
-            body: "<h1 id=\"closed\" data-outcome=\"\(escape(outcome))\">Presentation closed</h1><p>\(what)</p>\(reopen)\(others)")
+            body: "<h1 id=\"closed\" data-outcome=\"\(HTMLText.escape(outcome))\">Presentation closed</h1><p>\(what)</p>\(reopen)\(others)")
     }
 
     /// Served instead of a presentation that is not installed: names it and says how to get it.
@@ -80,10 +80,10 @@ enum HostPages {
             title: "Presentation not installed",
             body: """
                 <h1 id="missing-presentation" data-presentation="\(missing.id)">Presentation not installed</h1>
-                <p>\(escape(missing.title.prefix(1).uppercased() + missing.title.dropFirst())) is not in this \
+                <p>\(HTMLText.escape(missing.title.prefix(1).uppercased() + missing.title.dropFirst())) is not in this \
                 host's library\(missing.catalogName == nil ? "" : " (the content service lists it, but it has not been downloaded)"). \
                 Presentations open it when they depend on it; download it with:</p>
-                <pre><code>\(escape(missing.command))</code></pre>
+                <pre><code>\(HTMLText.escape(missing.command))</code></pre>
                 <p>A running <code>storybridge serve</code> of the library picks it up without a restart; \
                 then reload this page. <a href="/">All presentations</a></p>
                 """)
@@ -95,7 +95,7 @@ enum HostPages {
             title: "Presentation blocked",
             body: """
                 <h1 id="blocked-presentation" data-presentation="\(presentation.id)">Presentation blocked</h1>
-                <p>“\(escape(presentation.name))” (presentation \(presentation.id)) is blocked by the content \
+                <p>“\(HTMLText.escape(presentation.name))” (presentation \(presentation.id)) is blocked by the content \
                 service. Its slides are not shown until the service unblocks it and \
                 <code>storybridge sync</code> brings the change. <a href="/">All presentations</a></p>
                 """)
@@ -107,8 +107,8 @@ enum HostPages {
             title: "Presentation withheld",
             body: """
                 <h1 id="quarantined-presentation" data-presentation="\(presentation.id)">Presentation withheld</h1>
-                <p>“\(escape(presentation.name))” (presentation \(presentation.id)) failed its integrity check \
-                (\(escape(reason))); it will be repaired by the next sync. <a href="/">All presentations</a></p>
+                <p>“\(HTMLText.escape(presentation.name))” (presentation \(presentation.id)) failed its integrity check \
+                (\(HTMLText.escape(reason))); it will be repaired by the next sync. <a href="/">All presentations</a></p>
                 """)
     }
 
@@ -117,15 +117,10 @@ enum HostPages {
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\
         \(refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? "")
-        <title>\(escape(title)) · storybridge</title>
+        <title>\(HTMLText.escape(title)) · storybridge</title>
         <style>body{font:16px/1.5 system-ui,sans-serif;max-width:720px;margin:40px auto;padding:0 16px;color:#1b1f24}
         a{color:#0645ad} small{color:#667}</style></head>
         <body>\(body)</body></html>
         """
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

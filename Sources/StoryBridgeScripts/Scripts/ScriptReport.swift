@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// What a script run found.
 package struct ScriptReport: Sendable {
@@ -65,15 +66,16 @@ package struct ScriptReport: Sendable {
         for (script, cases) in groups {
             let time = cases.reduce(0) { $0 + $1.seconds }
             xml.append(
-                "  <testsuite name=\"\(escape(script))\" tests=\"\(cases.count)\" failures=\"\(cases.filter { !$0.passed }.count)\" time=\"\(String(format: "%.3f", time))\">"
+                "  <testsuite name=\"\(HTMLText.escape(script))\" tests=\"\(cases.count)\" failures=\"\(cases.filter { !$0.passed }.count)\" time=\"\(String(format: "%.3f", time))\">"
             )
             for result in cases {
                 let open =
-                    "    <testcase classname=\"\(escape(script))\" name=\"\(escape(result.name))\" time=\"\(String(format: "%.3f", result.seconds))\""
+                    "    <testcase classname=\"\(HTMLText.escape(script))\" name=\"\(HTMLText.escape(result.name))\" time=\"\(String(format: "%.3f", result.seconds))\""
                 if let failure = result.failure {
                     xml.append(open + ">")
                     xml.append(
-                        "      <failure message=\"step \(failure.step): \(escape(failure.label))\">\(escape(failure.detail))</failure>")
+                        "      <failure message=\"step \(failure.step): \(HTMLText.escape(failure.label))\">\(HTMLText.escape(failure.detail))</failure>"
+                    )
                     xml.append("    </testcase>")
                 } else {
                     xml.append(open + "/>")
@@ -83,10 +85,5 @@ package struct ScriptReport: Sendable {
         }
         xml.append("</testsuites>")
         return xml.joined(separator: "\n") + "\n"
-    }
-
-    private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
