@@ -187,10 +187,12 @@ struct BridgeRouterTests {
         for module in StoryBridgeHost.builtInModules() { try bridge.register(module) }
         try bridge.register(DeepLinkingModule())
         #expect(Set(bridge.commands).isSubset(of: Set(host.bridge.commands)))
-        // 64 StoryCLM commands, the Veeva dialect's one and the OCE dialect's one.
-        #expect(host.bridge.commands.count == 66)
+        // 64 StoryCLM commands, the Veeva dialect's one and the OCE dialect's two (its calls, and
+        // the view of an asset it opened).
+        #expect(host.bridge.commands.count == 67)
         #expect(host.bridge.policy(for: VeevaModule.command) == .ordered(.bridgeDefault))
         #expect(host.bridge.policy(for: OceModule.command) == .ordered(.bridgeDefault))
+        #expect(host.bridge.policy(for: OceAssets.viewedCommand) == .ordered(.bridgeDefault))
         for (command, _) in ConsoleLogModule.levels { #expect(host.bridge.policy(for: command) == .fromMemory(.readsOnly)) }
         // The legacy spellings take the policy of the command they name.
         #expect(host.bridge.policy(for: "openPresentation") == host.bridge.policy(for: "open"))
