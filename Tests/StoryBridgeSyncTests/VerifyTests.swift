@@ -124,7 +124,7 @@ struct VerifyTests {
             let withheld = try await Self.fetch("\(baseURL)/p/1/index.html")
             #expect(withheld.status == 503, "\(withheld.body)")
             #expect(withheld.body.contains("id=\"quarantined-presentation\""), "\(withheld.body)")
-            #expect(withheld.body.contains("failed its integrity check ('b.html' differs; 1 file differ"), "\(withheld.body)")
+            #expect(withheld.body.contains("failed its integrity check (&#39;b.html&#39; differs; 1 file differ"), "\(withheld.body)")
             #expect(try await Self.fetch("\(baseURL)/p/2/index.html").status == 200)
             await viewer.close()
 
