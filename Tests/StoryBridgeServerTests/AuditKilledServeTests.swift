@@ -30,7 +30,7 @@ struct AuditKilledServeTests {
         try await withTemporaryFolder("sb-audit-kill") { data in
             var answered: Set<String> = []
             // One data folder: each start checks what the previous kill left.
-            for seed in [3, 17, 29, 41, 53, 67] as [UInt64] {
+            for seed in [3, 17, 29, 41, 53, 67, 71, 83, 97, 101, 113, 127] as [UInt64] {
                 var random = SplitMix(state: seed)
                 let serve = try await ServeProcess.start(arguments(data))
                 defer { try? FileManager.default.removeItem(at: serve.errorsFile) }
@@ -72,7 +72,7 @@ struct AuditKilledServeTests {
                 )
             }
             #expect(answered.isSubset(of: stored), "missing: \(answered.subtracting(stored).sorted())")
-            #expect(kinds == Array(repeating: "host.started", count: 7))
+            #expect(kinds == Array(repeating: "host.started", count: 13))
             #expect(gaps == 0)
         }
     }
