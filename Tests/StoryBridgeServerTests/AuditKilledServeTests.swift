@@ -77,7 +77,8 @@ struct AuditKilledServeTests {
         }
     }
 
-    @Test("a database restored from an older copy: chain.gap recorded at start and shown by health; audit verify names it")
+    @Test(
+        "a database restored from an older copy: chain.gap recorded at start and shown by health; audit verify names it until acknowledged")
     func restoredDatabaseInHealth() async throws {
         try await withTemporaryFolder("sb-audit-restored") { data in
             let directory = DataDirectory(data)
@@ -118,6 +119,11 @@ struct AuditKilledServeTests {
             let verified = try await runStorybridge(["audit", "verify", "--data-dir", data.path])
             #expect(verified.status == 65)
             #expect(verified.output.hasPrefix("chain gap: position "), "\(verified.output)")
+            // The operator takes note: recorded as chain.acknowledged, no longer a finding.
+            let acknowledged = try await runStorybridge(["audit", "verify", "--acknowledge", "--data-dir", data.path])
+            #expect(acknowledged.status == 65 && acknowledged.output.contains("acknowledged the chain gap at position "))
+            let after = try await runStorybridge(["audit", "verify", "--data-dir", data.path])
+            #expect(after.status == 0, "\(after.output)")
         }
     }
 }
