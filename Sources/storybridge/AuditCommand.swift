@@ -3,7 +3,7 @@ import Foundation
 import StoryBridge
 
 /// `storybridge audit verify|export`: the tamper-evident record of views (docs/design/TRUST.md 4.4).
-struct AuditCommand: ParsableCommand {
+struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Verify the hash-chained record of views, and export its entries.",
@@ -18,7 +18,7 @@ struct AuditCommand: ParsableCommand {
             """,
         subcommands: [Verify.self, Export.self])
 
-    struct Verify: ParsableCommand {
+    struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the log's chain and compare the analytics tables with the log's rebuild of them.",
             discussion: """
@@ -32,15 +32,37 @@ struct AuditCommand: ParsableCommand {
                 (no entry wrote it: also what a log cut short leaves). One line per finding. The \
                 database is only read; nothing is repaired (--write-rebuilt writes the rebuilt tables \
                 to a new file for you to compare or restore from). \
-                Not detected locally: someone who can write the database and rewrites the chain from \
-                a point on (the chain has no secret); signed checkpoints held elsewhere (not built \
-                yet) are what stop that. \
+                Checkpoints: the host signs its log's head with its host key every N entries (serve's \
+                --audit-checkpoint-every, 1000 by default), every few minutes and at a clean stop, and \
+                uploads each as story.content.audit.checkpoint. Each of the host's own checkpoints is \
+                checked (signature, and the log's hash at its position). With --checkpoints FILE (the \
+                output of `storybridge collector checkpoints --json`, or any JSON array of checkpoint \
+                documents held away from the host) each one held elsewhere is checked too: a \
+                checkpoint mismatch names a log rewritten or cut after the checkpoint left the host, \
+                even when the local checkpoints were re-signed with the host's own key; a checkpoint \
+                gap names sequence numbers missing from those held (a checkpoint withheld). \
+                Not detected locally: someone who can write the database and the host key and rewrites \
+                the chain from a point on; only checkpoints held elsewhere stop that, for what they \
+                attest. Gaps the start-up checks recorded (chain.gap: entries lost or changed after \
+                their commit, e.g. a database restored from an older copy) are findings, and problems \
+                of serve's health, until --acknowledge takes note of them (a chain.acknowledged entry). \
                 Exit status: 0 clean; 65 findings; 66 no database or no log; 73 --write-rebuilt names \
-                an existing file; 74 the database cannot be read.
+                an existing file; 74 the database cannot be read; 64 --checkpoints cannot be read.
                 """)
 
         @Flag(help: "Print {entries, segments, checkpoints, findings: [{kind, position?, table?, key?, detail}]}.")
         var json = false
+
+        @Option(
+            help: ArgumentHelp(
+                "Check the log against checkpoints held elsewhere: a JSON array of checkpoint documents (collector checkpoints --json).",
+                valueName: "FILE"))
+        var checkpoints: String?
+
+        @Flag(
+            help: ArgumentHelp(
+                "Take note of the chain gaps recorded so far (a chain.acknowledged entry): health and later runs no longer list them."))
+        var acknowledge = false
 
         @Option(
             name: .customLong("write-rebuilt"),
@@ -50,22 +72,59 @@ struct AuditCommand: ParsableCommand {
         @OptionGroup(title: "Library")
         var library: LibraryOptions
 
-        func run() throws {
-            let verifier = AuditVerifier(file: library.directory.database)
+        func run() async throws {
+            let external = try checkpoints.map(Self.readCheckpoints) ?? []
+            let hostId = (try? HostKey.read(at: HostKey.file(in: library.directory).path))?.hostId
+            let verifier = AuditVerifier(file: library.directory.database, externalCheckpoints: external, hostId: hostId)
             let report: AuditVerifier.Report
             do throws(AuditVerifyError) {
                 report = try verifier.verify(rebuiltFile: rebuiltPath.map { URL(fileURLWithPath: $0) })
             } catch {
                 throw CommandFailure(error.description, status: error.exitStatus)
             }
+            var acknowledged: [Int] = []
+            if acknowledge {
+                do {
+                    let database = try StoryBridgeDatabase(file: library.directory.database)
+                    acknowledged = try await AuditGapRecord.acknowledge(in: database, at: Date())
+                } catch {
+                    throw CommandFailure("cannot record the acknowledgement", error, status: CommandFailure.storage)
+                }
+            }
             if json {
                 print(report.json.jsonString())
             } else {
                 for finding in report.findings { print(finding.line) }
+                if !acknowledged.isEmpty {
+                    print(
+                        "acknowledged the chain gap\(acknowledged.count == 1 ? "" : "s") at position\(acknowledged.count == 1 ? "" : "s") \(acknowledged.map(String.init).joined(separator: ", "))"
+                    )
+                }
                 let verdict = report.findings.isEmpty ? "ok" : "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s")"
-                print("\(report.entries) entries, \(report.segments) segment\(report.segments == 1 ? "" : "s"): \(verdict)")
+                var summary = "\(report.entries) entries, \(report.segments) segment\(report.segments == 1 ? "" : "s")"
+                let local = report.checkpoints.local
+                if local > 0 { summary += ", \(local) checkpoint\(local == 1 ? "" : "s")" }
+                if checkpoints != nil {
+                    summary += ", \(report.checkpoints.matched) of \(report.checkpoints.external) uploaded checkpoints match"
+                }
+                print("\(summary): \(verdict)")
             }
             if !report.findings.isEmpty { throw ExitCode(65) }
+        }
+
+        /// The checkpoint documents of `path`: a JSON array of documents, or of the collector's
+        /// records (`collector list --json`) whose `body` is one.
+        static func readCheckpoints(_ path: String) throws -> [JSONValue] {
+            let value: JSONValue
+            do {
+                value = try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                throw CommandFailure("cannot read the checkpoints '\(path)': \(error)", status: 64)
+            }
+            guard let list = value.arrayValue else {
+                throw CommandFailure("the checkpoints '\(path)' are not a JSON array of checkpoint documents", status: 64)
+            }
+            return list.map { $0["signed"] == nil ? ($0["body"] ?? $0) : $0 }
         }
     }
 

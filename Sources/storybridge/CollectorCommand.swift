@@ -8,7 +8,7 @@ struct CollectorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "collector",
         abstract: "A local StoryIoT-compatible collector for development: receive, check and store uploads.",
-        subcommands: [Serve.self, List.self], defaultSubcommand: Serve.self)
+        subcommands: [Serve.self, List.self, Checkpoints.self], defaultSubcommand: Serve.self)
 
     struct StoreOptions: ParsableArguments {
         @Option(help: "The collector's SQLite file (default: collector.sqlite in the data folder).")
@@ -80,6 +80,44 @@ struct CollectorCommand: AsyncParsableCommand {
             Terminal.say("\(messages.count) records")
             for message in messages {
                 Terminal.say("\(message.sequence)  \(message.eventId)  \(message.entityId)  deliveries \(message.deliveries)")
+            }
+        }
+    }
+
+    struct Checkpoints: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the audit-log checkpoints hosts uploaded (story.content.audit.checkpoint).",
+            discussion: """
+                Each host signs its audit log's head with its host key and uploads it as a record of \
+                event id story.content.audit.checkpoint. This prints those the collector stored, by \
+                host and sequence: with --json as the JSON array of signed documents that \
+                `storybridge audit verify --checkpoints FILE` reads.
+                """)
+        @Option(help: "Only the checkpoints of this host id (as printed by serve and doctor; dashes are ignored).") var host: String?
+        @Flag(help: "Print the JSON array of checkpoint documents.") var json = false
+        @OptionGroup var store: StoreOptions
+
+        func run() throws {
+            let wanted = host?.replacingOccurrences(of: "-", with: "").lowercased()
+            var documents: [(host: String, sequence: Int, document: JSONValue)] = []
+            for message in try store.open().messages(eventId: AuditCheckpoint.eventId) {
+                guard let document = try? JSONValue.parse(message.body), let signed = document["signed"],
+                    let hostId = signed["hostId"]?.stringValue, let sequence = signed["sequence"]?.intValue
+                else { continue }
+                if let wanted, hostId != wanted { continue }
+                documents.append((hostId, sequence, document))
+            }
+            documents.sort { ($0.host, $0.sequence) < ($1.host, $1.sequence) }
+            if json {
+                Terminal.say(JSONValue.array(documents.map(\.document)).jsonString())
+                return
+            }
+            Terminal.say("\(documents.count) checkpoints")
+            for item in documents {
+                let signed = item.document["signed"]
+                Terminal.say(
+                    "\(HostKey.grouped(item.host))  \(item.sequence)  position \(signed?["position"]?.intValue ?? 0)  "
+                        + "\(signed?["hash"]?.stringValue ?? "")  \(signed?["at"]?.stringValue ?? "")")
             }
         }
     }

@@ -27,6 +27,12 @@ struct LibraryOptions: ParsableArguments {
 
     /// The data folder, created if missing, and its database.
     func openDatabase() throws(CommandFailure) -> StoryBridgeDatabase {
+        try openDatabaseChecked().database
+    }
+
+    /// The data folder, created if missing, its database, and the damaged database start-up moved
+    /// aside if it did (the audit log's start-up checks continue its chain).
+    func openDatabaseChecked() throws(CommandFailure) -> (database: StoryBridgeDatabase, movedAside: MovedAsideDatabase?) {
         do {
             try directory.prepare()
         } catch {
@@ -36,7 +42,7 @@ struct LibraryOptions: ParsableArguments {
             // A damaged database is moved aside (and said so) rather than stopping the host twice.
             let opened = try StoryBridgeDatabase.openChecked(in: directory)
             if let movedAside = opened.movedAside { Terminal.warn("warning: \(movedAside)") }
-            return opened.database
+            return opened
         } catch {
             throw CommandFailure(error.description, status: CommandFailure.storage)
         }

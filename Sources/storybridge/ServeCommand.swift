@@ -124,6 +124,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Long runs")
     var lifetime: LifetimeOptions
 
+    @OptionGroup(title: "Audit log (checkpoints signed with the host key)")
+    var audit: AuditOptions
+
     @OptionGroup(title: "Sync while serving")
     var sync: ServeSyncOptions
 
@@ -216,8 +219,10 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = ServeLogging.bootstrap(level: logLevel, format: logFormat, tap: fleetTap)
         let deadlineSeconds = deadline ?? configuration.bridge.deadlineSeconds ?? 10
         guard deadlineSeconds > 0 else { throw ValidationError("--deadline must be more than 0 seconds") }
-        let database = try library.openDatabase()
+        let (database, movedAside) = try library.openDatabaseChecked()
         let hostKey = try library.hostKey()
+        // Before anything writes: the audit log's start-up checks, then checkpoints and head file.
+        _ = try await audit.start(database, key: hostKey, movedAside: movedAside, logger: logger)
         let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
         let syncStatus = ScheduledSyncStatus()
@@ -274,6 +279,9 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         var services: [any Service] = [IdleSweepService(host: host)]
+        if let interval = audit.interval {
+            services.append(AuditCheckpointService(database: database, interval: interval, clock: host.clock, logger: logger))
+        }
         if let uploadSettings {
             services.append(
                 UploaderService(
@@ -318,6 +326,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw error
         }
         await ServeRecording.finish(recording)
+        // Stopped cleanly: a last checkpoint, and the head file marked clean.
+        do {
+            try await AuditStart.stop(database, now: host.clock.now)
+        } catch {
+            logger.warning("audit: the last checkpoint could not be written", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.

@@ -48,7 +48,8 @@ public final class AnalyticsStore: Sendable {
             (session.manifestHash, session.manifestSigned) = try AuditDeck.served(presentationId: session.presentationId, db: db)
             try session.insert(db)
             try AuditLog.append(
-                db, kind: AuditKind.sessionStarted, deck: session.auditDeck, changes: [.insert(session)], at: session.updated)
+                db, in: self.database, kind: AuditKind.sessionStarted, deck: session.auditDeck, changes: [.insert(session)],
+                at: session.updated)
             decks.keep(session.auditDeck, for: session.id)
             self.sessionChanged(session.id, db: db)
         }
@@ -110,7 +111,8 @@ public final class AnalyticsStore: Sendable {
                 $0.endedBy = endedBy
             }
             if let changed {
-                try AuditLog.append(db, kind: AuditKind.sessionState, deck: changed.auditDeck, changes: [.update(changed)], at: now)
+                try AuditLog.append(
+                    db, in: self.database, kind: AuditKind.sessionState, deck: changed.auditDeck, changes: [.update(changed)], at: now)
             }
             if state == .saved { try self.enqueueSession(sessionId, db: db) }
         }
@@ -132,7 +134,7 @@ public final class AnalyticsStore: Sendable {
             ])
             if db.changesCount > 0 {
                 try AuditLog.append(
-                    db, kind: AuditKind.sessionComplete, deck: decks.deck(of: sessionId, db: db),
+                    db, in: self.database, kind: AuditKind.sessionComplete, deck: decks.deck(of: sessionId, db: db),
                     changes: [
                         AuditChange(
                             .update, table: "session", key: ["id": sessionId.databaseValue],
@@ -194,7 +196,7 @@ public final class AnalyticsStore: Sendable {
             let continued = try self.changeSession(into, at: now, refreshingTotals: true, db: db) { $0.state = .inProgress }
             if let continued { changes.append(try .update(continued)) }
             let deck = try continued?.auditDeck ?? decks.deck(of: into, db: db)
-            try AuditLog.append(db, kind: AuditKind.sessionRestored, deck: deck, changes: changes, at: now)
+            try AuditLog.append(db, in: self.database, kind: AuditKind.sessionRestored, deck: deck, changes: changes, at: now)
         }
     }
 
@@ -238,7 +240,7 @@ public final class AnalyticsStore: Sendable {
             let session = try self.changeSession(view.sessionId, at: now, refreshingTotals: true, db: db)
             if let session { changes.append(try .update(session)) }
             let deck = try session?.auditDeck ?? decks.deck(of: view.sessionId, presentationId: view.presentationId, db: db)
-            try AuditLog.append(db, kind: AuditKind.slideViewed, deck: deck, changes: changes, at: now)
+            try AuditLog.append(db, in: self.database, kind: AuditKind.slideViewed, deck: deck, changes: changes, at: now)
         }
     }
 
@@ -249,7 +251,8 @@ public final class AnalyticsStore: Sendable {
         try await database.write { db in
             try view.insert(db)
             try AuditLog.append(
-                db, kind: AuditKind.mediaViewed, deck: decks.deck(of: view.sessionId, presentationId: view.presentationId, db: db),
+                db, in: self.database, kind: AuditKind.mediaViewed,
+                deck: decks.deck(of: view.sessionId, presentationId: view.presentationId, db: db),
                 changes: [.insert(view)], at: now)
         }
     }
@@ -277,7 +280,8 @@ public final class AnalyticsStore: Sendable {
                 AnalyticsFormat.timestamp(event.created), event.timeZone, event.latitude, event.longitude,
             ])
             try AuditLog.append(
-                db, kind: AuditKind.customEventSet, deck: decks.deck(of: event.sessionId, presentationId: event.presentationId, db: db),
+                db, in: self.database, kind: AuditKind.customEventSet,
+                deck: decks.deck(of: event.sessionId, presentationId: event.presentationId, db: db),
                 changes: [
                     AuditChange(
                         .upsert, table: CustomEventRecord.databaseTableName, row: event.auditRow,
@@ -324,7 +328,7 @@ public final class AnalyticsStore: Sendable {
             let deleted = try CustomEventRecord.filter(CustomEvent.sessionId == sessionId && CustomEvent.key == key).deleteAll(db)
             if deleted > 0 {
                 try AuditLog.append(
-                    db, kind: AuditKind.customEventDeleted, deck: database.auditDecks.deck(of: sessionId, db: db),
+                    db, in: database, kind: AuditKind.customEventDeleted, deck: database.auditDecks.deck(of: sessionId, db: db),
                     changes: [
                         AuditChange(.delete, table: "customEvent", key: ["sessionId": sessionId.databaseValue, "key": key.databaseValue])
                     ],

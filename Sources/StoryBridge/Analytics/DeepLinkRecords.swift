@@ -78,7 +78,8 @@ extension AnalyticsStore {
         try await database.write { db in
             try link.insert(db)
             try AuditLog.append(
-                db, kind: AuditKind.deepLinkRecorded, deck: decks.deck(of: link.sessionId, presentationId: link.presentationId, db: db),
+                db, in: self.database, kind: AuditKind.deepLinkRecorded,
+                deck: decks.deck(of: link.sessionId, presentationId: link.presentationId, db: db),
                 changes: [.insert(link)], at: now)
         }
     }

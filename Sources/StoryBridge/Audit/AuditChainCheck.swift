@@ -19,13 +19,23 @@ struct AuditChainCheck {
     private var stored: [(position: Int, hash: Data)] = []
     /// Entries whose hash does not match their fields, judged in ``finish()``.
     private var mismatched: [AuditEntry] = []
+    /// Where the first entry checked is expected: after position 0 and the origin hash, or after
+    /// the head of a damaged database that could not be read.
+    private var startPosition = 0
+    private var startHash = AuditEntry.originHash
+
+    /// Expects the first entry after `position`, linked to `hash`.
+    mutating func start(after position: Int, hash: Data) {
+        startPosition = position
+        startHash = hash
+    }
 
     /// Checks `entry`, the next one in position order.
     mutating func check(_ entry: AuditEntry) {
         entries += 1
         segments.insert(entry.segment)
         linked.insert(entry.previousHash)
-        let expectedPosition = (previous?.position ?? 0) + 1
+        let expectedPosition = (previous?.position ?? startPosition) + 1
         var gap = false
         if entry.position != expectedPosition {
             gap = true
@@ -38,7 +48,7 @@ struct AuditChainCheck {
                     detail: expectedPosition == last ? "position \(last) is missing" : "positions \(expectedPosition)–\(last) are missing"))
         }
         let computed = entry.computedHash()
-        let expectedLink = previous?.hash ?? AuditEntry.originHash
+        let expectedLink = previous?.hash ?? startHash
         let linkTarget = positionOfHash[entry.previousHash]
         if computed != entry.hash {
             // Written at another position? It links to `target` and hashes as the entry after it.

@@ -148,7 +148,7 @@ enum AuditValue {
 
 extension Data {
     /// The bytes of lower- or upper-case hex text; `nil` when it is not hex.
-    init?(auditHex text: String) {
+    package init?(auditHex text: String) {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
@@ -172,7 +172,7 @@ extension Data {
     }
 
     /// The bytes as lower-case hex.
-    var auditHex: String {
+    package var auditHex: String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(count * 2)

@@ -19,6 +19,18 @@ package struct AuditFinding: Sendable, Hashable {
         case deletedRow = "deleted row"
         /// A row in the table the log never wrote.
         case insertedRow = "inserted row"
+        /// A checkpoint whose hash is not the log's at its position (the log was rewritten or cut
+        /// after it was made), or two different checkpoints of one sequence number.
+        case checkpointMismatch = "checkpoint mismatch"
+        /// Sequence numbers missing from the checkpoints held elsewhere: positions nobody outside attests.
+        case checkpointGap = "checkpoint gap"
+        /// A checkpoint that cannot be read or whose signature does not verify.
+        case badCheckpoint = "bad checkpoint"
+        /// The start-up checks recorded entries lost or changed after they were committed (a
+        /// `chain.gap` entry), not acknowledged yet.
+        case chainGap = "chain gap"
+        /// Entries of a damaged database moved aside that the fresh database's chain does not continue.
+        case recoveredEntries = "recovered entries"
     }
 
     package var kind: Kind
@@ -36,6 +48,7 @@ package struct AuditFinding: Sendable, Hashable {
         var place: [String] = []
         if let table, let key { place.append("\(table) [\(key)]") }
         if let position { place.append(table == nil ? "position \(position)" : "(entry \(position))") }
+        if place.isEmpty { return "\(kind.rawValue): \(detail)" }
         return "\(kind.rawValue): " + place.joined(separator: " ") + (detail.isEmpty ? "" : ": \(detail)")
     }
 

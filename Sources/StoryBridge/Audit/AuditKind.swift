@@ -26,4 +26,14 @@ package enum AuditKind {
     package static let crmSaved = "crm.saved"
     /// An OCE deck's saved state.
     package static let oceStateSaved = "oce.state"
+    /// A checkpoint of the head before it was made (signed with the host key, queued for upload).
+    package static let checkpoint = "checkpoint"
+    /// The host started: how the previous run stopped and what the head file said.
+    package static let hostStarted = "host.started"
+    /// The start-up checks found entries lost or changed since they were committed.
+    package static let chainGap = "chain.gap"
+    /// `audit verify --acknowledge` took note of the gaps recorded so far.
+    package static let chainAcknowledged = "chain.acknowledged"
+    /// A fresh database continues the chain of a damaged one moved aside.
+    package static let chainContinued = "chain.continued"
 }

@@ -7,23 +7,56 @@ import GRDB
 ///
 /// The cost per write is one indexed read of the head (the last leaf page of `auditEntry`'s primary
 /// key, in SQLite's page cache; read rather than kept in memory so a rolled-back savepoint or another
-/// process's append can never make it wrong), the hash computed in memory, and one cached `INSERT`.
+/// process's append can never make it wrong), the hash computed in memory, and one cached `INSERT`;
+/// on a host that configured its log (``AuditLogState``), one `pwrite` of the head file after the
+/// commit, and every ``AuditLogState/Settings/checkpointEvery`` entries a signed checkpoint.
 package enum AuditLog {
+    /// The head: `segment, position, hash` of the newest entry.
+    static let headSQL = "SELECT segment, position, hash FROM auditEntry ORDER BY position DESC LIMIT 1"
+
     /// Appends an entry of `kind` for `deck` carrying `changes` (and, for entries of the log itself,
-    /// `detail`), stamped `at`.
+    /// `detail`), stamped `at`. `database` is the host database whose ``AuditLogState`` says whether
+    /// to write the head file and make checkpoints (`nil` in migrations: neither).
     package static func append(
-        _ db: Database, kind: String, deck: AuditDeck, changes: [AuditChange], at: Date, detail: JSONValue? = nil
+        _ db: Database, in database: StoryBridgeDatabase?, kind: String, deck: AuditDeck, changes: [AuditChange], at: Date,
+        detail: JSONValue? = nil
     ) throws {
+        let entry = try write(db, kind: kind, deck: deck, changes: changes, at: at, detail: detail)
+        guard let database, let settings = database.auditLog.settings else { return }
+        if settings.headFile != nil {
+            let state = database.auditLog
+            let head = AuditHead(segment: entry.segment, position: entry.position, hash: entry.hash, checkpointSequence: 0)
+            database.afterCommit(db) { state.committed(head, checkpoint: nil, sync: false) }
+        }
+        if entry.position % settings.checkpointEvery == 0 {
+            try checkpoint(db, in: database, at: at)
+        }
+    }
+
+    /// Writes the entry; returns it. `after` starts a new segment after another database's head
+    /// (5.3) instead of following this log's head.
+    @discardableResult
+    static func write(
+        _ db: Database, kind: String, deck: AuditDeck, changes: [AuditChange], at: Date, detail: JSONValue? = nil,
+        after start: (segment: String, position: Int, hash: Data)? = nil
+    ) throws -> AuditEntry {
         let payload: [UInt8]
         do {
             payload = try AuditPayload.encode(changes: changes, detail: detail)
         } catch {
             throw AuditPayloadError("the \(kind) entry cannot be written: \(error)")
         }
-        let head = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT segment, position, hash FROM auditEntry ORDER BY position DESC LIMIT 1"))
+        let head: (segment: String, position: Int, hash: Data)?
+        if let start {
+            head = start
+        } else if let row = try Row.fetchOne(db.cachedStatement(sql: headSQL)) {
+            head = (row[0], row[1], row[2])
+        } else {
+            head = nil
+        }
         var entry = AuditEntry(
-            segment: head?[0] ?? newSegment(), position: (head?[1] ?? 0) + 1, previousHash: head?[2] ?? AuditEntry.originHash,
+            segment: head?.segment ?? newSegment(), position: (head?.position ?? 0) + 1,
+            previousHash: head?.hash ?? AuditEntry.originHash,
             hash: Data(), at: AnalyticsFormat.timestamp(at), kind: kind, presentationId: deck.presentationId,
             presentationRevision: deck.presentationRevision, manifestHash: deck.manifestHash, signed: deck.signed.map { $0 ? 1 : 0 },
             payload: Data(payload))
@@ -37,6 +70,59 @@ package enum AuditLog {
             entry.segment, entry.position, entry.previousHash, entry.hash, entry.at, entry.kind, entry.presentationId,
             entry.presentationRevision, entry.manifestHash, entry.signed, entry.payload,
         ])
+        return entry
+    }
+
+    /// Makes a checkpoint of the head (docs/design/TRUST.md 4.5), inside the caller's write
+    /// transaction: the head signed with the host key, stored in `auditCheckpoint`, queued for
+    /// upload as `story.content.audit.checkpoint` and recorded as a `checkpoint` entry after the
+    /// head it signs. Nothing when the host has no key configured or the head is already
+    /// checkpointed. Returns the checkpoint made.
+    @discardableResult
+    package static func checkpoint(_ db: Database, in database: StoryBridgeDatabase, at: Date) throws -> AuditCheckpoint? {
+        guard let settings = database.auditLog.settings else { return nil }
+        guard
+            let head = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT segment, position, hash, kind FROM auditEntry ORDER BY position DESC LIMIT 1"))
+        else { return nil }
+        let last = try AuditCheckpointRecord.order(AuditCheckpointRecord.CodingKeys.sequence.desc).fetchOne(db)
+        let position: Int = head[1]
+        if let last, last.position >= position { return nil }
+        // Nothing since the previous checkpoint but its own entry.
+        if let last, last.position == position - 1, (head[3] as String?) == AuditKind.checkpoint { return nil }
+        // A fresh database after a damaged one continues the numbering the head file carried, after
+        // the damaged database's last checkpoint when it could be read; a database restored from an
+        // older copy numbers on from the newest number made, so no two checkpoints share one.
+        let previous =
+            last.map { AuditCheckpointLink(sequence: $0.sequence, position: $0.position, hash: $0.hash) }
+            ?? database.auditLog.inheritedCheckpoint
+        let sequence = max(previous?.sequence ?? 0, database.auditLog.checkpointSequence) + 1
+        let checkpoint = AuditCheckpoint(
+            hostId: settings.key.hostId, publicKey: settings.key.publicKey, sequence: sequence, segment: head[0],
+            position: position, hash: head[2], previousSequence: previous?.sequence ?? 0,
+            previousPosition: previous?.position ?? 0, previousHash: previous?.hash ?? AuditEntry.originHash,
+            entries: position - (previous?.position ?? 0), at: AnalyticsFormat.timestamp(at))
+        let document = try checkpoint.document(signedBy: settings.key)
+        try AuditCheckpointRecord(
+            sequence: checkpoint.sequence, segment: checkpoint.segment, position: checkpoint.position, hash: checkpoint.hash,
+            document: document, at: checkpoint.at
+        ).insert(db)
+        // Queued whatever the queue's caps: a checkpoint is a few hundred bytes, and one withheld
+        // would show as a gap to whoever holds the others.
+        try OutboxRecord(
+            eventId: AuditCheckpoint.eventId, entityId: "\(checkpoint.hostId):\(checkpoint.sequence)", sessionId: checkpoint.hostId,
+            body: document, queuedAt: at
+        ).insert(db)
+        let entry = try write(
+            db, kind: AuditKind.checkpoint, deck: .none, changes: [], at: at,
+            detail: [
+                "sequence": .int(checkpoint.sequence), "position": .int(checkpoint.position), "hash": .string(checkpoint.hash.auditHex),
+            ])
+        let state = database.auditLog
+        let entryHead = AuditHead(segment: entry.segment, position: entry.position, hash: entry.hash, checkpointSequence: 0)
+        let madeSequence = checkpoint.sequence
+        database.afterCommit(db) { state.committed(entryHead, checkpoint: madeSequence, sync: true) }
+        return checkpoint
     }
 
     /// A new random segment id, 32 hex digits.

@@ -39,7 +39,7 @@ enum AuditSchema {
             entries += (count + baselineRowsPerEntry - 1) / baselineRowsPerEntry
         }
         try AuditLog.append(
-            db, kind: AuditKind.chainStarted, deck: .none, changes: [], at: now,
+            db, in: nil, kind: AuditKind.chainStarted, deck: .none, changes: [], at: now,
             detail: ["migration": "v18-audit", "baselineRows": .int(rows), "baselineEntries": .int(entries)])
         for table in AuditedTable.all {
             let cursor = try Row.fetchCursor(db, sql: table.selectInScope)
@@ -49,11 +49,11 @@ enum AuditSchema {
                 for (column, value) in row { image[column] = value }
                 batch.append(AuditChange(.insert, table: table.name, row: image))
                 if batch.count == baselineRowsPerEntry {
-                    try AuditLog.append(db, kind: AuditKind.baseline, deck: .none, changes: batch, at: now)
+                    try AuditLog.append(db, in: nil, kind: AuditKind.baseline, deck: .none, changes: batch, at: now)
                     batch = []
                 }
             }
-            if !batch.isEmpty { try AuditLog.append(db, kind: AuditKind.baseline, deck: .none, changes: batch, at: now) }
+            if !batch.isEmpty { try AuditLog.append(db, in: nil, kind: AuditKind.baseline, deck: .none, changes: batch, at: now) }
         }
     }
 }

@@ -8,9 +8,16 @@ import GRDB
 package struct AuditVerifier: Sendable {
     /// The database file.
     package let file: URL
+    /// Checkpoints held elsewhere (`--checkpoints FILE`: documents exported from the collector).
+    package let externalCheckpoints: [JSONValue]
+    /// The host whose checkpoints to check (the data folder's host key); `nil`: the host the local
+    /// checkpoints name.
+    package let hostId: String?
 
-    package init(file: URL) {
+    package init(file: URL, externalCheckpoints: [JSONValue] = [], hostId: String? = nil) {
         self.file = file
+        self.externalCheckpoints = externalCheckpoints
+        self.hostId = hostId
     }
 
     /// What a run found.
@@ -21,12 +28,17 @@ package struct AuditVerifier: Sendable {
         package var segments: Int
         /// Everything wrong, entries first (by position), then rows (by table and key).
         package var findings: [AuditFinding]
+        /// The host's own checkpoints, those held elsewhere (of this host), and how many of those
+        /// the log matches.
+        package var checkpoints: (local: Int, external: Int, matched: Int) = (0, 0, 0)
 
-        /// `{entries, segments, checkpoints, findings}` (checkpoints are plan commit 13: all 0).
+        /// `{entries, segments, checkpoints: {local, external, matched}, findings}`.
         package var json: JSONValue {
             [
                 "entries": .int(entries), "segments": .int(segments),
-                "checkpoints": ["local": 0, "external": 0, "matched": 0],
+                "checkpoints": [
+                    "local": .int(checkpoints.local), "external": .int(checkpoints.external), "matched": .int(checkpoints.matched),
+                ],
                 "findings": .array(findings.map(\.json)),
             ]
         }
@@ -57,12 +69,32 @@ package struct AuditVerifier: Sendable {
             return try live.read { db throws -> Report in
                 guard try db.tableExists(AuditEntry.databaseTableName) else { throw AuditVerifyError.noLog(file.path) }
                 var chain = AuditChainCheck()
+                var localCheckpoints: [AuditCheckpointRecord] = []
+                var gaps: [AuditGapRecord] = []
+                if try db.tableExists(AuditCheckpointRecord.databaseTableName) {
+                    localCheckpoints = try AuditCheckpointRecord.order(AuditCheckpointRecord.CodingKeys.sequence).fetchAll(db)
+                    gaps = try AuditGapRecord.filter(AuditGapRecord.CodingKeys.acknowledgedAt == nil)
+                        .order(AuditGapRecord.CodingKeys.position).fetchAll(db)
+                }
+                var checkpoints = AuditCheckpointCheck(local: localCheckpoints, external: externalCheckpoints, hostId: hostId)
                 var replayFindings: [AuditFinding] = []
+                // A log continuing a damaged database's chain: that one's entries are checked first.
+                if let first = try AuditEntry.order(AuditEntry.CodingKeys.position).fetchOne(db),
+                    let continuation = AuditDamagedChain.Continuation(first)
+                {
+                    let fed = AuditDamagedChain.feed(continuation, folder: file.deletingLastPathComponent()) { entry in
+                        chain.check(entry)
+                        checkpoints.saw(entry)
+                    }
+                    replayFindings += fed.findings
+                    if fed.databases == 0 { chain.start(after: continuation.position, hash: continuation.hash) }
+                }
                 var replay = try rebuilt.read { try AuditReplay($0) }
                 let entries = try AuditEntry.order(AuditEntry.CodingKeys.position).fetchCursor(db)
                 try rebuilt.inTransaction { rebuiltDB in
                     while let entry = try entries.next() {
                         chain.check(entry)
+                        checkpoints.saw(entry)
                         // The log's own first entries of the rebuilt file are not the live log's.
                         do throws(AuditPayloadError) {
                             try replay.apply(entry, to: rebuiltDB)
@@ -74,11 +106,17 @@ package struct AuditVerifier: Sendable {
                     return .commit
                 }
                 chain.finish()
+                checkpoints.finish()
+                let gapFindings = gaps.map { AuditFinding(kind: .chainGap, position: $0.position, detail: $0.reason) }
                 let rows = try rebuilt.read { rebuiltDB in try AuditRows.compare(live: db, rebuilt: rebuiltDB, writtenBy: replay.writtenBy)
                 }
-                return Report(
+                var report = Report(
                     entries: chain.entries, segments: chain.segments.count,
-                    findings: (chain.findings + replayFindings).sorted { ($0.position ?? 0) < ($1.position ?? 0) } + rows)
+                    findings: (chain.findings + replayFindings + checkpoints.findings + gapFindings).sorted {
+                        ($0.position ?? 0) < ($1.position ?? 0)
+                    } + rows)
+                report.checkpoints = (checkpoints.local, checkpoints.external, checkpoints.matched)
+                return report
             }
         } catch let error as AuditVerifyError {
             throw error

@@ -20,6 +20,8 @@ public final class StoryBridgeDatabase: Sendable {
     package let health = StorageHealth()
     /// The decks of sessions, for the audit entries of their writes.
     package let auditDecks = AuditDeckCache()
+    /// What the host set up for the audit log: checkpoint key and interval, head file.
+    package let auditLog = AuditLogState()
     /// Puts the writes that arrive together into one transaction.
     private let groupCommit: GroupCommit
     /// Puts the reads that arrive together into one read access.

@@ -62,6 +62,17 @@ package struct HealthReport: Sendable {
         } catch {
             problems.append("the upload queue cannot be read")
         }
+        var audit: JSONValue = .null
+        do {
+            let gaps = try await AuditGapRecord.open(in: host.analytics.database)
+            for gap in gaps {
+                problems.append(
+                    "audit log: entries lost or changed after they were committed (chain.gap at position \(gap.position)): \(gap.reason)")
+            }
+            audit = ["gaps": .array(gaps.map { ["position": .int($0.position), "at": .string($0.at), "reason": .string($0.reason)] })]
+        } catch {
+            problems.append("the audit log cannot be read")
+        }
         let free = freeBytes(sources.dataFolder)
         if let free, free < thresholds.minimumFreeBytes {
             problems.append("disk nearly full: \(free) bytes free in the data folder (fewer than \(thresholds.minimumFreeBytes))")
@@ -83,6 +94,7 @@ package struct HealthReport: Sendable {
                     ]
                 }),
             "upload": upload,
+            "audit": audit,
             "disk": ["freeBytes": free.map { .int(Int($0)) } ?? .null, "minimumFreeBytes": .int(Int(thresholds.minimumFreeBytes))],
         ]
         return HealthReport(problems: problems, notices: notices, document: document)

@@ -51,7 +51,8 @@ package struct OceStateStore: Sendable {
                 try sessionId.map { try decks.deck(of: $0, presentationId: presentationId, db: db) }
                 ?? AuditDeck(presentationId: presentationId)
             try AuditLog.append(
-                db, kind: AuditKind.oceStateSaved, deck: deck, changes: [.upsert(row, conflict: ["presentationId", "viewerId"])], at: now)
+                db, in: database, kind: AuditKind.oceStateSaved, deck: deck,
+                changes: [.upsert(row, conflict: ["presentationId", "viewerId"])], at: now)
         }
     }
 

@@ -128,7 +128,7 @@ package struct CRMStore: Sendable {
                     try sessionId.map { try decks.deck(of: $0, presentationId: presentationId, db: db) }
                     ?? AuditDeck(presentationId: presentationId)
                 try AuditLog.append(
-                    db, kind: AuditKind.crmSaved, deck: deck,
+                    db, in: database, kind: AuditKind.crmSaved, deck: deck,
                     changes: [.upsert(row, conflict: ["presentationId", "objectName", "recordId"])],
                     at: moment)
             }

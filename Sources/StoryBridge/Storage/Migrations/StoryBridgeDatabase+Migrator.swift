@@ -24,6 +24,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v16-oce-state", migrate: OceStateSchema.create)
         migrator.registerMigration("v17-kept-dialect", migrate: KeptDialectSchema.addDialect)
         migrator.registerMigration("v18-audit", migrate: AuditSchema.create)
+        migrator.registerMigration("v19-audit-checkpoints", migrate: AuditCheckpointSchema.create)
         return migrator
     }
 }
