@@ -173,6 +173,8 @@ let package = Package(
                 "StoryBridgeFleet",
                 // The fleet admins' bcrypt password hashes (docs/design/FLEET.md §5.4).
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                // The hub's own metrics (/v1/fleet/metrics, docs/design/FLEET.md §7.2).
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictSettings
         ),

@@ -201,4 +201,44 @@ struct ServeFleetTests {
         let text = String(decoding: err, as: UTF8.self)
         #expect(text.contains("--fleet-token-file") && text.contains("STORYBRIDGE_FLEET_TOKEN"), "\(text)")
     }
+
+    @Test(
+        "serve --fleet-advertise: the hello carries the URL and the hub lists it for Prometheus; a URL that is no target is a usage error")
+    func advertise() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-3")
+        let (_, scraperToken) = try DeviceStore(database: try HubDatabase(directory: hubLab.directory)).add(name: "prom", kind: .scraper)
+        let (hub, running) = try await startHub(hubLab)
+        let advertised = "http://127.0.0.1:9180/__storybridge/metrics"
+        let serve = try await startServe(
+            kiosk,
+            [
+                "--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s",
+                "--fleet-advertise", advertised,
+            ])
+        defer { serve.kill() }
+        #expect(try await beat(hub.registry, device.id) != nil)
+        #expect(await hub.registry.kiosk(device.id)?.hello?.metricsURL == advertised)
+        let reply = try await ContentClient(baseURL: running.baseURL).get("/v1/fleet/prometheus-sd", token: scraperToken.text)
+        let group = try #require(try reply.array().first, "\(reply.text)")
+        #expect(group["targets"] as? [String] == ["127.0.0.1:9180"])
+        #expect((group["labels"] as? [String: String])?["__metrics_path__"] == "/__storybridge/metrics")
+        serve.terminate()
+        _ = await serve.exit()
+        await running.stop()
+
+        for bad in ["ftp://10.0.0.1/metrics", "http://user:pw@10.0.0.1:9180/m", "http://10.0.0.1:9180/m?x=1", "metrics"] {
+            let output = Pipe()
+            let errors = Pipe()
+            let process = try await LaunchedProcess.launch(
+                try storybridgeExecutable(),
+                arguments: [
+                    "serve", "--port", "0", "--data-dir", kiosk.directory.root.path, "--fleet", "http://127.0.0.1:9",
+                    "--fleet-token-file", tokenFile, "--fleet-advertise", bad,
+                ],
+                output: .pipe(output), error: .pipe(errors))
+            let (_, err) = await readUntilExit(process, output: output, errors: errors)
+            #expect(process.terminationStatus == 64, "\(bad)")
+            #expect(String(decoding: err, as: UTF8.self).contains("--fleet-advertise \(bad)"), "\(String(decoding: err, as: UTF8.self))")
+        }
+    }
 }

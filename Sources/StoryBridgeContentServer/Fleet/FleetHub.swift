@@ -15,6 +15,8 @@ package struct FleetHub: Sendable {
     package let ticker: FleetTicker
     /// The history writer (a service of the server).
     package let history: HistoryWriter
+    /// The hub's own Prometheus series.
+    package let metrics: FleetMetrics
     let route: FleetConnectRoute
     let hostNames: AllowedHostNames
     let logger: Logger
@@ -22,9 +24,11 @@ package struct FleetHub: Sendable {
     init(
         directory: DataDirectory, clock: any HostClock, scheme: String, hostNames: AllowedHostNames, logger: Logger
     ) throws(ContentServerSetupError) {
+        let metrics = FleetMetrics()
+        self.metrics = metrics
         do {
             store = DeviceStore(database: try HubDatabase(directory: directory))
-            history = HistoryWriter(database: store.database, clock: clock, logger: logger)
+            history = HistoryWriter(database: store.database, clock: clock, logger: logger, metrics: metrics)
             registry = try FleetRegistry(store: store, clock: clock, logger: logger, history: history)
         } catch let error as HubStoreError {
             throw .invalidOption("the fleet hub cannot start: \(error.description)")
@@ -33,7 +37,8 @@ package struct FleetHub: Sendable {
         }
         ticker = FleetTicker(registry: registry, clock: clock)
         route = FleetConnectRoute(
-            store: store, registry: registry, clock: clock, scheme: scheme, hostNames: hostNames, logger: logger)
+            store: store, registry: registry, clock: clock, scheme: scheme, hostNames: hostNames, logger: logger,
+            metrics: metrics)
         self.hostNames = hostNames
         self.logger = logger
     }
@@ -57,7 +62,9 @@ package struct FleetHub: Sendable {
         api.register(on: router, auth: auth(.admins))
         FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
             .register(on: router, pages: auth(.pages), logout: auth(.logout))
-        FleetEventsRoute(api: api, sessions: sessions, clock: clock).register(on: router, auth: auth(.admins))
+        FleetEventsRoute(api: api, sessions: sessions, clock: clock, metrics: metrics).register(on: router, auth: auth(.admins))
+        FleetPrometheusRoutes(store: store, registry: registry, metrics: metrics, pendingDeliveries: { 0 })
+            .register(on: router, auth: auth(.scrapers))
         FleetStaticRoutes.register(on: router)
     }
 
