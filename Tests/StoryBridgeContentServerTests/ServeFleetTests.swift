@@ -241,4 +241,41 @@ struct ServeFleetTests {
             #expect(String(decoding: err, as: UTF8.self).contains("--fleet-advertise \(bad)"), "\(String(decoding: err, as: UTF8.self))")
         }
     }
+
+    @Test("a real serve stopped and started again: the hub posts Kiosk (Offline), then Kiosk (Online), to a receiver on loopback")
+    func webhooks() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-4")
+        let receiver = try await WebhookReceiver.start()
+        var configuration = hubLab.configuration()
+        configuration.fleet = true
+        configuration.webhooks = WebhookConfiguration(endpoints: [
+            .init(
+                url: URL(string: receiver.url)!, secret: Array("a webhook secret of 32 bytes....".utf8),
+                events: [.kioskOffline, .kioskOnline])
+        ])
+        var logger = Logger(label: "test.fleet-hub")
+        logger.logLevel = .critical
+        let server = try ContentServer(configuration: configuration, logger: logger)
+        let hub = try #require(server.fleet)
+        let running = try await server.start(waitingForPackages: false)
+        let arguments = ["--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s"]
+        let first = try await startServe(kiosk, arguments)
+        #expect(try await beat(hub.registry, device.id) != nil)
+        first.terminate()
+        #expect(await first.exit() == 0)
+        let offline = try await receiver.waitFor(1)
+        #expect(offline.map(\.eventName) == ["Kiosk (Offline)"])
+        #expect((try offline[0].object()["Data"] as? [String: Any])?["Reason"] as? String == "stopped")
+        let second = try await startServe(kiosk, arguments)
+        defer { second.kill() }
+        let all = try await receiver.waitFor(2)
+        #expect(all.map(\.eventName) == ["Kiosk (Offline)", "Kiosk (Online)"])
+        let data = try all[1].object()["Data"] as? [String: Any]
+        #expect(data?["Id"] as? String == device.id && data?["Name"] as? String == "lobby-4")
+        #expect((data?["OfflineSeconds"] as? Int).map { $0 >= 0 } == true, "\(String(describing: data))")
+        second.terminate()
+        _ = await second.exit()
+        await running.stop()
+        await receiver.stop()
+    }
 }

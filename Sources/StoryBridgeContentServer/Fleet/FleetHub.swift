@@ -21,17 +21,26 @@ package struct FleetHub: Sendable {
     let hostNames: AllowedHostNames
     let logger: Logger
 
+    /// The webhooks' dispatcher, when webhooks are configured.
+    package let webhooks: WebhookDispatcher?
+
+    /// A hub over `database`; kiosk events go to `webhooks` when given (`queueAlert`: when a
+    /// kiosk's analytics queue is reported).
     init(
-        directory: DataDirectory, clock: any HostClock, scheme: String, hostNames: AllowedHostNames, logger: Logger
+        database: HubDatabase, clock: any HostClock, scheme: String, hostNames: AllowedHostNames, logger: Logger,
+        metrics: FleetMetrics, webhooks: WebhookDispatcher?,
+        queueAlert: WebhookConfiguration.QueueAlert = WebhookConfiguration.QueueAlert()
     ) throws(ContentServerSetupError) {
-        let metrics = FleetMetrics()
         self.metrics = metrics
+        self.webhooks = webhooks
+        let store = DeviceStore(database: database)
+        let history = HistoryWriter(database: database, clock: clock, logger: logger, metrics: metrics)
+        self.store = store
+        self.history = history
         do {
-            store = DeviceStore(database: try HubDatabase(directory: directory))
-            history = HistoryWriter(database: store.database, clock: clock, logger: logger, metrics: metrics)
-            registry = try FleetRegistry(store: store, clock: clock, logger: logger, history: history)
-        } catch let error as HubStoreError {
-            throw .invalidOption("the fleet hub cannot start: \(error.description)")
+            registry = try FleetRegistry(
+                store: store, clock: clock, logger: logger, history: history,
+                alerts: webhooks.map { KioskWebhooks(store: store, dispatcher: $0) }, queueAlert: queueAlert)
         } catch {
             throw .invalidOption("the fleet hub cannot start: \(error)")
         }
@@ -63,8 +72,10 @@ package struct FleetHub: Sendable {
         FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
             .register(on: router, pages: auth(.pages), logout: auth(.logout))
         FleetEventsRoute(api: api, sessions: sessions, clock: clock, metrics: metrics).register(on: router, auth: auth(.admins))
-        FleetPrometheusRoutes(store: store, registry: registry, metrics: metrics, pendingDeliveries: { 0 })
-            .register(on: router, auth: auth(.scrapers))
+        FleetPrometheusRoutes(
+            store: store, registry: registry, metrics: metrics, pendingDeliveries: { [webhooks] in await webhooks?.pendingCount() ?? 0 }
+        )
+        .register(on: router, auth: auth(.scrapers))
         FleetStaticRoutes.register(on: router)
     }
 
