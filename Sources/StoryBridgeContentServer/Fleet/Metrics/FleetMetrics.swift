@@ -49,24 +49,30 @@ package final class FleetMetrics: Sendable {
     package init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
+        func named(_ name: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+        }
+        let kioskCount = named("storybridge_fleet_kiosks", "Kiosks by presence.")
         kiosks = Dictionary(
-            uniqueKeysWithValues: Self.states.map { ($0, registry.makeGauge(name: "storybridge_fleet_kiosks", labels: [("state", $0)])) })
-        connections = registry.makeGauge(name: "storybridge_fleet_connections")
-        beats = registry.makeCounter(name: "storybridge_fleet_beats_total")
-        beatBytes = registry.makeCounter(name: "storybridge_fleet_beat_bytes_total")
+            uniqueKeysWithValues: Self.states.map { ($0, registry.makeGauge(descriptor: kioskCount, labels: [("state", $0)])) })
+        connections = registry.makeGauge(descriptor: named("storybridge_fleet_connections", "Kiosk sockets open."))
+        beats = registry.makeCounter(descriptor: named("storybridge_fleet_beats_total", "Beats received."))
+        beatBytes = registry.makeCounter(descriptor: named("storybridge_fleet_beat_bytes_total", "Bytes of the beats received."))
+        let refused = named("storybridge_fleet_refused_connections_total", "Kiosk connections refused, by reason.")
         refusals = Dictionary(
             uniqueKeysWithValues: RefusalReason.allCases.map {
-                ($0, registry.makeCounter(name: "storybridge_fleet_refused_connections_total", labels: [("reason", $0.rawValue)]))
+                ($0, registry.makeCounter(descriptor: refused, labels: [("reason", $0.rawValue)]))
             })
         historyWrites = registry.makeDurationHistogram(
-            name: "storybridge_fleet_history_write_seconds",
+            descriptor: named("storybridge_fleet_history_write_seconds", "The history writer's transactions."),
             buckets: [.milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(500), .seconds(2)])
-        streams = registry.makeGauge(name: "storybridge_fleet_dashboard_streams")
+        streams = registry.makeGauge(descriptor: named("storybridge_fleet_dashboard_streams", "Dashboard event streams open."))
+        let delivered = named("storybridge_fleet_webhook_deliveries_total", "Webhook delivery attempts, by outcome.")
         deliveries = Dictionary(
             uniqueKeysWithValues: DeliveryOutcome.allCases.map {
-                ($0, registry.makeCounter(name: "storybridge_fleet_webhook_deliveries_total", labels: [("outcome", $0.rawValue)]))
+                ($0, registry.makeCounter(descriptor: delivered, labels: [("outcome", $0.rawValue)]))
             })
-        pending = registry.makeGauge(name: "storybridge_fleet_webhook_pending")
+        pending = registry.makeGauge(descriptor: named("storybridge_fleet_webhook_pending", "Webhook deliveries not done yet."))
         streams.set(Int64(0))
         pending.set(Int64(0))
         connections.set(Int64(0))
