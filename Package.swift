@@ -173,6 +173,10 @@ let package = Package(
                 "StoryBridgeFleet",
                 // The fleet admins' bcrypt password hashes (docs/design/FLEET.md §5.4).
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                // The hub's own metrics (/v1/fleet/metrics, docs/design/FLEET.md §7.2).
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                // Webhook deliveries (docs/design/FLEET.md §8).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),
@@ -297,6 +301,8 @@ let package = Package(
                 // Headless Chromium, for the fleet dashboard's test.
                 "StoryBridgeScripts",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                // The webhook tests' receiver on loopback.
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -193,6 +193,14 @@ struct ContentCatalog: Sendable {
         throw ContentAPIError.notFound("no slide \(id)")
     }
 
+    /// Every installed presentation with each client that holds it (one per client and presentation).
+    func placements() async throws -> [Placed] {
+        let entries = try await installed()
+        return accounts.clients(installed: Set(entries.keys)).flatMap { client in
+            client.presentations.compactMap { flags in entries[flags.id].map { Placed(entry: $0, client: client, flags: flags) } }
+        }
+    }
+
     /// Every installed presentation some client holds (among the clients `granted`, all when `nil`).
     func servedPresentations(granted: Set<Int>? = nil) async throws -> [Placed] {
         let entries = try await installed()

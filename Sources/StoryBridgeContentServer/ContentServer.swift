@@ -21,6 +21,8 @@ package struct ContentServer: Sendable {
     package let scheme: String
     /// The fleet hub, when ``ContentServerConfiguration/fleet`` is on.
     package let fleet: FleetHub?
+    /// The webhooks' dispatcher, when ``ContentServerConfiguration/webhooks`` are configured.
+    package let webhooks: WebhookDispatcher?
 
     /// Opens the library and the signing secret; fails with a clear error when either is unusable.
     package init(configuration: ContentServerConfiguration, logger: Logger = Logger(label: "storybridge.content-server")) throws {
@@ -41,10 +43,27 @@ package struct ContentServer: Sendable {
         hostNames = AllowedHostNames(
             boundAddress: configuration.host, extra: configuration.allowedHosts + (publicURL.map { [$0.host] } ?? []))
         scheme = configuration.tls == nil ? "http" : "https"
-        if configuration.fleet {
+        var database: HubDatabase?
+        if configuration.fleet || configuration.webhooks != nil {
+            do {
+                database = try HubDatabase(directory: configuration.dataDirectory)
+            } catch {
+                throw ContentServerSetupError.invalidOption(
+                    "\(configuration.fleet ? "the fleet hub" : "the webhooks") cannot start: \(error.description)")
+            }
+        }
+        let metrics = FleetMetrics()
+        if let database, let hooks = configuration.webhooks {
+            webhooks = WebhookDispatcher(
+                database: database, configuration: hooks, clock: configuration.clock, logger: logger, metrics: metrics,
+                jitter: configuration.webhookJitter)
+        } else {
+            webhooks = nil
+        }
+        if configuration.fleet, let database {
             fleet = try FleetHub(
-                directory: configuration.dataDirectory, clock: configuration.clock, scheme: scheme, hostNames: hostNames,
-                logger: logger)
+                database: database, clock: configuration.clock, scheme: scheme, hostNames: hostNames, logger: logger, metrics: metrics,
+                webhooks: webhooks, queueAlert: configuration.webhooks?.queueAlert ?? WebhookConfiguration.QueueAlert())
         } else {
             fleet = nil
         }
@@ -106,6 +125,13 @@ package struct ContentServer: Sendable {
                 manifests: routes.manifests, interval: configuration.manifestResignInterval, clock: configuration.clock, logger: logger),
         ]
         if let fleet { services += [fleet.ticker, fleet.history] }
+        if let webhooks {
+            services += [
+                webhooks,
+                CatalogEventsWatcher(
+                    catalog: routes.catalog, dispatcher: webhooks, interval: configuration.packageScanInterval, logger: logger),
+            ]
+        }
         return Application(
             router: router,
             server: serverBuilder,

@@ -65,6 +65,12 @@ package struct ContentServerConfiguration: Sendable {
     /// The fleet hub (`--fleet`, docs/design/FLEET.md §5): `/v1/fleet/connect` for kiosks and
     /// `content-server/hub.sqlite`. Off: none of it exists.
     package var fleet = false
+    /// The webhooks (`webhooks` of `--config`, or `--webhook`; docs/design/FLEET.md §8): catalog
+    /// events with or without ``fleet``, kiosk events with it. They need `hub.sqlite`, which they
+    /// create without ``fleet`` too. Nil: none.
+    package var webhooks: WebhookConfiguration?
+    /// How long the webhook dispatcher scales each retry's wait by (0.8…1.2 at random); tests give 1.
+    package var webhookJitter: @Sendable () -> Double = { Double.random(in: 0.8...1.2) }
 
     package init(
         host: String = "127.0.0.1", port: Int = 8095, dataDirectory: DataDirectory, accounts: ContentServerAccounts,

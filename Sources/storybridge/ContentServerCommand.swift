@@ -133,6 +133,18 @@ struct ContentServerCommand: AsyncParsableCommand {
         ))
     var fleet = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Without --config: post every event (presentations created, updated, deleted; with --fleet, kiosks offline, online, sync failed, queue over its limit) to this URL.",
+            discussion:
+                "Signed with HMAC-SHA256 (X-StoryBridge-Signature) with the secret of --webhook-secret-file; retried with back-off. With --config, list them under \"webhooks\" (docs/CONTENT-SERVER.md, \"Webhooks\").",
+            valueName: "URL"))
+    var webhook: String?
+
+    @Option(
+        help: ArgumentHelp("The file holding --webhook's secret (at least 16 bytes; a trailing newline is ignored).", valueName: "path"))
+    var webhookSecretFile: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -153,6 +165,13 @@ struct ContentServerCommand: AsyncParsableCommand {
         if config != nil, !admins.isEmpty {
             throw ValidationError("--admin is for --user; with --config, mark the users \"admin\": true in the file")
         }
+        if config != nil, webhook != nil || webhookSecretFile != nil {
+            throw ValidationError("--webhook is for use without --config; with --config, list the webhooks under \"webhooks\" in the file")
+        }
+        if webhook != nil, webhookSecretFile == nil {
+            throw ValidationError("--webhook needs --webhook-secret-file FILE (the secret its requests are signed with)")
+        }
+        if webhook == nil, webhookSecretFile != nil { throw ValidationError("--webhook-secret-file goes with --webhook URL") }
         if (clientId == nil) != (clientSecret == nil) { throw ValidationError("--client-id and --client-secret go together") }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if (appId == nil) != (appSecret == nil) { throw ValidationError("--app-id and --app-secret go together") }
@@ -164,6 +183,21 @@ struct ContentServerCommand: AsyncParsableCommand {
     private func validateCredentials() throws {
         if config == nil, clientId == nil, appId == nil {
             throw ValidationError("give --config FILE, or --client-id/--client-secret, or --app-id/--app-secret with --user")
+        }
+    }
+
+    /// The webhooks of `--config` or of `--webhook` (nil without either); a usage error names what is wrong.
+    func webhooks() throws -> WebhookConfiguration? {
+        do throws(WebhookConfigurationError) {
+            if let config { return try WebhookConfiguration.load(configFile: URL(fileURLWithPath: config)) }
+            guard let webhook else { return nil }
+            let (endpoint, warning) = try WebhookConfiguration.endpoint(
+                url: webhook, secretFile: webhookSecretFile, secret: nil, events: nil, place: "--webhook")
+            var configuration = WebhookConfiguration(endpoints: [endpoint])
+            configuration.warnings = warning.map { [$0] } ?? []
+            return configuration
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
@@ -211,6 +245,11 @@ struct ContentServerCommand: AsyncParsableCommand {
         setup.allowedHosts = allowedHosts
         setup.blobLinks = blobLinks
         setup.fleet = fleet
+        setup.webhooks = try webhooks()
+        for warning in setup.webhooks?.warnings ?? [] { Terminal.warn(warning) }
+        if let hooks = setup.webhooks, !fleet, hooks.endpoints.contains(where: { $0.events.contains(where: \.isKioskEvent) }) {
+            Terminal.say("Webhooks: kiosk events need --fleet; only presentation events are sent.")
+        }
         if fleet, !(host == "localhost" || host == "::1" || host.hasPrefix("127.")), tlsCert == nil,
             !(publicURL?.lowercased().hasPrefix("https://") ?? false)
         {
@@ -248,6 +287,9 @@ struct ContentServerCommand: AsyncParsableCommand {
                 Terminal.say(
                     "Fleet hub on: kiosks connect to \(scheme)://\(host):\(port)/v1/fleet/connect (content-server device add NAME); admins sign in at \(scheme)://\(host):\(port)/fleet."
                 )
+            }
+            if let hooks = configuration.webhooks {
+                Terminal.say("Webhooks: \(hooks.endpoints.count) endpoint(s); deliveries are queued in content-server/hub.sqlite.")
             }
             if !faults.isEmpty { Terminal.say("Test options on: \(faults)") }
             Terminal.say("Press Ctrl-C to stop.")

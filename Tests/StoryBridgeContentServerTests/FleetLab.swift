@@ -70,9 +70,11 @@ func eventually(_ what: String, _ condition: () async throws -> Bool) async thro
 
 /// The hub, kiosk side: a kiosk that connects and waits for its welcome.
 extension FleetTestKiosk {
-    /// A kiosk connected to the hub on `port` (challenge answered, welcome received).
-    static func connected(port: Int, token: String, key: HostKey = HostKey(), interval: Int = 30) async throws -> FleetTestKiosk {
-        let kiosk = FleetTestKiosk(port: port, token: token, key: key, interval: interval)
+    /// A kiosk connected to the hub on `port` (challenge answered, welcome received), advertising `metricsURL` when given.
+    static func connected(
+        port: Int, token: String, key: HostKey = HostKey(), interval: Int = 30, metricsURL: String? = nil
+    ) async throws -> FleetTestKiosk {
+        let kiosk = FleetTestKiosk(port: port, token: token, key: key, interval: interval, metricsURL: metricsURL)
         guard case .challenge = await kiosk.next(), case .welcome = await kiosk.next() else {
             throw CocoaError(.coderReadCorrupt, userInfo: [NSLocalizedDescriptionKey: "the hub did not welcome the kiosk"])
         }

@@ -15,8 +15,11 @@ final class FleetTestKiosk: Sendable {
     private let task: Task<WebSocketCloseFrame?, any Error>
 
     /// Connects to the hub on `port` with `token`, proving `key` over `origin` (default: the
-    /// origin it connects to, as a real kiosk does).
-    init(port: Int, token: String, key: HostKey, origin: String? = nil, interval: Int = 30, name: String = "lobby-1") {
+    /// origin it connects to, as a real kiosk does), advertising `metricsURL` when given.
+    init(
+        port: Int, token: String, key: HostKey, origin: String? = nil, interval: Int = 30, name: String = "lobby-1",
+        metricsURL: String? = nil
+    ) {
         let (received, inbound) = AsyncStream<FleetMessage>.makeStream()
         let (commands, outboundCommands) = AsyncStream<FleetMessage>.makeStream()
         self.received = received
@@ -38,7 +41,8 @@ final class FleetTestKiosk: Sendable {
                 inbound.yield(.challenge(challenge))
                 let hello = KioskHello.signed(
                     by: key, nonce: challenge.nonce, hubOrigin: origin, instance: UUID().uuidString, name: name, labels: ["site": "test"],
-                    version: "0.1.0", intervalSeconds: interval, startedAt: Date(), timeZone: "UTC")
+                    version: "0.1.0", intervalSeconds: interval, startedAt: Date(), timeZone: "UTC",
+                    metricsURL: metricsURL)
                 try await outbound.write(.text(String(decoding: try FleetWire.encode(.hello(hello)), as: UTF8.self)))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {

@@ -208,4 +208,81 @@ struct ServeFleetTests {
         let text = String(decoding: err, as: UTF8.self)
         #expect(text.contains("--fleet-token-file") && text.contains("STORYBRIDGE_FLEET_TOKEN"), "\(text)")
     }
+
+    @Test(
+        "serve --fleet-advertise: the hello carries the URL and the hub lists it for Prometheus; a URL that is no target is a usage error")
+    func advertise() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-3")
+        let (_, scraperToken) = try DeviceStore(database: try HubDatabase(directory: hubLab.directory)).add(name: "prom", kind: .scraper)
+        let (hub, running) = try await startHub(hubLab)
+        let advertised = "http://127.0.0.1:9180/__storybridge/metrics"
+        let serve = try await startServe(
+            kiosk,
+            [
+                "--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s",
+                "--fleet-advertise", advertised,
+            ])
+        defer { serve.kill() }
+        #expect(try await beat(hub.registry, device.id) != nil)
+        #expect(await hub.registry.kiosk(device.id)?.hello?.metricsURL == advertised)
+        let reply = try await ContentClient(baseURL: running.baseURL).get("/v1/fleet/prometheus-sd", token: scraperToken.text)
+        let group = try #require(try reply.array().first, "\(reply.text)")
+        #expect(group["targets"] as? [String] == ["127.0.0.1:9180"])
+        #expect((group["labels"] as? [String: String])?["__metrics_path__"] == "/__storybridge/metrics")
+        serve.terminate()
+        _ = await serve.exit()
+        await running.stop()
+
+        for bad in ["ftp://10.0.0.1/metrics", "http://user:pw@10.0.0.1:9180/m", "http://10.0.0.1:9180/m?x=1", "metrics"] {
+            let output = Pipe()
+            let errors = Pipe()
+            let process = try await LaunchedProcess.launch(
+                try storybridgeExecutable(),
+                arguments: [
+                    "serve", "--port", "0", "--data-dir", kiosk.directory.root.path, "--fleet", "http://127.0.0.1:9",
+                    "--fleet-token-file", tokenFile, "--fleet-advertise", bad,
+                ],
+                output: .pipe(output), error: .pipe(errors))
+            let (_, err) = await readUntilExit(process, output: output, errors: errors)
+            #expect(process.terminationStatus == 64, "\(bad)")
+            #expect(String(decoding: err, as: UTF8.self).contains("--fleet-advertise \(bad)"), "\(String(decoding: err, as: UTF8.self))")
+        }
+    }
+
+    @Test("a real serve stopped and started again: the hub posts Kiosk (Offline), then Kiosk (Online), to a receiver on loopback")
+    func webhooks() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-4")
+        let receiver = try await WebhookReceiver.start()
+        var configuration = hubLab.configuration()
+        configuration.fleet = true
+        configuration.webhooks = WebhookConfiguration(endpoints: [
+            .init(
+                url: URL(string: receiver.url)!, secret: Array("a webhook secret of 32 bytes....".utf8),
+                events: [.kioskOffline, .kioskOnline])
+        ])
+        var logger = Logger(label: "test.fleet-hub")
+        logger.logLevel = .critical
+        let server = try ContentServer(configuration: configuration, logger: logger)
+        let hub = try #require(server.fleet)
+        let running = try await server.start(waitingForPackages: false)
+        let arguments = ["--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s"]
+        let first = try await startServe(kiosk, arguments)
+        #expect(try await beat(hub.registry, device.id) != nil)
+        first.terminate()
+        #expect(await first.exit() == 0)
+        let offline = try await receiver.waitFor(1)
+        #expect(offline.map(\.eventName) == ["Kiosk (Offline)"])
+        #expect((try offline[0].object()["Data"] as? [String: Any])?["Reason"] as? String == "stopped")
+        let second = try await startServe(kiosk, arguments)
+        defer { second.kill() }
+        let all = try await receiver.waitFor(2)
+        #expect(all.map(\.eventName) == ["Kiosk (Offline)", "Kiosk (Online)"])
+        let data = try all[1].object()["Data"] as? [String: Any]
+        #expect(data?["Id"] as? String == device.id && data?["Name"] as? String == "lobby-4")
+        #expect((data?["OfflineSeconds"] as? Int).map { $0 >= 0 } == true, "\(String(describing: data))")
+        second.terminate()
+        _ = await second.exit()
+        await running.stop()
+        await receiver.stop()
+    }
 }

@@ -21,6 +21,8 @@ struct FleetConnectRoute: Sendable {
     /// The names the server answers to (a foreign `Host` is closed with 4421).
     let hostNames: AllowedHostNames
     let logger: Logger
+    /// The hub's series (beats, refusals).
+    let metrics: FleetMetrics
     /// How long the hub waits for the hello.
     var helloTimeout: Duration = .seconds(10)
 
@@ -37,6 +39,15 @@ struct FleetConnectRoute: Sendable {
             case .missingToken, .unknownToken, .revoked: .unauthorized
             case .scraper: .forbidden
             case .storage: .serviceUnavailable
+            }
+        }
+
+        /// The `reason` label of `storybridge_fleet_refused_connections_total` (none for a storage failure).
+        var reason: FleetMetrics.RefusalReason? {
+            switch self {
+            case .missingToken, .unknownToken, .scraper: .token
+            case .revoked: .revoked
+            case .storage: nil
             }
         }
 
@@ -98,6 +109,7 @@ struct FleetConnectRoute: Sendable {
             }
             switch await admit(context.request) {
             case .failure(let refusal):
+                if let reason = refusal.reason { metrics.refused(reason) }
                 try await outbound.close(.unknown(UInt16(4000 + refusal.status.code)), reason: refusal.message)
             case .success(let device):
                 let origin = Self.origin(scheme: scheme, authority: context.request.head.authority)
@@ -133,10 +145,12 @@ struct FleetConnectRoute: Sendable {
         }
         if let refusal = hello.refusal(nonce: nonce, hubOrigin: origin) {
             logger.notice("fleet: hello refused", metadata: ["device": "\(device.id)", "reason": "\(refusal)"])
+            metrics.refused(.signature)
             await connection.close(code: FleetWire.CloseCode.forbidden, reason: refusal)
             return
         }
         guard try await store.bind(deviceId: device.id, hostId: hello.hostId) else {
+            metrics.refused(.hostId)
             logger.notice("fleet: hello from another host refused", metadata: ["device": "\(device.id)", "host": "\(hello.hostId)"])
             await connection.close(
                 code: FleetWire.CloseCode.forbidden, reason: "this device token belongs to another host (its host key differs)")
@@ -156,6 +170,7 @@ struct FleetConnectRoute: Sendable {
             }
             switch decoded {
             case .beat(let beat):
+                metrics.beatReceived(bytes: text.utf8.count)
                 await registry.beat(beat, from: connection)
                 try await connection.send(.ack(Ack(seq: beat.seq)))
             case .bye:

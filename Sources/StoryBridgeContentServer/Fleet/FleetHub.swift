@@ -15,25 +15,39 @@ package struct FleetHub: Sendable {
     package let ticker: FleetTicker
     /// The history writer (a service of the server).
     package let history: HistoryWriter
+    /// The hub's own Prometheus series.
+    package let metrics: FleetMetrics
     let route: FleetConnectRoute
     let hostNames: AllowedHostNames
     let logger: Logger
 
+    /// The webhooks' dispatcher, when webhooks are configured.
+    package let webhooks: WebhookDispatcher?
+
+    /// A hub over `database`; kiosk events go to `webhooks` when given (`queueAlert`: when a
+    /// kiosk's analytics queue is reported).
     init(
-        directory: DataDirectory, clock: any HostClock, scheme: String, hostNames: AllowedHostNames, logger: Logger
+        database: HubDatabase, clock: any HostClock, scheme: String, hostNames: AllowedHostNames, logger: Logger,
+        metrics: FleetMetrics, webhooks: WebhookDispatcher?,
+        queueAlert: WebhookConfiguration.QueueAlert = WebhookConfiguration.QueueAlert()
     ) throws(ContentServerSetupError) {
+        self.metrics = metrics
+        self.webhooks = webhooks
+        let store = DeviceStore(database: database)
+        let history = HistoryWriter(database: database, clock: clock, logger: logger, metrics: metrics)
+        self.store = store
+        self.history = history
         do {
-            store = DeviceStore(database: try HubDatabase(directory: directory))
-            history = HistoryWriter(database: store.database, clock: clock, logger: logger)
-            registry = try FleetRegistry(store: store, clock: clock, logger: logger, history: history)
-        } catch let error as HubStoreError {
-            throw .invalidOption("the fleet hub cannot start: \(error.description)")
+            registry = try FleetRegistry(
+                store: store, clock: clock, logger: logger, history: history,
+                alerts: webhooks.map { KioskWebhooks(store: store, dispatcher: $0) }, queueAlert: queueAlert)
         } catch {
             throw .invalidOption("the fleet hub cannot start: \(error)")
         }
         ticker = FleetTicker(registry: registry, clock: clock)
         route = FleetConnectRoute(
-            store: store, registry: registry, clock: clock, scheme: scheme, hostNames: hostNames, logger: logger)
+            store: store, registry: registry, clock: clock, scheme: scheme, hostNames: hostNames, logger: logger,
+            metrics: metrics)
         self.hostNames = hostNames
         self.logger = logger
     }
@@ -57,7 +71,11 @@ package struct FleetHub: Sendable {
         api.register(on: router, auth: auth(.admins))
         FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
             .register(on: router, pages: auth(.pages), logout: auth(.logout))
-        FleetEventsRoute(api: api, sessions: sessions, clock: clock).register(on: router, auth: auth(.admins))
+        FleetEventsRoute(api: api, sessions: sessions, clock: clock, metrics: metrics).register(on: router, auth: auth(.admins))
+        FleetPrometheusRoutes(
+            store: store, registry: registry, metrics: metrics, pendingDeliveries: { [webhooks] in await webhooks?.pendingCount() ?? 0 }
+        )
+        .register(on: router, auth: auth(.scrapers))
         FleetStaticRoutes.register(on: router)
     }
 

@@ -35,15 +35,25 @@ package actor FleetRegistry {
     private var kiosks: [String: Kiosk] = [:]
     private var connections: [String: KioskConnection] = [:]
     private var dataVersion: Int?
+    /// Where kiosk events go (webhooks), if anywhere.
+    private let alerts: KioskWebhooks?
+    /// Which transitions and beats raise kiosk events.
+    private var alertRules: KioskAlertRules
 
     /// A registry over `store`, timing on `clock`, with every kiosk device not revoked loaded from
     /// `kiosk_state`: the deadlines of kiosks saved `online` or `late` count from now (the hub's
     /// start), so kiosks that reconnect within two intervals cause no transition.
     /// The last beat and hello are restored too, so that `/v1/fleet` shows a kiosk's decks before
     /// it has beaten again. Beats and transitions go to `history` (by default a writer of its own
-    /// over the store's database, which nobody runs: tests that only evaluate presence).
-    package init(store: DeviceStore, clock: any HostClock, logger: Logger, history: HistoryWriter? = nil) throws {
+    /// over the store's database, which nobody runs: tests that only evaluate presence); kiosk
+    /// events (offline, online, sync failed, queue over `queueAlert`) to `alerts`, when given.
+    package init(
+        store: DeviceStore, clock: any HostClock, logger: Logger, history: HistoryWriter? = nil, alerts: KioskWebhooks? = nil,
+        queueAlert: WebhookConfiguration.QueueAlert = WebhookConfiguration.QueueAlert()
+    ) throws {
         self.store = store
+        self.alerts = alerts
+        self.alertRules = KioskAlertRules(limits: queueAlert)
         self.clock = clock
         self.logger = logger
         self.history = history ?? HistoryWriter(database: store.database, clock: clock, logger: logger)
@@ -114,11 +124,21 @@ package actor FleetRegistry {
         guard connections[connection.deviceId]?.id == connection.id, var kiosk = kiosks[connection.deviceId] else { return }
         let now = clock.now
         let interval = kiosk.hello.map { Duration.seconds(max(1, $0.intervalSeconds)) }
+        let previousSince = kiosk.machine.since
+        let previousBeat = kiosk.lastBeat
         let transition = kiosk.machine.beat(at: clock.instant, date: now, interval: interval)
         kiosk.lastBeat = beat
         kiosk.lastBeatAt = now
         kiosks[connection.deviceId] = kiosk
-        if let transition { record(transition, connection.deviceId) }
+        if let transition {
+            record(transition, connection.deviceId)
+            raiseAlert(transition, kiosk, offlineSince: previousSince, beat: beat)
+        }
+        if alerts != nil {
+            for event in alertRules.events(for: beat, previous: previousBeat, deviceId: connection.deviceId) {
+                send(event, kiosk, at: now, reason: "beat", beat: beat)
+            }
+        }
         if let json = try? FleetWire.encode(.beat(beat)) {
             history.record(beat: beat, json: json, deviceId: connection.deviceId, receivedAt: now)
         }
@@ -129,7 +149,10 @@ package actor FleetRegistry {
         guard var kiosk = kiosks[connection.deviceId] else { return }
         let transition = kiosk.machine.bye(date: clock.now)
         kiosks[connection.deviceId] = kiosk
-        if let transition { record(transition, connection.deviceId) }
+        if let transition {
+            record(transition, connection.deviceId)
+            raiseAlert(transition, kiosk)
+        }
     }
 
     /// Applies the deadlines at `now` (the ticker calls it every 250 ms); returns the transitions.
@@ -145,6 +168,7 @@ package actor FleetRegistry {
         }
         for (deviceId, transition) in transitions.sorted(by: { $0.0 < $1.0 }) {
             record(transition, deviceId)
+            if let kiosk = kiosks[deviceId] { raiseAlert(transition, kiosk) }
         }
         return transitions.map(\.1)
     }
@@ -198,6 +222,34 @@ package actor FleetRegistry {
         logger.info(
             "fleet: kiosk \(transition.from.rawValue) → \(transition.to.rawValue)",
             metadata: ["device": "\(deviceId)", "reason": "\(transition.reason)"])
+    }
+
+    /// Sends the event `transition` of `kiosk` raises, if any (`offlineSince`: when an `online`
+    /// kiosk had gone offline; `beat`: the beat that brought it back).
+    private func raiseAlert(
+        _ transition: KioskPresenceMachine.Transition, _ kiosk: Kiosk, offlineSince: Date? = nil, beat: Beat? = nil
+    ) {
+        guard alerts != nil, let event = alertRules.event(for: transition) else { return }
+        var alert = makeAlert(event, kiosk, at: transition.at, reason: transition.reason)
+        if event == .kioskOnline {
+            alert.offlineSeconds = offlineSince.map { Int(transition.at.timeIntervalSince($0).rounded()) }
+            alert.hubUnreachableSeconds = beat?.hubUnreachable?.seconds
+        }
+        alerts?.send(alert)
+    }
+
+    private func send(_ event: WebhookEvent, _ kiosk: Kiosk, at: Date, reason: String, beat: Beat) {
+        var alert = makeAlert(event, kiosk, at: at, reason: reason)
+        alert.sync = event == .kioskSyncFailed ? beat.sync : nil
+        alert.analytics = event == .kioskQueueOverLimit ? beat.analytics : nil
+        alerts?.send(alert)
+    }
+
+    private func makeAlert(_ event: WebhookEvent, _ kiosk: Kiosk, at: Date, reason: String) -> KioskAlert {
+        KioskAlert(
+            event: event, at: at, deviceId: kiosk.deviceId, hostId: kiosk.hello?.hostId,
+            labels: kiosk.lastBeat?.labels ?? kiosk.hello?.labels ?? [:], since: kiosk.machine.since, lastBeatAt: kiosk.lastBeatAt,
+            reason: reason)
     }
 
     /// A stored message (`kiosk_state.hello`, `lastBeat`), if it still decodes.

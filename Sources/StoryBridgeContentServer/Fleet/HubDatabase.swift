@@ -48,6 +48,7 @@ package final class HubDatabase: Sendable {
         migrator.registerMigration("v1-fleet", migrate: HubFleetSchema.create)
         migrator.registerMigration("v2-history", migrate: HubHistorySchema.create)
         migrator.registerMigration("v3-admin-sessions", migrate: HubSessionSchema.create)
+        migrator.registerMigration("v4-webhooks", migrate: HubWebhookSchema.create)
         return migrator
     }
 }

@@ -27,7 +27,10 @@ struct FleetOptions: ParsableArguments {
     @Option(name: .customLong("fleet-label"), help: ArgumentHelp("A label KEY=VALUE (repeatable, at most 16).", valueName: "KEY=VALUE"))
     var fleetLabels: [String] = []
 
-    @Option(help: ArgumentHelp("Where Prometheus can scrape this kiosk's metrics, advertised to the hub.", valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            "Where Prometheus can scrape this kiosk's metrics (http(s)://host:port/path, behind a proxy: docs/KIOSK.md), listed by the hub's /v1/fleet/prometheus-sd; without it the hub re-exports the beat's figures.",
+            valueName: "URL"))
     var fleetAdvertise: String?
 
     @Option(help: ArgumentHelp("A PEM file of the CA that signed the hub's certificate (default: the system's roots).", valueName: "path"))
@@ -82,6 +85,11 @@ struct FleetOptions: ParsableArguments {
             labels[key] = value
         }
         guard labels.count <= 16 else { throw ValidationError("--fleet-label: at most 16 labels") }
+        if let fleetAdvertise, case .failure(let refusal) = MetricsTarget.parse(fleetAdvertise) {
+            throw ValidationError(
+                "--fleet-advertise \(fleetAdvertise) \(refusal): give the URL Prometheus scrapes, such as http://10.20.0.17:9180/__storybridge/metrics"
+            )
+        }
         if let fleetCaFile, !FileManager.default.isReadableFile(atPath: fleetCaFile) {
             throw ValidationError("--fleet-ca-file \(fleetCaFile) cannot be read")
         }

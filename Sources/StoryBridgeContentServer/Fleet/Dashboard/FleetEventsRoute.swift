@@ -15,6 +15,8 @@ struct FleetEventsRoute: Sendable {
     let api: FleetAPIRoutes
     let sessions: AdminSessions
     let clock: any HostClock
+    /// Counts the open streams (`storybridge_fleet_dashboard_streams`).
+    let metrics: FleetMetrics
     /// How often the kiosks are compared with what was sent.
     var period: Duration = .milliseconds(250)
     /// How often a stream sends a comment line and looks at its session.
@@ -41,6 +43,8 @@ struct FleetEventsRoute: Sendable {
     }
 
     private func stream(to writer: inout any ResponseBodyWriter, cookie: String?) async throws {
+        metrics.streamOpened()
+        defer { metrics.streamClosed() }
         var sent: [String: Data] = [:]
         var changed: [FleetKioskView] = []
         for view in try await api.kiosks(Self.everything) {

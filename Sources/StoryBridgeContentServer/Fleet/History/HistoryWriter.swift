@@ -65,6 +65,8 @@ package final class HistoryWriter: Service, Sendable {
     /// How often old rows are deleted.
     let retentionPeriod: Duration
     private let logger: Logger
+    /// Where the transactions are timed (`storybridge_fleet_history_write_seconds`), if anywhere.
+    private let metrics: FleetMetrics?
     private let pending = Mutex(Pending())
 
     /// What has come in since the last flush.
@@ -109,8 +111,9 @@ package final class HistoryWriter: Service, Sendable {
     /// A writer into `database`, on `clock`.
     package init(
         database: HubDatabase, clock: any HostClock, retention: Retention = Retention(), flushPeriod: Duration = .seconds(1),
-        retentionPeriod: Duration = .seconds(600), logger: Logger
+        retentionPeriod: Duration = .seconds(600), logger: Logger, metrics: FleetMetrics? = nil
     ) {
+        self.metrics = metrics
         self.database = database
         self.clock = clock
         self.retention = retention
@@ -176,7 +179,9 @@ package final class HistoryWriter: Service, Sendable {
                 && batch.syncRuns.isEmpty)
         else { return }
         do {
+            let start = ContinuousClock.now
             try await database.pool.write { db in try Self.write(batch, db) }
+            metrics?.historyWritten(in: start.duration(to: .now))
         } catch {
             logger.error(
                 "fleet: cannot write the hub's history; \(batch.beats.count) beats and \(batch.transitions.count) state changes are lost",
