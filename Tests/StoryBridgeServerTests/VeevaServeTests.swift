@@ -29,16 +29,18 @@ struct VeevaServeTests {
         try await withTemporaryFolder { folder in
             let broken = folder.appendingPathComponent("broken")
             try VeevaDeliveryFixture.writeZips(in: broken, crmData: "{\n  \"objects\": {\"Account\": [{\"Name\": \"no id\"}]}\n}")
-            let result = try await runStorybridge(["serve", broken.path, "--port", "0", "--data-dir", folder.path])
+            // The child's temporary folder is one of its own: other tests running beside this one
+            // serve deliveries too, each with its unpacked copy in the shared one while it runs.
+            let temporary = folder.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = temporary.path
+            let result = try await runStorybridge(
+                ["serve", broken.path, "--port", "0", "--data-dir", folder.path], environment: environment)
             #expect(result.status == 64)
             #expect(result.errors.contains("is refused at objects.Account[0]: has no id"))
             // The unpacked copy is not left behind.
-            let temporary = FileManager.default.temporaryDirectory
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { name in
-                name.hasPrefix("storybridge-")
-                    && FileManager.default.fileExists(atPath: temporary.appendingPathComponent(name).appendingPathComponent("KM_A").path)
-            }
-            #expect(leftovers.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
 
             let unpacked = folder.appendingPathComponent("unpacked")
             try DeliveryUnpacking.unpack(folder: folder.appendingPathComponent("broken"), to: unpacked)
