@@ -7,16 +7,7 @@ let storyContextFixture = repositoryRoot.appendingPathComponent("Fixtures/presen
 
 /// The Story context fixture packed as a zip by the test.
 func storyContextZip(in folder: URL) throws -> URL {
-    let zip = folder.appendingPathComponent("story-context.zip")
-    let writer = try ZipWriter(path: zip.path)
-    let enumerator = FileManager.default.enumerator(at: storyContextFixture, includingPropertiesForKeys: [.isRegularFileKey])
-    while let file = enumerator?.nextObject() as? URL {
-        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
-        let relative = String(file.standardizedFileURL.path.dropFirst(storyContextFixture.standardizedFileURL.path.count + 1))
-        try writer.add(relative, data: try Data(contentsOf: file))
-    }
-    try writer.close()
-    return zip
+    try zipFolder(storyContextFixture, to: folder.appendingPathComponent("story-context.zip"))
 }
 
 @Suite("storybridge context")

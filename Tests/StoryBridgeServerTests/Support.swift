@@ -55,11 +55,16 @@ func withHost<T>(
     return try await host.use(body)
 }
 
-/// `folder`'s files in a new zip (`deck.zip` in a fresh temporary folder), paths relative to it.
-func zipFolder(_ folder: URL) throws -> URL {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    let zip = scratch.appendingPathComponent("deck.zip")
+/// `folder`'s files in a new zip at `zip` (default: `deck.zip` in a fresh temporary folder), paths
+/// relative to `folder`.
+func zipFolder(_ folder: URL, to zip: URL? = nil) throws -> URL {
+    let zip =
+        try zip
+        ?? {
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            return scratch.appendingPathComponent("deck.zip")
+        }()
     let writer = try ZipWriter(path: zip.path)
     let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
     while let file = enumerator?.nextObject() as? URL {
