@@ -30,18 +30,20 @@ enum InspectorSnapshot {
     }
 
     private static func viewerJSON(_ id: String, state: ViewerState, connected: Bool, library: PresentationLibrary) -> JSONValue {
+        // The deck shown, looked up once.
+        let shown = state.presentationId.map { ($0, library.presentation(id: $0)) }
         let presentation: JSONValue =
-            state.presentationId.map { presentationId in
+            shown.map { id, deck in
                 [
-                    "id": .int(presentationId), "name": library.presentation(id: presentationId).map { .string($0.name) } ?? .null,
-                    "dialect": library.presentation(id: presentationId).map { .string($0.dialect.rawValue) } ?? .null,
+                    "id": .int(id), "name": deck.map { .string($0.name) } ?? .null,
+                    "dialect": deck.map { .string($0.dialect.rawValue) } ?? .null,
                 ]
             } ?? .null
         // The picture of the slide on screen, where the delivery has one (Veeva, OCE).
-        let thumbnail = state.presentationId.flatMap { presentationId in
+        let thumbnail = shown.flatMap { id, deck in
             state.currentSlide.flatMap { slide in
-                library.presentation(id: presentationId)?.slides.first { $0.name == slide }?.thumbnail.map {
-                    JSONValue.string(ContentPaths.slideURL(presentationId: presentationId, slide: $0))
+                deck?.slides.first { $0.name == slide }?.thumbnail.map {
+                    JSONValue.string(ContentPaths.slideURL(presentationId: id, slide: $0))
                 }
             }
         }
