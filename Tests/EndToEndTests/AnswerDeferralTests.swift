@@ -52,7 +52,17 @@ struct AnswerDeferralTests {
                   var steps = [], inside = false, handler = StoryCLMBridge.StoryCLMHandler;
                   var probe = new MessageChannel();
                   probe.port1.onmessage = function () { steps.push('next task'); };
+                  // Only the answer to this request is watched: the host may push other messages
+                  // (events, the viewer's state) through the same handler meanwhile.
+                  var realPost = window.__storybridge.post, requestGUID = null;
+                  window.__storybridge.post = function (message) {
+                    if (requestGUID === null) { requestGUID = message.GUID; }
+                    return realPost.apply(this, arguments);
+                  };
                   StoryCLMBridge.StoryCLMHandler = function (text, delivery) {
+                    var parsed = null;
+                    try { parsed = JSON.parse(text); } catch (error) {}
+                    if (!parsed || parsed.GUID !== requestGUID) { return handler.apply(StoryCLMBridge, arguments); }
                     // A task queued before the handler runs: a callback deferred to a task of its
                     // own would come after it, one in a microtask comes before.
                     probe.port2.postMessage(0);
@@ -67,6 +77,7 @@ struct AnswerDeferralTests {
                       resolve();
                     });
                   });
+                  window.__storybridge.post = realPost;
                   await answered;
                   await new Promise(function (resolve) { setTimeout(resolve, 50); });
                   StoryCLMBridge.StoryCLMHandler = handler;
