@@ -196,6 +196,7 @@ struct ServeCommand: AsyncParsableCommand {
         // staying in one per thread (see AllocatorArenas).
         AllocatorArenas.limit()
         let configuration = try identity.resolve()
+        let checkpoints = try audit.resolve(configuration.audit)
         let fleetSettings = try fleet.resolve(config: configuration.fleet)
         let deckSchedule = try readSchedule(configuration.schedule)
         let fleetTap = fleetSettings == nil ? nil : FleetLogTap()
@@ -222,7 +223,7 @@ struct ServeCommand: AsyncParsableCommand {
         let (database, movedAside) = try library.openDatabaseChecked()
         let hostKey = try library.hostKey()
         // Before anything writes: the audit log's start-up checks, then checkpoints and head file.
-        _ = try await audit.start(database, key: hostKey, movedAside: movedAside, logger: logger)
+        _ = try await checkpoints.start(database, key: hostKey, movedAside: movedAside, logger: logger)
         let viewerLifetime = try lifetime.resolve(configuration.server)
         let uploadSettings = try upload.resolve(configuration.upload)
         let syncStatus = ScheduledSyncStatus()
@@ -279,7 +280,7 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = HostMetrics()
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         var services: [any Service] = [IdleSweepService(host: host)]
-        if let interval = audit.interval {
+        if let interval = checkpoints.interval {
             services.append(AuditCheckpointService(database: database, interval: interval, clock: host.clock, logger: logger))
         }
         if let uploadSettings {

@@ -139,7 +139,10 @@ struct FleetAPITests {
                 (admin, 200), (user, 403), (service, 403), (kioskToken.text, 403), (scraperToken.text, 403), (nil, 401),
                 ("not-a-jwt", 401), (DeviceToken.generate().text, 401), (admin + "x", 401),
             ]
-            for path in ["/v1/fleet", "/v1/fleet/kiosks/\(device.id)", "/v1/fleet/kiosks/\(device.id)/history"] {
+            for path in [
+                "/v1/fleet", "/v1/fleet/kiosks/\(device.id)", "/v1/fleet/kiosks/\(device.id)/history",
+                "/v1/fleet/kiosks/\(device.id)/checkpoints",
+            ] {
                 for (token, status) in cases {
                     let reply = try await client.get(path, token: token)
                     #expect(reply.status == status, "\(path) with \(token?.prefix(12) ?? "none"): \(reply.status) \(reply.text)")

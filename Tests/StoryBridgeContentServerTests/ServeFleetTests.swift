@@ -160,6 +160,49 @@ struct ServeFleetTests {
         return nil
     }
 
+    @Test(
+        "serve's beats carry its newest audit checkpoint (config audit.checkpointEvery); the hub keeps it, and audit verify --checkpoints of what the hub holds is clean"
+    )
+    func checkpoints() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-audit")
+        let (_, running) = try await startHub(hubLab)
+        let config = kiosk.folder.appendingPathComponent("serve.json")
+        try Data(JSONValue.object(["audit": ["checkpointEvery": 2]]).jsonString().utf8).write(to: config)
+        let serve = try await startServe(
+            kiosk,
+            [
+                "--config", config.path, "--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval",
+                "1s",
+            ])
+        defer { serve.kill() }
+        // The start's entries reach a multiple of 2: the host signs a checkpoint before the first beat.
+        let beat = try #require(try await storedBeat(hubLab, device.id) { $0.checkpoint != nil })
+        let kioskKey = try #require(try HostKey.read(at: HostKey.file(in: DataDirectory(Self.kioskData(kiosk))).path))
+        #expect(beat.checkpoint?["signed"]?["hostId"]?.stringValue == kioskKey.hostId)
+        let database = try HubDatabase(directory: hubLab.directory)
+        var held: [String] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while held.isEmpty, ContinuousClock.now < deadline {
+            held = try await database.pool.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT document FROM kiosk_checkpoint WHERE deviceId = ? ORDER BY sequence", arguments: [device.id])
+            }
+            if held.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(!held.isEmpty, "the hub holds no checkpoint of the kiosk")
+        serve.terminate()
+        #expect(await serve.exit() == 0)
+        await running.stop()
+        // What the hub holds, as GET /v1/fleet/kiosks/{id}/checkpoints gives it, checks the kiosk's log.
+        let file = kiosk.folder.appendingPathComponent("hub-checkpoints.json")
+        try Data(JSONValue.array(try held.map { try JSONValue.parse($0) }).jsonString().utf8).write(to: file)
+        let verified = try await runStorybridgeToExit([
+            "audit", "verify", "--checkpoints", file.path, "--data-dir", Self.kioskData(kiosk).path,
+        ])
+        #expect(verified.status == 0, "\(verified.output)")
+        #expect(verified.output.contains("\(held.count) of \(held.count) uploaded checkpoints match: ok"), "\(verified.output)")
+    }
+
     @Test("the hub killed for a while: the first beat after it returns says how long it was unreachable")
     func unreachable() async throws {
         let hubLab = try ContentLab()
@@ -207,6 +250,27 @@ struct ServeFleetTests {
         #expect(process.terminationStatus == 64)
         let text = String(decoding: err, as: UTF8.self)
         #expect(text.contains("--fleet-token-file") && text.contains("STORYBRIDGE_FLEET_TOKEN"), "\(text)")
+    }
+
+    @Test("the config's audit.checkpointEvery below 2 is a usage error naming the key; the flag of the same name wins over it")
+    func checkpointEveryChecked() async throws {
+        let kiosk = try ContentLab()
+        let config = kiosk.folder.appendingPathComponent("serve.json")
+        try Data(JSONValue.object(["audit": ["checkpointEvery": 1]]).jsonString().utf8).write(to: config)
+        let refused = try await runStorybridgeToExit([
+            "serve", Self.demo.path, "--port", "0", "--data-dir", Self.kioskData(kiosk).path, "--no-watch", "--config", config.path,
+        ])
+        #expect(refused.status == 64)
+        #expect(refused.output.contains("audit.checkpointEvery must be 2 or more (it is 1)"), "\(refused.output)")
+        let flag = try await runStorybridgeToExit([
+            "serve", Self.demo.path, "--port", "0", "--data-dir", Self.kioskData(kiosk).path, "--no-watch",
+            "--audit-checkpoint-every", "1",
+        ])
+        #expect(flag.status == 64 && flag.output.contains("--audit-checkpoint-every must be 2 or more"), "\(flag.output)")
+        // The flag wins: with a good one, serve starts despite the file (checked by its banner).
+        let serve = try await startServe(kiosk, ["--config", config.path, "--audit-checkpoint-every", "5"])
+        serve.terminate()
+        #expect(await serve.exit() == 0)
     }
 
     @Test(

@@ -46,7 +46,11 @@ struct FleetWireTests {
                 entries: [.init(at: Date(timeIntervalSince1970: 1_796_116_503), level: "warning", message: "scheduled sync: down")],
                 dropped: 0),
             hubUnreachable: .init(since: Date(timeIntervalSince1970: 1_796_116_971), seconds: 429, attempts: 9),
-            figures: ["storybridge_connected_viewers": 1, "storybridge_requests_total": 12040])
+            figures: ["storybridge_connected_viewers": 1, "storybridge_requests_total": 12040],
+            checkpoint: [
+                "signed": ["type": "storybridge-checkpoint", "sequence": 41, "position": 41000],
+                "signatures": [["keyId": "x2tlkrvgmune3ngcza7rm24jdm", "sig": "c2ln"]],
+            ])
     }
 
     @Test("a full beat encodes as the documented JSON, type first, dates with milliseconds")
@@ -75,6 +79,8 @@ struct FleetWireTests {
                      "dropped": 0},
              "hubUnreachable": {"since": "2026-12-01T09:22:51.000Z", "seconds": 429, "attempts": 9},
              "figures": {"storybridge_connected_viewers": 1, "storybridge_requests_total": 12040},
+             "checkpoint": {"signed": {"type": "storybridge-checkpoint", "sequence": 41, "position": 41000},
+                            "signatures": [{"keyId": "x2tlkrvgmune3ngcza7rm24jdm", "sig": "c2ln"}]},
              "truncated": false}
             """)
         // Decoded and encoded again: the same JSON (dates to the millisecond).
@@ -84,6 +90,7 @@ struct FleetWireTests {
         }
         #expect(abs(decoded.sentAt.timeIntervalSince(Self.sentAt)) < 0.001)
         #expect(decoded.decks == Self.fullBeat().decks && decoded.sync == Self.fullBeat().sync && decoded.log == Self.fullBeat().log)
+        #expect(decoded.checkpoint == Self.fullBeat().checkpoint)
         try sameJSON(try FleetWire.encode(.beat(decoded)), String(decoding: data, as: UTF8.self))
     }
 
@@ -96,7 +103,7 @@ struct FleetWireTests {
             {"type": "beat", "seq": 1, "sentAt": "2026-12-01T09:30:00.123Z", "instance": "i", "uptimeSeconds": 0, "version": "0.1.0",
              "name": "k", "labels": {}, "decks": null, "viewers": null, "analytics": null, "sync": null, "disk": null,
              "memory": null, "health": null, "schedule": null, "kiosk": null, "log": {"entries": [], "dropped": 0},
-             "hubUnreachable": null, "figures": null, "truncated": false}
+             "hubUnreachable": null, "figures": null, "checkpoint": null, "truncated": false}
             """)
     }
 

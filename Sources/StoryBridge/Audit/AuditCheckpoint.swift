@@ -35,6 +35,24 @@ package struct AuditCheckpoint: Sendable, Hashable {
     /// When it was made, `AnalyticsFormat.timestamp`.
     package var at: String
 
+    /// A checkpoint of these fields (signed by ``document(signedBy:)``).
+    package init(
+        hostId: String, publicKey: Data, sequence: Int, segment: String, position: Int, hash: Data, previousSequence: Int,
+        previousPosition: Int, previousHash: Data, entries: Int, at: String
+    ) {
+        self.hostId = hostId
+        self.publicKey = publicKey
+        self.sequence = sequence
+        self.segment = segment
+        self.position = position
+        self.hash = hash
+        self.previousSequence = previousSequence
+        self.previousPosition = previousPosition
+        self.previousHash = previousHash
+        self.entries = entries
+        self.at = at
+    }
+
     /// The `signed` object.
     package var signedJSON: JSONValue {
         [

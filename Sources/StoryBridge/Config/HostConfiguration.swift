@@ -70,6 +70,8 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
     package var sync: SyncSettings = SyncSettings()
     /// Signed packages: the pinned root's file and whether unsigned packages are refused.
     package var trust: TrustSettings = TrustSettings()
+    /// The audit log's checkpoints: the defaults of serve's `--audit-checkpoint-…` options.
+    package var audit: AuditSettings = AuditSettings()
     /// Reporting to a fleet hub: the defaults of serve's `--fleet…` options.
     package var fleet: FleetSettings = FleetSettings()
     /// Which deck plays when (``DeckSchedule``), as `serve --schedule FILE` holds it; read with
@@ -101,6 +103,7 @@ package struct HostConfiguration: Sendable, Hashable, Codable {
         storyContext = try container.decodeIfPresent(String.self, forKey: .storyContext)
         sync = try container.decodeIfPresent(SyncSettings.self, forKey: .sync) ?? SyncSettings()
         trust = try container.decodeIfPresent(TrustSettings.self, forKey: .trust) ?? TrustSettings()
+        audit = try container.decodeIfPresent(AuditSettings.self, forKey: .audit) ?? AuditSettings()
         fleet = try container.decodeIfPresent(FleetSettings.self, forKey: .fleet) ?? FleetSettings()
         schedule = try container.decodeIfPresent(JSONValue.self, forKey: .schedule)
     }

@@ -39,6 +39,10 @@ package actor FleetRegistry {
     private let alerts: KioskWebhooks?
     /// Which transitions and beats raise kiosk events.
     private var alertRules: KioskAlertRules
+    /// The checkpoint document last looked at per device: a beat repeats the host's newest
+    /// checkpoint until it makes another, and each is checked once. (Not the newest sequence: a
+    /// refused document must not hide the genuine one of its number.)
+    private var checkpointsSeen: [String: JSONValue] = [:]
 
     /// A registry over `store`, timing on `clock`, with every kiosk device not revoked loaded from
     /// `kiosk_state`: the deadlines of kiosks saved `online` or `late` count from now (the hub's
@@ -141,6 +145,23 @@ package actor FleetRegistry {
         }
         if let json = try? FleetWire.encode(.beat(beat)) {
             history.record(beat: beat, json: json, deviceId: connection.deviceId, receivedAt: now)
+        }
+        if let checkpoint = beat.checkpoint { take(checkpoint, kiosk, at: now) }
+    }
+
+    /// Keeps the checkpoint `document` of `kiosk`'s beat, unless it is the one the previous beat
+    /// carried, when it is signed by the kiosk's own host key; logs why not otherwise. (The
+    /// ``HistoryWriter`` keeps one document per host and sequence, and reports another.)
+    private func take(_ document: JSONValue, _ kiosk: Kiosk, at now: Date) {
+        guard checkpointsSeen[kiosk.deviceId] != document else { return }
+        checkpointsSeen[kiosk.deviceId] = document
+        switch KioskCheckpoint.checked(document, deviceId: kiosk.deviceId, hostId: kiosk.hello?.hostId, at: now) {
+        case .success(let checkpoint):
+            history.record(checkpoint: checkpoint)
+        case .failure(let refusal):
+            logger.warning(
+                "fleet: a checkpoint in a beat of kiosk \(kiosk.deviceId) is not kept: \(refusal)",
+                metadata: ["device": "\(kiosk.deviceId)"])
         }
     }
 

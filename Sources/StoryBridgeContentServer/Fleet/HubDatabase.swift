@@ -49,6 +49,7 @@ package final class HubDatabase: Sendable {
         migrator.registerMigration("v2-history", migrate: HubHistorySchema.create)
         migrator.registerMigration("v3-admin-sessions", migrate: HubSessionSchema.create)
         migrator.registerMigration("v4-webhooks", migrate: HubWebhookSchema.create)
+        migrator.registerMigration("v5-checkpoints", migrate: HubCheckpointSchema.create)
         return migrator
     }
 }

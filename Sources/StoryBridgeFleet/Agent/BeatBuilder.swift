@@ -65,12 +65,13 @@ package struct BeatBuilder: Sendable {
         async let schedule = ask(sources.schedule)
         async let kiosk = ask(sources.kiosk)
         async let figures = ask(sources.figures)
-        let answers = await (decks, viewers, analytics, sync, disk, memory, health, schedule, kiosk, figures)
+        async let checkpoint = ask(sources.checkpoint)
+        let answers = await (decks, viewers, analytics, sync, disk, memory, health, schedule, kiosk, figures, checkpoint)
         let late = [
             ("decks", answers.0.isLate), ("viewers", answers.1.isLate), ("analytics", answers.2.isLate),
             ("sync", answers.3.isLate), ("disk", answers.4.isLate), ("memory", answers.5.isLate),
             ("health", answers.6.isLate), ("schedule", answers.7.isLate), ("kiosk", answers.8.isLate),
-            ("figures", answers.9.isLate),
+            ("figures", answers.9.isLate), ("checkpoint", answers.10.isLate),
         ].filter(\.1).map(\.0)
         var log = sources.log?() ?? Beat.Log()
         let now = clock.now
@@ -87,7 +88,8 @@ package struct BeatBuilder: Sendable {
             name: identity.name, labels: identity.labels, decks: answers.0.value, viewers: answers.1.value.map(Self.viewers),
             analytics: answers.2.value ?? nil, sync: answers.3.value ?? nil, disk: answers.4.value ?? nil,
             memory: answers.5.value ?? nil, health: answers.6.value ?? nil, schedule: answers.7.value ?? nil,
-            kiosk: answers.8.value ?? nil, log: log, hubUnreachable: hubUnreachable, figures: answers.9.value)
+            kiosk: answers.8.value ?? nil, log: log, hubUnreachable: hubUnreachable, figures: answers.9.value,
+            checkpoint: answers.10.value ?? nil)
     }
 
     /// A source's answer: not configured, too late, or its value.

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// Where a beat's sections come from: async reads of the host that already exist for the health
 /// endpoint and the inspector (docs/design/FLEET.md §3.2). Each is given a budget by
@@ -25,6 +26,8 @@ package struct BeatSources: Sendable {
     package var kiosk: (@Sendable () async -> Beat.KioskStatus?)?
     /// The Prometheus figures.
     package var figures: (@Sendable () async -> [String: Double])?
+    /// The newest checkpoint document of the host's audit log.
+    package var checkpoint: (@Sendable () async -> JSONValue?)?
     /// Warnings and errors since the last beat (taken: the next call starts empty).
     package var log: (@Sendable () -> Beat.Log)?
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// `{"type": "beat", …}`: a kiosk's state, sent every interval (docs/design/FLEET.md §4.3).
 ///
@@ -43,6 +44,9 @@ package struct Beat: Codable, Sendable, Equatable {
     package var hubUnreachable: HubUnreachable?
     /// The host's Prometheus counters and gauges, series summed.
     package var figures: [String: Double]?
+    /// The newest signed checkpoint of the host's audit log (docs/design/TRUST.md 4.5), the
+    /// document as uploaded; null before the first.
+    package var checkpoint: JSONValue?
     /// Whether viewers, log entries or figures were left out to keep the beat under 64 KiB.
     package var truncated: Bool
 
@@ -52,7 +56,7 @@ package struct Beat: Codable, Sendable, Equatable {
         labels: [String: String] = [:], decks: [Deck]? = nil, viewers: Viewers? = nil, analytics: Analytics? = nil,
         sync: Sync? = nil, disk: Disk? = nil, memory: Memory? = nil, health: Health? = nil, schedule: ScheduleNow? = nil,
         kiosk: KioskStatus? = nil, log: Log = Log(), hubUnreachable: HubUnreachable? = nil, figures: [String: Double]? = nil,
-        truncated: Bool = false
+        checkpoint: JSONValue? = nil, truncated: Bool = false
     ) {
         self.seq = seq
         self.sentAt = sentAt
@@ -73,12 +77,13 @@ package struct Beat: Codable, Sendable, Equatable {
         self.log = log
         self.hubUnreachable = hubUnreachable
         self.figures = figures
+        self.checkpoint = checkpoint
         self.truncated = truncated
     }
 
     private enum CodingKeys: String, CodingKey {
         case seq, sentAt, instance, uptimeSeconds, version, name, labels, decks, viewers, analytics, sync, disk, memory,
-            health, schedule, kiosk, log, hubUnreachable, figures, truncated
+            health, schedule, kiosk, log, hubUnreachable, figures, checkpoint, truncated
     }
 
     /// Writes every member in the documented order, absent sections as `null`.
@@ -103,6 +108,7 @@ package struct Beat: Codable, Sendable, Equatable {
         try container.encode(log, forKey: .log)
         try container.encode(hubUnreachable, forKey: .hubUnreachable)
         try container.encode(figures, forKey: .figures)
+        try container.encode(checkpoint, forKey: .checkpoint)
         try container.encode(truncated, forKey: .truncated)
     }
 
@@ -128,6 +134,7 @@ package struct Beat: Codable, Sendable, Equatable {
         log = try container.decodeIfPresent(Log.self, forKey: .log) ?? Log()
         hubUnreachable = try container.decodeIfPresent(HubUnreachable.self, forKey: .hubUnreachable)
         figures = try container.decodeIfPresent([String: Double].self, forKey: .figures)
+        checkpoint = try container.decodeIfPresent(JSONValue.self, forKey: .checkpoint)
         truncated = try container.decodeIfPresent(Bool.self, forKey: .truncated) ?? false
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import ServiceLifecycle
 import StoryBridge
@@ -79,6 +80,14 @@ enum ServeFleet {
         }
         sources.memory = { await BlockingIO.run { ProcessFigures.memory() } }
         sources.figures = { metrics.figures() }
+        let database = host.database
+        sources.checkpoint = {
+            // The newest checkpoint the host made (read per beat: a few hundred bytes, one indexed row).
+            let document = try? await database.read { db in
+                try AuditCheckpointRecord.order(AuditCheckpointRecord.CodingKeys.sequence.desc).fetchOne(db)?.document
+            }
+            return document.flatMap { try? JSONValue.parse($0) }
+        }
         if let tap { sources.log = { tap.take() } }
         let builder = BeatBuilder(
             identity: .init(

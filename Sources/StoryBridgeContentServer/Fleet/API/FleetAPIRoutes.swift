@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import StoryBridge
 import StoryBridgeFleet
@@ -10,6 +11,9 @@ import StoryBridgeFleet
 /// - `GET /v1/fleet/kiosks/{id}`: one kiosk with its `lastBeat` and `hello`; 404 for an id that
 ///   is no kiosk.
 /// - `GET /v1/fleet/kiosks/{id}/history[?hours=24]`: `{"stateChanges", "syncRuns", "minutes"}`.
+/// - `GET /v1/fleet/kiosks/{id}/checkpoints`: the audit-log checkpoints its beats carried (the
+///   newest 1,000), oldest first, as the JSON array of signed documents that `storybridge audit
+///   verify --checkpoints FILE` reads.
 ///
 /// Dates are ISO 8601 with milliseconds, as on the kiosks' socket.
 struct FleetAPIRoutes: Sendable {
@@ -34,6 +38,15 @@ struct FleetAPIRoutes: Sendable {
             let start = clock.now.addingTimeInterval(-Double(hours) * 3600)
             let history = try await store.database.pool.read { db in try FleetHistoryView.read(device.id, since: start, db) }
             return Self.reply(history)
+        }
+        group.get("kiosks/:id/checkpoints") { _, context -> Response in
+            let (device, _) = try await kiosk(context)
+            let documents = try await store.database.pool.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT document FROM kiosk_checkpoint WHERE deviceId = ? ORDER BY hostId, sequence",
+                    arguments: [device.id])
+            }
+            return Self.reply(JSONValue.array(documents.compactMap { try? JSONValue.parse($0) }))
         }
     }
 

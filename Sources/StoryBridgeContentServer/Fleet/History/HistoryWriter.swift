@@ -29,6 +29,8 @@ package final class HistoryWriter: Service, Sendable {
         package var others: TimeInterval = 7 * 86_400
         /// Rows deleted per transaction.
         package var batch = 5000
+        /// Audit-log checkpoints kept per host: the newest 1,000.
+        package var checkpointsPerHost = 1000
 
         /// The defaults of the design.
         package init() {}
@@ -79,6 +81,7 @@ package final class HistoryWriter: Service, Sendable {
         /// Minutes that ended, not written yet.
         var ended: [MinuteAggregate] = []
         var syncRuns: [(deviceId: String, sync: Beat.Sync, at: Date)] = []
+        var checkpoints: [KioskCheckpoint] = []
         /// The last sync run noted per kiosk (a run is reported by every beat until the next one).
         var lastSyncRun: [String: Date] = [:]
 
@@ -141,6 +144,11 @@ package final class HistoryWriter: Service, Sendable {
         }
     }
 
+    /// A checkpoint a beat carried, checked (``KioskCheckpoint/checked(_:deviceId:hostId:at:)``).
+    package func record(checkpoint: KioskCheckpoint) {
+        pending.withLock { $0.checkpoints.append(checkpoint) }
+    }
+
     /// A presence transition of `deviceId`.
     package func record(_ transition: KioskPresenceMachine.Transition, deviceId: String) {
         let minute = MinuteAggregate.minute(of: transition.at)
@@ -172,16 +180,23 @@ package final class HistoryWriter: Service, Sendable {
             pending.transitions = []
             pending.ended = []
             pending.syncRuns = []
+            pending.checkpoints = []
             return taken
         }
         guard
             !(batch.beats.isEmpty && batch.latest.isEmpty && batch.transitions.isEmpty && batch.ended.isEmpty
-                && batch.syncRuns.isEmpty)
+                && batch.syncRuns.isEmpty && batch.checkpoints.isEmpty)
         else { return }
         do {
             let start = ContinuousClock.now
-            try await database.pool.write { db in try Self.write(batch, db) }
+            let keep = retention.checkpointsPerHost
+            let conflicts = try await database.pool.write { db in try Self.write(batch, keepingCheckpoints: keep, db) }
             metrics?.historyWritten(in: start.duration(to: .now))
+            for (received, heldSince) in conflicts {
+                logger.error(
+                    "fleet: kiosk \(received.deviceId) sent checkpoint \(received.sequence) of its audit log unlike the one the hub has held since \(FleetWire.format(heldSince)): the kiosk's log was rewritten after it was attested; the hub keeps the first",
+                    metadata: ["host": "\(HostKey.grouped(received.hostId))", "position": "\(received.position)"])
+            }
         } catch {
             logger.error(
                 "fleet: cannot write the hub's history; \(batch.beats.count) beats and \(batch.transitions.count) state changes are lost",
@@ -189,7 +204,11 @@ package final class HistoryWriter: Service, Sendable {
         }
     }
 
-    private static func write(_ batch: Pending, _ db: Database) throws {
+    /// Writes `batch`; returns the checkpoints that differ from one of the same host and sequence
+    /// already held (with when that one arrived): those are not written.
+    private static func write(
+        _ batch: Pending, keepingCheckpoints keep: Int, _ db: Database
+    ) throws -> [(KioskCheckpoint, heldSince: Date)] {
         for beat in batch.beats {
             try db.execute(
                 sql: "INSERT INTO beat (deviceId, receivedAt, json) VALUES (?, ?, ?)",
@@ -216,6 +235,40 @@ package final class HistoryWriter: Service, Sendable {
                 sql: "INSERT OR IGNORE INTO sync_run (deviceId, at, result, exitStatus, summary) VALUES (?, ?, ?, ?, ?)",
                 arguments: [run.deviceId, run.at, run.sync.result, run.sync.exitStatus.map { Int($0) }, run.sync.summary])
         }
+        return try write(batch.checkpoints, keeping: keep, db)
+    }
+
+    /// Writes `checkpoints` not held yet and keeps the newest `keep` of each host; returns those
+    /// unlike the one held for their host and sequence.
+    private static func write(
+        _ checkpoints: [KioskCheckpoint], keeping keep: Int, _ db: Database
+    ) throws -> [(KioskCheckpoint, heldSince: Date)] {
+        var conflicts: [(KioskCheckpoint, heldSince: Date)] = []
+        for checkpoint in checkpoints {
+            if let held = try Row.fetchOne(
+                db, sql: "SELECT document, receivedAt FROM kiosk_checkpoint WHERE hostId = ? AND sequence = ?",
+                arguments: [checkpoint.hostId, checkpoint.sequence])
+            {
+                if (held["document"] as String) != checkpoint.document { conflicts.append((checkpoint, held["receivedAt"])) }
+                continue
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO kiosk_checkpoint (hostId, sequence, deviceId, position, hash, document, receivedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    checkpoint.hostId, checkpoint.sequence, checkpoint.deviceId, checkpoint.position, checkpoint.hash,
+                    checkpoint.document, checkpoint.receivedAt,
+                ])
+            try db.execute(
+                sql: """
+                    DELETE FROM kiosk_checkpoint WHERE hostId = ? AND sequence <= (
+                        SELECT sequence FROM kiosk_checkpoint WHERE hostId = ? ORDER BY sequence DESC LIMIT 1 OFFSET ?)
+                    """,
+                arguments: [checkpoint.hostId, checkpoint.hostId, keep])
+        }
+        return conflicts
     }
 
     /// Writes `minute`, merging it into a row of the same kiosk and minute.
