@@ -10,7 +10,8 @@ import StoryBridge
 /// - every 15 s of the hub's clock a comment line, when the session is also looked at (without
 ///   prolonging it): one that has ended ends the stream with `event: logout`.
 ///
-/// The data are the objects of `/v1/fleet` (`{"kiosks": [...]}`).
+/// The data are the objects of `/v1/fleet` (`{"kiosks": [...]}`). At most 32 streams per session
+/// (an admin's session cookie, or one bearer token) and 256 in all: beyond, 503 with `Retry-After`.
 struct FleetEventsRoute: Sendable {
     let api: FleetAPIRoutes
     let sessions: AdminSessions
@@ -21,6 +22,8 @@ struct FleetEventsRoute: Sendable {
     var period: Duration = .milliseconds(250)
     /// How often a stream sends a comment line and looks at its session.
     var keepAlive: Duration = .seconds(15)
+    /// The streams open, per session and in all.
+    var gate = FleetStreamGate()
 
     /// Every kiosk, whatever its state.
     static let everything: FleetFilter = {
@@ -33,12 +36,22 @@ struct FleetEventsRoute: Sendable {
     func register(on router: Router<ContentRequestContext>, auth: FleetAuthMiddleware) {
         router.group("fleet/events").add(middleware: auth).get { request, context -> Response in
             let cookie = context.fleetSession == nil ? nil : request.cookies[AdminSessions.cookieName]?.value
+            let ticket: FleetStreamGate.Ticket
+            do throws(FleetStreamQuota.Refusal) {
+                ticket = try gate.ticket(for: cookie.map { "session:" + $0 } ?? "bearer:" + (request.headers[.authorization] ?? ""))
+            } catch {
+                throw ContentAPIError.unavailable(error.message, retryAfter: 5)
+            }
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream; charset=utf-8"
             headers[.cacheControl] = "no-store"
             return Response(
                 status: .ok, headers: headers,
-                body: ResponseBody { writer in try await stream(to: &writer, cookie: cookie) })
+                body: ResponseBody { writer in
+                    // The place is held while the stream runs (and given back if it never does).
+                    defer { withExtendedLifetime(ticket) {} }
+                    try await stream(to: &writer, cookie: cookie)
+                })
         }
     }
 
