@@ -61,7 +61,8 @@ struct FleetAPIRoutes: Sendable {
         return views.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 
-    private func kiosk(_ context: ContentRequestContext) async throws -> (Device, FleetRegistry.Kiosk?) {
+    /// The kiosk device named by the route's `id`, with what the registry knows of it; 404 otherwise.
+    func kiosk(_ context: ContentRequestContext) async throws -> (Device, FleetRegistry.Kiosk?) {
         let id = context.parameters.get("id") ?? ""
         let devices = try await BlockingIO.run { [store] () throws(HubStoreError) in try store.list() }
         guard let device = devices.first(where: { $0.id == id && $0.kind == .kiosk }) else {

@@ -64,9 +64,16 @@ enum FleetScript {
               var row = document.createElement('tr');
               row.dataset.id = k.id;
               row.dataset.presence = k.presence;
-              cells(k).forEach(function (text) {
+              cells(k).forEach(function (text, index) {
                 var cell = document.createElement('td');
-                cell.textContent = text;
+                if (index === 1) {
+                  var link = document.createElement('a');
+                  link.href = '/fleet/kiosks/' + encodeURIComponent(k.id);
+                  link.textContent = text;
+                  cell.appendChild(link);
+                } else {
+                  cell.textContent = text;
+                }
                 row.appendChild(cell);
               });
               fresh.appendChild(row);

@@ -55,8 +55,9 @@ struct FleetOverviewPage: Sendable {
         }
         let beat = kiosk.lastBeatAt.map { "\(Self.age(now.timeIntervalSince($0))) ago" }
         let cells = [state, kiosk.name, labels, decks, queue ?? "", sync ?? "", kiosk.version ?? "", beat ?? "never"]
+        let link = "<a href=\"/fleet/kiosks/\(FleetKioskPage.path(kiosk.id))\">\(FleetHTML.escape(kiosk.name))</a>"
         return "<tr data-id=\"\(FleetHTML.escape(kiosk.id))\" data-presence=\"\(FleetHTML.escape(kiosk.presence))\">"
-            + cells.map { "<td>\(FleetHTML.escape($0))</td>" }.joined() + "</tr>"
+            + cells.enumerated().map { index, text in "<td>\(index == 1 ? link : FleetHTML.escape(text))</td>" }.joined() + "</tr>"
     }
 
     /// `45 s`, `5 min`, `3 h`, `2 d`.

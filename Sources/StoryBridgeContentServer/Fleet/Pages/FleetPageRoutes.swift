@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import StoryBridge
 
@@ -13,6 +14,8 @@ import StoryBridge
 ///   `SameSite=Strict`, `Secure` over TLS) and answers 303 to `/fleet`.
 /// - `POST /fleet/logout` (session and CSRF): ends the session, 303 to `/fleet/login`.
 /// - `GET /fleet` (session, else 303 to the login): the kiosks the query's filter admits.
+/// - `GET /fleet/kiosks/{id}` (session): one kiosk's page (``FleetKioskPage``), 404 for an id that
+///   is no kiosk; `GET /fleet/kiosks/{id}/plot.svg`: its ``HistoryPlot`` of the last 24 hours.
 struct FleetPageRoutes: Sendable {
     let sessions: AdminSessions
     let accounts: ContentServerAccounts
@@ -49,6 +52,45 @@ struct FleetPageRoutes: Sendable {
             let page = FleetOverviewPage(
                 username: session.username, csrf: session.csrf, kiosks: try await api.kiosks(filter), now: clock.now)
             return FleetHTML.response(page.html)
+        }
+        registerKioskPages(on: router, pages: pages)
+    }
+
+    /// Registers the kiosk page and its plot behind `pages`.
+    private func registerKioskPages(on router: Router<ContentRequestContext>, pages: FleetAuthMiddleware) {
+        let group = router.group("fleet/kiosks").add(middleware: pages)
+        group.get(":id") { _, context -> Response in
+            guard let session = context.fleetSession else { return FleetHTML.redirect(to: "/fleet/login") }
+            let (device, kiosk) = try await api.kiosk(context)
+            let now = clock.now
+            let (history, checkpoint) = try await api.store.database.pool.read { db in
+                let history = try FleetHistoryView.read(device.id, since: now.addingTimeInterval(-24 * 3600), db)
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT sequence, position, receivedAt FROM kiosk_checkpoint WHERE deviceId = ? ORDER BY sequence DESC LIMIT 1",
+                    arguments: [device.id])
+                return (
+                    history,
+                    row.map { (sequence: $0["sequence"] as Int, position: $0["position"] as Int, receivedAt: $0["receivedAt"] as Date) }
+                )
+            }
+            let page = FleetKioskPage(
+                username: session.username, csrf: session.csrf, kiosk: FleetKioskView(device: device, kiosk: kiosk, withDetail: true),
+                history: history, checkpoint: checkpoint, now: now)
+            return FleetHTML.response(page.html)
+        }
+        group.get(":id/plot.svg") { _, context -> Response in
+            let (device, _) = try await api.kiosk(context)
+            let end = clock.now
+            let start = end.addingTimeInterval(-24 * 3600)
+            let history = try await api.store.database.pool.read { db in try FleetHistoryView.read(device.id, since: start, db) }
+            let plot = HistoryPlot(minutes: history.minutes, syncRuns: history.syncRuns, start: start, end: end, timeZone: .current)
+            var headers = HTTPFields()
+            headers[.contentType] = "image/svg+xml; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            headers[.xContentTypeOptions] = "nosniff"
+            headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: plot.svg)))
         }
     }
 
