@@ -349,4 +349,58 @@ struct ServeFleetTests {
         await running.stop()
         await receiver.stop()
     }
+
+    @Test(
+        "a real serve whose scheduled sync fails and whose upload queue holds a record: the hub posts Kiosk (SyncFailed) and Kiosk (QueueOverLimit), once each"
+    )
+    func syncFailedAndQueueWebhooks() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-5")
+        let receiver = try await WebhookReceiver.start()
+        var configuration = hubLab.configuration()
+        configuration.fleet = true
+        configuration.webhooks = WebhookConfiguration(
+            endpoints: [
+                .init(
+                    url: URL(string: receiver.url)!, secret: Array("a webhook secret of 32 bytes....".utf8),
+                    events: [.kioskSyncFailed, .kioskQueueOverLimit])
+            ], queueAlert: .init(records: 1))
+        var logger = Logger(label: "test.fleet-hub")
+        logger.logLevel = .critical
+        let server = try ContentServer(configuration: configuration, logger: logger)
+        let running = try await server.start(waitingForPackages: false)
+        // The kiosk serves its library (one deck installed from a real zip); it never logged in,
+        // so every scheduled sync fails; no collector is configured, so the audit checkpoint
+        // its start makes (every 2 entries) stays queued for upload.
+        let zip = kiosk.folder.appendingPathComponent("deck.zip")
+        let writer = try ZipWriter(path: zip.path)
+        try writer.add("index.html", text: ContentLab.slide(title: "kiosk deck"))
+        try writer.close()
+        let installed = try await runStorybridgeToExit(["install", zip.path, "--data-dir", Self.kioskData(kiosk).path])
+        #expect(installed.status == 0, "\(installed.output)")
+        let output = Pipe()
+        let serve = try await LaunchedProcess.launch(
+            try storybridgeExecutable(),
+            arguments: [
+                "serve", "--port", "0", "--data-dir", Self.kioskData(kiosk).path, "--no-watch", "--sync-every", "1s",
+                "--audit-checkpoint-every", "2", "--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile,
+                "--fleet-interval", "1s",
+            ],
+            output: .pipe(output), error: .discard)
+        defer { serve.kill() }
+        let banner = await readUntil("Ctrl-C", from: output)
+        #expect(banner.contains("Ctrl-C"), "\(banner)")
+        let posted = try await receiver.waitFor(2)
+        #expect(Set(posted.map(\.eventName)) == ["Kiosk (SyncFailed)", "Kiosk (QueueOverLimit)"], "\(posted.map(\.eventName))")
+        for event in posted {
+            let data = try event.object()["Data"] as? [String: Any]
+            #expect(data?["Id"] as? String == device.id && data?["Name"] as? String == "lobby-5", "\(String(describing: data))")
+        }
+        // Beats go on failing and queueing: neither event is posted again.
+        try await Task.sleep(for: .seconds(3))
+        #expect(receiver.received.count == 2, "\(receiver.received.map(\.eventName))")
+        serve.terminate()
+        _ = await serve.exit()
+        await running.stop()
+        await receiver.stop()
+    }
 }
