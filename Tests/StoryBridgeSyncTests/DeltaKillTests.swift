@@ -50,6 +50,20 @@ struct DeltaKillTests {
         // A kill during a ready tree's build leaves a partial one: the next run removes it and
         // builds the tree of what it installed.
         try ReadyTreeTests.expectTreeOfInstalledRevision(lab, id: 3)
+        try await expectVerified(lab)
+    }
+
+    /// The served revision verifies (`storybridge verify`), and its verified facts
+    /// (docs/design/TRUST.md 2.3.1) are of its record and hold for every one of its files.
+    static func expectVerified(_ lab: SyncLab) async throws {
+        let verified = try await lab.cli(["verify", "3"])
+        #expect(verified.status == 0, "\(verified.output) \(verified.errors)")
+        let root = try #require(try lab.clientLibrary().entry(id: 3)).presentation.root
+        let facts = try #require(VerifiedFacts.load(forFolder: root.lastPathComponent, in: lab.clientDirectory))
+        #expect(facts.manifestHash == (try lab.trustRow(3)?["manifestHash"] as String?))
+        let listing = try TreeHasher.factsListing(of: root)
+        #expect(facts.files.count == listing.count)
+        for (path, current) in listing { #expect(facts.files[path] == current, "\(path): facts no longer hold") }
     }
 
     @Test("SIGKILL while the changed entries are being fetched (the changes zip exists): old revision served, next sync completes by delta")

@@ -11,7 +11,8 @@ import StoryBridgeTesting
 /// the same byte ranges (the 64 KB tail and the changed entry) plus `unzip` of that entry; then
 /// the same update from a server that ignores ranges (bytes against the package size). Each
 /// round alternates which of the two timed runs goes first, and each starts with the dirty pages
-/// written back (``flushDirtyPages()``).
+/// written back (``flushDirtyPages()``). The server signs its packages and each kiosk pinned
+/// its root, so the update checks a manifest (docs/design/TRUST.md 7.3).
 ///
 /// Two ratios are printed (docs/BENCHMARKS.md says how the target is judged): the whole
 /// process's time, and the delta update's own time (the phase from the decision to fetch, once
@@ -19,6 +20,9 @@ import StoryBridgeTesting
 struct DeltaSyncBenchmark {
     var slides = 200
     var rounds = 3
+    /// The deck's videos (large files) and the bytes of each.
+    var videos = 6
+    var videoBytes = 28 << 20
 
     static let presentationId = 1
     static let changedSlide = 100
@@ -32,6 +36,10 @@ struct DeltaSyncBenchmark {
         let library = try LibraryStore(directory: serverDirectory)
         print("generating a deck of \(slides) slides with images and videos...")
         try publish(version: 0, into: library, scratch: folder)
+        // The server signs (docs/design/TRUST.md 7.3): its keys made before it starts, its root
+        // pinned by each kiosk; each timed update then fetches and checks a manifest.
+        let trust = ContentTrustFolder(dataDirectory: serverDirectory)
+        _ = try ContentServerKeys(folder: trust).initialise(rootOut: folder.appendingPathComponent("root.key").path, offline: false)
         var results: [(seconds: Double, bytes: Double, requests: Int, connections: Int, curl: Double, idle: Double, phases: PhaseTimes)] =
             []
         for ignoreRanges in [false, true] {
@@ -51,6 +59,9 @@ struct DeltaSyncBenchmark {
             for round in 1...(ignoreRanges ? 1 : rounds) {
                 let dataDir = folder.appendingPathComponent("client-\(ignoreRanges)-\(round)")
                 try await SyncBenchmark.login(storybridge, base: base, dataDir: dataDir)
+                try SyncBenchmark.check(
+                    await ChildRun.run(storybridge, ["trust", "add", trust.rootPublicKey.path, "--data-dir", dataDir.path]), "trust add")
+                try await Self.waitForManifest(server: serverDirectory, in: trust)
                 // Untimed: the first, full sync of the current revision.
                 try SyncBenchmark.check(
                     await ChildRun.run(storybridge, ["sync", "--content", "--data-dir", dataDir.path]), "first sync")
@@ -65,6 +76,7 @@ struct DeltaSyncBenchmark {
                 }
                 try SyncBenchmark.check(await ChildRun.run(storybridge, ["sync", "--data-dir", dataDir.path]), "metadata sync")
                 let package = try Self.packageFile(serverDirectory)
+                try await Self.waitForManifest(server: serverDirectory, in: trust)
                 // curl + unzip goes first in odd rounds, the delta sync in even ones; each starts
                 // with the untimed work's dirty pages written back (see flushDirtyPages).
                 let curlFirst = !ignoreRanges && round % 2 == 1
@@ -150,6 +162,13 @@ struct DeltaSyncBenchmark {
     func publish(version: Int, into library: LibraryStore, scratch: URL) throws {
         let zip = scratch.appendingPathComponent("deck-\(version).zip")
         defer { try? FileManager.default.removeItem(at: zip) }
+        try writePackage(version: version, to: zip)
+        _ = try library.install(zip: zip, options: .init(id: Self.presentationId, name: "Delta bench"))
+    }
+
+    /// Writes the deck's package to `zip` (``publish(version:into:scratch:)``'s package; the
+    /// verify benchmark's deck too).
+    func writePackage(version: Int, to zip: URL) throws {
         let writer = try ZipWriter(path: zip.path)
         try writer.add("index.html", text: "<!DOCTYPE html><html><head><title>Delta bench</title></head><body>start</body></html>")
         var noise = NoiseGenerator(seed: 7)
@@ -162,11 +181,10 @@ struct DeltaSyncBenchmark {
             try writer.add(String(format: "slides/s%03d/index.html", slide), text: text)
             try writer.add(String(format: "slides/s%03d/background.jpg", slide), data: noise.data(600_000), compress: false)
         }
-        for video in 1...6 {
-            try writer.add("mediafiles/video-\(video).mp4", data: noise.data(28 << 20), compress: false)
+        for video in 0..<videos {
+            try writer.add("mediafiles/video-\(video + 1).mp4", data: noise.data(videoBytes), compress: false)
         }
         try writer.close()
-        _ = try library.install(zip: zip, options: .init(id: Self.presentationId, name: "Delta bench"))
     }
 
     /// `curl` of the tail (`-r -65557`) and of the changed entry's span, then `unzip` of that entry.
@@ -211,6 +229,22 @@ struct DeltaSyncBenchmark {
     /// wrote its files) does not land in the time of whichever of the two runs comes next.
     static func flushDirtyPages() {
         sync()
+    }
+
+    /// Waits (untimed, up to 300 s) until the server built a package and signed the manifest of
+    /// its newest one.
+    static func waitForManifest(server: DataDirectory, in trust: ContentTrustFolder) async throws {
+        let deadline = Date().addingTimeInterval(300)
+        while true {
+            if let package = try? packageFile(server),
+                FileManager.default.fileExists(
+                    atPath: trust.manifests.appendingPathComponent(package.deletingPathExtension().lastPathComponent + ".json").path)
+            {
+                return
+            }
+            guard Date() < deadline else { throw BenchmarkFailure("the server signed no manifest of its newest package in 300 s") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     static func packageFile(_ server: DataDirectory) throws -> URL {

@@ -27,6 +27,10 @@ import StoryBridge
 //   storybridge-bench delta-sync [--rounds N] a ~300 MB package whose 200 KB slide changes: the
 //                                             delta update's bytes, range requests and time vs curl
 //                                             + unzip of those bytes; the bytes when ranges are ignored
+//   storybridge-bench verify [--mb N] [--rounds N]
+//                                             storybridge verify of an installed ~300 MB deck (about 40 %
+//                                             of its bytes in small files) vs openssl dgst -sha256 of the
+//                                             same files, child processes, alternating (TRUST.md 7.1)
 //   storybridge-bench browser [--quick] [--network-timeline]
 //                                             headless Chromium: in-page bridge calls vs the same page's
 //                                             round trip to the plain echo; slide to slide (first bridge
@@ -67,6 +71,8 @@ let usage = """
       sync [--total-mb N] [--packages N] [--big-mb N] [--rounds N]
                                  storybridge sync --content vs curl + unzip
       delta-sync [--rounds N]    a changed slide of a ~300 MB package: delta update vs curl + unzip
+      verify [--mb N] [--rounds N]
+                                 storybridge verify of an installed deck (300 MB) vs openssl dgst -sha256 (6 rounds)
       browser [--quick] [--network-timeline]
                                  headless Chromium: in-page calls and slide-to-slide time
                                  (--network-timeline: when each step of a slide load crossed
@@ -173,6 +179,11 @@ case "delta-sync":
     var benchmark = DeltaSyncBenchmark()
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try await benchmark.run()
+case "verify":
+    var benchmark = VerifyBenchmark()
+    if let megabytes = positiveOption("--mb") { benchmark.megabytes = megabytes }
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    try await benchmark.run()
 case "browser" where arguments.contains("--deck"):
     guard let index = arguments.firstIndex(of: "--deck"), index + 1 < arguments.count, arguments[index + 1] == "vendor" else {
         print("--deck takes 'vendor' (the storyCLM.js repository's test deck, read from STORYCLM_JS_MIRROR)")
@@ -208,6 +219,8 @@ case "browser":
     benchmark.networkTimeline = arguments.contains("--network-timeline")
     try await benchmark.run()
 default:
-    print("unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, browser, dialects")
+    print(
+        "unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, verify, browser, dialects"
+    )
     exit(2)
 }

@@ -376,16 +376,20 @@ package final class LibraryStore: Sendable {
         guard let sweepLock = try LibraryInstallLock.tryAcquire(in: directory) else { return }
         defer { sweepLock.release() }
         let fileManager = FileManager.default
-        for name in (try? fileManager.contentsOfDirectory(atPath: directory.staging.path)) ?? [] {
-            try? fileManager.removeItem(at: directory.staging.appendingPathComponent(name))
-        }
+        let leftovers = (try? fileManager.contentsOfDirectory(atPath: directory.staging.path)) ?? []
         let referenced = Set(
             try database.pool.read { db in
                 try String.fetchAll(db, sql: "SELECT folder FROM presentation UNION SELECT folder FROM keptRevision")
             })
-        for name in (try? fileManager.contentsOfDirectory(atPath: directory.presentations.path)) ?? []
-        where !referenced.contains(name) {
-            try? fileManager.removeItem(at: directory.presentations.appendingPathComponent(name))
+        let unreferenced = ((try? fileManager.contentsOfDirectory(atPath: directory.presentations.path)) ?? []).filter {
+            !referenced.contains($0)
+        }
+        guard !leftovers.isEmpty || !unreferenced.isEmpty else { return }
+        // A replaced folder and a staging leftover share inodes with the revisions kept: their
+        // verified facts are kept across the removal (docs/design/TRUST.md 2.3.1).
+        VerifiedFacts.preserving(folders: Array(referenced), in: directory) {
+            for name in leftovers { try? fileManager.removeItem(at: directory.staging.appendingPathComponent(name)) }
+            for name in unreferenced { try? fileManager.removeItem(at: directory.presentations.appendingPathComponent(name)) }
         }
     }
 }

@@ -26,13 +26,19 @@ package struct TreeHasher: Sendable {
     /// The regular files under `root` (paths relative to it with `/`, sorted by their UTF-8 bytes)
     /// and their sizes, by `lstat` only: no file is read.
     package static func listing(of root: URL) throws(TrustFailure) -> [(path: String, size: Int64)] {
-        var files: [(path: String, size: Int64)] = []
+        try factsListing(of: root).map { ($0.path, $0.facts.size) }
+    }
+
+    /// As ``listing(of:)``, with what each file's `lstat` said (``FileFacts``).
+    package static func factsListing(of root: URL) throws(TrustFailure) -> [(path: String, facts: FileFacts)] {
+        var files: [(path: String, facts: FileFacts)] = []
         try walk(root.path, relative: "", into: &files)
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         return files
     }
 
-    private static func walk(_ folder: String, relative: String, into files: inout [(path: String, size: Int64)]) throws(TrustFailure) {
+    private static func walk(_ folder: String, relative: String, into files: inout [(path: String, facts: FileFacts)]) throws(TrustFailure)
+    {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -47,7 +53,7 @@ package struct TreeHasher: Sendable {
                 throw .unreadable(path: relativePath, reason: String(cString: strerror(errno)))
             }
             switch status.st_mode & S_IFMT {
-            case S_IFREG: files.append((relativePath, Int64(status.st_size)))
+            case S_IFREG: files.append((relativePath, FileFacts(status)))
             case S_IFDIR: try walk(path, relative: relativePath, into: &files)
             case S_IFLNK: throw .unexpectedEntry(path: relativePath, kind: "a symbolic link")
             case S_IFIFO: throw .unexpectedEntry(path: relativePath, kind: "a FIFO")
@@ -60,6 +66,7 @@ package struct TreeHasher: Sendable {
     /// The size and SHA-256 (hex) of the file at `path`, read once from start to end. Errors name
     /// the file `name` (its path in the tree), or `path`.
     static func hashFile(at path: String, naming name: String? = nil) throws(TrustFailure) -> (size: Int64, sha256: String) {
+        HashCounter.hashed(path)
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw .unreadable(path: name ?? path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
@@ -130,14 +137,19 @@ package struct TreeHasher: Sendable {
     /// As ``hash(tree:)``, for callers already on a blocking thread (an install's closure): the
     /// files are hashed by `threads` threads of Dispatch's concurrent pool.
     package func hashSync(tree root: URL) throws(TrustFailure) -> [ManifestFile] {
-        let listing = try Self.listing(of: root)
+        try hashSync(files: try Self.listing(of: root).map(\.path), in: root)
+    }
+
+    /// As ``hash(files:in:)``, for callers already on a blocking thread: the size and SHA-256 of
+    /// each of `listing` (paths relative to `root`), sorted by path.
+    package func hashSync(files listing: [String], in root: URL) throws(TrustFailure) -> [ManifestFile] {
         let count = min(threads, max(1, listing.count))
         let results = Mutex([Result<[ManifestFile], TrustFailure>](repeating: .success([]), count: count))
         DispatchQueue.concurrentPerform(iterations: count) { bucket in
             var files: [ManifestFile] = []
             let result = Result { () throws(TrustFailure) -> [ManifestFile] in
                 for index in stride(from: bucket, to: listing.count, by: count) {
-                    let path = listing[index].path
+                    let path = listing[index]
                     let (size, sha256) = try Self.hashFile(at: root.path + "/" + path, naming: path)
                     files.append(ManifestFile(path: path, size: size, sha256: sha256))
                 }
@@ -173,5 +185,28 @@ package struct TreeHasher: Sendable {
     package func verify(tree root: URL, against manifest: PackageManifest) async throws(TrustFailure) {
         let difference = Self.difference(of: try await hash(tree: root), from: manifest)
         guard difference.isEmpty else { throw .treeDiffers(difference) }
+    }
+}
+
+/// Counts the files ``TreeHasher`` reads, under folders a test watches (a test hook: with no
+/// folder watched, one lock per file hashed and nothing kept).
+package enum HashCounter {
+    private static let counts = Mutex<[String: Int]>([:])
+
+    /// Starts counting the files hashed under `folder` (from 0).
+    package static func watch(_ folder: URL) {
+        counts.withLock { $0[folder.path.hasSuffix("/") ? folder.path : folder.path + "/"] = 0 }
+    }
+
+    /// How many files were hashed under `folder` since ``watch(_:)``.
+    package static func count(under folder: URL) -> Int {
+        counts.withLock { $0[folder.path.hasSuffix("/") ? folder.path : folder.path + "/"] ?? 0 }
+    }
+
+    static func hashed(_ path: String) {
+        counts.withLock { counts in
+            guard !counts.isEmpty else { return }
+            for key in counts.keys where path.hasPrefix(key) { counts[key]! += 1 }
+        }
     }
 }

@@ -64,7 +64,11 @@ extension ContentSync {
                     let index = DeltaIndex.load(forFolder: folder, in: library.directory)
                 else { continue }
                 do {
-                    try tree.build(from: library.directory.presentations.appendingPathComponent(folder), index: index)
+                    // The build links every installed file (and removes the presentation's other
+                    // trees): the revision's verified facts take the new change times.
+                    try VerifiedFacts.preserving(folders: [folder], in: library.directory) {
+                        try tree.build(from: library.directory.presentations.appendingPathComponent(folder), index: index)
+                    }
                 } catch {
                     failures.append((id, error))
                 }
@@ -120,13 +124,19 @@ extension ContentSync {
         let id = row.id
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
         let indexBegan = PhaseTiming.begin()
-        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex)? in
+        // With the index: the installed revision's verified facts and its trust record, which
+        // vouch for the reused files (docs/design/TRUST.md 2.3.1); a missing or unreadable one
+        // only means they are hashed.
+        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex, VerifiedFacts?, InstalledTrust?)? in
             guard let installed = try? library.folder(id: id),
                 let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
             else { return nil }
-            return (installed, index)
+            let folder = installed.lastPathComponent
+            let facts = VerifiedFacts.load(forFolder: folder, in: library.directory)
+            let record = facts == nil ? nil : try? library.database.pool.read { db in try InstalledTrust.read(db, folder: folder) }
+            return (installed, index, facts, record)
         }
-        guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
+        guard let (installed, index, installedFacts, installedTrust) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
         var fetch = DeltaFetch(
             limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta", installed: installed)
@@ -186,12 +196,19 @@ extension ContentSync {
             try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
         }
         events(.installing(presentationId: id))
+        let vouched =
+            expected == nil
+            ? [:]
+            : PhaseTiming.measure("trust: reused files vouched") {
+                TrustGate.vouched(
+                    reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: installedFacts, installed: installedTrust)
+            }
         let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
-            expected: expected,
+            expected: expected, vouched: vouched,
             assemble: { staging in
                 let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
                 return (counts.files, counts.bytes)

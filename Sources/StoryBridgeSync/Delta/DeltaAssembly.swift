@@ -39,8 +39,8 @@ struct DeltaAssembly: Sendable {
     }
 
     /// Hard-links each of the `changed` files (names of a checked listing, unpacked in `folder`)
-    /// into `destination`, its parent folders made first; never over a file that exists (the
-    /// work folder is removed with the other work files).
+    /// into `destination`, its parent folders made first, then unlinks its work name; never over
+    /// a file that exists (the work folder is removed with the other work files).
     private static func moveIn(_ changed: [ZipDirectoryEntry], from folder: URL, to destination: URL) throws {
         let from = try UnchangedFileLinker.openFolder(folder.path)
         defer { close(from) }
@@ -50,7 +50,13 @@ struct DeltaAssembly: Sendable {
         for entry in changed {
             let name = entry.name
             try UnchangedFileLinker.makeFolder(name.lastIndex(of: "/").map { name[..<$0] } ?? "", in: into, made: &made)
-            if linkat(from, name, into, name, 0) == 0 { continue }
+            if linkat(from, name, into, name, 0) == 0 {
+                // The work folder's name goes now, not when the work files are removed after the
+                // swap: that later unlink would move the file's change time past its verified
+                // facts (docs/design/TRUST.md 2.3.1).
+                unlinkat(from, name, 0)
+                continue
+            }
             let reason = errno
             guard reason == EXDEV else { throw PackageError.writeFailed(path: name, reason: String(cString: strerror(reason))) }
             do {

@@ -14,6 +14,8 @@ struct FetchedDelta: Sendable {
     var linkedFolder: URL
     /// What the linking did.
     var linked: UnchangedFileLinker.Counts
+    /// The linked files' facts before and after their links (docs/design/TRUST.md 2.3.1).
+    var linkFacts: [String: LinkedFacts] = [:]
     /// The work folder holding the changed entries unpacked (CRC checked) from their spans as
     /// fetched, once the listing passed (nil when no entry changed); the assembly moves its
     /// files into the linked folder.
@@ -78,6 +80,12 @@ struct DeltaFetch: Sendable {
     /// run writes them afresh), so any that exist when a run starts, under the sync lock, are
     /// left over: a kill after the swap and before ``discard()`` leaves one that no later run of
     /// that presentation would reach, its revision being installed.
+    /// Whether `folder` holds work files ``sweepWorkFiles(in:)`` would remove.
+    static func hasWorkFiles(in folder: URL) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.contains { name in workFileSuffixes.contains(where: { name.hasSuffix($0) }) }
+    }
+
     static func sweepWorkFiles(in folder: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names where workFileSuffixes.contains(where: { name.hasSuffix($0) }) {
@@ -183,6 +191,7 @@ struct DeltaFetch: Sendable {
             requests: blob.requests, connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived,
             packageSize: packageSize)
         fetched.indexFile = await indexWritten
+        if case .success(let ahead) = await linkedAhead.value { fetched.linkFacts = ahead.facts }
         return fetched
     }
 

@@ -29,8 +29,9 @@ struct DeltaIndex: Sendable, Hashable, Codable {
         directory.root.appendingPathComponent("package-index")
     }
 
-    /// The endings of index files: the central directory as it was, and the JSON of earlier versions.
-    static let suffixes = [".zipdir", ".json"]
+    /// The endings of the files kept per revision: the central directory as it was, the JSON of
+    /// earlier versions, and the revision's verified facts (swept with its index).
+    static let suffixes = [".zipdir", ".json", VerifiedFacts.suffix]
 
     /// The index file of the revision unpacked into presentation folder `folderName`.
     static func file(forFolder folderName: String, in directory: DataDirectory) -> URL {

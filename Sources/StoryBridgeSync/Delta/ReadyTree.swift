@@ -95,12 +95,14 @@ struct ReadyTree: Sendable {
             try? FileManager.default.removeItem(at: location)
             return .rejected("cannot be moved to the work folder (\(String(cString: strerror(reason))))")
         }
-        if let problem = Self.check(workFolder, index: index, installed: installed) {
+        var facts: [String: LinkedFacts] = [:]
+        if let problem = Self.check(workFolder, index: index, installed: installed, facts: &facts) {
             try? FileManager.default.removeItem(at: workFolder)
             return .rejected(problem)
         }
         var linked = UnchangedFileLinker.LinkedAhead()
         linked.reused = Set(index.files.keys)
+        linked.facts = facts
         return .taken(linked)
     }
 
@@ -109,6 +111,13 @@ struct ReadyTree: Sendable {
     /// the installed file's inode; no other file, no folder that holds no indexed file, nothing
     /// that is neither a file nor a folder.
     static func check(_ tree: URL, index: DeltaIndex, installed: URL) -> String? {
+        var facts: [String: LinkedFacts] = [:]
+        return check(tree, index: index, installed: installed, facts: &facts)
+    }
+
+    /// As ``check(_:index:installed:)``, giving each file's facts (the installed file's `stat`,
+    /// which the tree's link shares: linked before this delta, so `before` and `after` are one).
+    static func check(_ tree: URL, index: DeltaIndex, installed: URL, facts: inout [String: LinkedFacts]) -> String? {
         guard let root = try? UnchangedFileLinker.openFolder(tree.path) else { return "cannot be opened" }
         defer { close(root) }
         guard let installedRoot = try? UnchangedFileLinker.openFolder(installed.path) else {
@@ -151,6 +160,8 @@ struct ReadyTree: Sendable {
                     guard fstatat(installedRoot, path, &served, AT_SYMLINK_NOFOLLOW) == 0,
                         served.st_ino == status.st_ino, served.st_dev == status.st_dev
                     else { return "'\(path)' is not the installed file" }
+                    let servedFacts = FileFacts(served)
+                    facts[path] = LinkedFacts(before: servedFacts, after: servedFacts)
                     found += 1
                 default:
                     return "'\(path)' is neither a file nor a folder"
@@ -176,13 +187,17 @@ struct ReadyTree: Sendable {
     /// such as after a rollback or a removal.
     static func sweep(in paths: SyncPaths, installed: [Int: String]) {
         let folder = folder(in: paths)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-            if let dash = name.firstIndex(of: "-"), let id = Int(name[..<dash]),
-                installed[id] == String(name[name.index(after: dash)...])
-            {
-                continue
-            }
+        for name in stale(in: paths, installed: installed) {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
+    /// The names of the trees ``sweep(in:installed:)`` removes.
+    static func stale(in paths: SyncPaths, installed: [Int: String]) -> [String] {
+        let folder = folder(in: paths)
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { name in
+            guard let dash = name.firstIndex(of: "-"), let id = Int(name[..<dash]) else { return true }
+            return installed[id] != String(name[name.index(after: dash)...])
         }
     }
 }

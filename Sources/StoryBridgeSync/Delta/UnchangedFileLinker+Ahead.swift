@@ -11,6 +11,9 @@ extension UnchangedFileLinker {
         var copied: Set<String> = []
         /// The files left out because the installed copy is missing or not of its indexed size.
         var differing: Set<String> = []
+        /// The linked (not copied) files' facts before and after their link, for the installed
+        /// revision's verified facts to vouch for them.
+        var facts: [String: LinkedFacts] = [:]
     }
 
     /// Links (or copies) every file of the installed revision's `index` whose installed copy is
@@ -54,13 +57,13 @@ extension UnchangedFileLinker {
                     var linked = LinkedAhead()
                     for (position, (name, entry)) in files.enumerated() {
                         try progress.wait(for: waits[position])
-                        switch try reuse(name, size: entry.size, from: from, into: into) {
-                        case nil: linked.differing.insert(name)
-                        case false?: linked.reused.insert(name)
-                        case true?:
-                            linked.reused.insert(name)
-                            linked.copied.insert(name)
+                        guard let reused = try reuse(name, size: entry.size, from: from, into: into) else {
+                            linked.differing.insert(name)
+                            continue
                         }
+                        linked.reused.insert(name)
+                        if reused.copied { linked.copied.insert(name) }
+                        if let facts = reused.facts { linked.facts[name] = facts }
                     }
                     return linked
                 }

@@ -51,14 +51,19 @@ struct UnchangedFileLinker: Sendable {
     }
 
     /// Links (or copies) installed file `name` into its folder, which exists, when it is a
-    /// regular file of `size` bytes; returns whether it had to be copied, nil when it is not
-    /// what the index says (nothing made).
-    func reuse(_ name: String, size: Int64, from installedFolder: Int32, into folder: Int32) throws -> Bool? {
+    /// regular file of `size` bytes; returns whether it had to be copied and, for a link, the
+    /// inode's facts just before and just after it (docs/design/TRUST.md 2.3.1), nil when it is
+    /// not what the index says (nothing made).
+    func reuse(_ name: String, size: Int64, from installedFolder: Int32, into folder: Int32) throws -> (copied: Bool, facts: LinkedFacts?)?
+    {
         var status = stat()
         guard fstatat(installedFolder, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG,
             Int64(status.st_size) == size
         else { return nil }
-        if linkat(installedFolder, name, folder, name, 0) == 0 { return false }
+        if linkat(installedFolder, name, folder, name, 0) == 0 {
+            let before = FileFacts(status)
+            return (false, FileFacts.of(name, in: folder).map { LinkedFacts(before: before, after: $0) })
+        }
         let reason = errno
         guard reason == EXDEV || reason == EPERM || reason == EMLINK || reason == ENOTSUP else {
             throw DeltaFallback.installedFileDiffers("\(name) (\(String(cString: strerror(reason))))")
@@ -67,7 +72,7 @@ struct UnchangedFileLinker: Sendable {
             throw PackageError.writeFailed(path: name, reason: "cannot be hard-linked (\(String(cString: strerror(reason))))")
         }
         try FileManager.default.copyItem(atPath: installed.path + "/" + name, toPath: destination.path + "/" + name)
-        return true
+        return (true, nil)
     }
 
     /// A descriptor of the folder at `path`, to resolve names from.

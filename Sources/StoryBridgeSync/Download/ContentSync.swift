@@ -89,12 +89,22 @@ package struct ContentSync: Sendable {
         try await catalog.settleInterruptedDownloads()
         let installedFolders = await BlockingIO.run { [library, paths] () -> [Int: String] in
             DeltaIndex.sweep(in: library.directory)
-            DeltaFetch.sweepWorkFiles(in: paths.downloads)
             let installed = try? library.database.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT id, folder FROM presentation WHERE source LIKE 'sync:%'")
                     .reduce(into: [Int: String]()) { $0[$1["id"]] = $1["folder"] }
             }
-            ReadyTree.sweep(in: paths, installed: installed ?? [:])
+            // Both unlink names of installed inodes (a killed delta's work folder, a stale ready
+            // tree): the installed revisions' verified facts are kept across that, when there is
+            // anything to remove (docs/design/TRUST.md 2.3.1).
+            let sweep = {
+                DeltaFetch.sweepWorkFiles(in: paths.downloads)
+                ReadyTree.sweep(in: paths, installed: installed ?? [:])
+            }
+            if DeltaFetch.hasWorkFiles(in: paths.downloads) || !ReadyTree.stale(in: paths, installed: installed ?? [:]).isEmpty {
+                VerifiedFacts.preserving(folders: Array((installed ?? [:]).values), in: library.directory, sweep)
+            } else {
+                sweep()
+            }
             return installed ?? [:]
         }
         let quarantined = await BlockingIO.run { [library] () -> Set<Int> in
@@ -331,7 +341,8 @@ package struct ContentSync: Sendable {
     func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
         warning: String?, transferred: Int64, packageSize: Int64, how: PackageTransfer = .full,
-        expected: TrustGate.Expectation? = nil, assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
+        expected: TrustGate.Expectation? = nil, vouched: [String: TrustGate.Vouched] = [:],
+        assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -351,7 +362,7 @@ package struct ContentSync: Sendable {
         if let expected {
             options.verify = TrustGate.verifier(
                 expected, presentationId: row.id, presentationRevision: options.revision ?? row.listedRevision, packageId: package.id,
-                packageRevision: package.revision)
+                packageRevision: package.revision, vouched: vouched, directory: library.directory)
         }
         let presentationRevision = options.revision
         let library = self.library

@@ -254,26 +254,98 @@ package actor TrustGate {
         }
     }
 
+    /// A reused file of a delta update that the installed revision's verified facts vouch for
+    /// (docs/design/TRUST.md 2.3.1): its hash in the installed revision's record, and its facts
+    /// just after the delta linked it (the verifier takes it unread only when they still hold).
+    package struct Vouched: Sendable, Hashable {
+        package var sha256: String
+        package var linked: FileFacts
+
+        package init(sha256: String, linked: FileFacts) {
+            self.sha256 = sha256
+            self.linked = linked
+        }
+    }
+
     /// The check of rule 7 and the record the install writes: the assembled tree hashed and, for a
     /// signed manifest, compared with it (a throw removes the staging folder; the served revision
-    /// stays); for an unsigned package, its hashes recorded.
+    /// stays); for an unsigned package, its hashes recorded. A file of `vouched` whose facts in
+    /// the staging folder are still those it had when the delta linked it is not read: it has the
+    /// installed record's hash. When the tree passes and `directory` is given, its verified facts
+    /// (`package-index/<folder>.verified`) are written before the swap; failing to write them is
+    /// not an error (the next delta hashes more).
     package nonisolated static func verifier(
-        _ expectation: Expectation, presentationId: Int, presentationRevision: Int, packageId: Int, packageRevision: Int
+        _ expectation: Expectation, presentationId: Int, presentationRevision: Int, packageId: Int, packageRevision: Int,
+        vouched: [String: Vouched] = [:], directory: DataDirectory? = nil
     ) -> @Sendable (URL) throws -> TrustRecord {
         { staging in
-            let files = try TreeHasher().hashSync(tree: staging)
+            // `lstat` of each file before any is read: a change while hashing moves its change
+            // time, and the facts then no longer hold for the next delta.
+            let listing = try TreeHasher.factsListing(of: staging)
+            var files: [ManifestFile] = []
+            var toHash: [String] = []
+            for (path, facts) in listing {
+                if let vouch = vouched[path], vouch.linked == facts {
+                    files.append(ManifestFile(path: path, size: facts.size, sha256: vouch.sha256))
+                } else {
+                    toHash.append(path)
+                }
+            }
+            if !toHash.isEmpty {
+                files += try TreeHasher().hashSync(files: toHash, in: staging)
+                files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            }
+            let record: TrustRecord
             switch expectation {
             case .signed(let document, let text, let keyId):
                 let difference = TreeHasher.difference(of: files, from: document.body)
                 guard difference.isEmpty else { throw TrustFailure.treeDiffers(difference) }
-                return TrustRecord(
+                record = TrustRecord(
                     presentationId: presentationId, signed: true, manifestHash: try document.hash, manifest: text, keyId: keyId,
                     body: document.body)
             case .unsigned:
-                return try TrustRecord.unsigned(
+                record = try TrustRecord.unsigned(
                     presentationId: presentationId, presentationRevision: presentationRevision, packageId: packageId,
                     packageRevision: packageRevision, files: files, now: Date())
             }
+            if let directory {
+                PhaseTiming.measure("trust: verified facts written") {
+                    let facts = VerifiedFacts(
+                        manifestHash: record.manifestHash,
+                        files: Dictionary(listing.map { ($0.path, $0.facts) }, uniquingKeysWith: { a, _ in a }))
+                    try? facts.save(forFolder: staging.lastPathComponent, in: directory)
+                }
+            }
+            return record
         }
     }
+
+    /// The reused files of a delta that the installed revision's verified facts vouch for: each
+    /// of `reused` whose facts at the moment the delta linked it (`linked`, before and after its
+    /// link) equal the stored `facts`, when those were taken against the installed record
+    /// `installed` (same manifest hash, not quarantined) and the record lists the file at that size.
+    package nonisolated static func vouched(
+        reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installed: InstalledTrust?
+    ) -> [String: Vouched] {
+        guard let facts, let installed, installed.state == "verified", installed.manifestHash == facts.manifestHash,
+            let manifest = try? SignedManifest.parse(Data(installed.manifest.utf8)).body
+        else { return [:] }
+        let hashes = manifest.filesByPath
+        var vouched: [String: Vouched] = [:]
+        for name in reused {
+            guard let link = linked[name], let expected = facts.files[name], link.before == expected, let listed = hashes[name],
+                listed.size == expected.size
+            else { continue }
+            vouched[name] = Vouched(sha256: listed.sha256, linked: link.after)
+        }
+        return vouched
+    }
+}
+
+/// A reused file's facts when a delta linked it: just before its link (compared with the
+/// installed revision's verified facts) and just after (what the staging folder must still show
+/// when it is verified; equal to `before` when the file came in a ready tree, linked earlier).
+package struct LinkedFacts: Sendable, Hashable {
+    package var before: FileFacts
+    package var after: FileFacts
 }
