@@ -43,8 +43,8 @@ extension AuditEntry {
             }
             func optional<Value>(_ member: String, _ read: (JSONValue) -> Value?) throws(AuditPayloadError) -> Value? {
                 guard let value = part[member], value != .null else { return nil }
-                guard let read = read(value) else { throw AuditPayloadError("\(name) has a malformed \(member)") }
-                return read
+                guard let decoded = read(value) else { throw AuditPayloadError("\(name) has a malformed \(member)") }
+                return decoded
             }
             let signed = try optional("signed") { $0.intValue }
             if let signed, signed != 0, signed != 1 { throw AuditPayloadError("\(name) has a malformed signed") }

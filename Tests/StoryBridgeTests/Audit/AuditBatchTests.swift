@@ -51,7 +51,9 @@ struct AuditBatchTests {
         let live = try DatabaseQueue(path: lab.file.path)
         for table in AuditedTable.all {
             let sql = table.selectInScope
-            #expect(try copy.read { try Row.fetchAll($0, sql: sql) } == live.read { try Row.fetchAll($0, sql: sql) }, "\(table.name)")
+            let written = try copy.read { db in try Row.fetchAll(db, sql: sql) }
+            let expected = try live.read { db in try Row.fetchAll(db, sql: sql) }
+            #expect(written == expected, "\(table.name)")
         }
     }
 
@@ -107,11 +109,20 @@ struct AuditBatchTests {
     func canonicalBytes() throws {
         let at = Date(timeIntervalSince1970: 1_790_000_000)
         let first = [
-            AuditChange(.insert, table: "slideView", row: ["id": "v1", "duration": 4, "latitude": 52.520008, "é": "ü\n\"x\""]),
-            AuditChange(.update, table: "session", key: ["id": "s1"], row: ["slidesCount": 1]),
+            AuditChange(
+                .insert, table: "slideView",
+                row: [
+                    "id": "v1".databaseValue, "duration": 4.databaseValue, "latitude": 52.520008.databaseValue,
+                    "é": "ü\n\"x\"".databaseValue,
+                ]),
+            AuditChange(.update, table: "session", key: ["id": "s1".databaseValue], row: ["slidesCount": 1.databaseValue]),
         ]
-        let second = [AuditChange(.upsert, table: "customEvent", row: ["id": "e1", "key": "k"], conflict: ["key"], replacing: ["id"])]
-        let third = [AuditChange(.delete, table: "customEvent", key: ["id": "e1"])]
+        let second = [
+            AuditChange(
+                .upsert, table: "customEvent", row: ["id": "e1".databaseValue, "key": "k".databaseValue], conflict: ["key"],
+                replacing: ["id"])
+        ]
+        let third = [AuditChange(.delete, table: "customEvent", key: ["id": "e1".databaseValue])]
         let parts = try [
             AuditPart(
                 kind: AuditKind.slideViewed, deck: AuditDeck(presentationId: 1, presentationRevision: 3, manifestHash: "ab", signed: true),
@@ -128,9 +139,8 @@ struct AuditBatchTests {
                 "signed": part.deck.signed.map { .int($0 ? 1 : 0) } ?? .null,
             ]
         }
-        let expected = try CanonicalJSON.encode([
-            "writes": [value(parts[0], first), value(parts[1], second), value(parts[2], third)]
-        ])
+        let expected = try CanonicalJSON.encode(
+            .object(["writes": .array([value(parts[0], first), value(parts[1], second), value(parts[2], third)])]))
         #expect(AuditPayload.writes(parts) == expected, "\(String(decoding: AuditPayload.writes(parts), as: UTF8.self))")
         // A part alone is the payload of an entry of its own.
         #expect(parts[1].payload == (try CanonicalJSON.encode(["changes": .array(second.map(\.json))])))
