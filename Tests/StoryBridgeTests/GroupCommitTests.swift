@@ -226,7 +226,7 @@ struct GroupCommitTests {
         // No busy timeout: a BEGIN that meets another connection's write lock fails at once.
         let pool = try DatabasePool(path: file)
         try await pool.write { db in try db.execute(sql: "CREATE TABLE note (text TEXT NOT NULL)") }
-        let commit = GroupCommit(pool: pool)
+        let commit = GroupCommit<Never>(pool: pool) { _, _ in }
         // Another connection holds the write lock until released.
         let other = try DatabaseQueue(path: file)
         let locked = DispatchSemaphore(value: 0)

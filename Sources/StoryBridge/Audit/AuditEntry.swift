@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import GRDB
 
-/// One entry of the audit log (table `auditEntry`, migration `v18-audit`; docs/design/TRUST.md 4.2).
+/// One entry of the audit log (table `auditEntry`, migrations `v18-audit` and `v20-audit-rowid`;
+/// docs/design/TRUST.md 4.2): the record of one write, or of the writes of one group-commit
+/// transaction (``writes()`` reads both forms).
 /// Entries form a hash chain: each holds the hash of the one before, and its own hash covers every
 /// field in a fixed binary framing, so an edited field, a removed entry or a reordering shows.
 package struct AuditEntry: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
@@ -24,14 +26,17 @@ package struct AuditEntry: Sendable, Hashable, Codable, FetchableRecord, Persist
     package var hash: Data
     /// Host time of the write, `AnalyticsFormat.timestamp`.
     package var at: String
-    /// What the write was (`slide.viewed`, `session.state`…).
+    /// What the write was (`slide.viewed`, `session.state`…); `writes` for the writes of one
+    /// group-commit transaction (``writes()``).
     package var kind: String
     package var presentationId: Int?
     package var presentationRevision: Int?
     package var manifestHash: String?
     /// 1 signed, 0 unsigned (first-install hashes), `nil` no manifest record.
     package var signed: Int?
-    /// Canonical JSON `{"changes": [...]}` (``AuditChange``), with `detail` for entries of the log itself.
+    /// Canonical JSON `{"changes": [...]}` (``AuditChange``), with `detail` for entries of the log
+    /// itself; `{"writes": [...]}` for a `writes` entry, each part the kind, deck and changes of one
+    /// write.
     package var payload: Data
 
     /// The hash of the first entry's predecessor.

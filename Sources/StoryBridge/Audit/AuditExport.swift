@@ -3,6 +3,12 @@ import GRDB
 
 /// `storybridge audit export` (docs/design/TRUST.md 4.4): the log's entries between two bounds,
 /// with their positions, as CSV (RFC 4180) or a JSON array.
+///
+/// One row (one array element) per entry, as stored: an entry of a group-commit transaction of
+/// several writes is one row of kind `writes` with empty deck columns, its `payload` the JSON text
+/// `{"writes":[…]}` whose elements carry each write's `kind`, `presentationId`,
+/// `presentationRevision`, `manifestHash`, `signed` and `changes` (``AuditEntry/writes()`` reads
+/// both forms).
 package struct AuditExport: Sendable {
     /// One end of the range: an entry's position, or a time (`at`, host time, inclusive).
     package enum Bound: Sendable, Hashable {

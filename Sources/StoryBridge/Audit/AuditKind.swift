@@ -26,6 +26,10 @@ package enum AuditKind {
     package static let crmSaved = "crm.saved"
     /// An OCE deck's saved state.
     package static let oceStateSaved = "oce.state"
+    /// The writes of one group-commit transaction, two or more: deck columns `NULL`, payload
+    /// `{"writes":[…]}` with each write's kind, deck and changes (``AuditEntry/writes()``). A
+    /// transaction of one write has that write's own kind.
+    package static let writes = "writes"
     /// A checkpoint of the head before it was made (signed with the host key, queued for upload).
     package static let checkpoint = "checkpoint"
     /// The host started: how the previous run stopped and what the head file said.

@@ -5,31 +5,66 @@ import GRDB
 /// closure, after the row writes, so the entry commits with its rows in one transaction and a
 /// group-commit savepoint rolled back (a write run twice) drops the entry with them.
 ///
-/// The cost per write is one indexed read of the head (the last leaf page of `auditEntry`'s primary
-/// key, in SQLite's page cache; read rather than kept in memory so a rolled-back savepoint or another
-/// process's append can never make it wrong), the hash computed in memory, and one cached `INSERT`;
-/// on a host that configured its log (``AuditLogState``), one `pwrite` of the head file after the
-/// commit, and every ``AuditLogState/Settings/checkpointEvery`` entries a signed checkpoint.
+/// Inside a write of the group commit (``StoryBridgeDatabase/write(_:)``), a store's append only
+/// stages its part (``AuditPart``); the transaction writes one entry for the parts of all its
+/// writes once they are final (``commit(_:parts:state:afterCommit:)``, the database's
+/// before-commit step), so a batch of writes costs one head read, one hash and one `INSERT`. An
+/// entry of one part is byte for byte the entry that write would have had alone; an entry of
+/// several has kind `writes`, no deck and the payload `{"writes":[…]}`. Entries of the log itself
+/// (with `detail`), appends of migrations (`in: nil`) and of writes outside the group commit are
+/// written at once, one entry each.
+///
+/// The cost per entry is one indexed read of the head (the last page of `auditEntry`'s rowid
+/// b-tree, in SQLite's page cache; read rather than kept in memory so a rolled-back savepoint or
+/// another process's append can never make it wrong), the hash computed in memory, and one cached
+/// `INSERT`; on a host that configured its log (``AuditLogState``), one `pwrite` of the head file
+/// after the commit, and every ``AuditLogState/Settings/checkpointEvery`` entries a signed
+/// checkpoint.
 package enum AuditLog {
     /// The head: `segment, position, hash` of the newest entry.
     static let headSQL = "SELECT segment, position, hash FROM auditEntry ORDER BY position DESC LIMIT 1"
 
     /// Appends an entry of `kind` for `deck` carrying `changes` (and, for entries of the log itself,
-    /// `detail`), stamped `at`. `database` is the host database whose ``AuditLogState`` says whether
-    /// to write the head file and make checkpoints (`nil` in migrations: neither).
+    /// `detail`), stamped `at`; inside a write of the group commit, stages it as that write's part of
+    /// the transaction's entry instead. `database` is the host database whose ``AuditLogState``
+    /// says whether to write the head file and make checkpoints (`nil` in migrations: neither).
     package static func append(
         _ db: Database, in database: StoryBridgeDatabase?, kind: String, deck: AuditDeck, changes: [AuditChange], at: Date,
         detail: JSONValue? = nil
     ) throws {
-        let entry = try write(db, kind: kind, deck: deck, changes: changes, at: at, detail: detail)
-        guard let database, let settings = database.auditLog.settings else { return }
+        let part = try AuditPart(kind: kind, deck: deck, changes: changes, at: at, detail: detail)
+        guard let database else {
+            try commit(db, parts: [part], state: nil) { _ in }
+            return
+        }
+        if detail == nil, database.stageAuditPart(part) { return }
+        try commit(db, parts: [part], state: database.auditLog) { hook in database.afterCommit(db, hook) }
+    }
+
+    /// Writes one entry for `parts` (at least one): the part's own entry when there is one, else a
+    /// `writes` entry of them all, stamped with the newest part's time. Then, for a host that
+    /// configured its log (`state`), the head file's write after the commit and, when the entry's
+    /// position calls for one, a checkpoint. `afterCommit` registers what runs after the commit
+    /// (inside a write of the group commit: that write's hooks; in the before-commit step: the
+    /// transaction's).
+    static func commit(
+        _ db: Database, parts: [AuditPart], state: AuditLogState?, afterCommit: (@escaping @Sendable () -> Void) -> Void
+    ) throws {
+        guard let first = parts.first else { return }
+        let entry: AuditEntry
+        if parts.count == 1 {
+            entry = try write(db, kind: first.kind, deck: first.deck, payload: first.payload, at: first.at)
+        } else {
+            let at = parts.lazy.map(\.at).max() ?? first.at
+            entry = try write(db, kind: AuditKind.writes, deck: .none, payload: AuditPayload.writes(parts), at: at)
+        }
+        guard let state, let settings = state.settings else { return }
         if settings.headFile != nil {
-            let state = database.auditLog
             let head = AuditHead(segment: entry.segment, position: entry.position, hash: entry.hash, checkpointSequence: 0)
-            database.afterCommit(db) { state.committed(head, checkpoint: nil, sync: false) }
+            afterCommit { state.committed(head, checkpoint: nil, sync: false) }
         }
         if entry.position % settings.checkpointEvery == 0 {
-            try checkpoint(db, in: database, at: at)
+            try checkpoint(db, state: state, at: parts.lazy.map(\.at).max() ?? first.at, afterCommit: afterCommit)
         }
     }
 
@@ -40,12 +75,15 @@ package enum AuditLog {
         _ db: Database, kind: String, deck: AuditDeck, changes: [AuditChange], at: Date, detail: JSONValue? = nil,
         after start: (segment: String, position: Int, hash: Data)? = nil
     ) throws -> AuditEntry {
-        let payload: [UInt8]
-        do {
-            payload = try AuditPayload.encode(changes: changes, detail: detail)
-        } catch {
-            throw AuditPayloadError("the \(kind) entry cannot be written: \(error)")
-        }
+        let part = try AuditPart(kind: kind, deck: deck, changes: changes, at: at, detail: detail)
+        return try write(db, kind: kind, deck: deck, payload: part.payload, at: at, after: start)
+    }
+
+    /// Writes the entry of `kind` for `deck` with the encoded `payload`; returns it.
+    private static func write(
+        _ db: Database, kind: String, deck: AuditDeck, payload: [UInt8], at: Date,
+        after start: (segment: String, position: Int, hash: Data)? = nil
+    ) throws -> AuditEntry {
         let head: (segment: String, position: Int, hash: Data)?
         if let start {
             head = start
@@ -80,7 +118,16 @@ package enum AuditLog {
     /// checkpointed. Returns the checkpoint made.
     @discardableResult
     package static func checkpoint(_ db: Database, in database: StoryBridgeDatabase, at: Date) throws -> AuditCheckpoint? {
-        guard let settings = database.auditLog.settings else { return nil }
+        try checkpoint(db, state: database.auditLog, at: at) { hook in database.afterCommit(db, hook) }
+    }
+
+    /// ``checkpoint(_:in:at:)`` for the log `state`, registering its after-commit work with
+    /// `afterCommit`.
+    @discardableResult
+    static func checkpoint(
+        _ db: Database, state: AuditLogState, at: Date, afterCommit: (@escaping @Sendable () -> Void) -> Void
+    ) throws -> AuditCheckpoint? {
+        guard let settings = state.settings else { return nil }
         guard
             let head = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT segment, position, hash, kind FROM auditEntry ORDER BY position DESC LIMIT 1"))
@@ -95,8 +142,8 @@ package enum AuditLog {
         // older copy numbers on from the newest number made, so no two checkpoints share one.
         let previous =
             last.map { AuditCheckpointLink(sequence: $0.sequence, position: $0.position, hash: $0.hash) }
-            ?? database.auditLog.inheritedCheckpoint
-        let sequence = max(previous?.sequence ?? 0, database.auditLog.checkpointSequence) + 1
+            ?? state.inheritedCheckpoint
+        let sequence = max(previous?.sequence ?? 0, state.checkpointSequence) + 1
         let checkpoint = AuditCheckpoint(
             hostId: settings.key.hostId, publicKey: settings.key.publicKey, sequence: sequence, segment: head[0],
             position: position, hash: head[2], previousSequence: previous?.sequence ?? 0,
@@ -118,10 +165,9 @@ package enum AuditLog {
             detail: [
                 "sequence": .int(checkpoint.sequence), "position": .int(checkpoint.position), "hash": .string(checkpoint.hash.auditHex),
             ])
-        let state = database.auditLog
         let entryHead = AuditHead(segment: entry.segment, position: entry.position, hash: entry.hash, checkpointSequence: 0)
         let madeSequence = checkpoint.sequence
-        database.afterCommit(db) { state.committed(entryHead, checkpoint: madeSequence, sync: true) }
+        afterCommit { state.committed(entryHead, checkpoint: madeSequence, sync: true) }
         return checkpoint
     }
 

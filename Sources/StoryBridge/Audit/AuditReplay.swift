@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 
 /// Applies entries' changes to a database with the analytics tables' schema (`audit verify`'s
-/// rebuild, docs/design/TRUST.md 4.4, 4): each change as the SQL it stands for, with the table and
-/// column names checked against the schema first (an edited payload can name nothing else).
+/// rebuild, docs/design/TRUST.md 4.4, 4): each change of each write an entry records (both forms,
+/// ``AuditEntry/writes()``) as the SQL it stands for, with the table and column names checked
+/// against the schema first (an edited payload can name nothing else).
 struct AuditReplay {
     private let realColumns: [String: Set<String>]
     private let columns: [String: Set<String>]
@@ -17,29 +18,34 @@ struct AuditReplay {
         self.columns = columns
     }
 
-    /// Applies the changes of `entry`; throws a description of the first that cannot be applied.
+    /// Applies the changes of `entry` (of each of its writes, in order); throws a description of
+    /// the first that cannot be applied, naming the write when the entry holds several.
     mutating func apply(_ entry: AuditEntry, to db: Database) throws(AuditPayloadError) {
-        let body: JSONValue
-        do {
-            body = try CanonicalJSON.parse(entry.payload)
-        } catch {
-            throw AuditPayloadError("its payload is not canonical JSON: \(error)")
-        }
-        guard let changes = body["changes"]?.arrayValue else { throw AuditPayloadError("its payload has no changes") }
-        for json in changes {
-            let change = try AuditChange(json: json, realColumns: realColumns)
-            let known = columns[change.table] ?? []
-            let named = Set(change.key.keys).union(change.row.keys).union(change.conflict).union(change.replacing)
-            if let unknown = named.subtracting(known).sorted().first {
-                throw AuditPayloadError("it names no column '\(unknown)' of \(change.table)")
-            }
-            do {
-                try Self.execute(change, db)
+        let writes = try entry.writes()
+        for (index, write) in writes.enumerated() {
+            do throws(AuditPayloadError) {
+                for json in write.changes { try apply(json, position: entry.position, to: db) }
             } catch {
-                throw AuditPayloadError("its \(change.operation.rawValue) into \(change.table) fails: \(error)")
+                guard writes.count > 1 || entry.kind == AuditKind.writes else { throw error }
+                throw AuditPayloadError("its write \(index + 1) of \(writes.count) (\(write.kind)): \(error.description)")
             }
-            note(change, position: entry.position)
         }
+    }
+
+    /// Applies one change of the entry at `position`.
+    private mutating func apply(_ json: JSONValue, position: Int, to db: Database) throws(AuditPayloadError) {
+        let change = try AuditChange(json: json, realColumns: realColumns)
+        let known = columns[change.table] ?? []
+        let named = Set(change.key.keys).union(change.row.keys).union(change.conflict).union(change.replacing)
+        if let unknown = named.subtracting(known).sorted().first {
+            throw AuditPayloadError("it names no column '\(unknown)' of \(change.table)")
+        }
+        do {
+            try Self.execute(change, db)
+        } catch {
+            throw AuditPayloadError("its \(change.operation.rawValue) into \(change.table) fails: \(error)")
+        }
+        note(change, position: position)
     }
 
     private mutating func note(_ change: AuditChange, position: Int) {

@@ -18,17 +18,42 @@ import Synchronization
 /// Every batch runs on GRDB's writer queue (`asyncWrite`), serialized with every other write to
 /// the database, never on the caller's thread: a caller waiting for another process's write lock
 /// (up to the busy timeout) suspends, and holds no thread of Swift's cooperative pool.
-final class GroupCommit: Sendable {
+///
+/// A write can also hand the transaction something to finish with (``stage(_:)``): the items the
+/// batch's writes staged are collected per write, exactly like the after-commit hooks (dropped with
+/// a write whose savepoint rolls back, never doubled when a write runs again), and once the batch's
+/// writes are final the transaction's before-commit step receives them all, in order, and writes
+/// what they stand for (the database's audit log writes one entry for the whole batch). What the
+/// items are is the step's business, not this type's.
+final class GroupCommit<Staged: Sendable>: Sendable {
     /// One waiting write: runs its updates in the open transaction and returns how to answer its
     /// caller once the transaction has ended (with the commit's error, if the commit failed), and
     /// whether its updates failed.
     private struct Waiting: Sendable {
-        let run:
-            @Sendable (Database, _ inSavepoint: Bool) -> (
-                failure: (any Error)?, answer: @Sendable ((any Error)?) -> Void, hooks: [@Sendable () -> Void]
-            )
+        let run: @Sendable (Database, _ inSavepoint: Bool) -> Ran
         /// Answers the caller with `error` when its transaction could not even begin.
         let fail: @Sendable (any Error) -> Void
+    }
+
+    /// What one run of a write left: its failure, how to answer its caller once the transaction
+    /// has ended (with the commit's error, if the commit failed), and, when it succeeded, the hooks
+    /// and items it asked for.
+    private struct Ran: Sendable {
+        var failure: (any Error)?
+        var answer: @Sendable ((any Error)?) -> Void
+        var collected: Collected
+    }
+
+    /// What a write asked for while it ran: hooks to run after the commit, items for the
+    /// before-commit step.
+    private struct Collected: Sendable {
+        var hooks: [@Sendable () -> Void] = []
+        var staged: [Staged] = []
+
+        static func += (lhs: inout Collected, rhs: Collected) {
+            lhs.hooks += rhs.hooks
+            lhs.staged += rhs.staged
+        }
     }
 
     private struct Queue {
@@ -39,12 +64,18 @@ final class GroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let queue = Mutex(Queue())
-    /// What the write being run wants done once its transaction has committed; `nil` outside a
-    /// write of this group commit.
-    private let commitHooks = Mutex<[@Sendable () -> Void]?>(nil)
+    /// What the write being run wants done once its transaction has committed, and what it staged
+    /// for the before-commit step; `nil` outside a write of this group commit.
+    private let collecting = Mutex<Collected?>(nil)
+    /// Runs inside each transaction once its writes are final, with what they staged (never with
+    /// none); a throw rolls the transaction back and fails every write of it with that error.
+    private let beforeCommit: @Sendable (Database, [Staged]) throws -> Void
 
-    init(pool: DatabasePool) {
+    /// A group commit on `pool`; `beforeCommit` finishes each transaction whose writes staged
+    /// something (``stage(_:)``).
+    init(pool: DatabasePool, beforeCommit: @escaping @Sendable (Database, [Staged]) throws -> Void) {
         self.pool = pool
+        self.beforeCommit = beforeCommit
     }
 
     /// How many writes wait for the next transaction.
@@ -56,9 +87,20 @@ final class GroupCommit: Sendable {
     /// order. Not run when the write fails or the commit does. Returns false when called outside a
     /// write of this group commit.
     func afterCommit(_ hook: @escaping @Sendable () -> Void) -> Bool {
-        commitHooks.withLock { hooks in
-            guard hooks != nil else { return false }
-            hooks!.append(hook)
+        collecting.withLock { collected in
+            guard collected != nil else { return false }
+            collected!.hooks.append(hook)
+            return true
+        }
+    }
+
+    /// From inside a write's `updates`: hands `item` to the before-commit step of the transaction
+    /// holding the write, kept only if the write succeeds (and once when it runs twice). Returns
+    /// false when called outside a write of this group commit.
+    func stage(_ item: Staged) -> Bool {
+        collecting.withLock { collected in
+            guard collected != nil else { return false }
+            collected!.staged.append(item)
             return true
         }
     }
@@ -97,7 +139,7 @@ final class GroupCommit: Sendable {
     ) -> Waiting {
         Waiting(
             run: { [self] db, inSavepoint in
-                let outcome: Result<(T, [@Sendable () -> Void]), any Error> = Result {
+                let outcome: Result<(T, Collected), any Error> = Result {
                     try collectingHooks {
                         guard inSavepoint else { return try updates(db) }
                         var value: T?
@@ -110,11 +152,11 @@ final class GroupCommit: Sendable {
                     }
                 }
                 let failure: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
-                // A write that failed changed nothing: it has no hooks.
-                let hooks = (try? outcome.get())?.1 ?? []
-                return (
-                    failure,
-                    { commitFailure in
+                // A write that failed changed nothing: it has no hooks and staged nothing.
+                let collected = (try? outcome.get())?.1 ?? Collected()
+                return Ran(
+                    failure: failure,
+                    answer: { commitFailure in
                         // A write that failed on its own reports its own error; one whose changes
                         // were lost with the transaction reports the commit's.
                         if let commitFailure, failure == nil {
@@ -123,8 +165,7 @@ final class GroupCommit: Sendable {
                             answer(outcome.map(\.0))
                         }
                     },
-                    hooks
-                )
+                    collected: collected)
             },
             fail: { answer(.failure($0)) })
     }
@@ -140,22 +181,23 @@ final class GroupCommit: Sendable {
         if lead { writeBatch() }
     }
 
-    /// Runs `updates` with the after-commit hooks it asks for (``afterCommit(_:)``) collected, and
-    /// returns them with its result; when it throws, they are dropped. Called on the writer queue.
-    private func collectingHooks<T>(_ updates: () throws -> T) throws -> (T, [@Sendable () -> Void]) {
-        commitHooks.withLock { $0 = [] }
+    /// Runs `updates` with the after-commit hooks (``afterCommit(_:)``) and staged items
+    /// (``stage(_:)``) it asks for collected, and returns them with its result; when it throws,
+    /// they are dropped. Called on the writer queue.
+    private func collectingHooks<T>(_ updates: () throws -> T) throws -> (T, Collected) {
+        collecting.withLock { $0 = Collected() }
         let value: T
         do {
             value = try updates()
         } catch {
-            commitHooks.withLock { $0 = nil }
+            collecting.withLock { $0 = nil }
             throw error
         }
-        let hooks = commitHooks.withLock { hooks in
-            defer { hooks = nil }
-            return hooks ?? []
+        let collected = collecting.withLock { collected in
+            defer { collected = nil }
+            return collected ?? Collected()
         }
-        return (value, hooks)
+        return (value, collected)
     }
 
     /// Writes everything waiting when the writer queue gets to it, as one transaction, then answers
@@ -170,26 +212,27 @@ final class GroupCommit: Sendable {
                 }
                 answers.taken.store(true, ordering: .releasing)
                 var soleFailure: (any Error)?
-                var hooks: [@Sendable () -> Void] = []
+                var asked = Collected()
                 var collected: [@Sendable ((any Error)?) -> Void] = []
                 if batch.count == 1 {
-                    let (failure, answer, writeHooks) = batch[0].run(db, false)
-                    soleFailure = failure
-                    hooks = writeHooks
-                    collected = [answer]
+                    let ran = batch[0].run(db, false)
+                    soleFailure = ran.failure
+                    asked = ran.collected
+                    collected = [ran.answer]
                 } else if let together = try? Self.runTogether(batch, db: db) {
-                    (collected, hooks) = together
+                    (collected, asked) = together
                 } else {
                     // A write failed (or the shared savepoint did): with the batch undone, each
                     // write runs again in a savepoint of its own, so only the failing one fails,
                     // and every caller gets an answer.
                     collected = batch.map { waiting in
-                        let (_, answer, writeHooks) = waiting.run(db, true)
-                        hooks += writeHooks
-                        return answer
+                        let ran = waiting.run(db, true)
+                        asked += ran.collected
+                        return ran.answer
                     }
                 }
                 answers.list.withLock { $0 = collected }
+                let hooks = asked.hooks
                 // The batch's final hooks, in order, run by GRDB right after the COMMIT (on this
                 // queue, before the completion answers the callers); dropped when it rolls back.
                 // Hooks are collected per write first (``collectingHooks(_:)``), not handed to
@@ -202,6 +245,8 @@ final class GroupCommit: Sendable {
                 // A lone write that failed has no savepoint: rolling the transaction back undoes
                 // its partial changes.
                 if let soleFailure { throw soleFailure }
+                // The writes are final: what they staged is written once, for all of them.
+                if !asked.staged.isEmpty { try beforeCommit(db, asked.staged) }
             },
             completion: { [self] _, result in
                 let failure: (any Error)? = if case .failure(let error) = result { error } else { nil }
@@ -225,29 +270,29 @@ final class GroupCommit: Sendable {
     }
 
     /// Runs the writes of `batch` one after another in one savepoint; returns their answers and
-    /// hooks, or `nil` with the savepoint rolled back when one of them failed.
+    /// what they asked for, or `nil` with the savepoint rolled back when one of them failed.
     private static func runTogether(
         _ batch: [Waiting], db: Database
-    ) throws -> ([@Sendable ((any Error)?) -> Void], [@Sendable () -> Void])? {
+    ) throws -> ([@Sendable ((any Error)?) -> Void], Collected)? {
         // Runs one write after the other, with nothing that could throw between them, so a
         // throw here comes from the savepoint itself.
         var answers: [@Sendable ((any Error)?) -> Void] = []
-        var hooks: [@Sendable () -> Void] = []
+        var asked = Collected()
         answers.reserveCapacity(batch.count)
         var failed = false
         try db.inSavepoint {
             for waiting in batch {
-                let (failure, answer, writeHooks) = waiting.run(db, false)
-                if failure != nil {
+                let ran = waiting.run(db, false)
+                if ran.failure != nil {
                     failed = true
                     return .rollback
                 }
-                answers.append(answer)
-                hooks += writeHooks
+                answers.append(ran.answer)
+                asked += ran.collected
             }
             return .commit
         }
-        return failed ? nil : (answers, hooks)
+        return failed ? nil : (answers, asked)
     }
 
     /// The callers of one batch, handed from the transaction to its completion.

@@ -21,9 +21,10 @@ public final class StoryBridgeDatabase: Sendable {
     /// The decks of sessions, for the audit entries of their writes.
     package let auditDecks = AuditDeckCache()
     /// What the host set up for the audit log: checkpoint key and interval, head file.
-    package let auditLog = AuditLogState()
-    /// Puts the writes that arrive together into one transaction.
-    private let groupCommit: GroupCommit
+    package let auditLog: AuditLogState
+    /// Puts the writes that arrive together into one transaction, which ends with one audit entry
+    /// for the parts its writes staged (``stageAuditPart(_:)``).
+    private let groupCommit: GroupCommit<AuditPart>
     /// Puts the reads that arrive together into one read access.
     private let groupRead: GroupRead
     /// Copies the write-ahead log into the database file in the background (``WALCheckpointer``);
@@ -66,7 +67,13 @@ public final class StoryBridgeDatabase: Sendable {
         // opens them. The writer is the pool's only connection that commits, and it lasts as long
         // as the pool; readers commit nothing and stay NORMAL.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        groupCommit = GroupCommit(pool: pool)
+        let auditLog = AuditLogState()
+        self.auditLog = auditLog
+        // The transaction's before-commit step: one entry for every write's part, written once the
+        // batch's writes are final; its after-commit work (the head file) is the transaction's.
+        groupCommit = GroupCommit(pool: pool) { db, parts in
+            try AuditLog.commit(db, parts: parts, state: auditLog) { hook in db.afterNextTransaction(onCommit: { _ in hook() }) }
+        }
         groupRead = GroupRead(pool: pool)
         let openedPool = pool
         try PhaseTiming.measure("database migrations checked") { try Self.migrate(openedPool, file: file) }
@@ -170,6 +177,14 @@ public final class StoryBridgeDatabase: Sendable {
     /// `afterNextTransaction`).
     public func afterCommit(_ db: Database, _ hook: @escaping @Sendable () -> Void) {
         if !groupCommit.afterCommit(hook) { db.afterNextTransaction(onCommit: { _ in hook() }) }
+    }
+
+    /// From inside the `updates` of ``write(_:)`` or ``writeEach(_:)``: keeps `part` for the one
+    /// audit entry the write's transaction ends with (dropped when the write fails, kept once when
+    /// it runs twice). Returns false outside a write of the group commit, where the caller appends
+    /// its entry at once.
+    func stageAuditPart(_ part: AuditPart) -> Bool {
+        groupCommit.stage(part)
     }
 
     /// Runs `value` in a read-only transaction that sees every write committed before the call.

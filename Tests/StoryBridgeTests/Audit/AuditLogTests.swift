@@ -4,8 +4,9 @@ import Testing
 
 @testable import StoryBridge
 
-/// The audit log (docs/design/TRUST.md 4.1–4.3): every analytics write appends its entry in the
-/// same transaction, naming the deck on screen; the log is append-only.
+/// The audit log (docs/design/TRUST.md 4.1–4.3): every analytics write appends its entry (its part
+/// of its transaction's entry) in the same transaction, naming the deck on screen; the log is
+/// append-only. Writes awaited one by one each have an entry of their own.
 @Suite("audit log")
 struct AuditLogTests {
     @Test("every analytics write appends one entry of its kind, chained to the one before; a clean host verifies")
@@ -14,8 +15,9 @@ struct AuditLogTests {
         defer { lab.remove() }
         try await lab.recordEverything()
         let entries = try await lab.entries()
+        #expect(entries.allSatisfy { $0.kind != AuditKind.writes }, "writes awaited one by one: one entry each")
         #expect(
-            entries.map(\.kind) == [
+            try entries.flatMap { try $0.writes() }.map(\.kind) == [
                 "chain.started", "session.started", "slide.viewed", "media.viewed", "customEvent.set", "customEvent.set", "customEvent.set",
                 "customEvent.deleted", "deepLink.recorded", "session.complete", "crm.saved", "crm.saved", "oce.state", "session.state",
                 "session.started", "slide.viewed", "customEvent.set", "session.restored", "session.state",
@@ -48,10 +50,12 @@ struct AuditLogTests {
         try await lab.store.insert(lab.session("s2", revision: 4))
         try await lab.store.upsert(lab.customEvent("e1", session: "s2", key: "k", value: "v"))
         let entries = try await lab.entries().filter { $0.kind != "chain.started" }
-        #expect(entries.map(\.kind) == ["session.started", "slide.viewed", "session.started", "customEvent.set"])
         #expect(entries.map(\.manifestHash) == [AuditLab.firstHash, AuditLab.firstHash, AuditLab.secondHash, AuditLab.secondHash])
-        #expect(entries.map(\.presentationRevision) == [3, 3, 4, 4])
-        #expect(entries.allSatisfy { $0.presentationId == 1 && $0.signed == 1 })
+        let writes = try entries.flatMap { try $0.writes() }
+        #expect(writes.map(\.kind) == ["session.started", "slide.viewed", "session.started", "customEvent.set"])
+        #expect(writes.map(\.deck.manifestHash) == [AuditLab.firstHash, AuditLab.firstHash, AuditLab.secondHash, AuditLab.secondHash])
+        #expect(writes.map(\.deck.presentationRevision) == [3, 3, 4, 4])
+        #expect(writes.allSatisfy { $0.deck.presentationId == 1 && $0.deck.signed == true })
         let stored = try #require(try await lab.store.session(id: "s1"))
         #expect(stored.manifestHash == AuditLab.firstHash && stored.manifestSigned == true)
         // A deck with no manifest record (a folder served from disk): no hash, signed unknown.
@@ -92,8 +96,13 @@ struct AuditLogTests {
             lab.store.upserting(lab.customEvent("e3", session: "s1", key: "c", value: "3")),
         ])
         #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, true])
+        // The batch's two surviving writes share one entry.
         let entries = try await lab.entries()
-        #expect(entries.map(\.kind) == ["chain.started", "session.started", "customEvent.set", "customEvent.set"])
+        #expect(entries.map(\.kind) == ["chain.started", "session.started", "writes"])
+        #expect(
+            try entries.flatMap { try $0.writes() }.map(\.kind) == [
+                "chain.started", "session.started", "customEvent.set", "customEvent.set",
+            ])
         #expect(try lab.verify().findings.isEmpty)
     }
 

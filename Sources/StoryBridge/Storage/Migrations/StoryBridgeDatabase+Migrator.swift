@@ -25,6 +25,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v17-kept-dialect", migrate: KeptDialectSchema.addDialect)
         migrator.registerMigration("v18-audit", migrate: AuditSchema.create)
         migrator.registerMigration("v19-audit-checkpoints", migrate: AuditCheckpointSchema.create)
+        migrator.registerMigration("v20-audit-rowid", migrate: AuditRowidSchema.migrate)
         return migrator
     }
 }
