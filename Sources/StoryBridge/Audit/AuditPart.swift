@@ -7,8 +7,10 @@ import Foundation
 /// (``AuditLog/commit(_:parts:state:afterCommit:)``): an entry of one part is the entry that part
 /// would have been, an entry of several the `writes` form.
 ///
-/// The bytes are encoded when the part is made, inside its own write, so a part that cannot be
-/// encoded fails that write alone, never the batch it would have joined.
+/// The payload is encoded when the part is made, inside its own write, so a part that cannot be
+/// encoded fails that write alone, never the batch it would have joined; its kind and deck, which
+/// only an entry of several parts carries in its payload, are checked then and written when that
+/// entry is made.
 struct AuditPart: Sendable {
     /// What the write was (`slide.viewed`…).
     let kind: String
@@ -19,10 +21,6 @@ struct AuditPart: Sendable {
     /// The payload of an entry holding only this part: `{"changes":[…]}`, with `detail` for
     /// entries of the log itself.
     let payload: [UInt8]
-    /// The part's other members, as they follow `changes` inside a `writes` entry, with the
-    /// object's closing brace: `,"kind":…,"manifestHash":…,"presentationId":…,
-    /// "presentationRevision":…,"signed":…}` (canonical order; absent deck fields are `null`).
-    let members: [UInt8]
 
     /// Encodes the part of `kind` for `deck`, carrying `changes` (and `detail`, for entries of the
     /// log itself). Throws when the canonical form cannot carry it.
@@ -32,7 +30,9 @@ struct AuditPart: Sendable {
         self.at = at
         do {
             payload = try AuditPayload.encode(changes: changes, detail: detail)
-            members = try AuditPayload.members(kind: kind, deck: deck)
+            // Its kind and deck are written only if it shares an entry (most parts are alone in
+            // theirs); checked now so that writing them then cannot fail.
+            try AuditPayload.checkMembers(of: deck)
         } catch {
             throw AuditPayloadError("the \(kind) entry cannot be written: \(error)")
         }

@@ -25,50 +25,55 @@ enum AuditPayload {
         return output
     }
 
-    /// A part's members after `changes` in a `writes` entry (``AuditPart/members``):
+    /// Checks that `deck`'s numbers fit the canonical form's integers, so that the part's members
+    /// (``appendMembers(kind:deck:to:)``) can be written later without failing.
+    static func checkMembers(of deck: AuditDeck) throws(TrustFailure) {
+        for number in [deck.presentationId, deck.presentationRevision] {
+            guard let number, number.magnitude > UInt(CanonicalJSON.integerLimit) else { continue }
+            throw .notCanonical("the number \(number) is beyond the canonical form's integers")
+        }
+    }
+
+    /// Appends a part's members after `changes` in a `writes` entry:
     /// `,"kind":…,"manifestHash":…,"presentationId":…,"presentationRevision":…,"signed":…}`, the
-    /// deck's fields `null` when absent, `signed` 1 or 0 as the entry's column.
-    static func members(kind: String, deck: AuditDeck) throws(TrustFailure) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(160)
+    /// deck's fields `null` when absent, `signed` 1 or 0 as the entry's column. The deck was checked
+    /// by ``checkMembers(of:)`` when its part was made.
+    static func appendMembers(kind: String, deck: AuditDeck, to output: inout [UInt8]) {
         output.append(contentsOf: #","kind":"#.utf8)
         JSONWriter.appendString(kind, to: &output)
         output.append(contentsOf: #","manifestHash":"#.utf8)
         if let hash = deck.manifestHash { JSONWriter.appendString(hash, to: &output) } else { output.append(contentsOf: "null".utf8) }
         output.append(contentsOf: #","presentationId":"#.utf8)
-        try appendInteger(deck.presentationId, to: &output)
+        appendInteger(deck.presentationId, to: &output)
         output.append(contentsOf: #","presentationRevision":"#.utf8)
-        try appendInteger(deck.presentationRevision, to: &output)
+        appendInteger(deck.presentationRevision, to: &output)
         output.append(contentsOf: #","signed":"#.utf8)
-        try appendInteger(deck.signed.map { $0 ? 1 : 0 }, to: &output)
+        appendInteger(deck.signed.map { $0 ? 1 : 0 }, to: &output)
         output.append(UInt8(ascii: "}"))
-        return output
     }
 
     /// The payload of an entry of several writes: `{"writes":[part,…]}`, each part the object
     /// `{"changes":[…],"kind":…,"manifestHash":…,"presentationId":…,"presentationRevision":…,
     /// "signed":…}`, made by joining the parts' bytes encoded when they were staged: a part's
-    /// payload without its closing brace, then its ``AuditPart/members``. The same bytes
-    /// `CanonicalJSON.encode` makes of that value (the members are in canonical order).
+    /// payload without its closing brace, then its kind and deck (``appendMembers(kind:deck:to:)``,
+    /// written here, only for entries of several parts). The same bytes `CanonicalJSON.encode`
+    /// makes of that value (the members are in canonical order).
     static func writes(_ parts: [AuditPart]) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(12 + parts.reduce(0) { $0 + $1.payload.count + $1.members.count + 1 })
+        output.reserveCapacity(12 + parts.reduce(0) { $0 + $1.payload.count + 160 })
         output.append(contentsOf: #"{"writes":["#.utf8)
         for (index, part) in parts.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             output.append(contentsOf: part.payload.dropLast())
-            output.append(contentsOf: part.members)
+            appendMembers(kind: part.kind, deck: part.deck, to: &output)
         }
         output.append(contentsOf: "]}".utf8)
         return output
     }
 
-    /// An integer of the canonical form, or `null`.
-    private static func appendInteger(_ number: Int?, to output: inout [UInt8]) throws(TrustFailure) {
+    /// An integer (checked by ``checkMembers(of:)``), or `null`.
+    private static func appendInteger(_ number: Int?, to output: inout [UInt8]) {
         guard let number else { return output.append(contentsOf: "null".utf8) }
-        guard number.magnitude <= UInt(CanonicalJSON.integerLimit) else {
-            throw .notCanonical("the number \(number) is beyond the canonical form's integers")
-        }
         output.append(contentsOf: String(number).utf8)
     }
 
