@@ -87,7 +87,7 @@ package struct PackageManifest: SignedBody, Hashable {
         files.reserveCapacity(list.count)
         for entry in list {
             let path = try entry.requiredString("path", in: what)
-            guard (try? ZipArchive.safePath(path)) == path else {
+            guard ZipArchive.isCanonicalSafePath(path) else {
                 throw .malformed(what: what, reason: "the path '\(path)' is not a safe relative path")
             }
             if let previous = files.last, !previous.path.utf8.lexicographicallyPrecedes(path.utf8) {

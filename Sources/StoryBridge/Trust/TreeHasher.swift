@@ -32,29 +32,48 @@ package struct TreeHasher: Sendable {
     /// As ``listing(of:)``, with what each file's `lstat` said (``FileFacts``).
     package static func factsListing(of root: URL) throws(TrustFailure) -> [(path: String, facts: FileFacts)] {
         var files: [(path: String, facts: FileFacts)] = []
-        try walk(root.path, relative: "", into: &files)
+        let descriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadable(path: ".", reason: String(cString: strerror(errno))) }
+        try walk(descriptor, relative: "", into: &files)
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         return files
     }
 
-    private static func walk(_ folder: String, relative: String, into files: inout [(path: String, facts: FileFacts)]) throws(TrustFailure)
+    /// Lists `folder` (open as `descriptor`, closed here) and what it holds, depth first, with
+    /// `readdir` and `fstatat` relative to each folder's descriptor (Foundation's directory
+    /// listing took a third of a one-slide delta's tree check, docs/BENCHMARKS.md).
+    private static func walk(_ descriptor: Int32, relative: String, into files: inout [(path: String, facts: FileFacts)])
+        throws(TrustFailure)
     {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        } catch {
-            throw .unreadable(path: relative.isEmpty ? "." : relative, reason: SystemProblem(error).description)
+        guard let listing = fdopendir(descriptor) else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw .unreadable(path: relative.isEmpty ? "." : relative, reason: reason)
         }
-        for name in names {
-            let path = folder + "/" + name
+        defer { closedir(listing) }
+        while true {
+            errno = 0
+            guard let entry = readdir(listing) else {
+                guard errno == 0 else {
+                    throw .unreadable(path: relative.isEmpty ? "." : relative, reason: String(cString: strerror(errno)))
+                }
+                return
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
             let relativePath = relative.isEmpty ? name : relative + "/" + name
             var status = stat()
-            guard lstat(path, &status) == 0 else {
+            guard fstatat(dirfd(listing), name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
                 throw .unreadable(path: relativePath, reason: String(cString: strerror(errno)))
             }
             switch status.st_mode & S_IFMT {
             case S_IFREG: files.append((relativePath, FileFacts(status)))
-            case S_IFDIR: try walk(path, relative: relativePath, into: &files)
+            case S_IFDIR:
+                let child = openat(dirfd(listing), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0 else { throw .unreadable(path: relativePath, reason: String(cString: strerror(errno))) }
+                try walk(child, relative: relativePath, into: &files)
             case S_IFLNK: throw .unexpectedEntry(path: relativePath, kind: "a symbolic link")
             case S_IFIFO: throw .unexpectedEntry(path: relativePath, kind: "a FIFO")
             case S_IFSOCK: throw .unexpectedEntry(path: relativePath, kind: "a socket")

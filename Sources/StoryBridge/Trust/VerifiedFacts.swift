@@ -77,31 +77,26 @@ package struct VerifiedFacts: Sendable, Hashable {
         directory.root.appendingPathComponent("package-index").appendingPathComponent(folderName + suffix)
     }
 
-    private struct Stored: Codable {
-        struct File: Codable {
-            var path: String
-            var size: Int64
-            var dev: UInt64
-            var ino: UInt64
-            var ctimeNs: Int64
-            var mtimeNs: Int64
-        }
-
-        var manifestHash: String
-        var files: [File]
-    }
-
     /// The facts of the revision in `folderName`; nil when there are none or they cannot be read.
+    /// The file is `{"files":[{"ctimeNs","dev","ino","mtimeNs","path","size"},…],"manifestHash"}`,
+    /// read and written with the host's own JSON reader and writer (``JSONParser``,
+    /// ``JSONWriter``): Foundation's coders took most of a one-slide delta's facts work
+    /// (docs/BENCHMARKS.md, the one-slide delta's cost).
     package static func load(forFolder folderName: String, in directory: DataDirectory) -> VerifiedFacts? {
         guard let data = try? Data(contentsOf: file(forFolder: folderName, in: directory)),
-            let stored = try? JSONDecoder().decode(Stored.self, from: data)
+            let stored = try? JSONValue.parse(data), let manifestHash = stored["manifestHash"]?.stringValue,
+            let list = stored["files"]?.arrayValue
         else { return nil }
         var files: [String: FileFacts] = [:]
-        files.reserveCapacity(stored.files.count)
-        for file in stored.files {
-            files[file.path] = FileFacts(size: file.size, dev: file.dev, ino: file.ino, ctimeNs: file.ctimeNs, mtimeNs: file.mtimeNs)
+        files.reserveCapacity(list.count)
+        for entry in list {
+            guard let path = entry["path"]?.stringValue, let size = entry["size"]?.exactInteger,
+                let dev = entry["dev"]?.exactInteger, let ino = entry["ino"]?.exactInteger,
+                let ctimeNs = entry["ctimeNs"]?.exactInteger, let mtimeNs = entry["mtimeNs"]?.exactInteger, dev >= 0, ino >= 0
+            else { return nil }
+            files[path] = FileFacts(size: Int64(size), dev: UInt64(dev), ino: UInt64(ino), ctimeNs: Int64(ctimeNs), mtimeNs: Int64(mtimeNs))
         }
-        return VerifiedFacts(manifestHash: stored.manifestHash, files: files)
+        return VerifiedFacts(manifestHash: manifestHash, files: files)
     }
 
     /// Writes the facts of the revision in `folderName` to a temporary name, then renames it into place.
@@ -109,18 +104,30 @@ package struct VerifiedFacts: Sendable, Hashable {
         let target = Self.file(forFolder: folderName, in: directory)
         let temporary = target.appendingPathExtension("tmp")
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let stored = Stored(
-            manifestHash: manifestHash,
-            files: files.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map {
-                .init(
-                    path: $0.key, size: $0.value.size, dev: $0.value.dev, ino: $0.value.ino, ctimeNs: $0.value.ctimeNs,
-                    mtimeNs: $0.value.mtimeNs)
-            })
-        try JSONEncoder().encode(stored).write(to: temporary)
+        try Data(encoded()).write(to: temporary)
         guard rename(temporary.path, target.path) == 0 else {
             unlink(temporary.path)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
         }
+    }
+
+    /// The file's bytes (``load(forFolder:in:)`` says the form), files in path order.
+    func encoded() -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64 + files.count * 160)
+        output.append(contentsOf: #"{"files":["#.utf8)
+        for (index, (path, facts)) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            output.append(
+                contentsOf: #"{"ctimeNs":\#(facts.ctimeNs),"dev":\#(facts.dev),"ino":\#(facts.ino),"mtimeNs":\#(facts.mtimeNs),"path":"#
+                    .utf8)
+            JSONWriter.appendString(path, to: &output)
+            output.append(contentsOf: #","size":\#(facts.size)}"#.utf8)
+        }
+        output.append(contentsOf: #"],"manifestHash":"#.utf8)
+        JSONWriter.appendString(manifestHash, to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 
     /// Removes the facts of the revision in `folderName`.
@@ -166,5 +173,13 @@ package struct VerifiedFacts: Sendable, Hashable {
             if refreshed != facts { try? refreshed.save(forFolder: folder, in: directory) }
         }
         return value
+    }
+}
+
+extension JSONValue {
+    /// An integer written as one (never a fraction or an exponent): the facts' numbers.
+    fileprivate var exactInteger: Int? {
+        if case .int(let value) = self { return value }
+        return nil
     }
 }

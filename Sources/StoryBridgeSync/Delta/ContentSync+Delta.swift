@@ -116,10 +116,12 @@ extension ContentSync {
     /// same install and swap as a full download. Says, after logging why, when the full download
     /// is the way (``DeltaFallback``), with the bytes of it already received when the server
     /// answered the first range request with the whole package (`blob` is that download);
-    /// throws when the package is refused.
+    /// throws when the package is refused, or its manifest (`expectation`, fetched meanwhile and
+    /// awaited once the changed entries are in).
     func deltaInstall(
         _ row: SyncedPresentation, package: RemoteContentPackage, link: String, blob: ResumableDownloader.Blob,
-        partial: PartialDownload, expected: TrustGate.Expectation? = nil, events: @escaping @Sendable (ContentSyncEvent) -> Void
+        partial: PartialDownload, expectation: @Sendable () async throws(SyncError) -> TrustGate.Expectation? = { nil },
+        events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
@@ -195,6 +197,8 @@ extension ContentSync {
         let media = try await PhaseTiming.measure("media files") { () async throws(SyncError) in
             try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
         }
+        // The manifest, fetched and checked meanwhile; a refusal discards what was fetched.
+        let expected = try await expectation()
         events(.installing(presentationId: id))
         let vouched =
             expected == nil

@@ -260,9 +260,23 @@ package struct ContentSync: Sendable {
             }
             guard let sas = package.sas, !sas.isEmpty else { throw .noContentPackage(id) }
             try await refusesLocalCollision(id)
-            // Before the download: a refused manifest saves it.
-            let expected = try await PhaseTiming.measure("trust: keys and manifest fetched") { () async throws(SyncError) in
-                try await trust?.expectation(row: row, package: package)
+            // The keys and the manifest are fetched while a delta update fetches its entries (a
+            // refused manifest then discards them, as a refused tree does); a full download waits
+            // for them, so that a refused manifest saves it.
+            let trust = self.trust
+            let fetchingExpectation = Task { () async -> Result<TrustGate.Expectation?, SyncError> in
+                do throws(SyncError) {
+                    return .success(
+                        try await PhaseTiming.measure("trust: keys and manifest fetched") { () async throws(SyncError) in
+                            try await trust?.expectation(row: row, package: package)
+                        })
+                } catch {
+                    return .failure(error)
+                }
+            }
+            defer { fetchingExpectation.cancel() }
+            let expectation: @Sendable () async throws(SyncError) -> TrustGate.Expectation? = {
+                try await fetchingExpectation.value.get()
             }
             let partial = PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision)
             let api = self.api
@@ -281,7 +295,7 @@ package struct ContentSync: Sendable {
                 // The delta update's own time, which docs/BENCHMARKS.md compares with curl + unzip.
                 let attempt = try await PhaseTiming.measure("delta update (decision to fetch to swap)") { () async throws(SyncError) in
                     try await deltaInstall(
-                        row, package: package, link: sas, blob: blob, partial: partial, expected: expected, events: events)
+                        row, package: package, link: sas, blob: blob, partial: partial, expectation: expectation, events: events)
                 }
                 switch attempt {
                 case .installed(let outcome):
@@ -290,6 +304,7 @@ package struct ContentSync: Sendable {
                 case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
                 }
             }
+            let expected = try await expectation()
             try await checkFreeSpace(needed: (package.fileSize - partial.bytesOnDisk) + package.fileSize)
             events(.started(presentationId: id, name: row.name, size: package.fileSize, onDisk: partial.bytesOnDisk - receivedByDelta))
             var download = try await downloader.download(blob, into: partial) { done in

@@ -86,4 +86,17 @@ struct PackageManifestTests {
         }
         #expect(keys.validSigningKeys == [signer.publicKey])
     }
+
+    @Test("a manifest's path check answers as the package's own path check for every kind of name")
+    func canonicalSafePaths() {
+        let names = [
+            "index.html", "slides/s001/index.html", "a", "...", "a/.../b", ".hidden", "a/.b", "a..b", "C:", "C:/x", "x:",
+            "ab:c", "", "/", "/abs", "a/", "a//b", "./a", "a/./b", "a/..", "../a", "a/../b", ".", "..", "a\\b", "a\u{0}b",
+            String(repeating: "x", count: 255), String(repeating: "x", count: 256), "d/" + String(repeating: "y", count: 256),
+            "é/ü.html", "é:", "ü/../a", "files/日本語.txt", "a/b/",
+        ]
+        for name in names {
+            #expect(ZipArchive.isCanonicalSafePath(name) == ((try? ZipArchive.safePath(name)) == name), "\(name.debugDescription)")
+        }
+    }
 }
