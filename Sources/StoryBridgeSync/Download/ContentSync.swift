@@ -156,6 +156,9 @@ package struct ContentSync: Sendable {
             }
         }
         events(.planned(packages: targets.count, totalBytes: targets.reduce(0) { $0 + ($1.packageSize ?? 0) }, onDiskBytes: onDisk))
+        // The keys document is fetched while the first packages are asked for (each package's
+        // manifest check waits for it).
+        if !targets.isEmpty, let trust { Task { await trust.prepare() } }
         let outcomes = try await boundedMap(targets, limit: concurrency) {
             (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
             do throws(SyncError) {

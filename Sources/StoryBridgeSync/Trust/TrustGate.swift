@@ -36,7 +36,8 @@ package actor TrustGate {
     private let limits: PackageLimits
     private let logger: Logger
     private let now: @Sendable () -> Date
-    private var prepared = false
+    /// Rule 2's preparation, started by the first ``prepare()`` of the run.
+    private var preparation: Task<Void, Never>?
     private var root: TrustPublicKey?
     private var keys: KeysDocument?
     /// Why the keys document of this run was refused: every signed package of the run fails with it.
@@ -204,10 +205,17 @@ package actor TrustGate {
     }
 
     /// Rule 2, once per run: the pinned root, the held keys document and the service's, which
-    /// replaces the held one when it is valid and newer.
-    private func prepare() async {
-        guard !prepared else { return }
-        prepared = true
+    /// replaces the held one when it is valid and newer. The content sync starts it as soon as it
+    /// knows it will fetch a package, so that the keys document arrives while the package's own
+    /// requests are made; every caller waits for the one preparation.
+    package func prepare() async {
+        if let preparation { return await preparation.value }
+        let started = Task { await self.prepareOnce() }
+        preparation = started
+        await started.value
+    }
+
+    private func prepareOnce() async {
         do {
             root = try store.pinnedRoot()
         } catch {
