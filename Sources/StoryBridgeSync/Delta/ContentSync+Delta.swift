@@ -126,20 +126,27 @@ extension ContentSync {
         let id = row.id
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
         let indexBegan = PhaseTiming.begin()
-        // With the index: the installed revision's verified facts and its trust record, which
+        // With the index: the installed revision's verified facts, which with its trust record
         // vouch for the reused files (docs/design/TRUST.md 2.3.1); a missing or unreadable one
         // only means they are hashed.
-        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex, VerifiedFacts?, InstalledTrust?)? in
+        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex, VerifiedFacts?)? in
             guard let installed = try? library.folder(id: id),
                 let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
             else { return nil }
-            let folder = installed.lastPathComponent
-            let facts = VerifiedFacts.load(forFolder: folder, in: library.directory)
-            let record = facts == nil ? nil : try? library.database.pool.read { db in try InstalledTrust.read(db, folder: folder) }
-            return (installed, index, facts, record)
+            return (installed, index, VerifiedFacts.load(forFolder: installed.lastPathComponent, in: library.directory))
         }
-        guard let (installed, index, installedFacts, installedTrust) = found else { return .fullDownload(alreadyReceived: 0) }
+        guard let (installed, index, installedFacts) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
+        // The trust record's hashes, read and parsed while the entries are fetched.
+        let folderName = installed.lastPathComponent
+        let installedHashes = Task { [library] () -> TrustGate.InstalledHashes? in
+            guard installedFacts != nil else { return nil }
+            return await BlockingIO.run {
+                (try? library.database.pool.read { db in try InstalledTrust.read(db, folder: folderName) })?.flatMap(
+                    TrustGate.InstalledHashes.init)
+            }
+        }
+        defer { installedHashes.cancel() }
         var fetch = DeltaFetch(
             limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta", installed: installed)
         fetch.connectTimeout = downloader.connectTimeout
@@ -200,12 +207,13 @@ extension ContentSync {
         // The manifest, fetched and checked meanwhile; a refusal discards what was fetched.
         let expected = try await expectation()
         events(.installing(presentationId: id))
+        let hashes = expected == nil ? nil : await installedHashes.value
         let vouched =
             expected == nil
             ? [:]
             : PhaseTiming.measure("trust: reused files vouched") {
                 TrustGate.vouched(
-                    reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: installedFacts, installed: installedTrust)
+                    reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: installedFacts, installed: hashes)
             }
         let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory

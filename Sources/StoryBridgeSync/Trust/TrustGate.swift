@@ -328,17 +328,34 @@ package actor TrustGate {
         }
     }
 
+    /// What the installed revision's trust record says of its files, when it can vouch for any:
+    /// a verified (not quarantined) record, its manifest parsed. Read while a delta fetches its
+    /// entries (docs/design/TRUST.md 2.3.1).
+    package struct InstalledHashes: Sendable {
+        /// The hash of the manifest the record holds.
+        package var manifestHash: String
+        /// Its files by path.
+        package var files: [String: ManifestFile]
+
+        /// Nil for a quarantined record or one whose manifest cannot be read.
+        package init?(_ installed: InstalledTrust) {
+            guard installed.state == "verified", let manifest = try? SignedManifest.parse(Data(installed.manifest.utf8)).body else {
+                return nil
+            }
+            manifestHash = installed.manifestHash
+            files = manifest.filesByPath
+        }
+    }
+
     /// The reused files of a delta that the installed revision's verified facts vouch for: each
     /// of `reused` whose facts at the moment the delta linked it (`linked`, before and after its
     /// link) equal the stored `facts`, when those were taken against the installed record
-    /// `installed` (same manifest hash, not quarantined) and the record lists the file at that size.
+    /// `installed` (same manifest hash) and the record lists the file at that size.
     package nonisolated static func vouched(
-        reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installed: InstalledTrust?
+        reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installed: InstalledHashes?
     ) -> [String: Vouched] {
-        guard let facts, let installed, installed.state == "verified", installed.manifestHash == facts.manifestHash,
-            let manifest = try? SignedManifest.parse(Data(installed.manifest.utf8)).body
-        else { return [:] }
-        let hashes = manifest.filesByPath
+        guard let facts, let installed, installed.manifestHash == facts.manifestHash else { return [:] }
+        let hashes = installed.files
         var vouched: [String: Vouched] = [:]
         for name in reused {
             guard let link = linked[name], let expected = facts.files[name], link.before == expected, let listed = hashes[name],
