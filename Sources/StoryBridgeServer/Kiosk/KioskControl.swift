@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import StoryBridge
+import Synchronization
+
+/// serve's end of the control socket of `storybridge kiosk` (docs/design/FLEET.md §9.3): the
+/// token a kiosk must present, the ``KioskControlState`` behind a lock, and each open
+/// connection's outbox, through which the state's actions reach its socket.
+package final class KioskControl: Sendable {
+    /// What a connection's socket is to do.
+    package enum Outgoing: Sendable, Equatable {
+        /// Write `message`.
+        case send(KioskControlMessage)
+        /// Close with `code` and `reason`.
+        case close(code: UInt16, reason: String)
+    }
+
+    /// The bearer token a kiosk presents (the run file's `controlToken`).
+    package let token: String
+    private let state: Mutex<KioskControlState>
+    private let outboxes = Mutex<[Int: AsyncStream<Outgoing>.Continuation]>([:])
+    private let nextConnection = Atomic<Int>(1)
+
+    /// A control with `token`, telling kiosks to open `startURL`.
+    package init(token: String = KioskRunFile.newToken(), startURL: String) {
+        self.token = token
+        self.state = Mutex(KioskControlState(startURL: startURL))
+    }
+
+    /// Why the upgrade `request`, from a peer that is (`loopback`) or is not on loopback, may not
+    /// become a control socket; nil when it may. A browser page always sends `Origin`, so one
+    /// that does is refused whatever its token.
+    package func refusal(of request: HTTPRequest, loopback: Bool) -> KioskControlRefusal? {
+        guard loopback else { return .notLoopback }
+        if let origin = request.headerFields[.origin] { return .origin(origin) }
+        guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer "),
+            ConstantTime.equal(String(header.dropFirst("Bearer ".count)), token)
+        else { return .token }
+        return nil
+    }
+
+    /// A new connection: its number, and the stream of what its socket is to do.
+    package func open() -> (connection: Int, outbox: AsyncStream<Outgoing>) {
+        let connection = nextConnection.add(1, ordering: .relaxed).oldValue
+        let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
+        outboxes.withLock { $0[connection] = continuation }
+        return (connection, stream)
+    }
+
+    /// `connection` sent `text`; a message that is not one is logged by the caller from the
+    /// error thrown.
+    package func received(_ text: String, on connection: Int) throws(KioskControlMessage.DecodingFailure) {
+        let message = try KioskControlMessage.decode(Data(text.utf8))
+        let actions: [KioskControlState.Action] = state.withLock { state in
+            switch message {
+            case .attach(let attach): return state.attach(attach, on: connection)
+            case .status(let status):
+                state.status(status, on: connection)
+                return []
+            case .start, .unknown: return []
+            }
+        }
+        perform(actions)
+    }
+
+    /// `connection` closed.
+    package func closed(_ connection: Int) {
+        state.withLock { $0.closed(connection) }
+        outboxes.withLock { $0.removeValue(forKey: connection) }?.finish()
+    }
+
+    /// The scheduled deck's start page changed to `url`.
+    package func startURLChanged(to url: String) {
+        perform(state.withLock { $0.startURLChanged(to: url) })
+    }
+
+    /// The attached kiosk and its latest counters, if one is attached.
+    package var attached: KioskControlState.Attached? { state.withLock { $0.attached } }
+
+    private func perform(_ actions: [KioskControlState.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let connection, let message):
+                _ = outboxes.withLock { $0[connection] }?.yield(.send(message))
+            case .close(let connection, let code, let reason):
+                _ = outboxes.withLock { $0[connection] }?.yield(.close(code: code, reason: reason))
+            }
+        }
+    }
+}
+
+/// Why a control socket is refused (closed right after the handshake with 4403 and the reason).
+package enum KioskControlRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The peer is not on loopback.
+    case notLoopback
+    /// The request carries an `Origin` header (a browser page).
+    case origin(String)
+    /// The bearer token is missing or wrong.
+    case token
+
+    package var description: String {
+        switch self {
+        case .notLoopback: "Refused: the kiosk control socket takes connections from this machine only"
+        case .origin: "Refused: the kiosk control socket is not for web pages (the request has an Origin)"
+        case .token: "Refused: missing or wrong control token (read it from run/serve.json in the data folder)"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import StoryBridge
+
+/// `GET /__storybridge/kiosk` (WebSocket; docs/design/FLEET.md §9.3): the control socket of
+/// `storybridge kiosk`. Outside the launch token's group: the kiosk presents the run file's
+/// control token as `Authorization: Bearer`, from this machine, without an `Origin` (the `Host`
+/// check of the router applies as everywhere). A refused socket is closed right after the
+/// handshake with 4403 and the reason.
+struct KioskControlRoute: Sendable {
+    let control: KioskControl
+    let logger: Logger
+
+    /// The largest message a kiosk sends (its screenshots will come as binary frames of their own).
+    static let maxMessageSize = 64 * 1024
+
+    /// Adds the route to `router`.
+    func add(to router: Router<HostRequestContext>) {
+        router.ws("__storybridge/kiosk") { inbound, outbound, context in
+            context.requestContext.webSocketSlot.release()
+            if let refusal = context.requestContext.refusal {
+                try await outbound.close(refusal.closeCode, reason: refusal.closeReason)
+                return
+            }
+            if let refusal = control.refusal(of: context.request.head, loopback: context.requestContext.peerIsLoopback) {
+                logger.warning("kiosk control socket refused", metadata: ["reason": "\(refusal)"])
+                try await outbound.close(.unknown(4403), reason: String(describing: refusal))
+                return
+            }
+            let (connection, outbox) = control.open()
+            defer { control.closed(connection) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await item in outbox {
+                        switch item {
+                        case .send(let message):
+                            try await outbound.write(.text(String(decoding: message.encoded(), as: UTF8.self)))
+                        case .close(let code, let reason):
+                            try await outbound.close(.unknown(code), reason: reason)
+                            return
+                        }
+                    }
+                }
+                for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
+                    guard case .text(let text) = message else { continue }
+                    do {
+                        try control.received(text, on: connection)
+                    } catch {
+                        logger.warning("kiosk control: \(error)")
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+}
