@@ -232,7 +232,10 @@ struct ServeFleetTests {
             try await outbound.write(.text(String(decoding: attach.encoded(), as: UTF8.self)))
             try await outbound.write(.text(String(decoding: status.encoded(), as: UTF8.self)))
             var iterator = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
-            guard case .text(let text) = try await iterator.next() else { return }
+            guard case .text(let text) = try await iterator.next() else {
+                Issue.record("the control socket sent no start message")
+                return
+            }
             #expect(try KioskControlMessage.decode(Data(text.utf8)) == .start(url: runFile.url + "/"))
             // While attached, the beats carry the kiosk's section.
             let deadline = ContinuousClock.now + .seconds(20)

@@ -28,11 +28,16 @@ package final class KioskControl: Sendable {
     }
 
     /// Why the upgrade `request`, from a peer that is (`loopback`) or is not on loopback, may not
-    /// become a control socket; nil when it may. A browser page always sends `Origin`, so one
-    /// that does is refused whatever its token.
+    /// become a control socket; nil when it may. A browser page always sends an `Origin` of its
+    /// own, `http(s)` or `null`, so one that does is refused whatever its token; a client library's
+    /// `ws(s)://` origin is allowed.
     package func refusal(of request: HTTPRequest, loopback: Bool) -> KioskControlRefusal? {
         guard loopback else { return .notLoopback }
-        if let origin = request.headerFields[.origin] { return .origin(origin) }
+        // A browser page's Origin is http(s) (or "null"); a WebSocket client library's, when it
+        // sends one, names the ws(s) URL it connects to.
+        if let origin = request.headerFields[.origin], !(origin.hasPrefix("ws://") || origin.hasPrefix("wss://")) {
+            return .origin(origin)
+        }
         guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer "),
             ConstantTime.equal(String(header.dropFirst("Bearer ".count)), token)
         else { return .token }
