@@ -13,18 +13,25 @@ import Testing
 struct KioskControlTests {
     static let attach = KioskControlMessage.Attach(pid: 4242, mode: "headless", idleResetSeconds: 120, browser: "/usr/bin/chromium")
 
-    @Test("messages read back as written, type first; an unknown type is kept as unknown; a malformed one is refused with the reason")
+    @Test("messages read back as written, keys sorted; an unknown type is kept as unknown; a malformed one is refused with the reason")
     func messages() throws {
         let status = KioskControlMessage.status(.init(browserRestarts: 2, idleResets: 5, lastInputSecondsAgo: nil))
-        for message in [KioskControlMessage.attach(Self.attach), status, .start(url: "http://127.0.0.1:8080/p/12/index.html")] {
+        let messages: [KioskControlMessage] = [
+            .attach(Self.attach), status, .start(url: "http://127.0.0.1:8080/p/12/index.html"), .screenshot(id: "s1"),
+            .screenshotResult(.init(id: "s1", width: 1280, height: 720, takenAt: "2026-11-29T18:00:00.000Z")),
+            .screenshotResult(.init(id: "s2", error: "no page")), .idle(viewer: "v-1"), .idleDone(viewer: "v-1"),
+        ]
+        for message in messages {
             let data = message.encoded()
             #expect(try KioskControlMessage.decode(data) == message, "\(String(decoding: data, as: UTF8.self))")
-            #expect(String(decoding: data.prefix(8), as: UTF8.self) == "{\"type\":")
         }
         #expect(
             String(decoding: KioskControlMessage.start(url: "http://127.0.0.1:1/").encoded(), as: UTF8.self)
                 == #"{"type":"start","url":"http://127.0.0.1:1/"}"#)
-        #expect(try KioskControlMessage.decode(Data(#"{"type":"screenshot","id":"s1"}"#.utf8)) == .unknown("screenshot"))
+        #expect(
+            String(decoding: KioskControlMessage.attach(Self.attach).encoded(), as: UTF8.self)
+                == #"{"browser":"/usr/bin/chromium","idleResetSeconds":120,"mode":"headless","pid":4242,"type":"attach"}"#)
+        #expect(try KioskControlMessage.decode(Data(#"{"type":"reboot","now":true}"#.utf8)) == .unknown("reboot"))
         #expect(throws: KioskControlMessage.DecodingFailure(reason: "no \"type\" of text in a JSON object")) {
             try KioskControlMessage.decode(Data("[1]".utf8))
         }
@@ -58,6 +65,30 @@ struct KioskControlTests {
         state.closed(2)
         #expect(state.attached == nil)
         #expect(state.startURLChanged(to: "http://127.0.0.1:8080/").isEmpty)
+    }
+
+    @Test(
+        "admission: loopback only; every Origin field must be a ws(s) URL (a page's is http(s) or null); the bearer token must match")
+    func refusals() {
+        let control = KioskControl(token: "t0k3n", startURL: "http://127.0.0.1/")
+        func request(_ fields: [(HTTPField.Name, String)]) -> HTTPRequest {
+            var request = HTTPRequest(method: .get, scheme: nil, authority: "127.0.0.1", path: "/__storybridge/kiosk")
+            for (name, value) in fields { request.headerFields.append(HTTPField(name: name, value: value)) }
+            return request
+        }
+        let bearer = (HTTPField.Name.authorization, "Bearer t0k3n")
+        #expect(control.refusal(of: request([bearer]), loopback: true) == nil)
+        #expect(control.refusal(of: request([bearer, (.origin, "ws://127.0.0.1")]), loopback: true) == nil)
+        #expect(control.refusal(of: request([bearer]), loopback: false) == .notLoopback)
+        #expect(control.refusal(of: request([bearer, (.origin, "null")]), loopback: true) == .origin("null"))
+        #expect(control.refusal(of: request([bearer, (.origin, "https://example.org")]), loopback: true) == .origin("https://example.org"))
+        // A page's Origin behind a library's is still seen.
+        #expect(
+            control.refusal(of: request([bearer, (.origin, "ws://127.0.0.1"), (.origin, "http://127.0.0.1:8080")]), loopback: true)
+                == .origin("http://127.0.0.1:8080"))
+        #expect(control.refusal(of: request([]), loopback: true) == .token)
+        #expect(control.refusal(of: request([(.authorization, "Bearer t0k3n-")]), loopback: true) == .token)
+        #expect(control.refusal(of: request([(.authorization, "t0k3n")]), loopback: true) == .token)
     }
 
     @Test("the run file is written 0600 in run/, read back, replaced whole, and removed only by its own process")
@@ -156,7 +187,11 @@ struct KioskControlSocketTests {
                 ([.authorization: "Bearer \(KioskRunFile.newToken())"], "wrong control token"),
                 ([.authorization: "Bearer \(control.token)", .origin: "http://127.0.0.1:\(running.port)"], "not for web pages"),
             ] as [(HTTPFields, String)] {
-                let refused = try await session(port: running.port, headers: headers, send: [.attach(KioskControlTests.attach)])
+                // Stops at the first message too, so that a socket wrongly admitted fails here
+                // instead of waiting for a close that never comes.
+                let refused = try await session(port: running.port, headers: headers, send: [.attach(KioskControlTests.attach)]) {
+                    !$0.isEmpty
+                }
                 #expect(refused.messages.isEmpty)
                 #expect(refused.close?.closeCode == .unknown(4403), "\(String(describing: refused.close))")
                 #expect(refused.close?.reason?.contains(reason) == true, "\(String(describing: refused.close))")

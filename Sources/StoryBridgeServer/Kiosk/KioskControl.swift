@@ -34,8 +34,10 @@ package final class KioskControl: Sendable {
     package func refusal(of request: HTTPRequest, loopback: Bool) -> KioskControlRefusal? {
         guard loopback else { return .notLoopback }
         // A browser page's Origin is http(s) (or "null"); a WebSocket client library's, when it
-        // sends one, names the ws(s) URL it connects to.
-        if let origin = request.headerFields[.origin], !(origin.hasPrefix("ws://") || origin.hasPrefix("wss://")) {
+        // sends one, names the ws(s) URL it connects to. Every Origin field is looked at: a
+        // request may carry more than one, and the first alone would let a page's through behind
+        // a library's.
+        if let origin = request.headerFields[values: .origin].first(where: { !($0.hasPrefix("ws://") || $0.hasPrefix("wss://")) }) {
             return .origin(origin)
         }
         guard let header = request.headerFields[.authorization], header.hasPrefix("Bearer "),
@@ -62,7 +64,7 @@ package final class KioskControl: Sendable {
             case .status(let status):
                 state.status(status, on: connection)
                 return []
-            case .start, .unknown: return []
+            case .screenshotResult, .idle, .start, .screenshot, .idleDone, .unknown: return []
             }
         }
         perform(actions)
