@@ -74,6 +74,11 @@ final class KioskLab: Sendable {
 
     /// The URLs of the pages of the kiosk's current browser (from its DevTools `/json/list`).
     func pageURLs() async -> [String] {
+        await pages().map(\.url)
+    }
+
+    /// The pages (URL and title) of the kiosk's current browser (from its DevTools `/json/list`).
+    func pages() async -> [(url: String, title: String)] {
         guard let profiles = try? FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("kiosk").path),
             let profile = profiles.first(where: { $0.hasPrefix("profile-") }),
             let text = try? String(
@@ -87,11 +92,70 @@ final class KioskLab: Sendable {
                 HTTPClientRequest(url: "http://127.0.0.1:\(port)/json/list"), timeout: .seconds(5))
             let body = try await response.body.collect(upTo: 1 << 20)
             guard case .array(let targets) = try JSONValue.parse(String(buffer: body)) else { return [] }
-            return targets.filter { $0["type"]?.stringValue == "page" }.compactMap { $0["url"]?.stringValue }
+            return targets.filter { $0["type"]?.stringValue == "page" }.compactMap { target in
+                target["url"]?.stringValue.map { ($0, target["title"]?.stringValue ?? "") }
+            }
         } catch {
             return []
         }
     }
+
+    /// Waits until the kiosk's browser shows a page titled `title`.
+    func waitForTitle(_ title: String, within limit: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + limit
+        var last: [(url: String, title: String)] = []
+        while ContinuousClock.now < deadline {
+            last = await pages()
+            if last.contains(where: { $0.title == title }) { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw KioskLabFailure("no page titled \(title) within \(limit) (pages: \(last)); the kiosk's log:\n\(log)")
+    }
+
+    /// A deck of one slide that plays a looping video whose frames are solid red, green and
+    /// blue, filling the window, and titles itself `playing` once the video plays. No encoder is
+    /// installed here, so the slide makes the video itself: it records a canvas painted in the
+    /// three colours with MediaRecorder (WebM) and plays the recording as a file, looping.
+    func videoDeck() throws -> URL {
+        let deck = folder.appendingPathComponent("video-deck")
+        try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
+        try Self.videoSlide.write(to: deck.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+        return deck
+    }
+
+    /// The colours of ``videoDeck()``'s frames.
+    static let videoColours: [[Int]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255]]
+
+    private static let videoSlide = """
+        <!doctype html>
+        <html><head><meta charset="utf-8"><title>recording</title>
+        <style>html,body{margin:0;height:100%;background:#000;overflow:hidden}
+        video{position:fixed;left:0;top:0;width:100vw;height:100vh;object-fit:fill}</style></head>
+        <body><video id="film" muted loop playsinline></video>
+        <script>
+        (function () {
+          var colours = ['#ff0000', '#00ff00', '#0000ff'];
+          var canvas = document.createElement('canvas');
+          canvas.width = 64; canvas.height = 64;
+          var paint = canvas.getContext('2d'), frame = 0;
+          function next() { paint.fillStyle = colours[frame++ % 3]; paint.fillRect(0, 0, 64, 64); }
+          next();
+          var painter = setInterval(next, 150);
+          var recorder = new MediaRecorder(canvas.captureStream(30), { mimeType: 'video/webm;codecs=vp8' });
+          var parts = [];
+          recorder.ondataavailable = function (e) { if (e.data.size) parts.push(e.data); };
+          recorder.onstop = function () {
+            clearInterval(painter);
+            var film = document.getElementById('film');
+            film.addEventListener('playing', function () { document.title = 'playing'; });
+            film.src = URL.createObjectURL(new Blob(parts, { type: 'video/webm' }));
+            film.play();
+          };
+          recorder.start(100);
+          setTimeout(function () { recorder.stop(); }, 1500);
+        })();
+        </script></body></html>
+        """
 
     /// Waits until the kiosk's browser shows a page under `base`, and returns its URL.
     @discardableResult

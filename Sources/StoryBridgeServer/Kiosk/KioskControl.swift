@@ -19,6 +19,7 @@ package final class KioskControl: Sendable {
     package let token: String
     private let state: Mutex<KioskControlState>
     private let outboxes = Mutex<[Int: AsyncStream<Outgoing>.Continuation]>([:])
+    private let exchanges = Mutex<[Int: ScreenshotExchange]>([:])
     private let nextConnection = Atomic<Int>(1)
 
     /// A control with `token`, telling kiosks to open `startURL`.
@@ -51,6 +52,7 @@ package final class KioskControl: Sendable {
         let connection = nextConnection.add(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
         outboxes.withLock { $0[connection] = continuation }
+        exchanges.withLock { $0[connection] = ScreenshotExchange() }
         return (connection, stream)
     }
 
@@ -64,16 +66,38 @@ package final class KioskControl: Sendable {
             case .status(let status):
                 state.status(status, on: connection)
                 return []
-            case .screenshotResult, .idle, .start, .screenshot, .idleDone, .unknown: return []
+            case .screenshotResult(let result):
+                exchanges.withLock { $0[connection] }?.answered(
+                    id: result.id, width: result.width, height: result.height, takenAt: result.takenAt, error: result.error)
+                return []
+            case .idle, .start, .screenshot, .idleDone, .unknown: return []
             }
         }
         perform(actions)
+    }
+
+    /// `connection` sent a binary frame: the PNG of its last screenshot answer.
+    package func receivedBinary(_ data: Data, on connection: Int) {
+        exchanges.withLock { $0[connection] }?.receivedBinary(data)
+    }
+
+    /// How long the kiosk has to answer a screenshot request (the hub waits 5 s in all).
+    package static let screenshotLimit = Duration.seconds(4)
+
+    /// What the attached kiosk's browser shows, or nil at once when no kiosk is attached.
+    package func screenshot(within limit: Duration = KioskControl.screenshotLimit) async -> ScreenshotOutcome? {
+        guard let connection = attached?.connection, let exchange = exchanges.withLock({ $0[connection] }) else { return nil }
+        let id = UUID().uuidString
+        return await exchange.request(id: id, within: limit) { [self] in
+            perform([.send(connection: connection, .screenshot(id: id))])
+        }
     }
 
     /// `connection` closed.
     package func closed(_ connection: Int) {
         state.withLock { $0.closed(connection) }
         outboxes.withLock { $0.removeValue(forKey: connection) }?.finish()
+        exchanges.withLock { $0.removeValue(forKey: connection) }?.close("the kiosk's control socket closed")
     }
 
     /// The scheduled deck's start page changed to `url`.

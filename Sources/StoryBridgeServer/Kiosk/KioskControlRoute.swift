@@ -14,8 +14,8 @@ struct KioskControlRoute: Sendable {
     let control: KioskControl
     let logger: Logger
 
-    /// The largest message a kiosk sends (its screenshots will come as binary frames of their own).
-    static let maxMessageSize = 64 * 1024
+    /// The largest message a kiosk sends: a screenshot's PNG, 16 MiB.
+    static let maxMessageSize = 16 << 20
 
     /// Adds the route to `router`.
     func add(to router: Router<HostRequestContext>) {
@@ -45,7 +45,10 @@ struct KioskControlRoute: Sendable {
                     }
                 }
                 for try await message in inbound.messages(maxSize: Self.maxMessageSize) {
-                    guard case .text(let text) = message else { continue }
+                    guard case .text(let text) = message else {
+                        if case .binary(let buffer) = message { control.receivedBinary(Data(buffer.readableBytesView), on: connection) }
+                        continue
+                    }
                     do {
                         try control.received(text, on: connection)
                     } catch {

@@ -103,8 +103,12 @@ enum ServeFleet {
             identity: .init(
                 instance: UUID().uuidString.lowercased(), version: StoryBridgeVersion.current, name: settings.name, labels: settings.labels),
             sources: sources, clock: host.clock)
+        // The hub's screenshot: what the attached `storybridge kiosk` shows.
+        var screenshot: (@Sendable () async -> ScreenshotOutcome?)?
+        if let kiosk { screenshot = { await kiosk.screenshot(within: KioskControl.screenshotLimit) } }
         return FleetAgent(
             settings: settings, hostKey: hostKey, builder: builder, clock: host.clock, logger: logger,
-            schedule: schedule.map { $0.resolver.schedule.json })
+            schedule: schedule.map { $0.resolver.schedule.json },
+            screenshot: screenshot)
     }
 }
