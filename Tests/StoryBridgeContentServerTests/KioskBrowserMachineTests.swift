@@ -47,6 +47,11 @@ struct KioskBrowserMachineTests {
         #expect(kiosk.environment(from: ["PATH": "/bin"]) == ["PATH": "/bin", "DISPLAY": ":7"])
         let headless = ChromiumMode.headless().arguments(profile: profile, asRoot: false)
         #expect(headless.contains("--headless") && headless.contains("--no-sandbox") && !headless.contains("--kiosk"))
+        #expect(headless.contains("--remote-allow-origins=*"))
+        #expect(
+            ChromiumMode.headless(devToolsOrigin: ChromiumMode.ownOrigin).arguments(profile: profile, asRoot: false)
+                .contains("--remote-allow-origins=ws://127.0.0.1"))
+        #expect(asUser.contains("--remote-allow-origins=ws://127.0.0.1"))
         #expect(ChromiumMode.headless().environment(from: ["DISPLAY": ":0"]) == ["DISPLAY": ":0"])
         #expect(ChromiumMode.WindowSize(parsing: "1280x720") == .init(width: 1280, height: 720))
         for bad in ["1280", "x720", "12x720", "1280x720x1", "wide", "99999x100"] {

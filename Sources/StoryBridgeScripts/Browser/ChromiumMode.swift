@@ -4,8 +4,13 @@ import Foundation
 /// kiosk window on a display or a headless browser adds.
 package enum ChromiumMode: Sendable, Equatable {
     /// No window: the tests' browser, and `storybridge kiosk --headless` on a machine without a
-    /// display.
-    case headless(windowSize: WindowSize = WindowSize(width: 1280, height: 900))
+    /// display. DevTools accepts connections with `Origin` `devToolsOrigin` (`*`: any; the
+    /// kiosk gives ``ownOrigin``).
+    case headless(windowSize: WindowSize = WindowSize(width: 1280, height: 900), devToolsOrigin: String = "*")
+
+    /// The `Origin` storybridge's own DevTools client sends: the only one a kiosk's browser
+    /// accepts, so that a page it shows cannot drive it.
+    package static let ownOrigin = "ws://127.0.0.1"
     /// A full-screen kiosk window on X display `display`.
     case kiosk(display: String, windowSize: WindowSize)
 
@@ -61,12 +66,11 @@ package enum ChromiumMode: Sendable, Equatable {
     package func arguments(profile: URL, asRoot: Bool = getuid() == 0) -> [String] {
         var arguments = Self.sharedArguments
         switch self {
-        case .headless(let size):
-            // Today's list of the tests' browser (DevTools open to any origin: only tests and
-            // machines without a display use it).
+        case .headless(let size, let origin):
+            // Today's list of the tests' browser.
             arguments += [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                "--mute-audio", "--remote-allow-origins=*", "--window-size=\(size.width),\(size.height)",
+                "--mute-audio", "--remote-allow-origins=\(origin)", "--window-size=\(size.width),\(size.height)",
             ]
         case .kiosk(_, let size):
             // GPU left on. DevTools accepts only the origin storybridge's own client sends, so a
@@ -74,7 +78,7 @@ package enum ChromiumMode: Sendable, Equatable {
             arguments += [
                 "--kiosk", "--noerrdialogs", "--disable-infobars", "--disable-session-crashed-bubble", "--disable-translate",
                 "--check-for-update-interval=31536000", "--window-size=\(size.width),\(size.height)", "--window-position=0,0",
-                "--remote-allow-origins=ws://127.0.0.1",
+                "--remote-allow-origins=\(Self.ownOrigin)",
             ]
             if asRoot { arguments.append("--no-sandbox") }
         }

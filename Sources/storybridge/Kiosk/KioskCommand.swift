@@ -62,7 +62,7 @@ struct KioskCommand: AsyncParsableCommand {
     /// The browser's mode: headless, or kiosk on the display of `--display` or `environment`.
     func mode(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ChromiumMode {
         let size = try size
-        if headless { return .headless(windowSize: size) }
+        if headless { return .headless(windowSize: size, devToolsOrigin: ChromiumMode.ownOrigin) }
         guard let display = display ?? environment["DISPLAY"], !display.isEmpty else {
             throw ValidationError("no X display: give --display, set DISPLAY, or --headless")
         }
