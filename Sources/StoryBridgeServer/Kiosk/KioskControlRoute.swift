@@ -17,6 +17,26 @@ struct KioskControlRoute: Sendable {
     /// The largest message a kiosk sends: a screenshot's PNG, 16 MiB.
     static let maxMessageSize = 16 << 20
 
+    /// How long a refused client has to send its first message before it is closed anyway.
+    static let refusalWait = Duration.seconds(5)
+
+    /// Closes a refused socket once the client has sent its first message (or after
+    /// ``refusalWait``). A close sent right after the handshake can reach a client before its
+    /// socket is set up, and WebSocket clients (HummingbirdWSClient among them) then lose it and
+    /// wait for ever; a kiosk sends `attach` first, so its socket is ready by then.
+    static func close(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, code: UInt16, reason: String)
+        async throws
+    {
+        let timer = Task {
+            try await Task.sleep(for: refusalWait)
+            try await outbound.close(.unknown(code), reason: reason)
+        }
+        var messages = inbound.messages(maxSize: maxMessageSize).makeAsyncIterator()
+        _ = try? await messages.next()
+        timer.cancel()
+        try await outbound.close(.unknown(code), reason: reason)
+    }
+
     /// Adds the route to `router`.
     func add(to router: Router<HostRequestContext>) {
         router.ws("__storybridge/kiosk") { inbound, outbound, context in
@@ -27,7 +47,7 @@ struct KioskControlRoute: Sendable {
             }
             if let refusal = control.refusal(of: context.request.head, loopback: context.requestContext.peerIsLoopback) {
                 logger.warning("kiosk control socket refused", metadata: ["reason": "\(refusal)"])
-                try await outbound.close(.unknown(4403), reason: String(describing: refusal))
+                try await Self.close(inbound, outbound, code: 4403, reason: String(describing: refusal))
                 return
             }
             let (connection, outbox) = control.open()
