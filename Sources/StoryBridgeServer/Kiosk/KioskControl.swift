@@ -120,7 +120,7 @@ package final class KioskControl: Sendable {
     }
 }
 
-/// Why a control socket is refused (closed right after the handshake with 4403 and the reason).
+/// Why a control socket is refused (closed with 4403 and the reason once the client has spoken).
 package enum KioskControlRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     /// The peer is not on loopback.
     case notLoopback

@@ -7,9 +7,9 @@ import StoryBridge
 
 /// `GET /__storybridge/kiosk` (WebSocket; docs/design/FLEET.md §9.3): the control socket of
 /// `storybridge kiosk`. Outside the launch token's group: the kiosk presents the run file's
-/// control token as `Authorization: Bearer`, from this machine, without an `Origin` (the `Host`
-/// check of the router applies as everywhere). A refused socket is closed right after the
-/// handshake with 4403 and the reason.
+/// control token as `Authorization: Bearer`, from this machine, with no page's `Origin` (the `Host`
+/// check of the router applies as everywhere). A refused socket is closed with 4403 and the
+/// reason once the client has sent its first message (``close(_:_:code:reason:)``).
 struct KioskControlRoute: Sendable {
     let control: KioskControl
     let logger: Logger
