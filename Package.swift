@@ -238,6 +238,8 @@ let package = Package(
                 "StoryBridgeSync",
                 "StoryBridgeFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `storybridge kiosk`'s control socket to serve (text and binary frames).
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -283,6 +285,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoryBridge
 
 /// The form of the `sas` links the server hands out (`--blob-links`).
 package enum BlobLinkStyle: String, Sendable, Hashable, CaseIterable {

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     /// Names the host answers to besides `127.0.0.1`, `localhost`, `[::1]` and ``host`` (see
     /// ``AllowedHostNames``): the names a LAN reaches it by. `*.example.lan` allows sub-domains.
     public var allowedHosts: [String] = []
+    /// The control socket of `storybridge kiosk` (`/__storybridge/kiosk`); nil leaves it out.
+    package var kioskControl: KioskControl?
 
     /// A configuration; the defaults listen on 127.0.0.1:8080 with a fresh launch token.
     public init(
@@ -133,7 +135,8 @@ public struct StoryBridgeServer: Sendable {
             host: host,
             bridge: bridgeSocket,
             token: token, names: names, refusals: refusals,
-            connections: ConnectionCounter(limit: configuration.maxConnections), echo: configuration.echoEndpoint)
+            connections: ConnectionCounter(limit: configuration.maxConnections), echo: configuration.echoEndpoint,
+            kioskControl: configuration.kioskControl, logger: logger)
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         return Application(

@@ -278,6 +278,9 @@ struct ServeCommand: AsyncParsableCommand {
         serverConfiguration.health = health.sources(
             host: host, library: source.library, directory: library.directory, syncStatus: syncService == nil ? nil : syncStatus)
         let metrics = HostMetrics()
+        // `storybridge kiosk` finds this serve by the run file written once it listens.
+        let kioskControl = KioskControl(startURL: "")
+        serverConfiguration.kioskControl = kioskControl
         let server = StoryBridgeServer(host: host, configuration: serverConfiguration, metrics: metrics)
         var services: [any Service] = [IdleSweepService(host: host)]
         if let interval = checkpoints.interval {
@@ -315,17 +318,19 @@ struct ServeCommand: AsyncParsableCommand {
                 ServeFleet.agent(
                     fleetSettings, hostKey: hostKey, host: host, metrics: metrics, syncStatus: syncService == nil ? nil : syncStatus,
                     health: serverConfiguration.health, library: source.library, schedule: scheduleSwitcher, directory: library.directory,
-                    minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, logger: logger))
+                    minimumFreeBytes: Int64(health.healthMinFree) << 20, tap: fleetTap, kiosk: kioskControl, logger: logger))
         }
         if let record { try await ServeRecording.start(recording, file: record, host: host) }
         do {
             try await serve(
                 server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
-                watching: liveFolder != nil, hostId: hostKey.groupedHostId)
+                watching: liveFolder != nil, hostId: hostKey.groupedHostId, kiosk: kioskControl)
         } catch {
+            KioskRunFile.remove(in: library.directory)
             await ServeRecording.finish(recording)
             throw error
         }
+        KioskRunFile.remove(in: library.directory)
         await ServeRecording.finish(recording)
         // Stopped cleanly: a last checkpoint, and the head file marked clean.
         do {
@@ -338,11 +343,20 @@ struct ServeCommand: AsyncParsableCommand {
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.
     private func serve(
         _ server: StoryBridgeServer, alongside services: [any Service], source: PresentationSource, bindHost: String,
-        uploadSettings: UploadSettings?, watching: Bool, hostId: String
+        uploadSettings: UploadSettings?, watching: Bool, hostId: String, kiosk: KioskControl
     ) async throws {
         let token = server.configuration.token
         try await server.runUntilSignalled(alongside: services) { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
+            // The kiosk on this machine reaches serve on loopback unless serve is bound to one address.
+            let local = ["0.0.0.0", "::", "127.0.0.1", "localhost"].contains(bindHost) ? "127.0.0.1" : displayHost
+            let base = "http://\(local):\(boundPort)"
+            kiosk.startURLChanged(to: base + "/")
+            do {
+                try KioskRunFile(pid: getpid(), url: base, controlToken: kiosk.token).write(in: library.directory)
+            } catch {
+                Terminal.warn("warning: \(error); storybridge kiosk will not find this serve")
+            }
             let what =
                 source.presentations.count == 1
                 ? "\"\(source.presentations[0].name)\" (presentation \(source.presentations[0].id), \(source.presentations[0].slides.count) slides) from \(source.description)"

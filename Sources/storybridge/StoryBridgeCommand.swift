@@ -19,7 +19,7 @@ struct StoryBridgeCommand: AsyncParsableCommand {
             ServeCommand.self, InstallCommand.self, ListCommand.self, RemoveCommand.self, InspectCommand.self, SessionsCommand.self,
             UploadCommand.self, CollectorCommand.self, ContentServerCommand.self, LoginCommand.self, LogoutCommand.self, SyncCommand.self,
             ResetCommand.self, RollbackCommand.self, UnpinCommand.self, TestCommand.self, DoctorCommand.self, ContextCommand.self,
-            ShotsCommand.self, DiffCommand.self, TrustCommand.self, VerifyCommand.self, AuditCommand.self,
+            ShotsCommand.self, DiffCommand.self, TrustCommand.self, VerifyCommand.self, AuditCommand.self, KioskCommand.self,
         ]
     )
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HummingbirdWSClient
 import Logging
 import StoryBridge
 import StoryBridgeContentServer
@@ -201,6 +202,60 @@ struct ServeFleetTests {
         ])
         #expect(verified.status == 0, "\(verified.output)")
         #expect(verified.output.contains("\(held.count) of \(held.count) uploaded checkpoints match: ok"), "\(verified.output)")
+    }
+
+    @Test(
+        "serve writes run/serve.json (0600) once it listens; a kiosk attaching with its token is told the start URL and shows in the beat; the file is gone after a graceful stop"
+    )
+    func kioskControl() async throws {
+        let (hubLab, kiosk, device, _, tokenFile) = try enrolledKiosk("lobby-kiosk")
+        let (hub, running) = try await startHub(hubLab)
+        let serve = try await startServe(
+            kiosk, ["--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s"])
+        defer { serve.kill() }
+        let directory = DataDirectory(Self.kioskData(kiosk))
+        let runFile = try #require(KioskRunFile.read(in: directory))
+        #expect(runFile.pid == serve.processIdentifier && runFile.url.hasPrefix("http://127.0.0.1:"))
+        let mode = try FileManager.default.attributesOfItem(atPath: KioskRunFile.file(in: directory).path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        var configuration = WebSocketClientConfiguration()
+        configuration.additionalHeaders = [.authorization: "Bearer \(runFile.controlToken)"]
+        var logger = Logger(label: "test.kiosk")
+        logger.logLevel = .critical
+        let attach = KioskControlMessage.attach(.init(pid: 77, mode: "headless", browser: "/usr/bin/chromium"))
+        let status = KioskControlMessage.status(.init(browserRestarts: 2, idleResets: 1, lastInputSecondsAgo: 30))
+        let url = runFile.url.replacingOccurrences(of: "http://", with: "ws://") + "/__storybridge/kiosk"
+        let registry = hub.registry
+        let deviceId = device.id
+        let seen = try await WebSocketClient.connect(url: .init(url), configuration: configuration, logger: logger) {
+            inbound, outbound, _ -> Void in
+            try await outbound.write(.text(String(decoding: attach.encoded(), as: UTF8.self)))
+            try await outbound.write(.text(String(decoding: status.encoded(), as: UTF8.self)))
+            var iterator = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+            guard case .text(let text) = try await iterator.next() else {
+                Issue.record("the control socket sent no start message")
+                return
+            }
+            #expect(try KioskControlMessage.decode(Data(text.utf8)) == .start(url: runFile.url + "/"))
+            // While attached, the beats carry the kiosk's section.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                if let section = await registry.kiosk(deviceId)?.lastBeat?.kiosk {
+                    #expect(
+                        section
+                            == Beat.KioskStatus(
+                                attached: true, mode: "headless", browserRestarts: 2, idleResets: 1, lastInputSecondsAgo: 30))
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("no beat carried the kiosk's section")
+        }
+        _ = seen
+        serve.terminate()
+        #expect(await serve.exit() == 0)
+        #expect(KioskRunFile.read(in: directory) == nil, "the run file outlived a graceful stop")
+        await running.stop()
     }
 
     @Test("the hub killed for a while: the first beat after it returns says how long it was unreachable")

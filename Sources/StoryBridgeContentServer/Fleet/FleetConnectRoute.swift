@@ -159,8 +159,13 @@ struct FleetConnectRoute: Sendable {
         await registry.connected(connection, hello: hello)
         defer { Task { [registry] in await registry.disconnected(connection) } }
         try await connection.send(.welcome(Welcome(device: device.id)))
+        defer { connection.screenshots.close("the kiosk disconnected") }
         while let message = try await messages.next() {
-            guard case .text(let text) = message else { continue }
+            guard case .text(let text) = message else {
+                // A binary frame is the PNG of the screenshot answer before it.
+                if case .binary(let buffer) = message { connection.screenshots.receivedBinary(Data(buffer.readableBytesView)) }
+                continue
+            }
             let decoded: FleetMessage
             do {
                 decoded = try FleetWire.decode(Data(text.utf8))
@@ -175,6 +180,11 @@ struct FleetConnectRoute: Sendable {
                 try await connection.send(.ack(Ack(seq: beat.seq)))
             case .bye:
                 await registry.bye(from: connection)
+            case .screenshotResult(let result):
+                connection.screenshots.answered(
+                    id: result.id, width: result.width, height: result.height,
+                    takenAt: result.takenAt.map { $0.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) },
+                    error: result.error)
             default:
                 continue
             }

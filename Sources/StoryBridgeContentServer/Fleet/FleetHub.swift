@@ -71,6 +71,7 @@ package struct FleetHub: Sendable {
         api.register(on: router, auth: auth(.admins))
         FleetPageRoutes(sessions: sessions, accounts: accounts, throttle: throttle, origin: origin, api: api, clock: clock)
             .register(on: router, pages: auth(.pages), logout: auth(.logout))
+        FleetScreenshotRoutes(api: api, clock: clock).register(on: router, actions: auth(.actions), pages: auth(.pages))
         FleetEventsRoute(api: api, sessions: sessions, clock: clock, metrics: metrics).register(on: router, auth: auth(.admins))
         FleetPrometheusRoutes(
             store: store, registry: registry, metrics: metrics, pendingDeliveries: { [webhooks] in await webhooks?.pendingCount() ?? 0 }

@@ -95,6 +95,9 @@ package actor FleetRegistry {
     /// How many sockets are open.
     package var connectionCount: Int { connections.count }
 
+    /// The open socket of `deviceId`, if it is connected.
+    func connection(_ deviceId: String) -> KioskConnection? { connections[deviceId] }
+
     /// A kiosk's hello was accepted on `connection`: it becomes the device's connection, and an
     /// older one is closed (4409).
     package func connected(_ connection: KioskConnection, hello: KioskHello) async {

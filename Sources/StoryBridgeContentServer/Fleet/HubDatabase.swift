@@ -50,6 +50,7 @@ package final class HubDatabase: Sendable {
         migrator.registerMigration("v3-admin-sessions", migrate: HubSessionSchema.create)
         migrator.registerMigration("v4-webhooks", migrate: HubWebhookSchema.create)
         migrator.registerMigration("v5-checkpoints", migrate: HubCheckpointSchema.create)
+        migrator.registerMigration("v6-screenshots", migrate: HubScreenshotSchema.create)
         return migrator
     }
 }

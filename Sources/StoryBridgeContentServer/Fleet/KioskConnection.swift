@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdWebSocket
+import StoryBridge
 import StoryBridgeFleet
 import Synchronization
 
@@ -15,6 +16,8 @@ package final class KioskConnection: Sendable {
     package let deviceId: String
     private let outbound: WebSocketOutboundWriter
     private let closed = Atomic(false)
+    /// The screenshot requests sent to the kiosk, waiting for its answers.
+    let screenshots = ScreenshotExchange()
 
     init(deviceId: String, outbound: WebSocketOutboundWriter) {
         self.deviceId = deviceId
@@ -25,6 +28,14 @@ package final class KioskConnection: Sendable {
     func send(_ message: FleetMessage) async throws {
         let data = try FleetWire.encode(message)
         try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
+    }
+
+    /// Asks the kiosk for a screenshot and waits for it, at most `limit`.
+    func screenshot(within limit: Duration) async -> ScreenshotOutcome {
+        let id = UUID().uuidString
+        return await screenshots.request(id: id, within: limit) { [self] in
+            try await send(.screenshot(ScreenshotRequest(id: id)))
+        }
     }
 
     /// Whether ``close(code:reason:)`` was called.

@@ -21,13 +21,18 @@ package struct FleetAgent: Service, CustomStringConvertible {
     let timeZone: String
     /// The whole schedule (``DeckSchedule/json``), which the hello carries; nil without one.
     let schedule: JSONValue?
+    /// Takes a screenshot of what the kiosk shows (nil at once when no kiosk browser is
+    /// attached); nil when this serve cannot.
+    let screenshot: (@Sendable () async -> ScreenshotOutcome?)?
 
     /// An agent reporting to `settings.hub` as `hostKey`'s host, with beats from `builder`.
     package init(
         settings: FleetAgentSettings, hostKey: HostKey, builder: BeatBuilder, clock: any HostClock, logger: Logger,
-        startedAt: Date = Date(), timeZone: String = TimeZone.current.identifier, schedule: JSONValue? = nil
+        startedAt: Date = Date(), timeZone: String = TimeZone.current.identifier, schedule: JSONValue? = nil,
+        screenshot: (@Sendable () async -> ScreenshotOutcome?)? = nil
     ) {
         self.schedule = schedule
+        self.screenshot = screenshot
         self.settings = settings
         self.hostKey = hostKey
         self.builder = builder
@@ -68,7 +73,7 @@ package struct FleetAgent: Service, CustomStringConvertible {
                 }
             },
             unreachableReported: { state.withLock { $0.unreachableReported() } },
-            sequence: sequence)
+            sequence: sequence, screenshot: screenshot)
         await withGracefulShutdownHandler {
             var action = state.withLock { $0.handle(.start, now: clock.instant, date: clock.now) }
             while !Task.isCancelled {

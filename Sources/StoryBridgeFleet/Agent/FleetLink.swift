@@ -35,6 +35,8 @@ struct FleetLink: Sendable {
     let unreachableReported: @Sendable () -> Void
     /// Counts beats across connections.
     let sequence: Counter
+    /// What the kiosk's browser shows (nil: no browser attached), for the hub's `screenshot`.
+    let screenshot: (@Sendable () async -> ScreenshotOutcome?)?
 
     /// Connects, runs until the socket closes or `bye` is asked (by cancelling `stop`), and says how it ended.
     func run(stop: AsyncStream<Void>) async -> Outcome {
@@ -102,6 +104,9 @@ struct FleetLink: Sendable {
                             }
                         case .beatNow:
                             beatNowContinuation.yield()
+                        case .screenshot(let request):
+                            // Answered in a task of its own: beats and acknowledgements go on meanwhile.
+                            group.addTask { try await answer(request, on: outbound) }
                         default:
                             continue
                         }
@@ -122,6 +127,24 @@ struct FleetLink: Sendable {
         } catch {
             if welcome.value == 1 { return .closed("\(error)") }
             return .failed("\(error)", retryAfter: nil)
+        }
+    }
+
+    /// Answers the hub's screenshot `request`: the result, then the PNG as one binary frame; or
+    /// the result with why there is none.
+    private func answer(_ request: ScreenshotRequest, on outbound: WebSocketOutboundWriter) async throws {
+        let outcome = await screenshot?() ?? nil
+        switch outcome {
+        case .picture(let picture)?:
+            let takenAt = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(picture.takenAt)) ?? clock.now
+            let result = ScreenshotResult(id: request.id, width: picture.width, height: picture.height, takenAt: takenAt)
+            try await outbound.write(.text(Self.text(.screenshotResult(result))))
+            try await outbound.write(.binary(ByteBuffer(bytes: picture.png)))
+        case .failed(let reason)?:
+            try await outbound.write(.text(Self.text(.screenshotResult(ScreenshotResult(id: request.id, error: reason)))))
+        case nil:
+            let reason = screenshot == nil ? "this serve takes no screenshots" : ScreenshotOutcome.noKioskAttached
+            try await outbound.write(.text(Self.text(.screenshotResult(ScreenshotResult(id: request.id, error: reason)))))
         }
     }
 

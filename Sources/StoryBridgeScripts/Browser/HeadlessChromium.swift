@@ -68,22 +68,23 @@ package final class HeadlessChromium: Sendable {
     ) async throws
         -> HeadlessChromium
     {
-        let binary = try locate(explicit: explicit)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-chromium-\(UUID().uuidString)")
+        return try await launch(binary: explicit, mode: .headless(), profile: profile, extraArguments: extraArguments, timeout: timeout)
+    }
+
+    /// Starts Chromium in `mode` with the user data folder `profile` (made if missing, removed by
+    /// ``close()``), opening `about:blank`, and waits for its DevTools endpoint.
+    package static func launch(
+        binary explicit: String? = nil, mode: ChromiumMode, profile: URL, extraArguments: [String] = [],
+        timeout: Duration = .seconds(30)
+    ) async throws -> HeadlessChromium {
+        let binary = try locate(explicit: explicit)
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let arguments =
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-                "--mute-audio", "--autoplay-policy=no-user-gesture-required", "--remote-allow-origins=*",
-                "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-                "--user-data-dir=\(profile.path)", "--window-size=1280,900",
-            ] + extraArguments + [
-                "about:blank"
-            ]
+        let arguments = mode.arguments(profile: profile) + extraArguments + ["about:blank"]
         let errors = Pipe()
         let process = try await LaunchedProcess.launch(
-            URL(fileURLWithPath: binary), arguments: arguments, output: .discard, error: .pipe(errors))
+            URL(fileURLWithPath: binary), arguments: arguments, environment: mode.environment(), output: .discard,
+            error: .pipe(errors))
         LaunchedBrowsers.register(process.processIdentifier)
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
         let deadline = ContinuousClock.now + timeout
@@ -91,6 +92,9 @@ package final class HeadlessChromium: Sendable {
             if let text = try? String(contentsOf: portFile, encoding: .utf8) {
                 let lines = text.split(separator: "\n")
                 if lines.count >= 2, let port = Int(lines[0]) {
+                    // Chromium writes to its standard error for as long as it runs: drain the pipe
+                    // so that it never blocks on a full one.
+                    Thread.detachNewThread { while !errors.fileHandleForReading.availableData.isEmpty {} }
                     return HeadlessChromium(
                         binary: binary, devToolsPort: port, browserPath: String(lines[1]), process: process,
                         profile: profile)
@@ -103,7 +107,32 @@ package final class HeadlessChromium: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         process.terminate()
+        await process.exit(killingAfter: .seconds(5))
+        LaunchedBrowsers.forget(process.processIdentifier)
         throw LaunchError.didNotStart(binary: binary, detail: "no DevToolsActivePort after \(timeout)")
+    }
+
+    /// The browser process's id.
+    package var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Whether the browser process still runs.
+    package var isRunning: Bool { process.isRunning }
+
+    /// The tab Chromium opened at its start (its first page target), for a browser whose one
+    /// window must show what is driven (a kiosk).
+    package func firstPage() async throws -> BrowserPage {
+        let browser = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)\(browserPath)")
+        let targets = try await browser.send("Target.getTargets")
+        await browser.close()
+        guard case .array(let infos) = targets["targetInfos"] ?? .null,
+            let targetId = infos.first(where: { $0["type"]?.stringValue == "page" })?["targetId"]?.stringValue
+        else {
+            return try await newPage()
+        }
+        let page = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)/devtools/page/\(targetId)")
+        try await page.send("Page.enable")
+        try await page.send("Runtime.enable")
+        return BrowserPage(devTools: page)
     }
 
     /// Opens a new tab in the browser's window.

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 
 /// The request context of the host's HTTP router and WebSocket router alike.
 ///
@@ -14,9 +15,19 @@ struct HostRequestContext: RequestContext, WebSocketRequestContext {
     var webSocket: WebSocketHandlerReference<HostRequestContext> { webSocketSlot.reference }
     /// Why the WebSocket this request upgrades to must be closed at once; `nil` when admitted.
     var refusal: RequestRefusal?
+    /// Whether the peer's address is a loopback one (127.0.0.0/8, `::1`, or IPv4 loopback mapped
+    /// into IPv6).
+    let peerIsLoopback: Bool
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.peerIsLoopback = Self.isLoopback(source.channel.remoteAddress)
+    }
+
+    /// Whether `address` is a loopback address.
+    static func isLoopback(_ address: SocketAddress?) -> Bool {
+        guard let text = address?.ipAddress else { return false }
+        return text.hasPrefix("127.") || text == "::1" || text.lowercased().hasPrefix("::ffff:127.")
     }
 }
 

@@ -1,3 +1,5 @@
+import StoryBridge
+
 /// The per-launch secret a page presents (as the `token` query parameter) to open the bridge,
 /// the inspector and the host's other private endpoints. Slides carry it; other sites cannot
 /// read it.
@@ -8,10 +10,6 @@ struct LaunchToken: Sendable {
     /// takes says nothing about how much of a guess was right.
     func matches(_ candidate: Substring?) -> Bool {
         guard let candidate else { return false }
-        let expected = value.utf8
-        guard candidate.utf8.count == expected.count else { return false }
-        var difference: UInt8 = 0
-        for (given, wanted) in zip(candidate.utf8, expected) { difference |= given ^ wanted }
-        return difference == 0
+        return ConstantTime.equal(candidate.utf8, value.utf8)
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
+import Logging
 import StoryBridge
 
 /// The WebSocket router: the bridge (`/__storybridge/ws`), the inspector's live feed
@@ -17,6 +18,9 @@ struct WebSocketRoutes: Sendable {
     let refusals: RefusalLog
     let connections: ConnectionCounter
     let echo: Bool
+    /// The control socket of `storybridge kiosk`, when serve offers one.
+    let kioskControl: KioskControl?
+    let logger: Logger
 
     func makeRouter() -> Router<HostRequestContext> {
         let router = Router(context: HostRequestContext.self)
@@ -46,6 +50,7 @@ struct WebSocketRoutes: Sendable {
                 }
             }
         }
+        if let kioskControl { KioskControlRoute(control: kioskControl, logger: logger).add(to: router) }
         return router
     }
 

@@ -17,9 +17,19 @@ enum ServeFleet {
     static func agent(
         _ settings: FleetAgentSettings, hostKey: HostKey, host: StoryBridgeHost, metrics: HostMetrics,
         syncStatus: ScheduledSyncStatus?, health: HealthSources?, library: LibraryStore?, schedule: ScheduleSwitcher?,
-        directory: DataDirectory, minimumFreeBytes: Int64, tap: FleetLogTap?, logger: Logger
+        directory: DataDirectory, minimumFreeBytes: Int64, tap: FleetLogTap?, kiosk: KioskControl? = nil, logger: Logger
     ) -> FleetAgent {
         var sources = BeatSources()
+        if let kiosk {
+            // `storybridge kiosk`'s state: null while none is attached.
+            sources.kiosk = {
+                kiosk.attached.map { attached in
+                    Beat.KioskStatus(
+                        attached: true, mode: attached.attach.mode, browserRestarts: attached.status?.browserRestarts ?? 0,
+                        idleResets: attached.status?.idleResets ?? 0, lastInputSecondsAgo: attached.status?.lastInputSecondsAgo)
+                }
+            }
+        }
         if let schedule {
             // What the schedule plays now and until when; `installed` says whether the host has it.
             sources.schedule = {
@@ -93,8 +103,12 @@ enum ServeFleet {
             identity: .init(
                 instance: UUID().uuidString.lowercased(), version: StoryBridgeVersion.current, name: settings.name, labels: settings.labels),
             sources: sources, clock: host.clock)
+        // The hub's screenshot: what the attached `storybridge kiosk` shows.
+        var screenshot: (@Sendable () async -> ScreenshotOutcome?)?
+        if let kiosk { screenshot = { await kiosk.screenshot(within: KioskControl.screenshotLimit) } }
         return FleetAgent(
             settings: settings, hostKey: hostKey, builder: builder, clock: host.clock, logger: logger,
-            schedule: schedule.map { $0.resolver.schedule.json })
+            schedule: schedule.map { $0.resolver.schedule.json },
+            screenshot: screenshot)
     }
 }
