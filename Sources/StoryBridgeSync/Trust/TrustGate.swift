@@ -23,8 +23,9 @@ package struct TrustPolicy: Sendable, Hashable {
 package actor TrustGate {
     /// What the tree of a package must be.
     package enum Expectation: Sendable {
-        /// The files of this verified manifest (its text as received, and the key that signed it).
-        case signed(SignedManifest, text: String, keyId: String)
+        /// The files of this verified manifest (its text as received, the key that signed it, and
+        /// its hash: worked out with the manifest, beside a delta's fetch, not in the tree's check).
+        case signed(SignedManifest, text: String, keyId: String, manifestHash: String)
         /// Unsigned: any tree, whose hashes are recorded.
         case unsigned
     }
@@ -111,7 +112,13 @@ package actor TrustGate {
                 }
             }
         }
-        return .signed(document, text: String(decoding: bytes, as: UTF8.self), keyId: signer.keyId)
+        let manifestHash: String
+        do throws(TrustFailure) {
+            manifestHash = try document.hash
+        } catch {
+            throw .trustRefused(presentationId: id, error)
+        }
+        return .signed(document, text: String(decoding: bytes, as: UTF8.self), keyId: signer.keyId, manifestHash: manifestHash)
     }
 
     /// A re-signed manifest of the installed revision `installed` (docs/design/TRUST.md 2.6): the
@@ -305,11 +312,11 @@ package actor TrustGate {
             }
             let record: TrustRecord
             switch expectation {
-            case .signed(let document, let text, let keyId):
+            case .signed(let document, let text, let keyId, let manifestHash):
                 let difference = TreeHasher.difference(of: files, from: document.body)
                 guard difference.isEmpty else { throw TrustFailure.treeDiffers(difference) }
                 record = TrustRecord(
-                    presentationId: presentationId, signed: true, manifestHash: try document.hash, manifest: text, keyId: keyId,
+                    presentationId: presentationId, signed: true, manifestHash: manifestHash, manifest: text, keyId: keyId,
                     body: document.body)
             case .unsigned:
                 record = try TrustRecord.unsigned(
