@@ -32,8 +32,8 @@ final class FleetHubChild {
         return folder
     }
 
-    /// Adds the kiosk devices `names` with `content-server device add NAME --token-out FILE`, four
-    /// at a time, and returns their tokens in the order of `names`.
+    /// Adds the kiosk devices `names` with `content-server device add NAME --token-out FILE` (the
+    /// first alone, then four at a time) and returns their tokens in the order of `names`.
     static func addDevices(_ names: [String], dataFolder: URL) async throws -> [String] {
         let tokens = dataFolder.appendingPathComponent("bench-tokens")
         try FileManager.default.createDirectory(at: tokens, withIntermediateDirectories: true)
@@ -54,7 +54,12 @@ final class FleetHubChild {
                     }
                 }
             }
-            while next < min(4, names.count) {
+            // The first one alone: it creates hub.sqlite, and two first opens at once race on
+            // the migrations ("table device already exists").
+            add(0)
+            try await group.next()
+            next = 1
+            while next < min(5, names.count) {
                 add(next)
                 next += 1
             }
