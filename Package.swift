@@ -206,9 +206,10 @@ let package = Package(
         .executableTarget(
             name: "storybridge-bench",
             dependencies: [
-                "StoryBridge", "StoryBridgeTesting", "StoryBridgeContentServer",
+                "StoryBridge", "StoryBridgeTesting", "StoryBridgeContentServer", "StoryBridgeFleet",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

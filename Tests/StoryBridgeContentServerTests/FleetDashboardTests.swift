@@ -28,7 +28,7 @@ struct FleetDashboardTests {
     }
 
     @Test(
-        "an admin signs in and sees two kiosks live: one whose socket dies goes offline and comes back online without a reload; names render as text; filters"
+        "an admin signs in and sees two kiosks live: one whose socket dies goes offline and comes back online without a reload; names render as text; filters; ?bench=1 records applied rows"
     )
     func live() async throws {
         let lab = try ContentLab()
@@ -71,6 +71,13 @@ struct FleetDashboardTests {
                 let againBeats = beating(again)
                 try await page.waitFor(row(lobby.id, is: "online"))
                 #expect(try await page.evaluate("window.__fleetLoads === 1 && location.pathname === '/fleet'") == .bool(true), "no reload")
+                #expect(try await page.evaluate("window.__fleetApplied === undefined") == .bool(true), "no bench record without ?bench=1")
+
+                // With ?bench=1 the script records each row it applied (storybridge-bench fleet).
+                try await page.navigate(to: "\(running.baseURL)/fleet?bench=1")
+                try await page.waitFor(
+                    "window.__fleetReady === true && (window.__fleetApplied || []).some(function(a){return a.id === \(JSONValue.string(lobby.id).jsonString()) && typeof a.lastBeatAt === 'string' && a.at > 0;})"
+                )
 
                 // Filters in the query: applied by the server and kept by the script.
                 try await page.navigate(to: "\(running.baseURL)/fleet?label=site:paris")

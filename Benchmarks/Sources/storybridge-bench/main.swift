@@ -40,6 +40,10 @@ import StoryBridge
 //                                             the storyCLM.js repository's test deck (read at run time
 //                                             from STORYCLM_JS_MIRROR), slide after slide, host vs static,
 //                                             alternating; each load taken apart into phases
+//   storybridge-bench fleet [--kiosks N] [--interval 5s] [--duration 10m] [--warm-up 1m]
+//                                             issue #45's scale: a content-server --fleet hub (child) with N
+//                                             simulated kiosks and the dashboard in headless Chromium: hub CPU,
+//                                             memory, threads, database size, beat -> dashboard latency
 //   storybridge-bench dialects [--rounds N] [--calls N] [--pairs N]
 //                                             issue #43's costs: a Veeva call's in-page round trip (both
 //                                             iPad transports) vs a storyclm.js call's; an OCE gotoSlide
@@ -87,11 +91,19 @@ let usage = """
                                  headless Chromium: a Veeva call's round trip in the page vs a
                                  storyclm.js call's (20 rounds of 100 calls per path), and an OCE
                                  gotoSlide vs a StoryCLM go to the next slide's load (60 pairs)
+      fleet [--kiosks N] [--interval 5s] [--duration 10m] [--warm-up 1m]
+                                 the fleet hub with N (200) simulated kiosks and the dashboard in
+                                 headless Chromium: hub CPU and memory, beat -> dashboard latency
+                                 (storybridge-bench fleet --help explains)
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {
     print(usage)
     exit(2)
+}
+if benchmark == "fleet", arguments.contains("--help") || arguments.contains("-h") {
+    print(FleetBenchmark.usage)
+    exit(0)
 }
 if ["--help", "-h", "help"].contains(benchmark) || arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
@@ -214,13 +226,40 @@ case "dialects":
     if let pairs = positiveOption("--pairs") { benchmark.pairs = pairs }
     if let warmUp = positiveOption("--warm-up") { benchmark.warmUpCalls = warmUp }
     try await benchmark.run()
+case "fleet" where arguments.contains("--screenshot"):
+    guard let index = arguments.firstIndex(of: "--screenshot"), index + 1 < arguments.count else {
+        print("--screenshot needs the PNG file to write")
+        exit(2)
+    }
+    try await FleetScreenshot(file: URL(fileURLWithPath: arguments[index + 1])).run()
+case "fleet":
+    var benchmark = FleetBenchmark()
+    if let kiosks = positiveOption("--kiosks") { benchmark.kiosks = kiosks }
+    for (flag, keyPath) in [("--interval", \FleetBenchmark.interval), ("--duration", \.duration), ("--warm-up", \.warmUp)] {
+        guard let index = arguments.firstIndex(of: flag) else { continue }
+        guard index + 1 < arguments.count, let value = FleetBenchmark.parseDuration(arguments[index + 1]) else {
+            print("\(flag) needs a duration: 90s, 10m, 1h or seconds")
+            exit(2)
+        }
+        benchmark[keyPath: keyPath] = value
+    }
+    guard benchmark.interval >= .seconds(1), benchmark.duration > .zero else {
+        print("--interval must be at least 1s, --duration positive")
+        exit(2)
+    }
+    do {
+        try await benchmark.run()
+    } catch let failure as BenchmarkFailure {
+        print(failure.description)
+        exit(1)
+    }
 case "browser":
     var benchmark = BrowserBenchmark(quick: arguments.contains("--quick"))
     benchmark.networkTimeline = arguments.contains("--network-timeline")
     try await benchmark.run()
 default:
     print(
-        "unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, verify, browser, dialects"
+        "unknown benchmark '\(benchmark)'; known: custom-events, roundtrip, mix, long-run, json, sync, delta-sync, verify, browser, dialects, fleet"
     )
     exit(2)
 }

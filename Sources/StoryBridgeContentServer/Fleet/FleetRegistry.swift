@@ -43,6 +43,13 @@ package actor FleetRegistry {
     /// checkpoint until it makes another, and each is checked once. (Not the newest sequence: a
     /// refused document must not hide the genuine one of its number.)
     private var checkpointsSeen: [String: JSONValue] = [:]
+    /// Per kiosk, a number that grows whenever what the dashboard shows of it may have changed
+    /// (hello, beat, transition, forgotten): a stream re-renders only kiosks whose number moved.
+    private var revisions: [String: Int] = [:]
+    private var lastRevision = 0
+    /// Grows whenever device rows may have changed (another process committed to the hub
+    /// database, as `device add`/`revoke` do, or a hello bound a host id).
+    private var devicesGeneration = 0
 
     /// A registry over `store`, timing on `clock`, with every kiosk device not revoked loaded from
     /// `kiosk_state`: the deadlines of kiosks saved `online` or `late` count from now (the hub's
@@ -89,6 +96,18 @@ package actor FleetRegistry {
     /// The kiosk `deviceId`, if known.
     package func kiosk(_ deviceId: String) -> Kiosk? { kiosks[deviceId] }
 
+    /// What the dashboard's streams look at every 250 ms, in one call: the devices' generation,
+    /// every kiosk known and each one's revision (0 for one not changed since the hub started).
+    package func changes() -> (devicesGeneration: Int, kiosks: [String: Kiosk], revisions: [String: Int]) {
+        (devicesGeneration, kiosks, revisions)
+    }
+
+    /// Notes that what is known of `deviceId` changed.
+    private func touch(_ deviceId: String) {
+        lastRevision += 1
+        revisions[deviceId] = lastRevision
+    }
+
     /// Every kiosk known.
     package func all() -> [Kiosk] { kiosks.values.sorted { $0.deviceId < $1.deviceId } }
 
@@ -109,6 +128,9 @@ package actor FleetRegistry {
                 lastBeatAt: nil)
         kiosk.hello = hello
         kiosks[connection.deviceId] = kiosk
+        touch(connection.deviceId)
+        // The hello bound the device's host id (`DeviceStore.bind`) just before.
+        devicesGeneration += 1
         let helloText = (try? FleetWire.encode(.hello(hello))).map { String(decoding: $0, as: UTF8.self) }
         await persist(connection.deviceId) { db in
             try db.execute(
@@ -137,6 +159,7 @@ package actor FleetRegistry {
         kiosk.lastBeat = beat
         kiosk.lastBeatAt = now
         kiosks[connection.deviceId] = kiosk
+        touch(connection.deviceId)
         if let transition {
             record(transition, connection.deviceId)
             raiseAlert(transition, kiosk, offlineSince: previousSince, beat: beat)
@@ -173,6 +196,7 @@ package actor FleetRegistry {
         guard var kiosk = kiosks[connection.deviceId] else { return }
         let transition = kiosk.machine.bye(date: clock.now)
         kiosks[connection.deviceId] = kiosk
+        touch(connection.deviceId)
         if let transition {
             record(transition, connection.deviceId)
             raiseAlert(transition, kiosk)
@@ -187,6 +211,7 @@ package actor FleetRegistry {
         for (deviceId, var kiosk) in kiosks {
             if let transition = kiosk.machine.evaluate(now: now, date: date) {
                 kiosks[deviceId] = kiosk
+                touch(deviceId)
                 transitions.append((deviceId, transition))
             }
         }
@@ -207,10 +232,12 @@ package actor FleetRegistry {
             }
             guard version != dataVersion else { return [] }
             dataVersion = version
+            devicesGeneration += 1
             let revoked = try await store.revokedIds()
             var closed: [String] = []
             for deviceId in revoked where kiosks[deviceId] != nil || connections[deviceId] != nil {
                 kiosks[deviceId] = nil
+                touch(deviceId)
                 if let connection = connections.removeValue(forKey: deviceId) {
                     await connection.close(code: FleetWire.CloseCode.revoked, reason: "device revoked")
                     closed.append(deviceId)
@@ -229,6 +256,7 @@ package actor FleetRegistry {
         guard kiosks[device.id] == nil else { return }
         kiosks[device.id] = Kiosk(
             deviceId: device.id, machine: KioskPresenceMachine(since: device.createdAt), hello: nil, lastBeat: nil, lastBeatAt: nil)
+        touch(device.id)
     }
 
     /// Writes the hello of `deviceId` at once (a connection is rare; the dashboard shows it).

@@ -61,6 +61,12 @@ struct FleetAPIRoutes: Sendable {
         return views.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 
+    /// Every kiosk device (revoked ones too), by name then id.
+    func kioskDevices() async throws -> [Device] {
+        let devices = try await BlockingIO.run { [store] () throws(HubStoreError) in try store.list() }
+        return devices.filter { $0.kind == .kiosk }.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
     /// The kiosk device named by the route's `id`, with what the registry knows of it; 404 otherwise.
     func kiosk(_ context: ContentRequestContext) async throws -> (Device, FleetRegistry.Kiosk?) {
         let id = context.parameters.get("id") ?? ""

@@ -6,7 +6,8 @@ import StoryBridge
 /// admin's session (or an admin's token).
 ///
 /// - `snapshot`: every kiosk (revoked ones too; the page filters), at once.
-/// - `rows`: the kiosks whose object changed, looked for every 250 ms of the hub's clock.
+/// - `rows`: the kiosks whose object changed, looked for every 250 ms of the hub's clock (only
+///   kiosks the registry changed, or whose device row changed, are rendered again).
 /// - every 15 s of the hub's clock a comment line, when the session is also looked at (without
 ///   prolonging it): one that has ended ends the stream with `event: logout`.
 ///
@@ -20,17 +21,12 @@ struct FleetEventsRoute: Sendable {
     let metrics: FleetMetrics
     /// How often the kiosks are compared with what was sent.
     var period: Duration = .milliseconds(250)
+    /// How often a stream reads the device rows even when the registry saw no change.
+    var devicesPeriod: Duration = .seconds(5)
     /// How often a stream sends a comment line and looks at its session.
     var keepAlive: Duration = .seconds(15)
     /// The streams open, per session and in all.
     var gate = FleetStreamGate()
-
-    /// Every kiosk, whatever its state.
-    static let everything: FleetFilter = {
-        var filter = FleetFilter()
-        filter.states = Set(FleetFilter.knownStates)
-        return filter
-    }()
 
     /// Registers the route behind `auth`.
     func register(on router: Router<ContentRequestContext>, auth: FleetAuthMiddleware) {
@@ -58,24 +54,41 @@ struct FleetEventsRoute: Sendable {
     private func stream(to writer: inout any ResponseBodyWriter, cookie: String?) async throws {
         metrics.streamOpened()
         defer { metrics.streamClosed() }
+        // What was sent per kiosk, and the device row and registry revision it was made from: a
+        // kiosk whose row and revision are the same is not rendered again. Device rows are read
+        // again when the registry says they may have changed, and every `devicesPeriod` besides.
         var sent: [String: Data] = [:]
+        var madeFrom: [String: (device: Device, revision: Int)] = [:]
+        var state = await api.registry.changes()
+        var devices = try await api.kioskDevices()
+        var devicesRead = clock.instant
         var changed: [FleetKioskView] = []
-        for view in try await api.kiosks(Self.everything) {
-            sent[view.id] = Self.encode(view)
-            changed.append(view)
-        }
-        try await writer.write(Self.event("snapshot", changed))
-        var lastLook = clock.instant
-        while !Task.isCancelled {
-            try await clock.sleep(for: period)
-            changed = []
-            for view in try await api.kiosks(Self.everything) {
+        func render() {
+            for device in devices {
+                let revision = state.revisions[device.id] ?? 0
+                if let earlier = madeFrom[device.id], earlier.revision == revision, earlier.device == device { continue }
+                madeFrom[device.id] = (device, revision)
+                let view = FleetKioskView(device: device, kiosk: state.kiosks[device.id], withDetail: false)
                 let data = Self.encode(view)
                 if sent[view.id] != data {
                     sent[view.id] = data
                     changed.append(view)
                 }
             }
+        }
+        render()
+        try await writer.write(Self.event("snapshot", changed))
+        var lastLook = clock.instant
+        while !Task.isCancelled {
+            try await clock.sleep(for: period)
+            changed = []
+            let generation = state.devicesGeneration
+            state = await api.registry.changes()
+            if state.devicesGeneration != generation || devicesRead.duration(to: clock.instant) >= devicesPeriod {
+                devices = try await api.kioskDevices()
+                devicesRead = clock.instant
+            }
+            render()
             if !changed.isEmpty {
                 try await writer.write(Self.event("rows", changed))
             }

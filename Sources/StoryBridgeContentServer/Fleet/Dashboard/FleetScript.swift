@@ -3,6 +3,11 @@
 /// only (names and labels come from kiosks), applies the query's `state` and `label` filters as
 /// the server does, updates the "ago" texts every second, and goes to the login form when the
 /// stream says `logout`. It counts the page's loads in `sessionStorage` (`window.__fleetLoads`).
+///
+/// With `?bench=1` in the page's address (`storybridge-bench fleet`, docs/design/FLEET.md §11) it
+/// also appends, for each row a `rows` event brought, `{id, lastBeatAt, at}` to
+/// `window.__fleetApplied` once the table shows it (`at`: `Date.now()` then); the benchmark drains
+/// the array. Without it the array does not exist and nothing else differs.
 enum FleetScript {
     /// The script's text.
     static let source = #"""
@@ -26,6 +31,8 @@ enum FleetScript {
               if (colon > 0) { labels[value.slice(0, colon)] = value.slice(colon + 1); }
             }
           });
+          var bench = new URLSearchParams(location.search).get('bench') === '1';
+          if (bench) { window.__fleetApplied = []; }
           var kiosks = {};
           function admits(k) {
             if (states ? !states[k.presence] : k.presence === 'revoked') { return false; }
@@ -92,8 +99,13 @@ enum FleetScript {
             window.__fleetReady = true;
           });
           source.addEventListener('rows', function (event) {
-            JSON.parse(event.data).kiosks.forEach(function (k) { kiosks[k.id] = k; });
+            var changed = JSON.parse(event.data).kiosks;
+            changed.forEach(function (k) { kiosks[k.id] = k; });
             render();
+            if (bench) {
+              var at = Date.now();
+              changed.forEach(function (k) { window.__fleetApplied.push({ id: k.id, lastBeatAt: k.lastBeatAt, at: at }); });
+            }
           });
           source.addEventListener('logout', function () {
             source.close();
