@@ -313,8 +313,11 @@ struct ServeCommand: AsyncParsableCommand {
         // `storybridge context set` by another process reaches open pages within a second.
         services.append(StoryContextWatcherService(StoryContextWatcher(), host: host))
         if let scheduleSwitcher { services.append(ScheduleService(switcher: scheduleSwitcher)) }
+        // The fleet agent stops first: its `bye` reaches the hub at once, before the server has
+        // finished its responses (else the hub may judge the kiosk silent, not stopped).
+        var stoppingFirst: [any Service] = []
         if let fleetSettings {
-            services.append(
+            stoppingFirst.append(
                 ServeFleet.agent(
                     fleetSettings, hostKey: hostKey, host: host, metrics: metrics, syncStatus: syncService == nil ? nil : syncStatus,
                     health: serverConfiguration.health, library: source.library, schedule: scheduleSwitcher, directory: library.directory,
@@ -323,7 +326,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let record { try await ServeRecording.start(recording, file: record, host: host) }
         do {
             try await serve(
-                server, alongside: services, source: source, bindHost: bindHost, uploadSettings: uploadSettings,
+                server, alongside: services, stoppingFirst: stoppingFirst, source: source, bindHost: bindHost,
+                uploadSettings: uploadSettings,
                 watching: liveFolder != nil, hostId: hostKey.groupedHostId, kiosk: kioskControl)
         } catch {
             KioskRunFile.remove(in: library.directory)
@@ -342,11 +346,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Runs the server and its services until Ctrl-C or SIGTERM, printing the addresses once it listens.
     private func serve(
-        _ server: StoryBridgeServer, alongside services: [any Service], source: PresentationSource, bindHost: String,
+        _ server: StoryBridgeServer, alongside services: [any Service], stoppingFirst: [any Service], source: PresentationSource,
+        bindHost: String,
         uploadSettings: UploadSettings?, watching: Bool, hostId: String, kiosk: KioskControl
     ) async throws {
         let token = server.configuration.token
-        try await server.runUntilSignalled(alongside: services) { boundPort in
+        try await server.runUntilSignalled(alongside: services, stoppingFirst: stoppingFirst) { boundPort in
             let displayHost = bindHost.contains(":") ? "[\(bindHost)]" : bindHost
             // The kiosk on this machine reaches serve on loopback unless serve is bound to one address.
             let local = ["0.0.0.0", "::", "127.0.0.1", "localhost"].contains(bindHost) ? "127.0.0.1" : displayHost

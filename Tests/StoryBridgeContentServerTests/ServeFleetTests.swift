@@ -384,7 +384,10 @@ struct ServeFleetTests {
         let server = try ContentServer(configuration: configuration, logger: logger)
         let hub = try #require(server.fleet)
         let running = try await server.start(waitingForPackages: false)
-        let arguments = ["--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "1s"]
+        // 5 s: the hub would judge the kiosk silent after 15 s without a beat, which no loaded
+        // machine makes it wait (at 1 s, a 3 s stall under the full suite made a first Offline
+        // for missed beats, before the stop's). A kiosk beats at once when it connects.
+        let arguments = ["--fleet", "http://127.0.0.1:\(running.port)", "--fleet-token-file", tokenFile, "--fleet-interval", "5s"]
         let first = try await startServe(kiosk, arguments)
         #expect(try await beat(hub.registry, device.id) != nil)
         first.terminate()

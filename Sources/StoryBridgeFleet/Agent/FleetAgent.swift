@@ -82,7 +82,15 @@ package struct FleetAgent: Service, CustomStringConvertible {
                     let (stop, stopContinuation) = AsyncStream<Void>.makeStream()
                     currentStop.withLock { $0 = stopContinuation }
                     if stopping.value == 1 { stopContinuation.yield() }
-                    let outcome = await link.run(stop: stop)
+                    // The link runs outside the service's graceful shutdown: the WebSocket client
+                    // closes its socket by itself on one, racing the `bye` the link sends first
+                    // when `stop` is asked (the hub then saw a kiosk gone silent, not stopped).
+                    let running = Task.detached { await link.run(stop: stop) }
+                    let outcome = await withTaskCancellationHandler {
+                        await running.value
+                    } onCancel: {
+                        running.cancel()
+                    }
                     stopContinuation.finish()
                     if Task.isCancelled || stopping.value == 1 { return }
                     let event: FleetAgentState.Event

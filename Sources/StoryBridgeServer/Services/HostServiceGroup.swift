@@ -19,14 +19,17 @@ package enum HostServiceGroup {
 
 extension StoryBridgeServer {
     /// Runs the server with `services` (the uploader, live reload...) in one service group until
-    /// SIGINT or SIGTERM, then shuts down gracefully: the server first (it stops listening and
-    /// finishes its responses), then the services in reverse order. `onRunning` receives the bound
-    /// port. An error of the server or of a service stops the others and is thrown.
+    /// SIGINT or SIGTERM, then shuts down gracefully: `stoppingFirst` in reverse order, then the
+    /// server (it stops listening and finishes its responses), then `services` in reverse order.
+    /// `stoppingFirst` is for a service whose goodbye must not wait for the server's responses
+    /// (serve's fleet agent: a hub told `bye` at once marks the kiosk stopped, not silent).
+    /// `onRunning` receives the bound port. An error of the server or of a service stops the
+    /// others and is thrown.
     public func runUntilSignalled(
-        alongside services: [any Service], onRunning: @escaping @Sendable (Int) async -> Void
+        alongside services: [any Service], stoppingFirst: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         var logger = host.logger
         logger[metadataKey: "component"] = "services"
-        try await HostServiceGroup.make(services + [makeApplication(onRunning: onRunning)], logger: logger).run()
+        try await HostServiceGroup.make(services + [makeApplication(onRunning: onRunning)] + stoppingFirst, logger: logger).run()
     }
 }
