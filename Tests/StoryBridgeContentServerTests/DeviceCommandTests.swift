@@ -154,6 +154,26 @@ struct DeviceCommandTests {
         #expect(array[0]["id"] as? String != nil && array[0]["since"] as? String != nil)
     }
 
+    @Test("six `device add` at once on a data folder with no hub.sqlite yet: all six added, each once")
+    func concurrentFirstOpens() async throws {
+        // Each first open migrates the new file; before they took turns, two at once both ran the
+        // first migration and one failed ("table device already exists").
+        let lab = try ContentLab()
+        let names = (1...6).map { "lobby-\($0)" }
+        let runs = try await withThrowingTaskGroup(of: (String, Int32, String).self) { group in
+            for name in names {
+                group.addTask {
+                    let run = try await device(lab, ["add", name])
+                    return (name, run.status, run.errors)
+                }
+            }
+            return try await group.reduce(into: [String: (Int32, String)]()) { $0[$1.0] = ($1.1, $1.2) }
+        }
+        for name in names { #expect(runs[name]?.0 == 0, "\(name): \(runs[name]?.1 ?? "not run")") }
+        let listed = try DeviceStore(database: try HubDatabase(directory: lab.directory)).list()
+        #expect(listed.map(\.name).sorted() == names)
+    }
+
     @Test("--token-out writes the token to a new 0600 file and prints nothing secret; an existing file is refused (73) and adds nothing")
     func tokenOut() async throws {
         let lab = try ContentLab()

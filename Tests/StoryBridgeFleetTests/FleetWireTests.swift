@@ -184,6 +184,57 @@ struct FleetWireTests {
         }
     }
 
+    @Test("each refusal says why: not a message, a type whose shape does not fit, a beat longer than a kiosk makes")
+    func refusals() throws {
+        #expect(throws: FleetWireError.malformed(#"not a JSON object with a string member "type""#)) {
+            try FleetWire.decode(Data(#"{"type": 7}"#.utf8))
+        }
+        #expect(throws: FleetWireError.malformed(#"not a JSON object with a string member "type""#)) {
+            try FleetWire.decode(Data("{".utf8))
+        }
+        #expect(throws: FleetWireError.malformed(#"a ack message that does not fit its shape: the member "seq" is missing"#)) {
+            try FleetWire.decode(Data(#"{"type": "ack"}"#.utf8))
+        }
+        #expect(throws: FleetWireError.malformed("a beat message that does not fit its shape: sentAt: 'yesterday' is not an ISO 8601 date"))
+        {
+            try FleetWire.decode(Data(#"{"type": "beat", "seq": 1, "sentAt": "yesterday", "instance": "i"}"#.utf8))
+        }
+        // The hub stores a beat's text as it came, so a beat may be no longer than a kiosk makes one.
+        let padding = String(repeating: "x", count: FleetWire.maxBeatBytes)
+        let long = #"{"type": "beat", "seq": 1, "sentAt": "2026-12-01T09:30:00Z", "instance": "i", "pad": "\#(padding)"}"#
+        #expect(throws: FleetWireError.tooLarge(bytes: long.utf8.count, limit: FleetWire.maxBeatBytes)) {
+            try FleetWire.decode(Data(long.utf8))
+        }
+    }
+
+    @Test("wire dates read arithmetically are the moments Foundation's parser reads, and other forms still parse")
+    func wireDates() throws {
+        let foundation = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var generator = SystemRandomNumberGenerator()
+        var moments: [Int64] = [0, 951_782_400_000, 951_868_799_999, 4_107_542_399_999, 253_402_300_799_999, -11_676_096_000_000]
+        for _ in 0..<2000 { moments.append(Int64.random(in: -11_676_096_000_000...253_402_300_799_999, using: &generator)) }
+        for milliseconds in moments {
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = FleetWire.format(date)
+            #expect(UTCTime.millisecondsSince1970(iso8601: text) == milliseconds, "\(text)")
+            let parsed = try #require(FleetWire.parseDate(text))
+            #expect(abs(parsed.timeIntervalSince(try foundation.parse(text))) < 0.000_5, "\(text)")
+            #expect(FleetWire.format(parsed) == text)
+        }
+        #expect(UTCTime.millisecondsSince1970(iso8601: "2026-12-01T09:30:00Z") == 1_796_117_400_000)
+        // Not the wire's own form: left to Foundation, which still reads them.
+        for text in ["2026-12-01T10:30:00+01:00", "2026-12-01T09:30:00.1Z", "2026-12-01T09:30:00.123456Z"] {
+            #expect(UTCTime.millisecondsSince1970(iso8601: text) == nil)
+            #expect(FleetWire.parseDate(text) != nil, "\(text)")
+        }
+        for text in [
+            "2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-12-01T24:00:00Z", "2026-12-01 09:30:00Z", "2026-12-0１T09:30:00Z",
+        ] {
+            #expect(UTCTime.millisecondsSince1970(iso8601: text) == nil, "\(text)")
+        }
+        #expect(UTCTime.millisecondsSince1970(iso8601: "2024-02-29T23:59:59.999Z") == 1_709_251_199_999)
+    }
+
     @Test("a beat over 64 KiB loses viewers first, then log entries, then figures, and says truncated")
     func truncationOrder() throws {
         var beat = Self.fullBeat()

@@ -33,7 +33,7 @@ final class FleetHubChild {
     }
 
     /// Adds the kiosk devices `names` with `content-server device add NAME --token-out FILE` (the
-    /// first alone, then four at a time) and returns their tokens in the order of `names`.
+    /// five at a time) and returns their tokens in the order of `names`.
     static func addDevices(_ names: [String], dataFolder: URL) async throws -> [String] {
         let tokens = dataFolder.appendingPathComponent("bench-tokens")
         try FileManager.default.createDirectory(at: tokens, withIntermediateDirectories: true)
@@ -54,11 +54,7 @@ final class FleetHubChild {
                     }
                 }
             }
-            // The first one alone: it creates hub.sqlite, and two first opens at once race on
-            // the migrations ("table device already exists").
-            add(0)
-            try await group.next()
-            next = 1
+            // Five at a time (first opens of a fresh hub.sqlite take turns at its migrations).
             while next < min(5, names.count) {
                 add(next)
                 next += 1

@@ -76,7 +76,7 @@ public final class StoryBridgeDatabase: Sendable {
         }
         groupRead = GroupRead(pool: pool)
         let openedPool = pool
-        try PhaseTiming.measure("database migrations checked") { try Self.migrate(openedPool, file: file) }
+        try PhaseTiming.measure("database migrations checked") { try Self.migrator.migrateTakingTurns(openedPool, file: file) }
         do {
             let checkpointer = try WALCheckpointer(path: file.path)
             self.checkpointer = checkpointer
@@ -88,18 +88,6 @@ public final class StoryBridgeDatabase: Sendable {
             checkpointer = nil
             checkpointing = nil
         }
-    }
-
-    /// Brings the schema up to date. GRDB's migrator reads which migrations ran before it opens
-    /// their transactions, so two processes creating the file at once both ran `v1-catalog` (one
-    /// failed: "index … already exists"); an exclusive `flock` on `<file>-migrations.lock` makes
-    /// them take turns, and the second finds nothing left to run. An up-to-date file takes no lock.
-    private static func migrate(_ pool: DatabasePool, file: URL) throws {
-        if try pool.read(migrator.hasCompletedMigrations) { return }
-        let lock = open(file.path + "-migrations.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        defer { if lock >= 0 { close(lock) } }  // closing releases the lock
-        while lock >= 0, flock(lock, LOCK_EX) != 0, errno == EINTR {}
-        try migrator.migrate(pool)
     }
 
     deinit {

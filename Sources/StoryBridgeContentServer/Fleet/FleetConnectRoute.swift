@@ -166,9 +166,10 @@ struct FleetConnectRoute: Sendable {
                 if case .binary(let buffer) = message { connection.screenshots.receivedBinary(Data(buffer.readableBytesView)) }
                 continue
             }
+            let frame = Data(text.utf8)
             let decoded: FleetMessage
             do {
-                decoded = try FleetWire.decode(Data(text.utf8))
+                decoded = try FleetWire.decode(frame)
             } catch {
                 logger.notice("fleet: a frame was ignored", metadata: ["device": "\(device.id)", "reason": "\(error)"])
                 continue
@@ -176,7 +177,7 @@ struct FleetConnectRoute: Sendable {
             switch decoded {
             case .beat(let beat):
                 metrics.beatReceived(bytes: text.utf8.count)
-                await registry.beat(beat, from: connection)
+                await registry.beat(beat, json: frame, from: connection)
                 try await connection.send(.ack(Ack(seq: beat.seq)))
             case .bye:
                 await registry.bye(from: connection)

@@ -148,8 +148,10 @@ package actor FleetRegistry {
         if connections[connection.deviceId]?.id == connection.id { connections[connection.deviceId] = nil }
     }
 
-    /// A beat from the device of `connection`.
-    package func beat(_ beat: Beat, from connection: KioskConnection) async {
+    /// A beat from the device of `connection`, whose frame was `json` (stored as it came: it was
+    /// just read as a beat within the frame limit, and encoding it again cost the hub more than
+    /// anything else it does with a beat).
+    package func beat(_ beat: Beat, json: Data, from connection: KioskConnection) async {
         guard connections[connection.deviceId]?.id == connection.id, var kiosk = kiosks[connection.deviceId] else { return }
         let now = clock.now
         let interval = kiosk.hello.map { Duration.seconds(max(1, $0.intervalSeconds)) }
@@ -169,9 +171,7 @@ package actor FleetRegistry {
                 send(event, kiosk, at: now, reason: "beat", beat: beat)
             }
         }
-        if let json = try? FleetWire.encode(.beat(beat)) {
-            history.record(beat: beat, json: json, deviceId: connection.deviceId, receivedAt: now)
-        }
+        history.record(beat: beat, json: json, deviceId: connection.deviceId, receivedAt: now)
         if let checkpoint = beat.checkpoint { take(checkpoint, kiosk, at: now) }
     }
 
@@ -208,9 +208,11 @@ package actor FleetRegistry {
     package func evaluate(now: ContinuousClock.Instant) async -> [KioskPresenceMachine.Transition] {
         let date = clock.now.addingTimeInterval(-Self.seconds(now.duration(to: clock.instant)))
         var transitions: [(String, KioskPresenceMachine.Transition)] = []
-        for (deviceId, var kiosk) in kiosks {
-            if let transition = kiosk.machine.evaluate(now: now, date: date) {
-                kiosks[deviceId] = kiosk
+        // Most ticks find no deadline passed: look first, then change only the kiosks due (writing
+        // into the dictionary while iterating it would copy it).
+        let due = kiosks.compactMap { $0.value.machine.isDue(at: now) ? $0.key : nil }
+        for deviceId in due {
+            if let transition = kiosks[deviceId]?.machine.evaluate(now: now, date: date) {
                 touch(deviceId)
                 transitions.append((deviceId, transition))
             }

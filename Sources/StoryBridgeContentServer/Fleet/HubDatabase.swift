@@ -7,7 +7,8 @@ import StoryBridge
 /// from the library's database so that the hub's writes never contend with installs.
 ///
 /// The `content-server device …` commands and a running hub open the same file with the same
-/// migrations; either may run while the other does.
+/// migrations; either may run while the other does, and several first opens at once take turns
+/// at the migrations.
 package final class HubDatabase: Sendable {
     /// The pool.
     package let pool: DatabasePool
@@ -36,7 +37,7 @@ package final class HubDatabase: Sendable {
         configuration.label = "storybridge.hub"
         do {
             pool = try DatabasePool(path: file.path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            try Self.migrator.migrateTakingTurns(pool, file: file)
         } catch {
             throw .storage("cannot open the hub database \(file.path): \(error)")
         }

@@ -89,6 +89,16 @@ package struct KioskPresenceMachine: Sendable, Equatable {
         return move(to: .offline, at: date, reason: "stopped")
     }
 
+    /// Whether ``evaluate(now:date:)`` at `instant` would move the kiosk (a deadline has passed).
+    package func isDue(at instant: ContinuousClock.Instant) -> Bool {
+        guard let reference else { return false }
+        switch presence {
+        case .online: return instant >= reference + interval * 2
+        case .late: return instant >= reference + interval * 3
+        default: return false
+        }
+    }
+
     /// The clock reads `instant` (`date`): `late` at `2·I` after the reference, `offline` at `3·I`.
     package mutating func evaluate(now instant: ContinuousClock.Instant, date: Date) -> Transition? {
         guard let reference, presence == .online || presence == .late else { return nil }

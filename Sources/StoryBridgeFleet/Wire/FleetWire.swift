@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// Encoding, decoding and limits of the kiosk–hub socket (docs/design/FLEET.md §4).
 ///
@@ -83,49 +84,33 @@ package enum FleetWire {
     }
 
     /// The message in `data` (a text frame of at most `limit` bytes); an unknown `type` is
-    /// ``FleetMessage/unknown(type:)``, unknown members are ignored.
+    /// ``FleetMessage/unknown(type:)``, unknown members are ignored; a beat longer than
+    /// ``maxBeatBytes`` is refused as too large.
     package static func decode(_ data: Data, limit: Int = maxKioskFrame) throws(FleetWireError) -> FleetMessage {
         guard data.count <= limit else { throw .tooLarge(bytes: data.count, limit: limit) }
-        let type: String
+        let message: FleetMessage
         do {
-            type = try decoder.decode(TypeTag.self, from: data).type
+            message = try decoder.decode(Envelope.self, from: data).message
+        } catch let error as Envelope.ShapeError {
+            throw .malformed("a \(error.type) message that does not fit its shape: \(describe(error.underlying))")
         } catch {
             throw .malformed("not a JSON object with a string member \"type\"")
         }
-        do {
-            switch type {
-            case "challenge": return .challenge(try decoder.decode(HubChallenge.self, from: data))
-            case "hello": return .hello(try decoder.decode(KioskHello.self, from: data))
-            case "welcome": return .welcome(try decoder.decode(Welcome.self, from: data))
-            case "beat": return .beat(try decoder.decode(Beat.self, from: data))
-            case "ack": return .ack(try decoder.decode(Ack.self, from: data))
-            case "bye": return .bye(try decoder.decode(Bye.self, from: data))
-            case "screenshot": return .screenshot(try decoder.decode(ScreenshotRequest.self, from: data))
-            case "screenshotResult": return .screenshotResult(try decoder.decode(ScreenshotResult.self, from: data))
-            case "beatNow": return .beatNow(try decoder.decode(BeatNow.self, from: data))
-            default: return .unknown(type: type)
-            }
-        } catch {
-            throw .malformed("a \(type) message that does not fit its shape: \(describe(error))")
-        }
+        // The hub stores a beat's text as it came: no larger than a kiosk makes one.
+        if case .beat = message, data.count > maxBeatBytes { throw .tooLarge(bytes: data.count, limit: maxBeatBytes) }
+        return message
     }
 
     /// `date` as the wire writes it: `2026-12-01T09:30:00.123Z` (rounded to the millisecond).
-    package static func format(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        let seconds = (milliseconds / 1000).rounded(.down)
-        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
-        let fraction = Int(milliseconds - seconds * 1000)
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
-    }
+    package static func format(_ date: Date) -> String { AnalyticsFormat.timestamp(date) }
 
     /// A wire date, with or without milliseconds.
-    static func parseDate(_ text: String) -> Date? {
-        (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+    package static func parseDate(_ text: String) -> Date? {
+        if let milliseconds = UTCTime.millisecondsSince1970(iso8601: text) {
+            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        }
+        return (try? withMilliseconds.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
-
-    private struct TypeTag: Decodable { var type: String }
 
     private static let withMilliseconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 

@@ -62,7 +62,8 @@ struct FleetEventsRoute: Sendable {
         var state = await api.registry.changes()
         var devices = try await api.kioskDevices()
         var devicesRead = clock.instant
-        var changed: [FleetKioskView] = []
+        // The changed kiosks' objects as sent, each encoded once.
+        var changed: [Data] = []
         func render() {
             for device in devices {
                 let revision = state.revisions[device.id] ?? 0
@@ -72,7 +73,7 @@ struct FleetEventsRoute: Sendable {
                 let data = Self.encode(view)
                 if sent[view.id] != data {
                     sent[view.id] = data
-                    changed.append(view)
+                    changed.append(data)
                 }
             }
         }
@@ -107,9 +108,15 @@ struct FleetEventsRoute: Sendable {
         (try? FleetAPIRoutes.encoder.encode(view)) ?? Data()
     }
 
-    /// `event: NAME` and one `data:` line with `{"kiosks": [...]}` (JSON has no raw line breaks).
-    private static func event(_ name: String, _ kiosks: [FleetKioskView]) -> ByteBuffer {
-        let data = (try? FleetAPIRoutes.encoder.encode(["kiosks": kiosks])) ?? Data("{\"kiosks\":[]}".utf8)
-        return ByteBuffer(string: "event: \(name)\ndata: \(String(decoding: data, as: UTF8.self))\n\n")
+    /// `event: NAME` and one `data:` line with `{"kiosks": [...]}` of the kiosks' objects as
+    /// encoded (JSON has no raw line breaks).
+    private static func event(_ name: String, _ kiosks: [Data]) -> ByteBuffer {
+        var buffer = ByteBuffer(string: "event: \(name)\ndata: {\"kiosks\":[")
+        for (index, kiosk) in kiosks.enumerated() {
+            if index > 0 { buffer.writeStaticString(",") }
+            buffer.writeBytes(kiosk)
+        }
+        buffer.writeStaticString("]}\n\n")
+        return buffer
     }
 }
