@@ -11,14 +11,15 @@ package enum InputWatch {
     /// The script run in every new document.
     package static let script = """
         (function () {
-          if (window.__sbKioskInputWatch || typeof window.\(bindingName) !== 'function') { return; }
+          if (window.__sbKioskInputWatch) { return; }
           window.__sbKioskInputWatch = true;
-          var binding = window.\(bindingName), last = 0;
+          var last = 0;
           function seen() {
             var now = Date.now();
             if (now - last < 1000) { return; }
             last = now;
-            try { binding('input'); } catch (e) {}
+            // Looked up at each call: the binding may be installed after this script ran.
+            try { window.\(bindingName)('input'); } catch (e) {}
           }
           ['pointerdown', 'keydown', 'wheel', 'touchstart'].forEach(function (type) {
             window.addEventListener(type, seen, { capture: true, passive: true });
