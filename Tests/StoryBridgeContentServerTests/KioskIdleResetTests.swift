@@ -86,7 +86,8 @@ struct KioskIdleResetTests {
             }
             if uploaded.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(uploaded == ["idle"], "the session's upload: \(try received.messages().filter { $0.entityId == ended.id }.map(\.body))")
+        let bodies = try received.messages().filter { $0.entityId == ended.id }.map(\.body)
+        #expect(uploaded == ["idle"], "the session's upload: \(bodies)")
         var current: SessionRecord?
         while current == nil, ContinuousClock.now < deadline {
             current = try await database.read { db in try SessionRecord.fetchAll(db) }.first { $0.viewerId == secondViewer }
