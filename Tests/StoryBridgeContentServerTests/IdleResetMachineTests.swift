@@ -8,28 +8,36 @@ struct IdleResetMachineTests {
     func afterInput() {
         var machine = IdleResetMachine(idleAfter: .seconds(2))
         let t0 = ContinuousClock.now
+        var began: Bool
         // Untouched since the start: no reset however long.
-        #expect(!machine.tick(at: t0 + .seconds(3600)))
+        began = machine.tick(at: t0 + .seconds(3600))
+        #expect(!began)
         #expect(machine.lastInputSecondsAgo(at: t0) == nil)
         machine.inputSeen(at: t0)
-        #expect(!machine.tick(at: t0 + .milliseconds(1999)))
+        began = machine.tick(at: t0 + .milliseconds(1999))
+        #expect(!began)
         // More input restarts the count.
         machine.inputSeen(at: t0 + .milliseconds(1500))
-        #expect(!machine.tick(at: t0 + .seconds(3)))
+        began = machine.tick(at: t0 + .seconds(3))
+        #expect(!began)
         #expect(machine.lastInputSecondsAgo(at: t0 + .seconds(3)) == 1)
-        #expect(machine.tick(at: t0 + .milliseconds(3500)))
+        began = machine.tick(at: t0 + .milliseconds(3500))
+        #expect(began)
         #expect(machine.isResetting)
         // No second reset while one is under way.
-        #expect(!machine.tick(at: t0 + .seconds(10)))
+        began = machine.tick(at: t0 + .seconds(10))
+        #expect(!began)
         machine.resetFinished()
         #expect(machine.resets == 1 && !machine.isResetting)
         // Nobody touched the fresh screen: it stays as it is.
-        #expect(!machine.tick(at: t0 + .seconds(3600)))
+        began = machine.tick(at: t0 + .seconds(3600))
+        #expect(!began)
         // The last input's age goes on being reported after the reset.
         #expect(machine.lastInputSecondsAgo(at: t0 + .milliseconds(11500)) == 10)
         // New input: reset again after the idle time.
         machine.inputSeen(at: t0 + .seconds(4000))
-        #expect(machine.tick(at: t0 + .seconds(4002)))
+        began = machine.tick(at: t0 + .seconds(4002))
+        #expect(began)
         machine.resetFinished()
         #expect(machine.resets == 2)
     }
@@ -38,14 +46,18 @@ struct IdleResetMachineTests {
     func inputDuringReset() {
         var machine = IdleResetMachine(idleAfter: .seconds(2))
         let t0 = ContinuousClock.now
+        var began: Bool
         machine.resetFinished()
         #expect(machine.resets == 0)
         machine.inputSeen(at: t0)
-        #expect(machine.tick(at: t0 + .seconds(2)))
+        began = machine.tick(at: t0 + .seconds(2))
+        #expect(began)
         machine.inputSeen(at: t0 + .milliseconds(2500))
         machine.resetFinished()
-        #expect(!machine.tick(at: t0 + .seconds(4)))
-        #expect(machine.tick(at: t0 + .milliseconds(4500)))
+        began = machine.tick(at: t0 + .seconds(4))
+        #expect(!began)
+        began = machine.tick(at: t0 + .milliseconds(4500))
+        #expect(began)
     }
 
     @Test("a browser started again shows an untouched start page: no reset is due until new input")
@@ -54,7 +66,8 @@ struct IdleResetMachineTests {
         let t0 = ContinuousClock.now
         machine.inputSeen(at: t0)
         machine.browserStarted()
-        #expect(!machine.tick(at: t0 + .seconds(60)))
+        let began = machine.tick(at: t0 + .seconds(60))
+        #expect(!began)
         #expect(machine.lastInputSecondsAgo(at: t0 + .seconds(60)) == 60)
     }
 
@@ -64,7 +77,8 @@ struct IdleResetMachineTests {
         let t0 = ContinuousClock.now
         #expect(!machine.isOn)
         machine.inputSeen(at: t0)
-        #expect(!machine.tick(at: t0 + .seconds(3600)))
+        let began = machine.tick(at: t0 + .seconds(3600))
+        #expect(!began)
         #expect(machine.lastInputSecondsAgo(at: t0 + .seconds(5)) == 5)
     }
 }

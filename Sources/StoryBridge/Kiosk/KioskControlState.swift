@@ -24,6 +24,13 @@ package struct KioskControlState: Sendable, Equatable {
         /// The kiosk's idle time in seconds (its `attach`'s): the screen's last input was that long
         /// ago.
         package var idleSeconds: Int
+
+        /// A report of `viewer` from `connection`, whose idle time is `idleSeconds`.
+        package init(connection: Int, viewer: String, idleSeconds: Int) {
+            self.connection = connection
+            self.viewer = viewer
+            self.idleSeconds = idleSeconds
+        }
     }
 
     /// What the route does.

@@ -1,3 +1,5 @@
+import StoryBridge
+
 /// How `storybridge kiosk` learns that someone touched the screen (docs/design/FLEET.md §9.4):
 /// a DevTools binding, `__sbKioskInput`, and a few lines run in every document (every frame)
 /// before its own scripts, which call the binding on `pointerdown`, `keydown`, `wheel` and
