@@ -71,6 +71,8 @@ struct KioskIdleResetTests {
         let secondViewer = try #require(fresh.viewer)
         #expect(lab.log.components(separatedBy: Self.resetLine).count == 2, "\(lab.log)")
         #expect(lab.log.contains("viewer=\(firstViewer)"), "\(lab.log)")
+        // serve answered idleDone: the kiosk did not go on for want of it.
+        #expect(!lab.log.contains("did not confirm"), "\(lab.log)")
 
         // serve saved the old viewer's session, ended by idle, and uploaded it; the new viewer
         // has a session of its own.

@@ -57,11 +57,16 @@ final class KioskIdleReporter: Sendable {
                 state.waiting[id] = (viewer, continuation)
                 return id
             }
+            // The wait is limited whatever the write does: a write that hangs does not hold the reset.
             Task {
                 do {
                     try await send(.idle(viewer: viewer))
-                    try await Task.sleep(for: limit)
-                } catch {}
+                } catch {
+                    self.expire(id)
+                }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
                 self.expire(id)
             }
         }
