@@ -304,6 +304,8 @@ let package = Package(
                 "StoryBridgeTesting",
                 // Headless Chromium, for the fleet dashboard's test.
                 "StoryBridgeScripts",
+                // The collector the idle reset test's serve uploads to.
+                "StoryIoTCollector",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 // The webhook tests' receiver on loopback.
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -79,22 +79,32 @@ final class KioskLab: Sendable {
 
     /// The pages (URL and title) of the kiosk's current browser (from its DevTools `/json/list`).
     func pages() async -> [(url: String, title: String)] {
+        await pageTargets().compactMap { target in
+            target["url"]?.stringValue.map { ($0, target["title"]?.stringValue ?? "") }
+        }
+    }
+
+    /// The DevTools port of the kiosk's current browser (its profile's `DevToolsActivePort`).
+    var devToolsPort: Int? {
         guard let profiles = try? FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("kiosk").path),
             let profile = profiles.first(where: { $0.hasPrefix("profile-") }),
             let text = try? String(
                 contentsOf: data.appendingPathComponent("kiosk").appendingPathComponent(profile).appendingPathComponent(
                     "DevToolsActivePort"),
-                encoding: .utf8),
-            let port = text.split(separator: "\n").first.flatMap({ Int($0) })
-        else { return [] }
+                encoding: .utf8)
+        else { return nil }
+        return text.split(separator: "\n").first.flatMap { Int($0) }
+    }
+
+    /// The page targets of the kiosk's current browser as its DevTools `/json/list` gives them.
+    func pageTargets() async -> [JSONValue] {
+        guard let port = devToolsPort else { return [] }
         do {
             let response = try await HTTPClient.shared.execute(
                 HTTPClientRequest(url: "http://127.0.0.1:\(port)/json/list"), timeout: .seconds(5))
             let body = try await response.body.collect(upTo: 1 << 20)
             guard case .array(let targets) = try JSONValue.parse(String(buffer: body)) else { return [] }
-            return targets.filter { $0["type"]?.stringValue == "page" }.compactMap { target in
-                target["url"]?.stringValue.map { ($0, target["title"]?.stringValue ?? "") }
-            }
+            return targets.filter { $0["type"]?.stringValue == "page" }
         } catch {
             return []
         }

@@ -3,7 +3,9 @@ import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import StoryBridge
+import StoryBridgeScripts
 import StoryBridgeServer
+import StoryBridgeTesting
 import Synchronization
 import Testing
 
@@ -67,6 +69,17 @@ struct KioskControlTests {
         #expect(state.startURLChanged(to: "http://127.0.0.1:8080/").isEmpty)
     }
 
+    @Test("the attached kiosk's idle is a report with its idle time, answered by idleDone on its connection; another's is ignored")
+    func idleState() {
+        var state = KioskControlState(startURL: "http://127.0.0.1:8080/")
+        #expect(state.idle(viewer: "v1", on: 1) == nil)
+        _ = state.attach(Self.attach, on: 1)
+        let report = state.idle(viewer: "v1", on: 1)
+        #expect(report == .init(connection: 1, viewer: "v1", idleSeconds: 120))
+        #expect(state.idle(viewer: "v1", on: 2) == nil)
+        #expect(report.map { state.idleHandled($0) } == [.send(connection: 1, .idleDone(viewer: "v1"))])
+    }
+
     @Test(
         "admission: loopback only; every Origin field must be a ws(s) URL (a page's is http(s) or null); the bearer token must match")
     func refusals() {
@@ -127,6 +140,13 @@ struct KioskControlSocketTests {
 
     /// Runs `body` with a host serving the demo whose control socket takes `token`.
     private func withServer(_ body: (RunningServer, KioskControl) async throws -> Void) async throws {
+        try await withServer { running, control, _ in try await body(running, control) }
+    }
+
+    /// Runs `body` with a host serving the demo (reading `clock`) whose control socket takes `token`.
+    private func withServer(
+        clock: any HostClock = SystemHostClock(), _ body: (RunningServer, KioskControl, StoryBridgeHost) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-kiosk-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let directory = DataDirectory(folder)
@@ -135,13 +155,13 @@ struct KioskControlSocketTests {
         logger.logLevel = .critical
         let host = StoryBridgeHost(
             library: PresentationLibrary([try PresentationFolder.load(Self.demo, catalog: .init(id: 1))]),
-            database: try StoryBridgeDatabase(file: directory.database), logger: logger)
+            database: try StoryBridgeDatabase(file: directory.database), clock: clock, logger: logger)
         var configuration = ServerConfiguration(port: 0)
         let control = KioskControl(startURL: "http://127.0.0.1/p/1/index.html")
         configuration.kioskControl = control
         let running = try await StoryBridgeServer(host: host, configuration: configuration).start()
         do {
-            try await body(running, control)
+            try await body(running, control, host)
         } catch {
             await running.stop()
             throw error
@@ -225,6 +245,42 @@ struct KioskControlSocketTests {
             let kept = try await second.value
             #expect(
                 kept.messages == [.start(url: "http://127.0.0.1/p/1/index.html"), .start(url: "http://127.0.0.1/p/2/index.html")])
+        }
+    }
+
+    @Test(
+        "idle {viewer} ends that viewer's session at once: saved, endedBy idle, its slide recorded up to the kiosk's last input, queued; then idleDone"
+    )
+    func idleEndsSession() async throws {
+        let clock = ManualHostClock()
+        try await withServer(clock: clock) { running, control, host in
+            let viewer = try await ViewerClient.connect(
+                baseURL: running.baseURL, token: running.token, presentationId: 1, slide: "index.html")
+            defer { Task { await viewer.close() } }
+            let deadline = ContinuousClock.now + .seconds(10)
+            var sessionId: String?
+            while sessionId == nil, ContinuousClock.now < deadline {
+                sessionId = await host.viewers.existingViewer(id: viewer.viewerId)?.state.sessionId
+                if sessionId == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let session = try #require(sessionId)
+            // The slide was shown 200 s; the kiosk's idle time is 120 s: 80 s of it were watched.
+            clock.advance(by: .seconds(200))
+            let bearer: HTTPFields = [.authorization: "Bearer \(control.token)"]
+            let kiosk = try await self.session(
+                port: running.port, headers: bearer, send: [.attach(KioskControlTests.attach), .idle(viewer: viewer.viewerId)]
+            ) { $0.contains(.idleDone(viewer: viewer.viewerId)) }
+            #expect(kiosk.messages.last == .idleDone(viewer: viewer.viewerId))
+            let record = try #require(try await host.analytics.session(id: session))
+            #expect(record.state == .saved && record.endedBy == .idle)
+            #expect(record.duration == 80)
+            #expect(await host.viewers.existingViewer(id: viewer.viewerId)?.state.sessionId == nil)
+            #expect(try await host.analytics.uploadStatus().queued > 0)
+            // A viewer the host does not know is answered all the same: the kiosk goes on.
+            let unknown = try await self.session(
+                port: running.port, headers: bearer, send: [.attach(KioskControlTests.attach), .idle(viewer: "nobody")]
+            ) { $0.contains(.idleDone(viewer: "nobody")) }
+            #expect(unknown.messages.last == .idleDone(viewer: "nobody"))
         }
     }
 }

@@ -29,6 +29,10 @@ package enum SessionEnd: String, Sendable, Hashable, Codable, DatabaseValueConve
     /// Its presentation was quarantined while it was shown (`storybridge verify` found its files
     /// changed): the host saved it at once, so the record says when viewing stopped.
     case quarantine
+    /// The kiosk's screen was left untouched for its idle time (`storybridge kiosk --idle-reset`):
+    /// the host saved it at once, the slide shown recorded up to the last input, and the kiosk
+    /// began a fresh viewer.
+    case idle
 }
 
 /// Where and when a record was made. Records keep these four values in their own columns

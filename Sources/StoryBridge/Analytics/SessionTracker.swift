@@ -172,6 +172,23 @@ public final class SessionTracker: Sendable {
         return sessionId
     }
 
+    /// Ends the session in `state` because the kiosk's screen was left untouched (`storybridge
+    /// kiosk --idle-reset`): the slide shown is recorded up to `lastActivity` (no earlier than
+    /// it was entered; cause `idle`) and the session saved (state 1, `endedBy` `idle`) and queued
+    /// for upload. Returns the id of the session ended, if one was in progress.
+    func endByIdle(_ state: ViewerState, viewerId: String, lastActivity: Date) async throws -> String? {
+        guard let sessionId = state.sessionId, let session = try await store.session(id: sessionId), session.state == .inProgress
+        else { return nil }
+        if let slide = state.currentSlide, let presentationId = state.presentationId, let enteredAt = state.slideEnteredAt {
+            try await recordSlideView(
+                sessionId: sessionId, presentationId: presentationId, slide: slide, enteredAt: enteredAt,
+                now: min(max(enteredAt, lastActivity), clock.now), navigation: state.slideNavigation, cause: "idle")
+        }
+        try await store.setState(.saved, sessionId: sessionId, endedBy: .idle)
+        logger.info("session ended: the kiosk's screen was idle", metadata: ["session": "\(sessionId)", "viewer": "\(viewerId)"])
+        return sessionId
+    }
+
     /// Records a media file shown from `opened` (a date read from ``clock``) until now.
     func mediaViewed(_ viewer: Viewer, presentationId: Int, fileName: String, opened: Date) async throws {
         guard let sessionId = viewer.latestState.sessionId else { return }

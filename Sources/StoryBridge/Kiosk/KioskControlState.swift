@@ -14,6 +14,25 @@ package struct KioskControlState: Sendable, Equatable {
         package var status: KioskControlMessage.Status?
     }
 
+    /// The attached kiosk's `idle {viewer}`: serve ends that viewer's session, then answers with
+    /// ``KioskControlState/idleHandled(_:)`` (docs/design/FLEET.md §9.4).
+    package struct IdleReport: Sendable, Equatable {
+        /// The kiosk's connection.
+        package var connection: Int
+        /// The viewer whose screen was idle.
+        package var viewer: String
+        /// The kiosk's idle time in seconds (its `attach`'s): the screen's last input was that long
+        /// ago.
+        package var idleSeconds: Int
+
+        /// A report of `viewer` from `connection`, whose idle time is `idleSeconds`.
+        package init(connection: Int, viewer: String, idleSeconds: Int) {
+            self.connection = connection
+            self.viewer = viewer
+            self.idleSeconds = idleSeconds
+        }
+    }
+
     /// What the route does.
     package enum Action: Sendable, Equatable {
         /// Send `message` on `connection`.
@@ -53,6 +72,18 @@ package struct KioskControlState: Sendable, Equatable {
     package mutating func status(_ message: KioskControlMessage.Status, on connection: Int) {
         guard attached?.connection == connection else { return }
         attached?.status = message
+    }
+
+    /// `connection` said `idle {viewer}`: the report to act on, or nil when `connection` is not
+    /// the attached kiosk (a replaced kiosk's word no longer counts).
+    package func idle(viewer: String, on connection: Int) -> IdleReport? {
+        guard let attached, attached.connection == connection else { return nil }
+        return IdleReport(connection: connection, viewer: viewer, idleSeconds: attached.attach.idleResetSeconds)
+    }
+
+    /// The session of `report`'s viewer has ended: the kiosk is told so, and opens a fresh page.
+    package func idleHandled(_ report: IdleReport) -> [Action] {
+        [.send(connection: report.connection, .idleDone(viewer: report.viewer))]
     }
 
     /// `connection` closed; when it was the attached kiosk, none is attached.

@@ -87,6 +87,19 @@ public actor Viewer {
         }
     }
 
+    /// Ends the viewer's session because its kiosk screen was idle
+    /// (``SessionTracker/endByIdle(_:viewerId:lastActivity:)``); the viewer keeps no session, so
+    /// a page of it shown again would start a new one.
+    func endSessionByIdle(with tracker: SessionTracker, lastActivity: Date) async throws -> String? {
+        guard let ended = try await tracker.endByIdle(state, viewerId: id, lastActivity: lastActivity) else { return nil }
+        change { state in
+            guard state.sessionId == ended else { return }
+            state.sessionId = nil
+            state.slideEnteredAt = nil
+        }
+        return ended
+    }
+
     // MARK: Leases (who holds the viewer in memory)
 
     /// Marks the viewer held (a page connection is being served); it stays in memory until every

@@ -57,9 +57,14 @@ package final class KioskControl: Sendable {
     }
 
     /// `connection` sent `text`; a message that is not one is logged by the caller from the
-    /// error thrown.
-    package func received(_ text: String, on connection: Int) throws(KioskControlMessage.DecodingFailure) {
+    /// error thrown. The attached kiosk's `idle` is returned as the report the caller acts on
+    /// (it ends the viewer's session, then calls ``idleHandled(_:)``).
+    @discardableResult
+    package func received(_ text: String, on connection: Int) throws(KioskControlMessage.DecodingFailure)
+        -> KioskControlState.IdleReport?
+    {
         let message = try KioskControlMessage.decode(Data(text.utf8))
+        if case .idle(let viewer) = message { return state.withLock { $0.idle(viewer: viewer, on: connection) } }
         let actions: [KioskControlState.Action] = state.withLock { state in
             switch message {
             case .attach(let attach): return state.attach(attach, on: connection)
@@ -74,6 +79,12 @@ package final class KioskControl: Sendable {
             }
         }
         perform(actions)
+        return nil
+    }
+
+    /// The session of `report`'s viewer has ended: the kiosk gets `idleDone`.
+    package func idleHandled(_ report: KioskControlState.IdleReport) {
+        perform(state.withLock { $0.idleHandled(report) })
     }
 
     /// `connection` sent a binary frame: the PNG of its last screenshot answer.

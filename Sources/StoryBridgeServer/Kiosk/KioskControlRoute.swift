@@ -9,9 +9,11 @@ import StoryBridge
 /// `storybridge kiosk`. Outside the launch token's group: the kiosk presents the run file's
 /// control token as `Authorization: Bearer`, from this machine, with no page's `Origin` (the `Host`
 /// check of the router applies as everywhere). A refused socket is closed with 4403 and the
-/// reason once the client has sent its first message (``close(_:_:code:reason:)``).
+/// reason once the client has sent its first message (``close(_:_:code:reason:)``). The kiosk's
+/// `idle {viewer}` ends that viewer's session on `host` (§9.4) before `idleDone` answers it.
 struct KioskControlRoute: Sendable {
     let control: KioskControl
+    let host: StoryBridgeHost
     let logger: Logger
 
     /// The largest message a kiosk sends: a screenshot's PNG, 16 MiB.
@@ -35,6 +37,21 @@ struct KioskControlRoute: Sendable {
         _ = try? await messages.next()
         timer.cancel()
         try await outbound.close(.unknown(code), reason: reason)
+    }
+
+    /// Ends the session of the viewer whose kiosk screen was idle, its last input taken as the
+    /// kiosk's idle time ago, then answers `idleDone` (also when there was no session to end, or
+    /// ending it failed: the kiosk opens a fresh page either way).
+    private func endIdleSession(_ report: KioskControlState.IdleReport) async {
+        let lastActivity = host.clock.now.addingTimeInterval(-Double(report.idleSeconds))
+        do {
+            let ended = try await host.endSession(idleViewer: report.viewer, lastActivity: lastActivity)
+            logger.info(
+                "kiosk idle reset", metadata: ["viewer": "\(report.viewer)", "session": "\(ended ?? "none in progress")"])
+        } catch {
+            logger.error("kiosk idle reset: the session could not be ended", metadata: ["viewer": "\(report.viewer)", "error": "\(error)"])
+        }
+        control.idleHandled(report)
     }
 
     /// Adds the route to `router`.
@@ -70,7 +87,7 @@ struct KioskControlRoute: Sendable {
                         continue
                     }
                     do {
-                        try control.received(text, on: connection)
+                        if let report = try control.received(text, on: connection) { await endIdleSession(report) }
                     } catch {
                         logger.warning("kiosk control: \(error)")
                     }

@@ -50,7 +50,7 @@ struct WebSocketRoutes: Sendable {
                 }
             }
         }
-        if let kioskControl { KioskControlRoute(control: kioskControl, logger: logger).add(to: router) }
+        if let kioskControl { KioskControlRoute(control: kioskControl, host: host, logger: logger).add(to: router) }
         return router
     }
 

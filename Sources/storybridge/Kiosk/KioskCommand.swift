@@ -23,6 +23,10 @@ struct KioskCommand: AsyncParsableCommand {
             With --headless there is no window (machines without a display, tests). From the fleet dashboard, \
             'screenshot' asks this browser for what it shows.
 
+            With --idle-reset, a screen someone touched and then left alone that long goes back to the start \
+            page: serve ends the viewer's session at once (saved and queued for upload with endedBy=idle) and a \
+            fresh tab begins a new viewer and session. A screen nobody touched since the last reset is left alone.
+
             SIGTERM or Ctrl-C closes Chromium and exits 0.
             """)
 
@@ -99,11 +103,15 @@ struct KioskCommand: AsyncParsableCommand {
         var logger = Logger(label: "storybridge.kiosk")
         logger.logLevel = logLevel
         let directory = library.directory
+        let idleSeconds = try idleResetSeconds
+        let idleReporter = KioskIdleReporter()
         let kioskBrowser = KioskBrowser(
-            binary: binary, mode: mode, profiles: directory.root.appendingPathComponent("kiosk"), logger: logger)
+            binary: binary, mode: mode, profiles: directory.root.appendingPathComponent("kiosk"), idleAfter: .seconds(idleSeconds),
+            reportIdle: { viewer in await idleReporter.report(viewer: viewer) }, logger: logger)
         let attach = KioskControlMessage.Attach(
-            pid: getpid(), mode: mode.name, display: mode.display, idleResetSeconds: try idleResetSeconds, browser: binary)
-        let client = KioskControlClient(directory: directory, attach: attach, browser: kioskBrowser, logger: logger)
+            pid: getpid(), mode: mode.name, display: mode.display, idleResetSeconds: idleSeconds, browser: binary)
+        let client = KioskControlClient(
+            directory: directory, attach: attach, browser: kioskBrowser, idleReporter: idleReporter, logger: logger)
         logger.info("storybridge kiosk: \(mode.name) browser \(binary), data folder \(directory.root.path)")
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await kioskBrowser.run() }

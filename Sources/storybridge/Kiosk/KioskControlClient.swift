@@ -8,11 +8,13 @@ import StoryBridgeScripts
 /// `storybridge kiosk`'s end of serve's control socket (docs/design/FLEET.md §9.3): finds serve
 /// by `<data-dir>/run/serve.json`, waiting and trying again every second while the file is
 /// missing or its process is gone; attaches; hands `start` to the browser, answers `screenshot`,
-/// and sends its counters every 10 s. A socket that ends is opened again a second later.
+/// carries the idle handshake (`idle` out, `idleDone` in, through ``KioskIdleReporter``) and
+/// sends its counters every 10 s. A socket that ends is opened again a second later.
 struct KioskControlClient: Sendable {
     let directory: DataDirectory
     let attach: KioskControlMessage.Attach
     let browser: KioskBrowser
+    let idleReporter: KioskIdleReporter
     let logger: Logger
 
     /// How often the kiosk sends its counters.
@@ -67,11 +69,14 @@ struct KioskControlClient: Sendable {
                 inbound, outbound, _ in
                 try await outbound.write(.text(Self.text(.attach(attach))))
                 logger.info("kiosk attached to serve", metadata: ["serve": "\(file.url)", "pid": "\(file.pid)"])
+                idleReporter.connected { message in try await outbound.write(.text(Self.text(message))) }
+                defer { idleReporter.disconnected() }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         while !Task.isCancelled {
                             let status = KioskControlMessage.Status(
-                                browserRestarts: await browser.restarts, idleResets: 0, lastInputSecondsAgo: nil)
+                                browserRestarts: await browser.restarts, idleResets: await browser.idleResets,
+                                lastInputSecondsAgo: await browser.lastInputSecondsAgo)
                             try await outbound.write(.text(Self.text(.status(status))))
                             try await Task.sleep(for: Self.statusInterval)
                         }
@@ -88,6 +93,7 @@ struct KioskControlClient: Sendable {
                         switch message {
                         case .start(let url): await browser.open(url)
                         case .screenshot(let id): try await answerScreenshot(id, on: outbound)
+                        case .idleDone(let viewer): idleReporter.idleDone(viewer: viewer)
                         default: continue
                         }
                     }
