@@ -111,14 +111,21 @@ struct FleetKioskDashboardTests {
     }
 
     @Test(
-        "in headless Chromium the kiosk page's Screenshot button shows the kiosk's picture at its natural size with when it was taken; what plays now and the idle resets follow the beats live; a kiosk not connected shows the 409 message"
+        "in headless Chromium the kiosk page's Screenshot button shows the kiosk's picture at its natural size with when it was taken; what plays now and the idle resets follow the beats live; a kiosk not connected shows the 409 message, a failing one 502 with its reason, a silent one 504"
     )
     func browser() async throws {
         let lab = try ContentLab()
         let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
         let (device, token) = try store.add(name: "lobby-1")
         let (absent, _) = try store.add(name: "never-installed")
+        let (broken, brokenToken) = try store.add(name: "broken-browser")
+        let (silent, silentToken) = try store.add(name: "silent")
         try await lab.withFleetHub { _, running, _ in
+            var failing = Self.screenshot
+            failing.error = "the browser <crashed>"
+            let brokenKiosk = try await FleetTestKiosk.connected(port: running.port, token: brokenToken.text, screenshot: failing)
+            // Connected, but it never answers a screenshot request.
+            let silentKiosk = try await FleetTestKiosk.connected(port: running.port, token: silentToken.text)
             let kiosk = try await FleetTestKiosk.connected(
                 port: running.port, token: token.text, schedule: try Self.schedule(), screenshot: Self.screenshot)
             try await kiosk.beat(
@@ -189,7 +196,65 @@ struct FleetKioskDashboardTests {
                     refused.stringValue?.hasPrefix("No screenshot (409): the kiosk is not connected to the hub") == true
                         && refused.stringValue?.contains("the kiosk is not connected to the hub") == true, "\(refused)")
                 #expect(try await page.evaluate("document.getElementById('screenshot').hidden") == .bool(true))
+
+                // The kiosk's own failure: 502 with its reason, as text.
+                try await page.navigate(to: "\(running.baseURL)/fleet/kiosks/\(broken.id)")
+                try await page.waitFor("window.__kioskReady === true")
+                try await page.click("#screenshot-button")
+                try await page.waitFor("document.getElementById('screenshot-status').dataset.state === 'error'")
+                #expect(
+                    try await page.evaluate("document.getElementById('screenshot-status').textContent")
+                        == .string("No screenshot (502): the kiosk could not take it: the browser <crashed>"))
+
+                // No answer: 504 once the hub's 5 s are up; the button is busy meanwhile.
+                try await page.navigate(to: "\(running.baseURL)/fleet/kiosks/\(silent.id)")
+                try await page.waitFor("window.__kioskReady === true")
+                try await page.click("#screenshot-button")
+                #expect(try await page.evaluate("document.getElementById('screenshot-button').disabled") == .bool(true))
+                try await page.waitFor("document.getElementById('screenshot-status').dataset.state === 'error'", timeout: .seconds(20))
+                let late = try await page.evaluate("document.getElementById('screenshot-status').textContent")
+                #expect(late.stringValue?.hasPrefix("No screenshot (504): the kiosk did not answer within 5 s") == true, "\(late)")
+                #expect(try await page.evaluate("document.getElementById('screenshot-button').disabled") == .bool(false))
             }
+            brokenKiosk.disconnect()
+            silentKiosk.disconnect()
+            kiosk.disconnect()
+        }
+    }
+
+    @Test(
+        "/fleet/events?kiosk=ID sends that kiosk only, and its row again with lastScreenshotAt once a screenshot is stored"
+    )
+    func streamOfOneKiosk() async throws {
+        let lab = try ContentLab()
+        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
+        let (device, token) = try store.add(name: "lobby-1")
+        let (other, _) = try store.add(name: "other-kiosk")
+        try await lab.withFleetHub { _, running, _ in
+            let kiosk = try await FleetTestKiosk.connected(port: running.port, token: token.text, screenshot: Self.screenshot)
+            var browser = FleetBrowser(port: running.port)
+            #expect(try await browser.login(ContentLab.adminName, ContentLab.adminPassword).status == 303)
+            let session = try #require(browser.cookies["sb_fleet"])
+            let csrf = try #require(FleetBrowser.csrf(in: try await browser.send("GET", "/fleet").text))
+            let snapshot = Flag()
+            let request =
+                "GET /fleet/events?kiosk=\(device.id) HTTP/1.1\r\nHost: 127.0.0.1:\(running.port)\r\nCookie: sb_fleet=\(session)\r\n\r\n"
+            let stream = Task {
+                try await RawHTTP.exchange(port: running.port, request, timeout: 60) { response in
+                    if response.text.contains("event: snapshot") { snapshot.set() }
+                    guard let rows = response.text.range(of: "event: rows") else { return false }
+                    return response.text[rows.lowerBound...].contains("\"lastScreenshotAt\":\"")
+                }
+            }
+            try await eventually("the snapshot") { snapshot.isSet }
+            let taken = try await browser.send(
+                "POST", "/fleet/kiosks/\(device.id)/screenshot",
+                headers: ["X-CSRF-Token: \(csrf)", "Origin: http://127.0.0.1:\(running.port)"])
+            #expect(taken.status == 200, "\(taken.text)")
+            let receivedAt = try #require(try JSONValue.parse(taken.text)["receivedAt"]?.stringValue)
+            let text = try await stream.value.text
+            #expect(text.contains(device.id) && !text.contains(other.id), "\(text)")
+            #expect(text.contains("\"lastScreenshotAt\":\"\(receivedAt)\""), "\(text)")
             kiosk.disconnect()
         }
     }

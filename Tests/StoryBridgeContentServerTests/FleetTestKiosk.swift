@@ -17,6 +17,8 @@ final class FleetTestKiosk: Sendable {
         var png: Data
         var width: Int
         var height: Int
+        /// When set, the kiosk answers with this error instead (as serve does when its browser fails).
+        var error: String? = nil
     }
 
     /// What the hub sent, in order.
@@ -64,6 +66,12 @@ final class FleetTestKiosk: Sendable {
                     while let message = try await iterator.next() {
                         guard case .text(let text) = message, let decoded = try? FleetWire.decode(Data(text.utf8)) else { continue }
                         // Requests it answers itself are not recorded: a test waiting for an ack reads on.
+                        if case .screenshot(let request) = decoded, let screenshot, let error = screenshot.error {
+                            let result = ScreenshotResult(id: request.id, error: error)
+                            try await outbound.write(
+                                .text(String(decoding: try FleetWire.encode(.screenshotResult(result)), as: UTF8.self)))
+                            continue
+                        }
                         if case .screenshot(let request) = decoded, let screenshot {
                             let result = ScreenshotResult(
                                 id: request.id, width: screenshot.width, height: screenshot.height, takenAt: Date())
