@@ -72,9 +72,11 @@ func eventually(_ what: String, _ condition: () async throws -> Bool) async thro
 extension FleetTestKiosk {
     /// A kiosk connected to the hub on `port` (challenge answered, welcome received), advertising `metricsURL` when given.
     static func connected(
-        port: Int, token: String, key: HostKey = HostKey(), interval: Int = 30, metricsURL: String? = nil
+        port: Int, token: String, key: HostKey = HostKey(), interval: Int = 30, metricsURL: String? = nil, schedule: JSONValue? = nil,
+        screenshot: Screenshot? = nil
     ) async throws -> FleetTestKiosk {
-        let kiosk = FleetTestKiosk(port: port, token: token, key: key, interval: interval, metricsURL: metricsURL)
+        let kiosk = FleetTestKiosk(
+            port: port, token: token, key: key, interval: interval, metricsURL: metricsURL, schedule: schedule, screenshot: screenshot)
         guard case .challenge = await kiosk.next(), case .welcome = await kiosk.next() else {
             throw CocoaError(.coderReadCorrupt, userInfo: [NSLocalizedDescriptionKey: "the hub did not welcome the kiosk"])
         }

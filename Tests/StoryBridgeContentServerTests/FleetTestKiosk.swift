@@ -1,14 +1,26 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NIOCore
 import StoryBridge
 import StoryBridgeFleet
 import Synchronization
 
 /// A kiosk as the hub sees one, for tests: a real WebSocket client on loopback that answers the
-/// challenge with a hello signed by `key`, then sends what the test asks and records what the
-/// hub sends, until the hub closes the socket or the test disconnects.
+/// challenge with a hello signed by `key` (carrying `schedule` when given), then sends what the
+/// test asks and records what the hub sends, until the hub closes the socket or the test
+/// disconnects. Given a `screenshot`, it answers each screenshot request with it, as serve does: a
+/// `screenshotResult` text frame, then the PNG as a binary frame.
 final class FleetTestKiosk: Sendable {
+    /// A screenshot the kiosk answers with: the PNG and its size.
+    struct Screenshot: Sendable {
+        var png: Data
+        var width: Int
+        var height: Int
+        /// When set, the kiosk answers with this error instead (as serve does when its browser fails).
+        var error: String? = nil
+    }
+
     /// What the hub sent, in order.
     let received: AsyncStream<FleetMessage>
     private let commands: AsyncStream<FleetMessage>.Continuation
@@ -18,7 +30,7 @@ final class FleetTestKiosk: Sendable {
     /// origin it connects to, as a real kiosk does), advertising `metricsURL` when given.
     init(
         port: Int, token: String, key: HostKey, origin: String? = nil, interval: Int = 30, name: String = "lobby-1",
-        metricsURL: String? = nil
+        metricsURL: String? = nil, schedule: JSONValue? = nil, screenshot: Screenshot? = nil
     ) {
         let (received, inbound) = AsyncStream<FleetMessage>.makeStream()
         let (commands, outboundCommands) = AsyncStream<FleetMessage>.makeStream()
@@ -42,7 +54,7 @@ final class FleetTestKiosk: Sendable {
                 let hello = KioskHello.signed(
                     by: key, nonce: challenge.nonce, hubOrigin: origin, instance: UUID().uuidString, name: name, labels: ["site": "test"],
                     version: "0.1.0", intervalSeconds: interval, startedAt: Date(), timeZone: "UTC",
-                    metricsURL: metricsURL)
+                    schedule: schedule, metricsURL: metricsURL)
                 try await outbound.write(.text(String(decoding: try FleetWire.encode(.hello(hello)), as: UTF8.self)))
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -52,7 +64,23 @@ final class FleetTestKiosk: Sendable {
                         if !Task.isCancelled { try await outbound.close(.normalClosure, reason: nil) }
                     }
                     while let message = try await iterator.next() {
-                        if case .text(let text) = message, let decoded = try? FleetWire.decode(Data(text.utf8)) { inbound.yield(decoded) }
+                        guard case .text(let text) = message, let decoded = try? FleetWire.decode(Data(text.utf8)) else { continue }
+                        // Requests it answers itself are not recorded: a test waiting for an ack reads on.
+                        if case .screenshot(let request) = decoded, let screenshot, let error = screenshot.error {
+                            let result = ScreenshotResult(id: request.id, error: error)
+                            try await outbound.write(
+                                .text(String(decoding: try FleetWire.encode(.screenshotResult(result)), as: UTF8.self)))
+                            continue
+                        }
+                        if case .screenshot(let request) = decoded, let screenshot {
+                            let result = ScreenshotResult(
+                                id: request.id, width: screenshot.width, height: screenshot.height, takenAt: Date())
+                            try await outbound.write(
+                                .text(String(decoding: try FleetWire.encode(.screenshotResult(result)), as: UTF8.self)))
+                            try await outbound.write(.binary(ByteBuffer(bytes: screenshot.png)))
+                            continue
+                        }
+                        inbound.yield(decoded)
                     }
                     group.cancelAll()
                 }

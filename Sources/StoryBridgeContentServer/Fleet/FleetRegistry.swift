@@ -25,6 +25,8 @@ package actor FleetRegistry {
         package var lastBeat: Beat?
         /// When the last beat arrived (hub's wall clock).
         package var lastBeatAt: Date?
+        /// When the hub stored the kiosk's last screenshot (`kiosk_state.lastScreenshotAt`).
+        package var lastScreenshotAt: Date? = nil
     }
 
     private let store: DeviceStore
@@ -73,7 +75,7 @@ package actor FleetRegistry {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT s.deviceId, s.presence, s.since, s.intervalSeconds, s.lastBeatAt, s.hello, s.lastBeat
+                    SELECT s.deviceId, s.presence, s.since, s.intervalSeconds, s.lastBeatAt, s.hello, s.lastBeat, s.lastScreenshotAt
                     FROM kiosk_state s JOIN device d ON d.id = s.deviceId
                     WHERE d.revokedAt IS NULL AND d.kind = 'kiosk'
                     """)
@@ -88,7 +90,7 @@ package actor FleetRegistry {
                 machine: KioskPresenceMachine(restoring: presence, since: row["since"], interval: interval, hubStart: start),
                 hello: Self.decode(row["hello"]).flatMap { if case .hello(let hello) = $0 { hello } else { nil } },
                 lastBeat: Self.decode(row["lastBeat"]).flatMap { if case .beat(let beat) = $0 { beat } else { nil } },
-                lastBeatAt: row["lastBeatAt"])
+                lastBeatAt: row["lastBeatAt"], lastScreenshotAt: row["lastScreenshotAt"])
         }
         self.kiosks = kiosks
     }
@@ -189,6 +191,15 @@ package actor FleetRegistry {
                 "fleet: a checkpoint in a beat of kiosk \(kiosk.deviceId) is not kept: \(refusal)",
                 metadata: ["device": "\(kiosk.deviceId)"])
         }
+    }
+
+    /// A screenshot of `deviceId` was stored at `at` (``FleetScreenshotRoutes`` wrote it and
+    /// `kiosk_state.lastScreenshotAt`): `/v1/fleet` and the dashboard show it from here, without
+    /// reading the database.
+    func screenshotStored(_ deviceId: String, at: Date) {
+        guard kiosks[deviceId] != nil else { return }
+        kiosks[deviceId]?.lastScreenshotAt = at
+        touch(deviceId)
     }
 
     /// The device of `connection` said `bye`: offline at once.

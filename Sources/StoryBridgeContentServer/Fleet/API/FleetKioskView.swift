@@ -27,7 +27,8 @@ struct FleetKioskView: Encodable, Sendable {
     var schedule: Beat.ScheduleNow?
     var kiosk: Beat.KioskStatus?
     var metricsURL: String?
-    /// Screenshots do not exist yet (plan commit 11): always null.
+    /// When the hub stored the kiosk's last screenshot (the registry's copy of
+    /// `kiosk_state.lastScreenshotAt`), null when it has none.
     var lastScreenshotAt: Date?
     /// The detail's whole last beat and hello (nil in the list).
     var detail: (lastBeat: Beat?, hello: KioskHello?)?
@@ -59,7 +60,7 @@ struct FleetKioskView: Encodable, Sendable {
         schedule = beat?.schedule
         self.kiosk = beat?.kiosk
         metricsURL = hello?.metricsURL
-        lastScreenshotAt = nil
+        lastScreenshotAt = kiosk?.lastScreenshotAt
         detail = withDetail ? (beat, hello) : nil
     }
 

@@ -11,7 +11,8 @@ import StoryBridge
 /// - every 15 s of the hub's clock a comment line, when the session is also looked at (without
 ///   prolonging it): one that has ended ends the stream with `event: logout`.
 ///
-/// The data are the objects of `/v1/fleet` (`{"kiosks": [...]}`). At most 32 streams per session
+/// The data are the objects of `/v1/fleet` (`{"kiosks": [...]}`). With `?kiosk=ID` (the kiosk
+/// page's `kiosk.js`) a stream renders and sends that kiosk only. At most 32 streams per session
 /// (an admin's session cookie, or one bearer token) and 256 in all: beyond, 503 with `Retry-After`.
 struct FleetEventsRoute: Sendable {
     let api: FleetAPIRoutes
@@ -32,6 +33,7 @@ struct FleetEventsRoute: Sendable {
     func register(on router: Router<ContentRequestContext>, auth: FleetAuthMiddleware) {
         router.group("fleet/events").add(middleware: auth).get { request, context -> Response in
             let cookie = context.fleetSession == nil ? nil : request.cookies[AdminSessions.cookieName]?.value
+            let only = FleetFilter.pairs(request.uri.query).last { $0.0 == "kiosk" }?.1
             let ticket: FleetStreamGate.Ticket
             do throws(FleetStreamQuota.Refusal) {
                 ticket = try gate.ticket(for: cookie.map { "session:" + $0 } ?? "bearer:" + (request.headers[.authorization] ?? ""))
@@ -46,12 +48,12 @@ struct FleetEventsRoute: Sendable {
                 body: ResponseBody { writer in
                     // The place is held while the stream runs (and given back if it never does).
                     defer { withExtendedLifetime(ticket) {} }
-                    try await stream(to: &writer, cookie: cookie)
+                    try await stream(to: &writer, cookie: cookie, only: only)
                 })
         }
     }
 
-    private func stream(to writer: inout any ResponseBodyWriter, cookie: String?) async throws {
+    private func stream(to writer: inout any ResponseBodyWriter, cookie: String?, only: String?) async throws {
         metrics.streamOpened()
         defer { metrics.streamClosed() }
         // What was sent per kiosk, and the device row and registry revision it was made from: a
@@ -65,7 +67,7 @@ struct FleetEventsRoute: Sendable {
         // The changed kiosks' objects as sent, each encoded once.
         var changed: [Data] = []
         func render() {
-            for device in devices {
+            for device in devices where only == nil || device.id == only {
                 let revision = state.revisions[device.id] ?? 0
                 if let earlier = madeFrom[device.id], earlier.revision == revision, earlier.device == device { continue }
                 madeFrom[device.id] = (device, revision)

@@ -58,7 +58,13 @@ enum FleetScript {
             if (k.sync && k.sync.lastRunAt) {
               sync = (k.sync.result || '?') + (k.sync.exitStatus === null ? '' : ' ' + k.sync.exitStatus) + ' · ' + age(ago(k.sync.lastRunAt)) + ' ago';
             }
-            return [k.presence + ' · ' + age(ago(k.since)), k.name, labelText, decks, queue, sync, k.version || '',
+            var plays = '';
+            if (k.schedule) {
+              plays = (k.schedule.presentation === null || k.schedule.presentation === undefined ? 'nothing'
+                : k.schedule.presentation + (k.schedule.slide ? ', slide ' + k.schedule.slide : '')) + ' · ' + k.schedule.source
+                + (k.schedule.installed === false ? ' · not installed' : '');
+            }
+            return [k.presence + ' · ' + age(ago(k.since)), k.name, labelText, decks, plays, queue, sync, k.version || '',
                     k.lastBeatAt ? age(ago(k.lastBeatAt)) + ' ago' : 'never'];
           }
           function render() {

@@ -5,7 +5,7 @@ import Hummingbird
 enum FleetStaticRoutes {
     /// Registers the routes.
     static func register(on router: Router<ContentRequestContext>) {
-        for (name, source) in [("fleet.js", FleetScript.source), ("kiosk.js", kioskScript)] {
+        for (name, source) in [("fleet.js", FleetScript.source), ("kiosk.js", FleetKioskScript.source)] {
             router.get("fleet/static/\(name)") { _, _ -> Response in
                 var headers = HTTPFields()
                 headers[.contentType] = "text/javascript; charset=utf-8"
@@ -15,15 +15,4 @@ enum FleetStaticRoutes {
             }
         }
     }
-
-    /// The kiosk page's script: reloads the plot every minute.
-    static let kioskScript = """
-        (function () {
-          'use strict';
-          var plot = document.getElementById('plot');
-          if (!plot) { return; }
-          var base = plot.getAttribute('src');
-          setInterval(function () { plot.src = base + '?at=' + Date.now(); }, 60000);
-        })();
-        """
 }

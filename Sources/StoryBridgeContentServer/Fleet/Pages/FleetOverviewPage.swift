@@ -1,7 +1,8 @@
 import Foundation
 import StoryBridgeFleet
 
-/// `/fleet`: the kiosks the query's filter admits, one row each, the counts by state, and the
+/// `/fleet`: the kiosks the query's filter admits, one row each (with what the schedule plays
+/// now), the counts by state, and the
 /// sign-out form, rendered by the server (so a bookmarked filter shows right without script) and
 /// kept live by `fleet.js` from `/fleet/events`. Every value is escaped: names and labels come
 /// from kiosks.
@@ -32,7 +33,7 @@ struct FleetOverviewPage: Sendable {
                 <main>
                 <p id="summary">\(FleetHTML.escape(summary.isEmpty ? "no kiosks" : summary))</p>
                 <table id="kiosks">
-                <thead><tr><th>State</th><th>Name</th><th>Labels</th><th>Decks</th><th>Queue</th><th>Last sync</th><th>Version</th><th>Last beat</th></tr></thead>
+                <thead><tr><th>State</th><th>Name</th><th>Labels</th><th>Decks</th><th>Plays now</th><th>Queue</th><th>Last sync</th><th>Version</th><th>Last beat</th></tr></thead>
                 <tbody>
                 \(rows)
                 </tbody>
@@ -54,10 +55,21 @@ struct FleetOverviewPage: Sendable {
             }
         }
         let beat = kiosk.lastBeatAt.map { "\(Self.age(now.timeIntervalSince($0))) ago" }
-        let cells = [state, kiosk.name, labels, decks, queue ?? "", sync ?? "", kiosk.version ?? "", beat ?? "never"]
+        let cells = [
+            state, kiosk.name, labels, decks, Self.playsNow(kiosk.schedule), queue ?? "", sync ?? "", kiosk.version ?? "", beat ?? "never",
+        ]
         let link = "<a href=\"/fleet/kiosks/\(FleetKioskPage.path(kiosk.id))\">\(FleetHTML.escape(kiosk.name))</a>"
         return "<tr data-id=\"\(FleetHTML.escape(kiosk.id))\" data-presence=\"\(FleetHTML.escape(kiosk.presence))\">"
             + cells.enumerated().map { index, text in "<td>\(index == 1 ? link : FleetHTML.escape(text))</td>" }.joined() + "</tr>"
+    }
+
+    /// What the schedule plays now, short: `12, slide a.html · weekly`, `nothing · none`, with
+    /// `· not installed` when the deck is missing; empty when the beat says nothing
+    /// (`fleet.js` writes the same).
+    static func playsNow(_ schedule: Beat.ScheduleNow?) -> String {
+        guard let schedule else { return "" }
+        let what = schedule.presentation.map { "\($0)" + (schedule.slide.map { ", slide \($0)" } ?? "") } ?? "nothing"
+        return "\(what) · \(schedule.source)" + (schedule.installed == false ? " · not installed" : "")
     }
 
     /// `45 s`, `5 min`, `3 h`, `2 d`.

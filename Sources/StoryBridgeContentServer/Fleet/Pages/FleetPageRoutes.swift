@@ -63,20 +63,27 @@ struct FleetPageRoutes: Sendable {
             guard let session = context.fleetSession else { return FleetHTML.redirect(to: "/fleet/login") }
             let (device, kiosk) = try await api.kiosk(context)
             let now = clock.now
-            let (history, checkpoint) = try await api.store.database.pool.read { db in
+            let (history, checkpoint, screenshot) = try await api.store.database.pool.read { db in
                 let history = try FleetHistoryView.read(device.id, since: now.addingTimeInterval(-24 * 3600), db)
                 let row = try Row.fetchOne(
                     db,
                     sql: "SELECT sequence, position, receivedAt FROM kiosk_checkpoint WHERE deviceId = ? ORDER BY sequence DESC LIMIT 1",
                     arguments: [device.id])
+                // The last screenshot's facts, not its PNG (the page's <img> fetches that).
+                let shot = try Row.fetchOne(
+                    db, sql: "SELECT takenAt, width, height, receivedAt FROM kiosk_screenshot WHERE deviceId = ?", arguments: [device.id])
                 return (
                     history,
-                    row.map { (sequence: $0["sequence"] as Int, position: $0["position"] as Int, receivedAt: $0["receivedAt"] as Date) }
+                    row.map { (sequence: $0["sequence"] as Int, position: $0["position"] as Int, receivedAt: $0["receivedAt"] as Date) },
+                    shot.map {
+                        FleetKioskPage.StoredScreenshot(
+                            takenAt: $0["takenAt"], width: $0["width"], height: $0["height"], receivedAt: $0["receivedAt"])
+                    }
                 )
             }
             let page = FleetKioskPage(
                 username: session.username, csrf: session.csrf, kiosk: FleetKioskView(device: device, kiosk: kiosk, withDetail: true),
-                history: history, checkpoint: checkpoint, now: now)
+                history: history, checkpoint: checkpoint, screenshot: screenshot, now: now)
             return FleetHTML.response(page.html)
         }
         group.get(":id/plot.svg") { _, context -> Response in

@@ -2,12 +2,14 @@ import Foundation
 import GRDB
 import Hummingbird
 import StoryBridge
+import StoryBridgeFleet
 
 /// A kiosk's screenshot on the hub (docs/design/FLEET.md §9.3):
 ///
 /// - `POST /fleet/kiosks/{id}/screenshot` (an admin's session and its CSRF token): asks the
 ///   kiosk over its open socket and answers within ``limit`` with `{takenAt, width, height,
-///   url}` once the PNG is stored as the kiosk's last one; 409 at once when the kiosk is not
+///   url, receivedAt}` once the PNG is stored as the kiosk's last one (`receivedAt`: the hub's
+///   time, which `/v1/fleet` then shows as the kiosk's `lastScreenshotAt`); 409 at once when the kiosk is not
 ///   connected or no `storybridge kiosk` is attached to its serve; 504 when no answer came in
 ///   time; 502 with the kiosk's reason otherwise.
 /// - `GET /fleet/kiosks/{id}/screenshot.png` (session): the last one, kept across restarts; 404
@@ -24,6 +26,7 @@ struct FleetScreenshotRoutes: Sendable {
         var width: Int
         var height: Int
         var url: String
+        var receivedAt: String
     }
 
     /// Registers the routes: the request behind `actions`, the picture behind `pages`.
@@ -41,7 +44,8 @@ struct FleetScreenshotRoutes: Sendable {
             case .failed(let reason):
                 return JSONReply.response(status: .badGateway, ["error": reason])
             case .picture(let picture):
-                let now = clock.now
+                // Whole milliseconds, as the database keeps it: `lastScreenshotAt` reads the same after a restart.
+                let now = Date(timeIntervalSince1970: (clock.now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
                 try await api.store.database.pool.write { db in
                     try db.execute(
                         sql: """
@@ -52,10 +56,11 @@ struct FleetScreenshotRoutes: Sendable {
                         arguments: [device.id, picture.png, picture.width, picture.height, picture.takenAt, now])
                     try db.execute(sql: "UPDATE kiosk_state SET lastScreenshotAt = ? WHERE deviceId = ?", arguments: [now, device.id])
                 }
+                await api.registry.screenshotStored(device.id, at: now)
                 return JSONReply.response(
                     Taken(
                         takenAt: picture.takenAt, width: picture.width, height: picture.height,
-                        url: "/fleet/kiosks/\(device.id)/screenshot.png"))
+                        url: "/fleet/kiosks/\(device.id)/screenshot.png", receivedAt: FleetWire.format(now)))
             }
         }
         router.group("fleet/kiosks").add(middleware: pages).get(":id/screenshot.png") { _, context -> Response in
