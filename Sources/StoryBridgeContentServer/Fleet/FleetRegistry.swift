@@ -49,6 +49,9 @@ package actor FleetRegistry {
     /// (hello, beat, transition, forgotten): a stream re-renders only kiosks whose number moved.
     private var revisions: [String: Int] = [:]
     private var lastRevision = 0
+    /// No kiosk's presence deadline comes before this (``evaluate(now:)`` looks at none until
+    /// then); `nil`: none runs.
+    private var earliestDeadline: ContinuousClock.Instant?
     /// Grows whenever device rows may have changed (another process committed to the hub
     /// database, as `device add`/`revoke` do, or a hello bound a host id).
     private var devicesGeneration = 0
@@ -93,6 +96,13 @@ package actor FleetRegistry {
                 lastBeatAt: row["lastBeatAt"], lastScreenshotAt: row["lastScreenshotAt"])
         }
         self.kiosks = kiosks
+        earliestDeadline = kiosks.values.compactMap(\.machine.nextDeadline).min()
+    }
+
+    /// Keeps ``earliestDeadline`` no later than `kiosk`'s next deadline.
+    private func noteDeadline(of kiosk: Kiosk) {
+        guard let deadline = kiosk.machine.nextDeadline else { return }
+        earliestDeadline = min(earliestDeadline ?? deadline, deadline)
     }
 
     /// The kiosk `deviceId`, if known.
@@ -163,6 +173,7 @@ package actor FleetRegistry {
         kiosk.lastBeat = beat
         kiosk.lastBeatAt = now
         kiosks[connection.deviceId] = kiosk
+        noteDeadline(of: kiosk)
         touch(connection.deviceId)
         if let transition {
             record(transition, connection.deviceId)
@@ -219,15 +230,25 @@ package actor FleetRegistry {
     package func evaluate(now: ContinuousClock.Instant) async -> [KioskPresenceMachine.Transition] {
         let date = clock.now.addingTimeInterval(-Self.seconds(now.duration(to: clock.instant)))
         var transitions: [(String, KioskPresenceMachine.Transition)] = []
-        // Most ticks find no deadline passed: look first, then change only the kiosks due (writing
-        // into the dictionary while iterating it would copy it).
-        let due = kiosks.compactMap { $0.value.machine.isDue(at: now) ? $0.key : nil }
+        // Most ticks come before any deadline: nothing to look at. (A beat only moves its kiosk's
+        // deadline later, so ``earliestDeadline`` may be early, never late; it is worked out
+        // again below.)
+        guard let earliest = earliestDeadline, earliest <= now else { return [] }
+        var due: [String] = []
+        var next: ContinuousClock.Instant?
+        for (deviceId, kiosk) in kiosks {
+            guard let deadline = kiosk.machine.nextDeadline else { continue }
+            if deadline <= now { due.append(deviceId) } else { next = min(next ?? deadline, deadline) }
+        }
+        // Changed apart from the look: writing into the dictionary while iterating it copies it.
         for deviceId in due {
             if let transition = kiosks[deviceId]?.machine.evaluate(now: now, date: date) {
                 touch(deviceId)
                 transitions.append((deviceId, transition))
             }
+            if let deadline = kiosks[deviceId]?.machine.nextDeadline { next = min(next ?? deadline, deadline) }
         }
+        earliestDeadline = next
         for (deviceId, transition) in transitions.sorted(by: { $0.0 < $1.0 }) {
             record(transition, deviceId)
             if let kiosk = kiosks[deviceId] { raiseAlert(transition, kiosk) }

@@ -89,13 +89,14 @@ package struct KioskPresenceMachine: Sendable, Equatable {
         return move(to: .offline, at: date, reason: "stopped")
     }
 
-    /// Whether ``evaluate(now:date:)`` at `instant` would move the kiosk (a deadline has passed).
-    package func isDue(at instant: ContinuousClock.Instant) -> Bool {
-        guard let reference else { return false }
+    /// When ``evaluate(now:date:)`` will next move the kiosk if no beat comes: `late` at `2·I`
+    /// after the reference, `offline` at `3·I`; `nil` when no deadline runs (`new`, `offline`).
+    package var nextDeadline: ContinuousClock.Instant? {
+        guard let reference else { return nil }
         switch presence {
-        case .online: return instant >= reference + interval * 2
-        case .late: return instant >= reference + interval * 3
-        default: return false
+        case .online: return reference + interval * 2
+        case .late: return reference + interval * 3
+        default: return nil
         }
     }
 
