@@ -279,6 +279,9 @@ package actor FleetRegistry {
                 logger.notice("fleet: device revoked", metadata: ["device": "\(deviceId)"])
             }
             return closed
+        } catch is CancellationError {
+            // The hub is stopping (the ticker's task was cancelled during the read): nothing is wrong.
+            return []
         } catch {
             logger.error("fleet: cannot read the hub database for revocations", metadata: ["error": "\(error)"])
             return []
