@@ -54,11 +54,18 @@ extension SyncLab {
     }
 
     /// The server's stored signed manifest whose body `matches`, once it is signed.
+    ///
+    /// Only the files the server serves (`<package>-r<revision>.json`) count: the server writes a
+    /// manifest to a hidden `.….tmp` file, syncs it and renames it over the served name, and a test
+    /// handed that temporary file (complete and valid for as long as the sync takes, which under
+    /// load is long) edited a file the server then renamed away or never read again.
     func signedManifestFile(matching matches: @escaping (PackageManifest) -> Bool) async throws -> URL {
         let manifests = serverTrust.manifests
         var found: URL?
         try await SyncLab.waitUntil {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: manifests.path)) ?? []
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: manifests.path)) ?? []).filter { name in
+                !name.hasPrefix(".") && name.hasSuffix(".json")
+            }
             found = names.map { manifests.appendingPathComponent($0) }.first { file in
                 guard let bytes = try? Data(contentsOf: file), let manifest = try? SignedManifest.parse(bytes) else { return false }
                 return matches(manifest.body)
