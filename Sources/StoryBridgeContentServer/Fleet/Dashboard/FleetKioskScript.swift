@@ -33,13 +33,7 @@ enum FleetKioskScript {
           var image = document.getElementById('screenshot');
           var taken = document.getElementById('screenshot-taken');
           var busy = false;
-          function age(seconds) {
-            var s = Math.max(0, Math.floor(seconds));
-            if (s < 60) { return s + ' s'; }
-            if (s < 3600) { return Math.floor(s / 60) + ' min'; }
-            if (s < 86400) { return Math.floor(s / 3600) + ' h'; }
-            return Math.floor(s / 86400) + ' d';
-          }
+          \#(FleetScript.ageFunction)
           function say(text, state) {
             status.textContent = text;
             status.dataset.state = state;

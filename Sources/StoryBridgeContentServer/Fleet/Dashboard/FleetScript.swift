@@ -10,6 +10,17 @@
 /// the array. Without it the array does not exist and nothing else differs.
 enum FleetScript {
     /// The script's text.
+    /// `age(seconds)`: "42 s", "5 min", "3 h", "2 d"; shared by `fleet.js` and `kiosk.js`.
+    static let ageFunction = #"""
+        function age(seconds) {
+          var s = Math.max(0, Math.floor(seconds));
+          if (s < 60) { return s + ' s'; }
+          if (s < 3600) { return Math.floor(s / 60) + ' min'; }
+          if (s < 86400) { return Math.floor(s / 3600) + ' h'; }
+          return Math.floor(s / 86400) + ' d';
+        }
+        """#
+
     static let source = #"""
         (function () {
           'use strict';
@@ -38,13 +49,7 @@ enum FleetScript {
             if (states ? !states[k.presence] : k.presence === 'revoked') { return false; }
             return Object.keys(labels).every(function (key) { return (k.labels || {})[key] === labels[key]; });
           }
-          function age(seconds) {
-            var s = Math.max(0, Math.floor(seconds));
-            if (s < 60) { return s + ' s'; }
-            if (s < 3600) { return Math.floor(s / 60) + ' min'; }
-            if (s < 86400) { return Math.floor(s / 3600) + ' h'; }
-            return Math.floor(s / 86400) + ' d';
-          }
+          \#(FleetScript.ageFunction)
           function ago(text) { return (Date.now() - Date.parse(text)) / 1000; }
           function cells(k) {
             var labelText = Object.keys(k.labels || {}).sort().map(function (key) { return key + '=' + k.labels[key]; }).join(' ');
