@@ -48,6 +48,13 @@ extension SyncLab {
         try clientLibrary().database.pool.read { db in try TrustHighWater.read(db, presentationId: id) }
     }
 
+    /// The files of the server's manifests folder it serves (`<package>-r<revision>.json`), not the
+    /// hidden `.….tmp` file of a manifest being written (``signedManifestFile(matching:)`` says why).
+    static func servedManifestFiles(in manifests: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: manifests.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0.hasSuffix(".json") }.sorted().map { manifests.appendingPathComponent($0) }
+    }
+
     /// The server's stored signed manifest of presentation revision `revision`, once it is signed.
     func signedManifestFile(presentationRevision revision: Int) async throws -> URL {
         try await signedManifestFile { $0.presentationRevision == revision }
@@ -63,10 +70,7 @@ extension SyncLab {
         let manifests = serverTrust.manifests
         var found: URL?
         try await SyncLab.waitUntil {
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: manifests.path)) ?? []).filter { name in
-                !name.hasPrefix(".") && name.hasSuffix(".json")
-            }
-            found = names.map { manifests.appendingPathComponent($0) }.first { file in
+            found = SyncLab.servedManifestFiles(in: manifests).first { file in
                 guard let bytes = try? Data(contentsOf: file), let manifest = try? SignedManifest.parse(bytes) else { return false }
                 return matches(manifest.body)
             }

@@ -54,7 +54,8 @@ package struct FileFacts: Sendable, Hashable, Codable {
 /// The verified facts of an installed revision (docs/design/TRUST.md 2.3.1): the hash of the
 /// manifest its files were verified against when it was installed, and each file's ``FileFacts``
 /// as they were when it was hashed (or vouched for). Kept as `package-index/<folder>.verified`
-/// beside the revision's delta index, written before the swap like it and swept with it.
+/// beside the revision's delta index and swept with it; written once the swap has committed, out
+/// of the time a delta update is waited for (a crash in between only loses them).
 ///
 /// A missing, unreadable or damaged file is never an error: the next delta then hashes the reused
 /// files. The facts vouch only against accidental change and writers that cannot also write this

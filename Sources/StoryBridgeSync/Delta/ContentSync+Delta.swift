@@ -121,7 +121,7 @@ extension ContentSync {
     func deltaInstall(
         _ row: SyncedPresentation, package: RemoteContentPackage, link: String, blob: ResumableDownloader.Blob,
         partial: PartialDownload, expectation: @Sendable () async throws(SyncError) -> TrustGate.Expectation? = { nil },
-        events: @escaping @Sendable (ContentSyncEvent) -> Void
+        factsAfterSwap: VerifiedFactsAfterSwap? = nil, events: @escaping @Sendable (ContentSyncEvent) -> Void
     ) async throws(SyncError) -> DeltaAttempt {
         let id = row.id
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
@@ -220,7 +220,7 @@ extension ContentSync {
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
-            expected: expected, vouched: vouched,
+            expected: expected, vouched: vouched, factsAfterSwap: factsAfterSwap,
             assemble: { staging in
                 let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
                 return (counts.files, counts.bytes)

@@ -294,14 +294,18 @@ package struct ContentSync: Sendable {
                 })
             // An interrupted full download of this revision is resumed rather than replaced by a delta.
             var receivedByDelta: Int64 = 0
+            // The new revision's verified facts, written once it is served (not waited for).
+            let factsAfterSwap = VerifiedFactsAfterSwap()
             if partial.bytesOnDisk == 0 && !wholePackage {
                 // The delta update's own time, which docs/BENCHMARKS.md compares with curl + unzip.
                 let attempt = try await PhaseTiming.measure("delta update (decision to fetch to swap)") { () async throws(SyncError) in
                     try await deltaInstall(
-                        row, package: package, link: sas, blob: blob, partial: partial, expectation: expectation, events: events)
+                        row, package: package, link: sas, blob: blob, partial: partial, expectation: expectation,
+                        factsAfterSwap: factsAfterSwap, events: events)
                 }
                 switch attempt {
                 case .installed(let outcome):
+                    await saveVerifiedFacts(factsAfterSwap)
                     await buildReadyTree(of: id)
                     return outcome
                 case .fullDownload(let alreadyReceived): receivedByDelta = alreadyReceived
@@ -340,9 +344,10 @@ package struct ContentSync: Sendable {
             let media = try await fetchMissingMedia(presentationId: id, packageFiles: Set(files))
             try await install(
                 row: row, package: package, partial: partial, media: media, warning: warning,
-                transferred: download.transferred, packageSize: received, expected: expected)
+                transferred: download.transferred, packageSize: received, expected: expected, factsAfterSwap: factsAfterSwap)
             await discardDownloads(of: id, media: media)
             events(.installed(presentationId: id, revision: package.revision))
+            await saveVerifiedFacts(factsAfterSwap)
             await buildReadyTree(of: id)
             return PackageOutcome(id: id, revision: package.revision, error: nil, download: download, warning: warning)
         } catch .interrupted {
@@ -354,13 +359,20 @@ package struct ContentSync: Sendable {
         }
     }
 
+    /// Writes the verified facts an install handed to `factsAfterSwap`, off the cooperative pool,
+    /// once its swap has committed (docs/design/TRUST.md 2.3.1).
+    func saveVerifiedFacts(_ factsAfterSwap: VerifiedFactsAfterSwap) async {
+        await BlockingIO.run { [directory = library.directory] in factsAfterSwap.save(in: directory) }
+    }
+
     /// Installs a package: the downloaded zip unpacked (its entry index kept), or the folder
-    /// `assemble` builds (a delta update).
+    /// `assemble` builds (a delta update); a signed or recorded tree's verified facts go to
+    /// `factsAfterSwap`, for the caller to write after the swap.
     func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
         warning: String?, transferred: Int64, packageSize: Int64, how: PackageTransfer = .full,
         expected: TrustGate.Expectation? = nil, vouched: [String: TrustGate.Vouched] = [:],
-        assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
+        factsAfterSwap: VerifiedFactsAfterSwap? = nil, assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -380,7 +392,7 @@ package struct ContentSync: Sendable {
         if let expected {
             options.verify = TrustGate.verifier(
                 expected, presentationId: row.id, presentationRevision: options.revision ?? row.listedRevision, packageId: package.id,
-                packageRevision: package.revision, vouched: vouched, directory: library.directory)
+                packageRevision: package.revision, vouched: vouched, factsAfterSwap: factsAfterSwap)
         }
         let presentationRevision = options.revision
         let library = self.library

@@ -286,12 +286,12 @@ package actor TrustGate {
     /// signed manifest, compared with it (a throw removes the staging folder; the served revision
     /// stays); for an unsigned package, its hashes recorded. A file of `vouched` whose facts in
     /// the staging folder are still those it had when the delta linked it is not read: it has the
-    /// installed record's hash. When the tree passes and `directory` is given, its verified facts
-    /// (`package-index/<folder>.verified`) are written before the swap; failing to write them is
-    /// not an error (the next delta hashes more).
+    /// installed record's hash. When the tree passes and `factsAfterSwap` is given, its verified
+    /// facts (`package-index/<folder>.verified`) are handed to it, for the sync to write once the
+    /// swap has committed.
     package nonisolated static func verifier(
         _ expectation: Expectation, presentationId: Int, presentationRevision: Int, packageId: Int, packageRevision: Int,
-        vouched: [String: Vouched] = [:], directory: DataDirectory? = nil
+        vouched: [String: Vouched] = [:], factsAfterSwap: VerifiedFactsAfterSwap? = nil
     ) -> @Sendable (URL) throws -> TrustRecord {
         { staging in
             // `lstat` of each file before any is read: a change while hashing moves its change
@@ -323,13 +323,11 @@ package actor TrustGate {
                     presentationId: presentationId, presentationRevision: presentationRevision, packageId: packageId,
                     packageRevision: packageRevision, files: files, now: Date())
             }
-            if let directory {
-                PhaseTiming.measure("trust: verified facts written") {
-                    let facts = VerifiedFacts(
-                        manifestHash: record.manifestHash,
-                        files: Dictionary(listing.map { ($0.path, $0.facts) }, uniquingKeysWith: { a, _ in a }))
-                    try? facts.save(forFolder: staging.lastPathComponent, in: directory)
-                }
+            if let factsAfterSwap {
+                let facts = VerifiedFacts(
+                    manifestHash: record.manifestHash,
+                    files: Dictionary(listing.map { ($0.path, $0.facts) }, uniquingKeysWith: { a, _ in a }))
+                factsAfterSwap.hold(facts, forFolder: staging.lastPathComponent)
             }
             return record
         }
