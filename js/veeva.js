@@ -22,11 +22,12 @@
  *     see clm arrive and wrap its runAPIRequest once: a string request is forwarded as it is (not
  *     URI-encoded, transport 'library'), with no navigation, unless the library's own isEngage()
  *     says it is framed, when the original runs. A top-level `var com;` keeps an existing own
- *     property of window (checked in Chromium), so the library's declaration keeps the trap; the
- *     getter answers undefined until something is stored, so `typeof com` and `com == null` read
- *     as before. The Vault library's com.veeva.clm is wrapped the same way. A library bundled
- *     out of the globals (a module, an IIFE's own `com`, a `let com`) is not seen: its requests
- *     still arrive through 2 to 4.
+ *     property of window (checked in Chromium), so the library's declaration keeps the trap; until
+ *     something is stored the getter reads on up the prototype chain (undefined, or an element
+ *     whose id is "com", which then holds the library unwrapped, as it would without the trap), so
+ *     `typeof com` and `com == null` read as before. The Vault library's com.veeva.clm is wrapped
+ *     the same way. A library bundled out of the globals (a module, an IIFE's own `com`, a `let
+ *     com`) is not seen: its requests still arrive through 2 to 4.
  *
  * The host answers in request order, once per request, with {callback, result}; the result (a
  * JavaScript object, never JSON text) goes to the global the callback names, looked up when the
@@ -198,15 +199,22 @@
       if ('value' in existing) { stored(existing.value); }
       return;
     }
-    var value = existing ? existing.value : undefined;
-    var get = function () { return value; };
+    var held = !!existing;
+    var value = held ? existing.value : undefined;
+    // Until something is stored, a read goes on up the prototype chain, as it would with no own
+    // property (on window: an element whose id is the name).
+    var get = function () {
+      if (held) { return value; }
+      var proto = Object.getPrototypeOf(owner);
+      return proto ? proto[name] : undefined;
+    };
     get[WRAPPED] = true;
     try {
       Object.defineProperty(owner, name, {
         configurable: true,
         enumerable: existing ? existing.enumerable : true,
         get: get,
-        set: function (next) { value = next; stored(next); }
+        set: function (next) { held = true; value = next; stored(next); }
       });
     } catch (e) { /* not extensible */ }
     if (existing) { stored(value); }
