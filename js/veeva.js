@@ -14,7 +14,20 @@
  *     the handler), and content's own links and assignments (<a href="veeva:gotoSlide(KM.zip)">,
  *     a swipe handler's document.location = "veeva:nextSlide()"): cancelled before they leave the
  *     page, by the Navigation API's navigate event (Chromium) and, for links, a click listener
- *     (every browser), then forwarded.
+ *     (every browser), then forwarded. Each caught navigate event counts in stats.navigations.
+ *  5. The library itself, before its request becomes a navigation: Veeva CRM 4.x's library is a
+ *     classic script that declares `var com;` and sets com.veeva.clm = {runAPIRequest, …}, and
+ *     its functions call com.veeva.clm.runAPIRequest(request). Accessor traps set up here, before
+ *     content runs (`com` on window, then `veeva` on the object stored there, then `clm` on that),
+ *     see clm arrive and wrap its runAPIRequest once: a string request is forwarded as it is (not
+ *     URI-encoded, transport 'library'), with no navigation, unless the library's own isEngage()
+ *     says it is framed, when the original runs. A top-level `var com;` keeps an existing own
+ *     property of window (checked in Chromium), so the library's declaration keeps the trap; until
+ *     something is stored the getter reads on up the prototype chain (undefined, or an element
+ *     whose id is "com", which then holds the library unwrapped, as it would without the trap), so
+ *     `typeof com` and `com == null` read as before. The Vault library's com.veeva.clm is wrapped
+ *     the same way. A library bundled out of the globals (a module, an IIFE's own `com`, a `let
+ *     com`) is not seen: its requests still arrive through 2 to 4.
  *
  * The host answers in request order, once per request, with {callback, result}; the result (a
  * JavaScript object, never JSON text) goes to the global the callback names, looked up when the
@@ -30,7 +43,7 @@
 
   var SCHEME = /^\s*(veeva|vaultcrm):/i;
   var NAVIGATION = /^\s*(gotoSlide|gotoSlideV2|nextSlide|prevSlide)\s*\(/;
-  var stats = { sent: 0, answered: 0, called: 0 };
+  var stats = { sent: 0, answered: 0, called: 0, navigations: 0 };
 
   // The global a request names for its answer, read as the host reads it: callback(NAME), else
   // the last NAME(result). Used when the host's answer is a failure without one.
@@ -138,6 +151,7 @@
     window.navigation.addEventListener('navigate', function (event) {
       var url = event.destination && event.destination.url;
       if (typeof url !== 'string' || !SCHEME.test(url)) { return; }
+      stats.navigations += 1;
       if (event.cancelable) { event.preventDefault(); }
       forward(url, 'location', true);
     });
@@ -151,6 +165,64 @@
     event.preventDefault();
     forward(href, 'link', true);
   }, true);
+
+  // 5. com.veeva.clm.runAPIRequest of the library, wrapped as the library defines it
+  var WRAPPED = '__storybridgeWrapped';
+
+  function isObject(value) {
+    return value !== null && (typeof value === 'object' || typeof value === 'function');
+  }
+
+  function wrapLibrary(clm) {
+    if (!isObject(clm)) { return; }
+    var original;
+    try { original = clm.runAPIRequest; } catch (e) { return; }
+    if (typeof original !== 'function' || original[WRAPPED]) { return; }
+    var wrapper = function (request, callback) {
+      var framed = false;
+      try { framed = typeof clm.isEngage === 'function' && clm.isEngage() === true; } catch (e) { framed = false; }
+      if (typeof request !== 'string' || framed) { return original.apply(this, arguments); }
+      forward(request, 'library', false);
+    };
+    wrapper[WRAPPED] = true;
+    try { clm.runAPIRequest = wrapper; } catch (e) { /* a frozen library: its navigations are caught by 4 */ }
+  }
+
+  // Makes owner[name] an accessor that stores what is assigned and hands it to `stored` (also the
+  // value already there). A property that cannot take the trap (not configurable, read-only,
+  // someone else's accessor, a frozen owner) is only handed over as it is.
+  function trap(owner, name, stored) {
+    var existing;
+    try { existing = Object.getOwnPropertyDescriptor(owner, name); } catch (e) { return; }
+    if (existing && existing.get && existing.get[WRAPPED]) { return; }
+    if (existing && (!existing.configurable || !('value' in existing) || !existing.writable)) {
+      if ('value' in existing) { stored(existing.value); }
+      return;
+    }
+    var held = !!existing;
+    var value = held ? existing.value : undefined;
+    // Until something is stored, a read goes on up the prototype chain, as it would with no own
+    // property (on window: an element whose id is the name).
+    var get = function () {
+      if (held) { return value; }
+      var proto = Object.getPrototypeOf(owner);
+      return proto ? proto[name] : undefined;
+    };
+    get[WRAPPED] = true;
+    try {
+      Object.defineProperty(owner, name, {
+        configurable: true,
+        enumerable: existing ? existing.enumerable : true,
+        get: get,
+        set: function (next) { held = true; value = next; stored(next); }
+      });
+    } catch (e) { /* not extensible */ }
+    if (existing) { stored(value); }
+  }
+
+  function trapClm(veeva) { if (isObject(veeva)) { trap(veeva, 'clm', wrapLibrary); } }
+  function trapVeeva(com) { if (isObject(com)) { trap(com, 'veeva', trapClm); } }
+  trap(window, 'com', trapVeeva);
 
   window.__storybridgeVeeva = { version: 1, stats: stats, forward: forward };
 })();

@@ -5,8 +5,9 @@ import Foundation
 /// `KM_C/index.html`), a shared-resource zip reached as `../shared/…`, a multichannel loader CSV
 /// whose order (KM_B, KM_A, KM_C) is not name order, and a CRM data set. Every key message loads
 /// `../shared/js/wire.js`, a small library written here that speaks the vendors' wire (request
-/// strings, named global callbacks, the `veeva:`/`vaultcrm:` URLs, the `veeva` message handler and
-/// `window.external.notify`); it copies no vendor code.
+/// strings, named global callbacks, the `veeva:`/`vaultcrm:` URLs, the `veeva` message handler,
+/// `window.external.notify` and a Veeva CRM 4.x-shaped `com.veeva.clm.runAPIRequest`); it copies no
+/// vendor code.
 package enum VeevaDeliveryFixture {
     /// The key messages in the loader CSV's order.
     package static let order = ["KM_B", "KM_A", "KM_C"]
@@ -42,10 +43,26 @@ package enum VeevaDeliveryFixture {
 
     /// The test library: `wire.run(request)` sends a request string (scheme included) through the
     /// transport `wire.transport` names: `location` (URI-encoded after the scheme, as Veeva CRM 4.x
-    /// does), `handler` (`webkit.messageHandlers.veeva`) or `external` (`window.external.notify`).
-    /// `wire.ask(request, name)` first sets the global `name` to a function that records the answer
-    /// in `window.answers` (one entry per call, with the name), as the libraries reassign theirs.
+    /// does), `handler` (`webkit.messageHandlers.veeva`), `external` (`window.external.notify`) or
+    /// `library` (`com.veeva.clm.runAPIRequest(request)`). `wire.ask(request, name)` first sets the
+    /// global `name` to a function that records the answer in `window.answers` (one entry per call,
+    /// with the name), as the libraries reassign theirs.
+    ///
+    /// At the script's top level, outside its function, it declares the namespace as Veeva CRM 4.x's
+    /// library does (`var com;`, then `com`, `com.veeva` and `com.veeva.clm` set one after another),
+    /// with a `runAPIRequest` that navigates to `veeva:` + the URI-encoded request, as 4.x does
+    /// outside Engage and Windows, and an `isEngage` that says whether the page is framed.
     static let wireLibrary = """
+        var com;
+        if (com == null) com = {};
+        if (com.veeva == undefined) com.veeva = {};
+        com.veeva.clm = {
+          isEngage: function () { return window.self !== window.top; },
+          runAPIRequest: function (request) {
+            var rest = String(request).replace(/^veeva:/, '');
+            document.location = 'veeva:' + encodeURIComponent(rest);
+          }
+        };
         (function () {
           window.answers = [];
           var wire = window.wire = { transport: 'location' };
@@ -55,6 +72,8 @@ package enum VeevaDeliveryFixture {
               window.webkit.messageHandlers.veeva.postMessage({ message: request });
             } else if (wire.transport === 'external') {
               window.external.notify(request);
+            } else if (wire.transport === 'library') {
+              com.veeva.clm.runAPIRequest(request);
             } else {
               document.location = match[0] + encodeURIComponent(request.slice(match[0].length));
             }

@@ -161,6 +161,124 @@ struct VeevaBrowserTests {
         }
     }
 
+    @Test(
+        "Veeva CRM 4.x's library: com.veeva.clm.runAPIRequest is wrapped as the library defines it; its requests are answered once each, in order, with no navigation"
+    )
+    func library() async throws {
+        try await withBrowser(folders: [try unpackedDelivery()]) { host, page in
+            try await page.openSlide("KM_A/KM_A.html", on: host)
+            // The library's top-level `var com;` kept the adapter's accessor, and its runAPIRequest
+            // is wrapped once.
+            #expect(
+                try await page.evaluate(
+                    "typeof Object.getOwnPropertyDescriptor(window, 'com').get === 'function' && com.veeva.clm.runAPIRequest.__storybridgeWrapped === true"
+                ) == true)
+            try await page.evaluate(
+                #"""
+                (function () {
+                  wire.transport = 'library';
+                  wire.ask('veeva:getDataForObjectV2(Account),fieldName(Name),cbAccount(result)', 'cbAccount');
+                  wire.ask('veeva:getDataForObjectV2(Account),objId(001B),fieldName(Specialty_vod__c),cbObject(result)', 'cbObject');
+                  wire.ask('veeva:queryObject(Pricing_Rule_vod__c),fields(ID,Product_vod__c),where(WHERE Start_Date_vod__c <= "2024-12-31" AND End_Date_vod__c >= "2024-06-15" AND Product_vod__c IN {"P1","P3"}),sort(Product_vod__c,desc),cbQuery4(result)', 'cbQuery4');
+                  wire.ask('veeva:saveObjectV2(Call_Clickstream_vod__c),value({"Answer_vod__c":"100% (sure)"}),callback(cbSave)', 'cbSave');
+                  wire.ask('veeva:getFieldLabel(Account),fields(["Name"]),cbLabel(result)', 'cbLabel');
+                  return true;
+                })()
+                """#)
+            let answers = try #require(
+                try await page.waitFor("window.__storybridgeVeeva.stats.answered === 5 && window.answers.length === 5 && window.answers")
+                    .arrayValue)
+            #expect(answers.map { $0["name"]?.stringValue ?? "" } == ["cbAccount", "cbObject", "cbQuery4", "cbSave", "cbLabel"])
+            func result(_ name: String) -> JSONValue? { answers.first { $0["name"]?.stringValue == name }?["result"] }
+            #expect(result("cbAccount") == ["success": true, "Account": ["Name": "Dr. Ada Lovelace"]])
+            #expect(result("cbObject") == ["success": true, "Account": ["Specialty_vod__c": "Neurology"]])
+            #expect(
+                result("cbQuery4")
+                    == [
+                        "success": true, "record_count": 2,
+                        "Pricing_Rule_vod__c": [["ID": "PR-3", "Product_vod__c": "P3"], ["ID": "PR-1", "Product_vod__c": "P1"]],
+                    ])
+            let saved = try #require(result("cbSave"))
+            #expect(saved["success"] == true && saved["operation"] == "insert" && saved["objectId"]?.stringValue?.isEmpty == false)
+            let label = try #require(result("cbLabel"))
+            #expect(label["success"] == false && label["code"] == 1000)
+            #expect(label["message"]?.stringValue?.hasPrefix("getFieldLabel: ") == true)
+            // The request went as the library built it, not URI-decoded: the value is stored as written.
+            let rows = try await CRMStore(database: host.runtime.database, clock: host.runtime.clock).savedRecords(presentationId: 1)
+            #expect(rows.map { $0.fields["Answer_vod__c"] } == ["100% (sure)"])
+            // Once each (answers come in order, so once one more is answered no duplicate is on its
+            // way), and no navigation was started for any of them.
+            try await page.evaluate("wire.ask('veeva:getDataForObjectV2(User),fieldName(Name),cbLast(result)', 'cbLast'); true")
+            try await page.waitFor("window.answers.length >= 6")
+            #expect(
+                try await page.evaluate(
+                    "var s = window.__storybridgeVeeva.stats; s.sent === 6 && s.answered === 6 && window.answers.length === 6 && s.navigations === 0"
+                ) == true)
+            // The same request through the 'location' transport is a navigation, caught.
+            try await page.evaluate(
+                "wire.transport = 'location'; wire.ask('veeva:getDataForObjectV2(User),fieldName(Name),cbNavigated(result)', 'cbNavigated'); true"
+            )
+            try await page.waitFor("window.answers.length >= 7")
+            #expect(
+                try await page.evaluate(
+                    "var s = window.__storybridgeVeeva.stats; s.answered === 7 && window.answers.length === 7 && s.navigations === 1 && window.answers[6].result.User.Name === 'Rep Seven'"
+                ) == true)
+
+            // Navigation requests through the library follow the presentation's order (KM_B, KM_A,
+            // KM_C) and run the exit hooks first, once; the hook records how many navigations the
+            // page had caught by then (the one 'location' call above, none for this request).
+            try await page.evaluate(
+                #"window.com_veeva_clm_createRecordsOnExit = function () { sessionStorage.setItem('navigationsAtExit', String(window.__storybridgeVeeva.stats.navigations)); return 'veeva:saveObjectV2(Call_Clickstream_vod__c),value({"Track_vod__c":"left A by the library"}),callback();'; }; wire.transport = 'library'; wire.run('veeva:nextSlide()'); true"#
+            )
+            try await page.waitForSlide("KM_C/index.html")
+            #expect(try await page.evaluate("sessionStorage.getItem('navigationsAtExit')") == "1")
+            let store = CRMStore(database: host.runtime.database, clock: host.runtime.clock)
+            #expect(try await store.savedRecords(presentationId: 1).compactMap { $0.fields["Track_vod__c"] } == ["left A by the library"])
+            try await page.evaluate("wire.transport = 'library'; wire.run('veeva:gotoSlide(KM_B.zip)'); true")
+            try await page.waitForSlide("KM_B/KM_B.html")
+            try await page.evaluate("wire.transport = 'library'; wire.run('veeva:nextSlide()'); true")
+            try await page.waitForSlide("KM_A/KM_A.html")
+            try await page.evaluate("wire.transport = 'library'; wire.run('veeva:prevSlide()'); true")
+            try await page.waitForSlide("KM_B/KM_B.html")
+
+            // Content that assigns the whole namespace at once, veeva and clm inside, is wrapped too;
+            // assigning clm again does not wrap it a second time. Framed (the library's own isEngage
+            // says so), the library's original runs: here a navigation, caught by the navigate event.
+            try await page.evaluate(
+                #"""
+                (function () {
+                  window.originalCalls = 0;
+                  com = { veeva: { clm: {
+                    isEngage: function () { return false; },
+                    runAPIRequest: function (request) {
+                      window.originalCalls += 1;
+                      document.location = 'veeva:' + encodeURIComponent(request.replace(/^veeva:/, ''));
+                    }
+                  } } };
+                  var wrapped = com.veeva.clm.runAPIRequest;
+                  com.veeva.clm = com.veeva.clm;
+                  window.wrappedOnce = wrapped.__storybridgeWrapped === true && com.veeva.clm.runAPIRequest === wrapped;
+                  wire.transport = 'library';
+                  wire.ask('veeva:getDataForObjectV2(Account),fieldName(Name),cbAssigned(result)', 'cbAssigned');
+                  return true;
+                })()
+                """#)
+            try await page.waitFor("window.answers.length >= 1")
+            #expect(
+                try await page.evaluate(
+                    "window.wrappedOnce === true && window.originalCalls === 0 && window.__storybridgeVeeva.stats.navigations === 0 && window.answers[0].name === 'cbAssigned' && window.answers[0].result.Account.Name === 'Dr. Ada Lovelace'"
+                ) == true)
+            try await page.evaluate(
+                "com.veeva.clm.isEngage = function () { return true; }; wire.ask('veeva:getDataForObjectV2(User),fieldName(Name),cbFramed(result)', 'cbFramed'); true"
+            )
+            try await page.waitFor("window.answers.length >= 2")
+            #expect(
+                try await page.evaluate(
+                    "window.originalCalls === 1 && window.__storybridgeVeeva.stats.navigations === 1 && window.answers[1].name === 'cbFramed' && window.answers[1].result.User.Name === 'Rep Seven'"
+                ) == true)
+        }
+    }
+
     @Test("a CRM data set with a fault: every data request is answered with code 1000 naming the place")
     func faultyDataSet() async throws {
         let broken = #"{"objects": {"Account": [{"Id": "001A"}, {"Name": "no id"}]}}"#
