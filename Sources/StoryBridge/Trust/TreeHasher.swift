@@ -181,7 +181,8 @@ package struct TreeHasher: Sendable {
         return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
-    /// How the hashed `files` of a tree differ from `manifest`'s.
+    /// How the hashed `files` of a tree (in any order) differ from `manifest`'s; each finding's
+    /// list in path order.
     package static func difference(of files: [ManifestFile], from manifest: PackageManifest) -> TreeDifference {
         let expected = manifest.filesByPath
         var difference = TreeDifference()
@@ -197,6 +198,10 @@ package struct TreeHasher: Sendable {
             }
         }
         difference.missing = manifest.files.map(\.path).filter { !seen.contains($0) }
+        if !difference.isEmpty {
+            difference.added.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            difference.changed.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        }
         return difference
     }
 

@@ -205,7 +205,9 @@ extension ContentSync {
             try await fetchMissingMedia(presentationId: id, packageFiles: Set(fetched.filePaths), lookedUp: lookedUp)
         }
         // The manifest, fetched and checked meanwhile; a refusal discards what was fetched.
+        let manifestBegan = PhaseTiming.begin()
         let expected = try await expectation()
+        PhaseTiming.record("trust: keys and manifest waited for (after the fetch)", since: manifestBegan)
         events(.installing(presentationId: id))
         let hashes = expected == nil ? nil : await installedHashes.value
         let vouched =
@@ -215,12 +217,20 @@ extension ContentSync {
                 TrustGate.vouched(
                     reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: installedFacts, installed: hashes)
             }
+        // The files the assembly places, so rule 7 lists the tree without walking it: the reused
+        // files linked with their facts from the link, and every other one by name.
+        var linkedFacts: [String: FileFacts] = [:]
+        var placed = fetched.plan.changed.map(\.name)
+        for entry in fetched.plan.reused {
+            if let facts = fetched.linkFacts[entry.name] { linkedFacts[entry.name] = facts.after } else { placed.append(entry.name) }
+        }
+        let assembled = AssembledTree(linked: linkedFacts, placed: placed)
         let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory
         try await install(
             row: row, package: package, partial: PartialDownload(folder: paths.downloads, presentationId: id, revision: package.revision),
             media: media, warning: nil, transferred: fetched.transferred, packageSize: fetched.packageSize, how: .delta,
-            expected: expected, vouched: vouched, factsAfterSwap: factsAfterSwap,
+            expected: expected, vouched: vouched, assembled: assembled, factsAfterSwap: factsAfterSwap,
             assemble: { staging in
                 let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
                 return (counts.files, counts.bytes)

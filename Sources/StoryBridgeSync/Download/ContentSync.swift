@@ -366,13 +366,15 @@ package struct ContentSync: Sendable {
     }
 
     /// Installs a package: the downloaded zip unpacked (its entry index kept), or the folder
-    /// `assemble` builds (a delta update); a signed or recorded tree's verified facts go to
-    /// `factsAfterSwap`, for the caller to write after the swap.
+    /// `assemble` builds (a delta update, which names the files it places in `assembled`); a
+    /// signed or recorded tree's verified facts go to `factsAfterSwap`, for the caller to write
+    /// after the swap.
     func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
         warning: String?, transferred: Int64, packageSize: Int64, how: PackageTransfer = .full,
         expected: TrustGate.Expectation? = nil, vouched: [String: TrustGate.Vouched] = [:],
-        factsAfterSwap: VerifiedFactsAfterSwap? = nil, assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
+        assembled: AssembledTree? = nil, factsAfterSwap: VerifiedFactsAfterSwap? = nil,
+        assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -392,7 +394,10 @@ package struct ContentSync: Sendable {
         if let expected {
             options.verify = TrustGate.verifier(
                 expected, presentationId: row.id, presentationRevision: options.revision ?? row.listedRevision, packageId: package.id,
-                packageRevision: package.revision, vouched: vouched, factsAfterSwap: factsAfterSwap)
+                packageRevision: package.revision, vouched: vouched,
+                // The media files added to the tree are placed files too.
+                assembled: assembled.map { AssembledTree(linked: $0.linked, placed: $0.placed + media.keys) },
+                factsAfterSwap: factsAfterSwap)
         }
         let presentationRevision = options.revision
         let library = self.library

@@ -286,17 +286,21 @@ package actor TrustGate {
     /// signed manifest, compared with it (a throw removes the staging folder; the served revision
     /// stays); for an unsigned package, its hashes recorded. A file of `vouched` whose facts in
     /// the staging folder are still those it had when the delta linked it is not read: it has the
-    /// installed record's hash. When the tree passes and `factsAfterSwap` is given, its verified
-    /// facts (`package-index/<folder>.verified`) are handed to it, for the sync to write once the
-    /// swap has committed.
+    /// installed record's hash. A delta update gives the files it placed (`assembled`), which
+    /// are then listed without walking the folder. When the tree passes and `factsAfterSwap` is
+    /// given, its verified facts (`package-index/<folder>.verified`) are handed to it, for the
+    /// sync to write once the swap has committed.
     package nonisolated static func verifier(
         _ expectation: Expectation, presentationId: Int, presentationRevision: Int, packageId: Int, packageRevision: Int,
-        vouched: [String: Vouched] = [:], factsAfterSwap: VerifiedFactsAfterSwap? = nil
+        vouched: [String: Vouched] = [:], assembled: AssembledTree? = nil, factsAfterSwap: VerifiedFactsAfterSwap? = nil
     ) -> @Sendable (URL) throws -> TrustRecord {
         { staging in
             // `lstat` of each file before any is read: a change while hashing moves its change
             // time, and the facts then no longer hold for the next delta.
-            let listing = try TreeHasher.factsListing(of: staging)
+            let listing = try PhaseTiming.measure("trust: tree listed") {
+                if let assembled { return try assembled.listing(in: staging) }
+                return try TreeHasher.factsListing(of: staging)
+            }
             var files: [ManifestFile] = []
             var toHash: [String] = []
             for (path, facts) in listing {
@@ -307,18 +311,22 @@ package actor TrustGate {
                 }
             }
             if !toHash.isEmpty {
-                files += try TreeHasher().hashSync(files: toHash, in: staging)
-                files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+                try PhaseTiming.measure("trust: files not vouched for hashed") {
+                    files += try TreeHasher().hashSync(files: toHash, in: staging)
+                }
             }
             let record: TrustRecord
             switch expectation {
             case .signed(let document, let text, let keyId, let manifestHash):
-                let difference = TreeHasher.difference(of: files, from: document.body)
+                let difference = PhaseTiming.measure("trust: tree compared with the manifest") {
+                    TreeHasher.difference(of: files, from: document.body)
+                }
                 guard difference.isEmpty else { throw TrustFailure.treeDiffers(difference) }
                 record = TrustRecord(
                     presentationId: presentationId, signed: true, manifestHash: manifestHash, manifest: text, keyId: keyId,
                     body: document.body)
             case .unsigned:
+                files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
                 record = try TrustRecord.unsigned(
                     presentationId: presentationId, presentationRevision: presentationRevision, packageId: packageId,
                     packageRevision: packageRevision, files: files, now: Date())
