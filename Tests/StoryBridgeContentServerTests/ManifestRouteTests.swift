@@ -128,6 +128,37 @@ struct ManifestRouteTests {
         }
     }
 
+    @Test(
+        "a manifest known to verify is answered again unverified only while its bytes are the same: one byte edited in place right after is refused"
+    )
+    func verifiedBytesOnly() async throws {
+        let lab = try ContentLab()
+        try lab.install(id: 5)
+        try initialiseKeys(lab)
+        let file = ContentTrustFolder(dataDirectory: lab.directory).manifests.appendingPathComponent("1-r1.json")
+        try await lab.withServer { client in
+            let token = try await client.serviceToken()
+            let first = try await client.get("/v1/contentpackages/5/manifest", token: token)
+            #expect(first.status == 200)
+            #expect(try await client.get("/v1/contentpackages/5/manifest", token: token).body == first.body)
+            // The same size, the same inode, within the same tick of the file's times: only its
+            // bytes tell it from the one answered.
+            var edited = try Data(contentsOf: file)
+            let digit = try #require(edited.lastRange(of: Data(#""sha256":""#.utf8))).upperBound
+            edited[digit] = edited[digit] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.write(contentsOf: edited)
+            try handle.close()
+            let refused = try await client.get("/v1/contentpackages/5/manifest", token: token)
+            #expect(refused.status == 503)
+            // Put back byte for byte: it verifies again and is answered.
+            let restore = try FileHandle(forWritingTo: file)
+            try restore.write(contentsOf: first.body)
+            try restore.close()
+            #expect(try await client.get("/v1/contentpackages/5/manifest", token: token).body == first.body)
+        }
+    }
+
     @Test("offline signing: 503 awaiting the signature until a signed file is dropped in; a wrongly signed one is refused")
     func offlineSigning() async throws {
         let lab = try ContentLab()

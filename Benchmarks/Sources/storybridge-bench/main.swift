@@ -191,6 +191,11 @@ case "delta-sync":
     var benchmark = DeltaSyncBenchmark()
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
     try await benchmark.run()
+case "manifest":
+    var benchmark = ManifestBenchmark()
+    if let files = positiveOption("--files") { benchmark.files = files }
+    if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    try benchmark.run()
 case "verify":
     var benchmark = VerifyBenchmark()
     if let megabytes = positiveOption("--mb") { benchmark.megabytes = megabytes }

@@ -130,8 +130,15 @@ extension SignedDocument where Body == PackageManifest {
     /// only by revoked keys is refused naming the key (``TrustFailure/keyRevoked(keyId:revokedAt:reason:)``).
     @discardableResult
     package func verify(keys: KeysDocument) throws(TrustFailure) -> TrustPublicKey {
+        try verify(keys: keys, canonical: try canonicalSigned)
+    }
+
+    /// As ``verify(keys:)``, with the canonical bytes of `signed` already made (a sync hashes
+    /// them too: the manifest's hash).
+    @discardableResult
+    package func verify(keys: KeysDocument, canonical: [UInt8]) throws(TrustFailure) -> TrustPublicKey {
         do {
-            return try verify(keys: keys.validSigningKeys, context: .manifest)
+            return try verify(keys: keys.validSigningKeys, context: .manifest, canonical: canonical)
         } catch {
             if let revoked = keys.revoked.first(where: { entry in signatures.contains { $0.keyId == entry.keyId } }) {
                 throw .keyRevoked(keyId: revoked.keyId, revokedAt: TrustTime.format(revoked.revokedAt), reason: revoked.reason)

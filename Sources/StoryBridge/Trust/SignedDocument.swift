@@ -92,7 +92,12 @@ package struct SignedDocument<Body: SignedBody>: Sendable {
     /// SHA-256 of the canonical bytes of `signed` (not of the signatures), 64 hex digits: a
     /// manifest's hash.
     package var hash: String {
-        get throws(TrustFailure) { SHA256.hash(data: try canonicalSigned).hexDigits }
+        get throws(TrustFailure) { Self.hash(canonical: try canonicalSigned) }
+    }
+
+    /// The hash of a document whose canonical bytes of `signed` are `canonical` (``hash``).
+    package static func hash(canonical: [UInt8]) -> String {
+        SHA256.hash(data: canonical).hexDigits
     }
 
     /// This document with one more signature, by `key` for `context`.
@@ -106,7 +111,14 @@ package struct SignedDocument<Body: SignedBody>: Sendable {
     /// document when there is none (a signature by a key not in `keys` counts for nothing).
     @discardableResult
     package func verify(keys: [TrustPublicKey], context: SignatureContext) throws(TrustFailure) -> TrustPublicKey {
-        let bytes = context.signedBytes(try canonicalSigned)
+        try verify(keys: keys, context: context, canonical: try canonicalSigned)
+    }
+
+    /// As ``verify(keys:context:)``, with the canonical bytes of `signed` already made
+    /// (``canonicalSigned``), for a caller that also hashes them.
+    @discardableResult
+    package func verify(keys: [TrustPublicKey], context: SignatureContext, canonical: [UInt8]) throws(TrustFailure) -> TrustPublicKey {
+        let bytes = context.signedBytes(canonical)
         for signature in signatures {
             for key in keys where key.keyId == signature.keyId && key.isValidSignature(signature.signature, for: bytes) {
                 return key

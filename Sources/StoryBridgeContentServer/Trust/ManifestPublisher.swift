@@ -31,6 +31,12 @@ actor ManifestPublisher {
     private let logger: Logger
     /// Manifest file → when the refusal of its signature was last logged (once per file and day).
     private var refusalsLogged: [String: Date] = [:]
+    /// Manifest file → bytes known to verify, with the keys document's bytes they verified under
+    /// (kept when this server signs them, or after a request verified them): a request whose
+    /// file and keys document read back byte for byte the same is answered without parsing and
+    /// verifying them again. A kiosk asks for the manifest during its delta update, whose other
+    /// requests this server answers at the same time, and a fleet asks for the same one many times.
+    private var verified: [String: (manifest: Data, keys: Data)] = [:]
 
     init(folder: ContentTrustFolder, lifetime: TimeInterval, clock: any HostClock, logger: Logger) {
         self.folder = folder
@@ -105,11 +111,18 @@ actor ManifestPublisher {
         return renewed
     }
 
-    /// What the manifest route answers for package `packageId` revision `revision`.
+    /// What the manifest route answers for package `packageId` revision `revision`; a manifest
+    /// known to verify is answered without verifying it again while neither its file nor the keys
+    /// document changed by a byte.
     func availability(packageId: Int, revision: Int) -> Availability {
         guard signs else { return .unsigned }
         let file = manifestFile(packageId: packageId, revision: revision)
+        let keysBytes = try? TrustFileIO.read(folder.keysDocument.path).bytes
         if let (bytes, _) = try? TrustFileIO.read(file.path) {
+            if let held = verified[file.path], held.manifest == bytes, let keysBytes, held.keys == keysBytes {
+                return .signed(bytes)
+            }
+            verified[file.path] = nil
             do throws(TrustFailure) {
                 let keys = try folder.readKeysForSigning()
                 let document = try SignedManifest.parse(bytes)
@@ -119,6 +132,11 @@ actor ManifestPublisher {
                         reason: "it is the manifest of package \(document.body.packageId) revision \(document.body.packageRevision)")
                 }
                 try document.verify(keys: keys.body)
+                // The keys verified against were read from the bytes read above, or from a newer
+                // file: kept only when they are the same bytes.
+                if let keysBytes, (try? SignedKeysDocument.parse(keysBytes))?.body == keys.body {
+                    verified[file.path] = (bytes, keysBytes)
+                }
                 return .signed(bytes)
             } catch {
                 logRefusal(file, error)
@@ -143,7 +161,15 @@ actor ManifestPublisher {
         if let key = folder.onlineSigningKey(in: keys.body) {
             try TrustFileIO.makePrivateFolder(folder.manifests.path)
             let document = try SignedManifest(body: body).signed(with: key, context: .manifest)
-            try TrustFileIO.replace(try document.encoded(), at: folder.manifests.appendingPathComponent(name).path)
+            let bytes = try document.encoded()
+            let file = folder.manifests.appendingPathComponent(name).path
+            try TrustFileIO.replace(bytes, at: file)
+            // Signed here under these keys: known to verify while the keys document is the one read.
+            if let keysBytes = try? TrustFileIO.read(folder.keysDocument.path).bytes,
+                (try? SignedKeysDocument.parse(keysBytes))?.body == keys.body
+            {
+                verified[file] = (bytes, keysBytes)
+            }
             try? FileManager.default.removeItem(at: folder.unsigned.appendingPathComponent(name))
             logger.info("signed the manifest of package \(body.packageId) revision \(body.packageRevision) with key \(key.keyId)")
         } else {

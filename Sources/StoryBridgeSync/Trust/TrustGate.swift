@@ -61,7 +61,9 @@ package actor TrustGate {
     /// What `package` of `row` must install as; refuses it by the first rule it breaks.
     package func expectation(row: SyncedPresentation, package: RemoteContentPackage) async throws(SyncError) -> Expectation {
         let id = row.id
+        let keysBegan = PhaseTiming.begin()
         await prepare()
+        PhaseTiming.record("trust: keys document ready", since: keysBegan)
         guard let link = package.manifest else { return try await unsigned(id) }
         guard let root else {
             if !noticedUnpinned {
@@ -74,7 +76,7 @@ package actor TrustGate {
         guard let keys else {
             throw .trustRefused(presentationId: id, .keysRefused("no keys document signed by root \(root.keyId) is held"))
         }
-        let (document, bytes, signer) = try await verifiedManifest(link: link, keys: keys, presentationId: id)
+        let (document, bytes, signer, manifestHash) = try await verifiedManifest(link: link, keys: keys, presentationId: id)
         let body = document.body
         // Rule 4: the manifest of this package revision, of the revision the catalog fetched.
         let presentationRevision = row.fetchedRevision ?? row.listedRevision
@@ -89,7 +91,10 @@ package actor TrustGate {
         }
         try checkExpiry(body, presentationId: id)
         // Rule 6: never back to an older signed revision.
-        if let mark = try await highWater(id) {
+        let markBegan = PhaseTiming.begin()
+        let highWaterMark = try await highWater(id)
+        PhaseTiming.record("trust: high-water mark read", since: markBegan)
+        if let mark = highWaterMark {
             if body.presentationRevision < mark.presentationRevision {
                 throw .trustRefused(
                     presentationId: id,
@@ -112,12 +117,6 @@ package actor TrustGate {
                 }
             }
         }
-        let manifestHash: String
-        do throws(TrustFailure) {
-            manifestHash = try document.hash
-        } catch {
-            throw .trustRefused(presentationId: id, error)
-        }
         return .signed(document, text: String(decoding: bytes, as: UTF8.self), keyId: signer.keyId, manifestHash: manifestHash)
     }
 
@@ -132,7 +131,7 @@ package actor TrustGate {
         guard let link = package.manifest, root != nil else { return nil }
         if let keysRefusal { throw .trustRefused(presentationId: id, .keysRefused(keysRefusal)) }
         guard let keys else { return nil }
-        let (document, bytes, signer) = try await verifiedManifest(link: link, keys: keys, presentationId: id)
+        let (document, bytes, signer, manifestHash) = try await verifiedManifest(link: link, keys: keys, presentationId: id)
         let body = document.body
         guard body.presentationId == id, body.packageId == installed.packageId, body.packageRevision == installed.packageRevision,
             body.presentationRevision == installed.presentationRevision
@@ -152,28 +151,31 @@ package actor TrustGate {
                     "a manifest of the installed package \(body.packageId) revision \(body.packageRevision) lists other files than the one it was installed with"
                 ))
         }
-        do throws(TrustFailure) {
-            return TrustRecord(
-                presentationId: id, signed: true, manifestHash: try document.hash, manifest: String(decoding: bytes, as: UTF8.self),
-                keyId: signer.keyId, body: body)
-        } catch {
-            throw .trustRefused(presentationId: id, error)
-        }
+        return TrustRecord(
+            presentationId: id, signed: true, manifestHash: manifestHash, manifest: String(decoding: bytes, as: UTF8.self),
+            keyId: signer.keyId, body: body)
     }
 
     /// Rule 3: the manifest at `link`, fetched with the access token (refused above the size the
     /// package limits allow), signed by a valid signing key of `keys`.
     private func verifiedManifest(
         link: String, keys: KeysDocument, presentationId id: Int
-    ) async throws(SyncError) -> (SignedManifest, Data, TrustPublicKey) {
+    ) async throws(SyncError) -> (SignedManifest, Data, TrustPublicKey, hash: String) {
         let limit = limits.maxEntries * 512
+        let requestBegan = PhaseTiming.begin()
         let bytes = try await api.manifest(link: link, limit: limit)
+        PhaseTiming.record("trust: manifest requested", since: requestBegan)
         do throws(TrustFailure) {
-            let document = try SignedManifest.parse(bytes)
-            if let version = document.body.keysVersion, version > keys.version {
-                throw .keysVersionAhead(signed: version, held: keys.version)
+            return try PhaseTiming.measure("trust: manifest parsed and its signature checked") { () throws(TrustFailure) in
+                let document = try SignedManifest.parse(bytes)
+                if let version = document.body.keysVersion, version > keys.version {
+                    throw .keysVersionAhead(signed: version, held: keys.version)
+                }
+                // One canonical encoding for the signature and the manifest's hash.
+                let canonical = try document.canonicalSigned
+                let signer = try document.verify(keys: keys, canonical: canonical)
+                return (document, bytes, signer, SignedManifest.hash(canonical: canonical))
             }
-            return (document, bytes, try document.verify(keys: keys))
         } catch {
             throw .trustRefused(presentationId: id, error)
         }
