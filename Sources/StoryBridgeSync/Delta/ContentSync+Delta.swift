@@ -126,27 +126,31 @@ extension ContentSync {
         let id = row.id
         guard deltaUpdates else { return .fullDownload(alreadyReceived: 0) }
         let indexBegan = PhaseTiming.begin()
-        // With the index: the installed revision's verified facts, which with its trust record
-        // vouch for the reused files (docs/design/TRUST.md 2.3.1); a missing or unreadable one
-        // only means they are hashed.
-        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex, VerifiedFacts?)? in
+        // The installed revision and its index; its verified facts, which with its trust record
+        // vouch for the reused files (docs/design/TRUST.md 2.3.1), are read beside the fetch
+        // below (missing or unreadable ones only mean the reused files are hashed).
+        let found = await BlockingIO.run { [library] () -> (URL, DeltaIndex)? in
             guard let installed = try? library.folder(id: id),
                 let index = DeltaIndex.load(forFolder: installed.lastPathComponent, in: library.directory)
             else { return nil }
-            return (installed, index, VerifiedFacts.load(forFolder: installed.lastPathComponent, in: library.directory))
+            return (installed, index)
         }
-        guard let (installed, index, installedFacts) = found else { return .fullDownload(alreadyReceived: 0) }
+        guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
-        // The trust record's hashes, read and parsed while the entries are fetched.
+        // The verified facts and the trust record's hashes, read and parsed while the entries are
+        // fetched; missing facts mean there are no hashes to read (every reused file is hashed).
         let folderName = installed.lastPathComponent
-        let installedHashes = Task { [library] () -> TrustGate.InstalledHashes? in
-            guard installedFacts != nil else { return nil }
-            return await BlockingIO.run {
-                (try? library.database.pool.read { db in try InstalledTrust.read(db, folder: folderName) })?.flatMap(
-                    TrustGate.InstalledHashes.init)
+        let installedTrust = Task { [library] () -> (facts: VerifiedFacts, hashes: TrustGate.InstalledHashes?)? in
+            await BlockingIO.run {
+                PhaseTiming.measure("trust: installed revision's facts and hashes read (beside the fetch)") {
+                    guard let facts = VerifiedFacts.load(forFolder: folderName, in: library.directory) else { return nil }
+                    let hashes = (try? library.database.pool.read { db in try InstalledTrust.read(db, folder: folderName) })?.flatMap(
+                        TrustGate.InstalledHashes.init)
+                    return (facts, hashes)
+                }
             }
         }
-        defer { installedHashes.cancel() }
+        defer { installedTrust.cancel() }
         var fetch = DeltaFetch(
             limits: limits, folder: paths.downloads, prefix: "\(id)-r\(package.revision).delta", installed: installed)
         fetch.connectTimeout = downloader.connectTimeout
@@ -209,13 +213,14 @@ extension ContentSync {
         let expected = try await expectation()
         PhaseTiming.record("trust: keys and manifest waited for (after the fetch)", since: manifestBegan)
         events(.installing(presentationId: id))
-        let hashes = expected == nil ? nil : await installedHashes.value
+        let trusted = expected == nil ? nil : await installedTrust.value
         let vouched =
             expected == nil
             ? [:]
             : PhaseTiming.measure("trust: reused files vouched") {
                 TrustGate.vouched(
-                    reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: installedFacts, installed: hashes)
+                    reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: trusted?.facts,
+                    installed: trusted?.hashes)
             }
         // The files the assembly places, so rule 7 lists the tree without walking it: the reused
         // files linked with their facts from the link, and every other one by name.
