@@ -190,6 +190,7 @@ case "sync":
 case "delta-sync":
     var benchmark = DeltaSyncBenchmark()
     if let rounds = positiveOption("--rounds") { benchmark.rounds = rounds }
+    benchmark.signed = !arguments.contains("--unsigned")
     try await benchmark.run()
 case "manifest":
     var benchmark = ManifestBenchmark()
