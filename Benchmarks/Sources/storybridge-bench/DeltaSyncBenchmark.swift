@@ -70,7 +70,8 @@ struct DeltaSyncBenchmark {
                 try await SyncBenchmark.login(storybridge, base: base, dataDir: dataDir)
                 if signed {
                     try SyncBenchmark.check(
-                        await ChildRun.run(storybridge, ["trust", "add", trust.rootPublicKey.path, "--data-dir", dataDir.path]), "trust add")
+                        await ChildRun.run(storybridge, ["trust", "add", trust.rootPublicKey.path, "--data-dir", dataDir.path]), "trust add"
+                    )
                     try await Self.waitForManifest(server: serverDirectory, in: trust)
                 }
                 // Untimed: the first, full sync of the current revision.
