@@ -124,7 +124,9 @@ actor ManifestPublisher {
             }
             verified[file.path] = nil
             do throws(TrustFailure) {
-                let keys = try folder.readKeysForSigning()
+                // The keys document read above, when there is one (else the read's own error).
+                let keys: SignedKeysDocument
+                if let keysBytes { keys = try SignedKeysDocument.parse(keysBytes) } else { keys = try folder.readKeysForSigning() }
                 let document = try SignedManifest.parse(bytes)
                 guard document.body.packageId == packageId, document.body.packageRevision == revision else {
                     throw .malformed(
@@ -132,11 +134,7 @@ actor ManifestPublisher {
                         reason: "it is the manifest of package \(document.body.packageId) revision \(document.body.packageRevision)")
                 }
                 try document.verify(keys: keys.body)
-                // The keys verified against were read from the bytes read above, or from a newer
-                // file: kept only when they are the same bytes.
-                if let keysBytes, (try? SignedKeysDocument.parse(keysBytes))?.body == keys.body {
-                    verified[file.path] = (bytes, keysBytes)
-                }
+                if let keysBytes { verified[file.path] = (bytes, keysBytes) }
                 return .signed(bytes)
             } catch {
                 logRefusal(file, error)
