@@ -77,8 +77,9 @@ struct KioskIdleResetTests {
         // serve saved the old viewer's session, ended by idle, and uploaded it; the new viewer
         // has a session of its own.
         let database = try StoryBridgeDatabase(file: lab.directory.database)
-        let ended = try #require(try await database.read { db in try SessionRecord.fetchAll(db) }.first { $0.viewerId == firstViewer })
-        #expect(ended.state == .saved && ended.endedBy == .idle, "\(ended)")
+        let sessions = try await database.read { db in try SessionRecord.fetchAll(db) }
+        let ended = try #require(sessions.first { $0.viewerId == firstViewer }, "\(sessions)\nkiosk:\n\(lab.log)\nserve:\n\(lab.serveLog)")
+        #expect(ended.state == .saved && ended.endedBy == .idle, "\(sessions)\nkiosk:\n\(lab.log)\nserve:\n\(lab.serveLog)")
         let deadline = ContinuousClock.now + .seconds(30)
         var uploaded: [String] = []
         while uploaded.isEmpty, ContinuousClock.now < deadline {

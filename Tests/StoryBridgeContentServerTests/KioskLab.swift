@@ -24,16 +24,18 @@ final class KioskLab: Sendable {
     var data: URL { folder.appendingPathComponent("data") }
     var directory: DataDirectory { DataDirectory(data) }
     private var logFile: URL { folder.appendingPathComponent("kiosk.log") }
+    private var serveLogFile: URL { folder.appendingPathComponent("serve.log") }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
     /// Starts `serve` of `deck` (the demo by default) on port 0 with `arguments`, once it listens.
     func startServe(_ arguments: [String] = [], deck: URL = KioskLab.demo) async throws -> LaunchedProcess {
         let output = Pipe()
+        FileManager.default.createFile(atPath: serveLogFile.path, contents: nil)
         let process = try await LaunchedProcess.launch(
             try storybridgeExecutable(),
             arguments: ["serve", deck.path, "--port", "0", "--data-dir", data.path, "--no-watch"] + arguments,
-            output: .pipe(output), error: .discard)
+            output: .pipe(output), error: .handle(try FileHandle(forWritingTo: serveLogFile)))
         let banner = await readUntil("Ctrl-C", from: output)
         guard banner.contains("Ctrl-C") else {
             process.kill()
@@ -54,6 +56,9 @@ final class KioskLab: Sendable {
 
     /// What the kiosk logged so far.
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// What `serve` logged so far (its standard error), for failure messages.
+    var serveLog: String { (try? String(contentsOf: serveLogFile, encoding: .utf8)) ?? "" }
 
     /// The pids of the browsers the kiosk started, in order.
     var browserPIDs: [Int32] {

@@ -10,18 +10,24 @@ extension KioskLab {
         var viewer: String?
     }
 
-    /// What each page of the kiosk's browser shows, read through its own DevTools connection.
+    /// What each page of the kiosk's browser shows, read through its own DevTools connection. The
+    /// URL and the viewer id are read in one evaluation in the page, so both come from the same
+    /// document: the target list's URL can still name the page a redirect or a navigation is
+    /// leaving when the page has already loaded the next one.
     func shownPages() async -> [ShownPage] {
         var shown: [ShownPage] = []
         for target in await pageTargets() {
-            guard let url = target["url"]?.stringValue, let socket = socketURL(of: target) else { continue }
-            let viewer = try? await withPage(socket) { page in
+            guard let listedURL = target["url"]?.stringValue, let socket = socketURL(of: target) else { continue }
+            let read = try? await withPage(socket) { page in
                 try await page.send(
                     "Runtime.evaluate",
-                    ["expression": "(window.__storybridge && window.__storybridge.viewerId) || null", "returnByValue": true],
-                    timeout: .seconds(5))["result"]?["value"]?.stringValue
+                    [
+                        "expression": "({url: location.href, viewer: (window.__storybridge && window.__storybridge.viewerId) || null})",
+                        "returnByValue": true,
+                    ],
+                    timeout: .seconds(5))["result"]?["value"]
             }
-            shown.append(ShownPage(url: url, viewer: viewer ?? nil))
+            shown.append(ShownPage(url: read?["url"]?.stringValue ?? listedURL, viewer: read?["viewer"]?.stringValue))
         }
         return shown
     }
