@@ -63,7 +63,7 @@ struct DeltaKillTests {
         #expect(facts.manifestHash == (try lab.trustRow(3)?["manifestHash"] as String?))
         let listing = try TreeHasher.factsListing(of: root)
         #expect(facts.files.count == listing.count)
-        for (path, current) in listing { #expect(facts.files[path] == current, "\(path): facts no longer hold") }
+        for (path, current) in listing { #expect(facts.files[path]?.facts == current, "\(path): facts no longer hold") }
     }
 
     @Test("SIGKILL while the changed entries are being fetched (the changes zip exists): old revision served, next sync completes by delta")

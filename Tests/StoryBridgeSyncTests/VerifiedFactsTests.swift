@@ -66,6 +66,10 @@ struct VerifiedFactsTests {
             let facts = try #require(VerifiedFacts.load(forFolder: next.lastPathComponent, in: lab.clientDirectory))
             #expect(facts.manifestHash == row["manifestHash"] as String)
             #expect(facts.files.count == 24)
+            // Each file's hash in the facts is the one the record's manifest lists (a delta
+            // vouches with it, without parsing the manifest).
+            let listed = try SignedManifest.parse(Data((row["manifest"] as String).utf8)).body.filesByPath
+            #expect(facts.files.mapValues(\.sha256) == listed.mapValues(\.sha256), "\(version)")
         }
         #expect(!FileManager.default.fileExists(atPath: v1.path))
         // Swept with the index of the folder it described.

@@ -47,6 +47,14 @@ package struct InstalledTrust: Sendable, Hashable {
         try Row.fetchOne(db, sql: "SELECT * FROM packageTrust WHERE folder = ?", arguments: [folder]).map(InstalledTrust.init(row:))
     }
 
+    /// The manifest hash of `folder`'s row when it is verified (not quarantined): all a delta
+    /// update reads of the installed revision's record to take its verified facts (their files'
+    /// hashes are in them; docs/design/TRUST.md 2.3.1). Nil without a row or for a quarantined one.
+    package static func verifiedManifestHash(_ db: Database, folder: String) throws -> String? {
+        try String.fetchOne(
+            db, sql: "SELECT manifestHash FROM packageTrust WHERE folder = ? AND state = 'verified'", arguments: [folder])
+    }
+
     /// The rows of the folders the library serves now, by presentation id (a presentation without
     /// a row, installed before signed packages existed, is absent).
     package static func served(_ db: Database) throws -> [Int: InstalledTrust] {

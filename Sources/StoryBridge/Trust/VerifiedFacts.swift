@@ -51,21 +51,35 @@ package struct FileFacts: Sendable, Hashable, Codable {
     }
 }
 
+/// One file of a revision's verified facts: its ``FileFacts`` when it was hashed (or vouched for)
+/// and the SHA-256 (lowercase hex) its trust record lists for it, which the facts carry so a delta
+/// update never parses the stored manifest to vouch for a reused file.
+package struct VerifiedFile: Sendable, Hashable {
+    package var facts: FileFacts
+    package var sha256: String
+
+    package init(facts: FileFacts, sha256: String) {
+        self.facts = facts
+        self.sha256 = sha256
+    }
+}
+
 /// The verified facts of an installed revision (docs/design/TRUST.md 2.3.1): the hash of the
 /// manifest its files were verified against when it was installed, and each file's ``FileFacts``
-/// as they were when it was hashed (or vouched for). Kept as `package-index/<folder>.verified`
-/// beside the revision's delta index and swept with it; written once the swap has committed, out
-/// of the time a delta update is waited for (a crash in between only loses them).
+/// as they were when it was hashed (or vouched for), with the file's hash in that manifest. Kept
+/// as `package-index/<folder>.verified` beside the revision's delta index and swept with it;
+/// written once the swap has committed, out of the time a delta update is waited for (a crash in
+/// between only loses them).
 ///
-/// A missing, unreadable or damaged file is never an error: the next delta then hashes the reused
-/// files. The facts vouch only against accidental change and writers that cannot also write this
-/// file (section 6); `storybridge verify` never uses them.
+/// A missing, unreadable, damaged or older-form file is never an error: the next delta then
+/// hashes the reused files. The facts vouch only against accidental change and writers that
+/// cannot also write this file (section 6); `storybridge verify` never uses them.
 package struct VerifiedFacts: Sendable, Hashable {
     package var manifestHash: String
-    /// Path in the revision → its facts.
-    package var files: [String: FileFacts]
+    /// Path in the revision → its facts and hash.
+    package var files: [String: VerifiedFile]
 
-    package init(manifestHash: String, files: [String: FileFacts]) {
+    package init(manifestHash: String, files: [String: VerifiedFile]) {
         self.manifestHash = manifestHash
         self.files = files
     }
@@ -73,31 +87,19 @@ package struct VerifiedFacts: Sendable, Hashable {
     /// The ending of a facts file in `package-index/`.
     package static let suffix = ".verified"
 
+    /// The first bytes of a facts file in the present form (the JSON form before it had no hashes,
+    /// and reads as missing).
+    static let magic = Array("storybridge-verified-facts 2\n".utf8)
+
     /// The facts file of the revision in presentation folder `folderName`.
     package static func file(forFolder folderName: String, in directory: DataDirectory) -> URL {
         directory.root.appendingPathComponent("package-index").appendingPathComponent(folderName + suffix)
     }
 
     /// The facts of the revision in `folderName`; nil when there are none or they cannot be read.
-    /// The file is `{"files":[{"ctimeNs","dev","ino","mtimeNs","path","size"},…],"manifestHash"}`,
-    /// read and written with the host's own JSON reader and writer (``JSONParser``,
-    /// ``JSONWriter``): Foundation's coders took most of a one-slide delta's facts work
-    /// (docs/BENCHMARKS.md, the one-slide delta's cost).
     package static func load(forFolder folderName: String, in directory: DataDirectory) -> VerifiedFacts? {
-        guard let data = try? Data(contentsOf: file(forFolder: folderName, in: directory)),
-            let stored = try? JSONValue.parse(data), let manifestHash = stored["manifestHash"]?.stringValue,
-            let list = stored["files"]?.arrayValue
-        else { return nil }
-        var files: [String: FileFacts] = [:]
-        files.reserveCapacity(list.count)
-        for entry in list {
-            guard let path = entry["path"]?.stringValue, let size = entry["size"]?.exactInteger,
-                let dev = entry["dev"]?.exactInteger, let ino = entry["ino"]?.exactInteger,
-                let ctimeNs = entry["ctimeNs"]?.exactInteger, let mtimeNs = entry["mtimeNs"]?.exactInteger, dev >= 0, ino >= 0
-            else { return nil }
-            files[path] = FileFacts(size: Int64(size), dev: UInt64(dev), ino: UInt64(ino), ctimeNs: Int64(ctimeNs), mtimeNs: Int64(mtimeNs))
-        }
-        return VerifiedFacts(manifestHash: manifestHash, files: files)
+        guard let data = try? Data(contentsOf: file(forFolder: folderName, in: directory)) else { return nil }
+        return decode(data)
     }
 
     /// Writes the facts of the revision in `folderName` to a temporary name, then renames it into place.
@@ -112,23 +114,48 @@ package struct VerifiedFacts: Sendable, Hashable {
         }
     }
 
-    /// The file's bytes (``load(forFolder:in:)`` says the form), files in path order.
+    /// The file's bytes, files in path order: ``magic``, then the manifest hash and each file as
+    /// length-prefixed UTF-8 and little-endian integers (`FactsBytes`). A fixed binary form, read
+    /// with no parser: the JSON form took a one-slide delta 2 to 7 ms to read beside its fetch,
+    /// with the stored manifest parsed for the hashes (docs/BENCHMARKS.md, the one-slide delta).
     func encoded() -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(64 + files.count * 160)
-        output.append(contentsOf: #"{"files":["#.utf8)
-        for (index, (path, facts)) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            output.append(
-                contentsOf: #"{"ctimeNs":\#(facts.ctimeNs),"dev":\#(facts.dev),"ino":\#(facts.ino),"mtimeNs":\#(facts.mtimeNs),"path":"#
-                    .utf8)
-            JSONWriter.appendString(path, to: &output)
-            output.append(contentsOf: #","size":\#(facts.size)}"#.utf8)
+        var output = FactsBytes.Writer(capacity: Self.magic.count + 80 + files.count * 200)
+        output.append(Self.magic)
+        output.append(string: manifestHash)
+        output.append(UInt64(files.count))
+        for (path, file) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            output.append(string: path)
+            output.append(string: file.sha256)
+            output.append(UInt64(bitPattern: file.facts.size))
+            output.append(file.facts.dev)
+            output.append(file.facts.ino)
+            output.append(UInt64(bitPattern: file.facts.ctimeNs))
+            output.append(UInt64(bitPattern: file.facts.mtimeNs))
         }
-        output.append(contentsOf: #"],"manifestHash":"#.utf8)
-        JSONWriter.appendString(manifestHash, to: &output)
-        output.append(UInt8(ascii: "}"))
-        return output
+        return output.bytes
+    }
+
+    /// The facts in `data` (``encoded()``'s form); nil for any other bytes, a short or damaged file
+    /// included.
+    static func decode(_ data: Data) -> VerifiedFacts? {
+        data.withUnsafeBytes { raw -> VerifiedFacts? in
+            var reader = FactsBytes.Reader(raw)
+            guard reader.take(magic), let manifestHash = reader.string(), let count = reader.integer(),
+                count <= UInt64(raw.count)
+            else { return nil }
+            var files: [String: VerifiedFile] = [:]
+            files.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let path = reader.string(), let sha256 = reader.string(), let size = reader.integer(),
+                    let dev = reader.integer(), let ino = reader.integer(), let ctime = reader.integer(), let mtime = reader.integer()
+                else { return nil }
+                let facts = FileFacts(
+                    size: Int64(bitPattern: size), dev: dev, ino: ino, ctimeNs: Int64(bitPattern: ctime), mtimeNs: Int64(bitPattern: mtime))
+                files[path] = VerifiedFile(facts: facts, sha256: sha256)
+            }
+            guard reader.isAtEnd else { return nil }
+            return VerifiedFacts(manifestHash: manifestHash, files: files)
+        }
     }
 
     /// Removes the facts of the revision in `folderName`.
@@ -146,15 +173,15 @@ package struct VerifiedFacts: Sendable, Hashable {
     package static func preserving<Value>(
         folders: [String], in directory: DataDirectory, _ operation: () throws -> Value
     ) rethrows -> Value {
-        var held: [(folder: String, facts: VerifiedFacts, valid: [String: FileFacts])] = []
+        var held: [(folder: String, facts: VerifiedFacts, valid: [String: VerifiedFile])] = []
         for folder in Set(folders).sorted() {
             guard let facts = load(forFolder: folder, in: directory) else { continue }
             let path = directory.presentations.appendingPathComponent(folder).path
             let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
-            var valid: [String: FileFacts] = [:]
-            for (name, expected) in facts.files where FileFacts.of(name, in: descriptor) == expected {
+            var valid: [String: VerifiedFile] = [:]
+            for (name, expected) in facts.files where FileFacts.of(name, in: descriptor) == expected.facts {
                 valid[name] = expected
             }
             held.append((folder, facts, valid))
@@ -169,18 +196,12 @@ package struct VerifiedFacts: Sendable, Hashable {
             var refreshed = VerifiedFacts(manifestHash: facts.manifestHash, files: [:])
             refreshed.files.reserveCapacity(valid.count)
             for (name, before) in valid {
-                if let after = FileFacts.of(name, in: descriptor), after.sameContentStamp(as: before) { refreshed.files[name] = after }
+                if let after = FileFacts.of(name, in: descriptor), after.sameContentStamp(as: before.facts) {
+                    refreshed.files[name] = VerifiedFile(facts: after, sha256: before.sha256)
+                }
             }
             if refreshed != facts { try? refreshed.save(forFolder: folder, in: directory) }
         }
         return value
-    }
-}
-
-extension JSONValue {
-    /// An integer written as one (never a fraction or an exponent): the facts' numbers.
-    fileprivate var exactInteger: Int? {
-        if case .int(let value) = self { return value }
-        return nil
     }
 }

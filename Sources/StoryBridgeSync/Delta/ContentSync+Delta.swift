@@ -137,16 +137,18 @@ extension ContentSync {
         }
         guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
-        // The verified facts and the trust record's hashes, read and parsed while the entries are
-        // fetched; missing facts mean there are no hashes to read (every reused file is hashed).
+        // The verified facts (with their files' hashes) and the installed record's manifest hash
+        // they must be of, read while the entries are fetched; missing facts mean there is no
+        // record to read (every reused file is hashed).
         let folderName = installed.lastPathComponent
-        let installedTrust = Task { [library] () -> (facts: VerifiedFacts, hashes: TrustGate.InstalledHashes?)? in
+        let installedTrust = Task { [library] () -> (facts: VerifiedFacts, manifestHash: String?)? in
             await BlockingIO.run {
-                PhaseTiming.measure("trust: installed revision's facts and hashes read (beside the fetch)") {
+                PhaseTiming.measure("trust: installed revision's facts and record read (beside the fetch)") {
                     guard let facts = VerifiedFacts.load(forFolder: folderName, in: library.directory) else { return nil }
-                    let hashes = (try? library.database.pool.read { db in try InstalledTrust.read(db, folder: folderName) })?.flatMap(
-                        TrustGate.InstalledHashes.init)
-                    return (facts, hashes)
+                    let manifestHash = try? library.database.pool.read { db in
+                        try InstalledTrust.verifiedManifestHash(db, folder: folderName)
+                    }
+                    return (facts, manifestHash ?? nil)
                 }
             }
         }
@@ -220,7 +222,7 @@ extension ContentSync {
             : PhaseTiming.measure("trust: reused files vouched") {
                 TrustGate.vouched(
                     reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: trusted?.facts,
-                    installed: trusted?.hashes)
+                    installedManifestHash: trusted?.manifestHash)
             }
         // The files the assembly places, so rule 7 lists the tree without walking it: the reused
         // files linked with their facts from the link, and every other one by name.

@@ -334,49 +334,33 @@ package actor TrustGate {
                     packageRevision: packageRevision, files: files, now: Date())
             }
             if let factsAfterSwap {
-                let facts = VerifiedFacts(
-                    manifestHash: record.manifestHash,
-                    files: Dictionary(listing.map { ($0.path, $0.facts) }, uniquingKeysWith: { a, _ in a }))
-                factsAfterSwap.hold(facts, forFolder: staging.lastPathComponent)
+                // Each file's hash is the one the tree was just checked against: hashed, or vouched.
+                let hashes = Dictionary(files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+                var verified: [String: VerifiedFile] = [:]
+                verified.reserveCapacity(listing.count)
+                for (path, facts) in listing {
+                    if let sha256 = hashes[path] { verified[path] = VerifiedFile(facts: facts, sha256: sha256) }
+                }
+                factsAfterSwap.hold(VerifiedFacts(manifestHash: record.manifestHash, files: verified), forFolder: staging.lastPathComponent)
             }
             return record
         }
     }
 
-    /// What the installed revision's trust record says of its files, when it can vouch for any:
-    /// a verified (not quarantined) record, its manifest parsed. Read while a delta fetches its
-    /// entries (docs/design/TRUST.md 2.3.1).
-    package struct InstalledHashes: Sendable {
-        /// The hash of the manifest the record holds.
-        package var manifestHash: String
-        /// Its files by path.
-        package var files: [String: ManifestFile]
-
-        /// Nil for a quarantined record or one whose manifest cannot be read.
-        package init?(_ installed: InstalledTrust) {
-            guard installed.state == "verified", let manifest = try? SignedManifest.parse(Data(installed.manifest.utf8)).body else {
-                return nil
-            }
-            manifestHash = installed.manifestHash
-            files = manifest.filesByPath
-        }
-    }
-
     /// The reused files of a delta that the installed revision's verified facts vouch for: each
     /// of `reused` whose facts at the moment the delta linked it (`linked`, before and after its
-    /// link) equal the stored `facts`, when those were taken against the installed record
-    /// `installed` (same manifest hash) and the record lists the file at that size.
+    /// link) equal the stored `facts`, when those were taken against the installed revision's
+    /// verified trust record (`installedManifestHash`, the hash of the manifest that record
+    /// holds, read with ``InstalledTrust/verifiedManifestHash(_:folder:)``). A vouched file has the
+    /// hash the facts carry, the one that manifest lists for it.
     package nonisolated static func vouched(
-        reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installed: InstalledHashes?
+        reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installedManifestHash: String?
     ) -> [String: Vouched] {
-        guard let facts, let installed, installed.manifestHash == facts.manifestHash else { return [:] }
-        let hashes = installed.files
+        guard let facts, let installedManifestHash, installedManifestHash == facts.manifestHash else { return [:] }
         var vouched: [String: Vouched] = [:]
         for name in reused {
-            guard let link = linked[name], let expected = facts.files[name], link.before == expected, let listed = hashes[name],
-                listed.size == expected.size
-            else { continue }
-            vouched[name] = Vouched(sha256: listed.sha256, linked: link.after)
+            guard let link = linked[name], let expected = facts.files[name], link.before == expected.facts else { continue }
+            vouched[name] = Vouched(sha256: expected.sha256, linked: link.after)
         }
         return vouched
     }
