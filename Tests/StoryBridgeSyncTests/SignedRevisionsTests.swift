@@ -100,6 +100,8 @@ struct SignedRevisionsTests {
         let installed = try #require(try lab.trustRow(1))
         let folder: String = installed["folder"]
         let storedHash: String = installed["manifestHash"]
+        let factsBefore = try #require(VerifiedFacts.load(forFolder: folder, in: lab.clientDirectory))
+        #expect(factsBefore.manifestHash == storedHash)
         // Twenty of its thirty days have passed (as far as the kiosk's record says).
         try lab.setTrustValidity(
             folder: folder, created: Date().addingTimeInterval(-20 * 86_400), expires: Date().addingTimeInterval(10 * 86_400))
@@ -134,6 +136,11 @@ struct SignedRevisionsTests {
         #expect(row["manifestHash"] as String == (try resigned.hash))
         #expect(row["expires"] as String? == TrustTime.format(renewedExpiry))
         #expect(try SignedManifest.parse(Data((row["manifest"] as String).utf8)).hash == resigned.hash)
+        // The verified facts follow the re-signed manifest (same files and hashes), so the next
+        // delta still vouches for the reused files.
+        let factsAfter = try #require(VerifiedFacts.load(forFolder: folder, in: lab.clientDirectory))
+        #expect(factsAfter.manifestHash == (try resigned.hash))
+        #expect(factsAfter.files == factsBefore.files)
 
         // More than half its lifetime left now: the next sync does not ask.
         let quiet = try await lab.cli(["sync", "--content"])

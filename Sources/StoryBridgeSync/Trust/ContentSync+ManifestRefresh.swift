@@ -38,6 +38,7 @@ extension ContentSync {
                 } catch {
                     throw SyncCatalog.storageError(error)
                 }
+                await carryVerifiedFacts(of: installed.folder, from: installed.manifestHash, to: record.manifestHash)
                 replaced.append(id)
                 logger.info(
                     "re-signed manifest stored",
@@ -49,5 +50,19 @@ extension ContentSync {
             }
         }
         return (replaced, warnings)
+    }
+
+    /// The verified facts of `folder`, taken against the manifest whose hash was `old`, now name
+    /// its re-signed manifest `new` (the same files and hashes, ``TrustGate/refreshed(installed:package:)``
+    /// checked), so the next delta still vouches for the reused files instead of hashing them all.
+    /// Written after the row: a crash in between leaves facts of the old hash, which vouch for
+    /// nothing (the next delta hashes the reused files once). Facts of another manifest are left.
+    private func carryVerifiedFacts(of folder: String, from old: String, to new: String) async {
+        let directory = library.directory
+        await BlockingIO.run {
+            guard var facts = VerifiedFacts.load(forFolder: folder, in: directory), facts.manifestHash == old else { return }
+            facts.manifestHash = new
+            try? facts.save(forFolder: folder, in: directory)
+        }
     }
 }
