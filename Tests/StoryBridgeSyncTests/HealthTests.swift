@@ -22,7 +22,11 @@ struct HealthTests {
             for _ in 0..<300 {
                 let (status, body) = try await Self.get("\(base)/__storybridge/health")
                 healthy = body
-                if status == 200, body["decks"]?.arrayValue?.first?["revision"] != .null { break }
+                // The deck shows its revision at the swap; the run's result is recorded when the
+                // run ends (after the ready tree's build and the run record): wait for both.
+                if status == 200, body["decks"]?.arrayValue?.first?["revision"] != .null, body["sync"]?["lastResult"] == "ok" {
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(healthy["status"] == "ok", "\(healthy)")
