@@ -151,6 +151,36 @@ struct ReadyTreeTests {
         await lab.stopServer()
     }
 
+    @Test(
+        "an installed file replaced by another inode after its revision was verified: the tree's link is the verified inode (no stat of the installed side), and the update carries the verified bytes"
+    )
+    func installedFileReplacedAfterVerification() async throws {
+        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
+        _ = try await DeltaSyncTests.sync(lab)
+        let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
+        let tree = try Self.tree(lab, id: 9)
+        let file = installed.appendingPathComponent("slides/s12.html")
+        let verifiedBytes = try Data(contentsOf: file)
+        let verifiedInode = Self.inode(tree.appendingPathComponent("slides/s12.html"))
+        #expect(Self.inode(file) == verifiedInode)
+        // Another inode under the installed name, of the same size (unlinked first: a link's
+        // inode is the tree's too, never written through).
+        #expect(unlink(file.path) == 0)
+        try Data(repeating: UInt8(ascii: "x"), count: verifiedBytes.count).write(to: file)
+        #expect(Self.inode(file) != verifiedInode)
+        let treeFolder = Self.inode(tree)
+        try DeltaSyncTests.publishDeck(lab, id: 9, version: "v2")
+        let update = try await DeltaSyncTests.sync(lab)
+        #expect(update.report.failed.isEmpty, "\(update.report.failed)")
+        #expect(update.report.deltaUpdates == 1)
+        let newRoot = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
+        #expect(Self.inode(newRoot) == treeFolder, "the tree was taken (not refused) and became the new revision")
+        let carried = newRoot.appendingPathComponent("slides/s12.html")
+        #expect(try Data(contentsOf: carried) == verifiedBytes, "the verified bytes, not the replacement")
+        #expect(Self.inode(carried) == verifiedInode)
+        await lab.stopServer()
+    }
+
     @Test("a run that installs nothing makes the tree an installed revision lacks (a kill after the swap, before or during its build)")
     func madeUpByTheNextRun() async throws {
         let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }

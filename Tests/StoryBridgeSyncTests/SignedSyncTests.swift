@@ -63,6 +63,18 @@ struct SignedSyncTests {
         #expect(failed.lastError?.contains("'mediafiles/film.mp4' differs") == true, "\(failed.lastError ?? "")")
         #expect(try lab.trustRow(1)?["presentationRevision"] as Int? == 1)
         #expect(lab.leftoverDownloads().filter { $0.hasSuffix(".part") }.isEmpty)
+        // The refused revision's manifest was stored once verified, before its files were
+        // checked; no row names it, so the next sync sweeps it before it stores revision 3's.
+        let afterRefusal = try lab.storedManifests()
+        #expect(afterRefusal.stored.count == 2 && afterRefusal.named.count == 1, "\(afterRefusal)")
+        #expect(afterRefusal.named.isSubset(of: afterRefusal.stored))
+        try await lab.publishSigned(title: "v3")
+        let third = try await lab.cli(["sync", "--content"])
+        #expect(third.status == 0, "\(third.output) \(third.errors)")
+        #expect(try lab.installedTitle(1) == "v3")
+        let afterUpdate = try lab.storedManifests()
+        #expect(afterUpdate.stored == afterUpdate.named, "\(afterUpdate)")
+        #expect(afterUpdate.stored.isDisjoint(with: afterRefusal.stored.subtracting(afterRefusal.named)))
     }
 
     @Test("an unsigned update of a signed deck is refused (U1); --require-signed refuses an unsigned server (U2)")

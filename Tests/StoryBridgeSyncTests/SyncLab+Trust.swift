@@ -38,7 +38,11 @@ extension SyncLab {
             try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT packageTrust.* FROM packageTrust JOIN presentation ON presentation.folder = packageTrust.folder WHERE presentation.id = ?",
+                    """
+                    SELECT packageTrust.*, trustManifest.text AS manifest FROM packageTrust
+                    JOIN presentation ON presentation.folder = packageTrust.folder
+                    LEFT JOIN trustManifest ON trustManifest.hash = packageTrust.manifestHash WHERE presentation.id = ?
+                    """,
                 arguments: [id])
         }
     }
@@ -90,6 +94,17 @@ extension SyncLab {
     /// The `packageTrust` row of `folder` (served or kept).
     func trustRecord(folder: String) throws -> InstalledTrust? {
         try clientLibrary().database.pool.read { db in try InstalledTrust.read(db, folder: folder) }
+    }
+
+    /// The hashes of the manifest texts the kiosk stores (`trustManifest`), and of those its
+    /// `packageTrust` rows name.
+    func storedManifests() throws -> (stored: Set<String>, named: Set<String>) {
+        try clientLibrary().database.pool.read { db in
+            (
+                Set(try String.fetchAll(db, sql: "SELECT hash FROM trustManifest")),
+                Set(try String.fetchAll(db, sql: "SELECT manifestHash FROM packageTrust"))
+            )
+        }
     }
 
     /// How many `packageTrust` rows presentation `id` has (served and kept folders).

@@ -98,6 +98,19 @@ struct DeltaSyncBenchmark {
                 Self.flushDirtyPages()
                 let update = try await ChildRun.run(storybridge, ["sync", "--content", "--data-dir", dataDir.path], timing: !ignoreRanges)
                 try SyncBenchmark.check(update, "update sync")
+                // Each timed sync's own phase lines, in the order they ended, for a timeline of
+                // what ran beside what (docs/BENCHMARKS.md, the one-slide delta).
+                if let timeline = ProcessInfo.processInfo.environment["STORYBRIDGE_BENCH_TIMELINE"], !ignoreRanges {
+                    let lines = update.output.split(separator: "\n").filter { $0.hasPrefix("timing:") }
+                    let text = "round \(round)\n" + lines.joined(separator: "\n") + "\n"
+                    if let handle = FileHandle(forWritingAtPath: timeline) {
+                        handle.seekToEndOfFile()
+                        handle.write(Data(text.utf8))
+                        try? handle.close()
+                    } else {
+                        try Data(text.utf8).write(to: URL(fileURLWithPath: timeline))
+                    }
+                }
                 let bytes = try Self.number(before: " MB transferred", in: update.output) * 1e6
                 let requests = Int((try? Self.number(before: " range requests", in: update.output)) ?? 0)
                 let connections = Int((try? Self.number(before: " connection", in: update.output)) ?? 0)

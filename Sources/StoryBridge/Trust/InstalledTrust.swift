@@ -29,7 +29,7 @@ package struct InstalledTrust: Sendable, Hashable {
         presentationId = row["presentationId"]
         signed = (row["signed"] as Int? ?? 0) == 1
         manifestHash = row["manifestHash"]
-        manifest = row["manifest"]
+        manifest = (row["manifest"] as String?) ?? ""
         keyId = row["keyId"]
         presentationRevision = row["presentationRevision"]
         packageId = row["packageId"]
@@ -42,9 +42,28 @@ package struct InstalledTrust: Sendable, Hashable {
         lastVerifyResult = row["lastVerifyResult"]
     }
 
+    /// The columns of a row with its manifest's text (`trustManifest`, by hash; empty if missing),
+    /// for a query that joins ``manifestJoin``.
+    static let columnsWithManifest = "packageTrust.*, trustManifest.text AS manifest"
+    /// Joins each `packageTrust` row to its manifest's text.
+    static let manifestJoin = "LEFT JOIN trustManifest ON trustManifest.hash = packageTrust.manifestHash"
+
     /// The row of `folder`, if it has one.
     package static func read(_ db: Database, folder: String) throws -> InstalledTrust? {
-        try Row.fetchOne(db, sql: "SELECT * FROM packageTrust WHERE folder = ?", arguments: [folder]).map(InstalledTrust.init(row:))
+        try Row.fetchOne(
+            db, sql: "SELECT \(columnsWithManifest) FROM packageTrust \(manifestJoin) WHERE packageTrust.folder = ?",
+            arguments: [folder]
+        ).map(InstalledTrust.init(row:))
+    }
+
+    /// Deletes the manifest texts that no row names: stored by a sync once it verified a manifest,
+    /// for an install that then failed or was killed (a row's deletion takes its text with it, by
+    /// trigger). Writes only when there are some. A sync runs it under its lock, before it stores
+    /// any; a swap stores its text again if it was not there.
+    package static func sweepUnnamedManifests(_ pool: DatabasePool) throws {
+        let unnamed = "SELECT hash FROM trustManifest WHERE hash NOT IN (SELECT manifestHash FROM packageTrust)"
+        guard try pool.read({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (\(unnamed))") ?? false }) else { return }
+        try pool.write { db in try db.execute(sql: "DELETE FROM trustManifest WHERE hash IN (\(unnamed))") }
     }
 
     /// The manifest hash of `folder`'s row when it is verified (not quarantined): all a delta
@@ -61,8 +80,8 @@ package struct InstalledTrust: Sendable, Hashable {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT presentation.id AS servedId, packageTrust.* FROM presentation
-                JOIN packageTrust ON packageTrust.folder = presentation.folder
+                SELECT presentation.id AS servedId, \(columnsWithManifest) FROM presentation
+                JOIN packageTrust ON packageTrust.folder = presentation.folder \(manifestJoin)
                 """)
         return Dictionary(rows.map { ($0["servedId"] as Int, InstalledTrust(row: $0)) }, uniquingKeysWith: { first, _ in first })
     }
@@ -83,13 +102,14 @@ package struct InstalledTrust: Sendable, Hashable {
     /// Replaces the stored manifest of `folder` by `record`, a re-signed manifest of the same files
     /// and revisions: no file is touched, the verification state stays.
     package static func replaceManifest(_ db: Database, folder: String, with record: TrustRecord) throws {
+        try record.storeManifest(db)
         try db.execute(
             sql: """
-                UPDATE packageTrust SET manifestHash = ?, manifest = ?, keyId = ?, keysVersion = ?, created = ?, expires = ?
+                UPDATE packageTrust SET manifestHash = ?, keyId = ?, keysVersion = ?, created = ?, expires = ?
                 WHERE folder = ?
                 """,
             arguments: [
-                record.manifestHash, record.manifest, record.keyId, record.body.keysVersion, TrustTime.format(record.body.created),
+                record.manifestHash, record.keyId, record.body.keysVersion, TrustTime.format(record.body.created),
                 record.body.expires.map(TrustTime.format), folder,
             ])
     }

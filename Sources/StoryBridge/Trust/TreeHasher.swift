@@ -182,22 +182,34 @@ package struct TreeHasher: Sendable {
     }
 
     /// How the hashed `files` of a tree (in any order) differ from `manifest`'s; each finding's
-    /// list in path order.
-    package static func difference(of files: [ManifestFile], from manifest: PackageManifest) -> TreeDifference {
-        let expected = manifest.filesByPath
+    /// list in path order. `paths`: the manifest's ``ManifestPaths`` when made ahead.
+    package static func difference(
+        of files: [ManifestFile], from manifest: PackageManifest, paths: ManifestPaths? = nil
+    ) -> TreeDifference {
+        let positions = (paths ?? ManifestPaths(manifest)).positions
         var difference = TreeDifference()
-        var seen = Set<String>()
+        // Which listed files the tree has, by position: a file of the tree named twice counts once.
+        var present = [Bool](repeating: false, count: manifest.files.count)
+        var presentCount = 0
         for file in files {
-            seen.insert(file.path)
-            guard let listed = expected[file.path] else {
+            guard let position = positions[file.path] else {
                 difference.added.append(file.path)
                 continue
             }
+            if !present[position] {
+                present[position] = true
+                presentCount += 1
+            }
+            let listed = manifest.files[position]
             if listed.size != file.size || listed.sha256 != file.sha256 {
                 difference.changed.append(.init(path: file.path, expected: listed, actualSize: file.size, actualSHA256: file.sha256))
             }
         }
-        difference.missing = manifest.files.map(\.path).filter { !seen.contains($0) }
+        if presentCount != positions.count {
+            difference.missing = manifest.files.enumerated().compactMap { position, file in
+                positions[file.path] == position && !present[position] ? file.path : nil
+            }
+        }
         if !difference.isEmpty {
             difference.added.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             difference.changed.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }

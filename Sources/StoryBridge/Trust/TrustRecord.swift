@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 
 /// What an install records of the tree it verified (a `packageTrust` row, keyed by the revision's
-/// folder, and for a signed manifest the presentation's `trustHighWater`), written in the swap
-/// transaction so the row and the served revision never disagree (docs/design/TRUST.md 2.7).
+/// folder, naming its manifest's text in `trustManifest`, and for a signed manifest the
+/// presentation's `trustHighWater`), written in the swap transaction so the row and the served
+/// revision never disagree (docs/design/TRUST.md 2.7).
 package struct TrustRecord: Sendable, Hashable {
     package var presentationId: Int
     /// A signed manifest (true) or the hashes recorded at an unsigned install (false).
@@ -36,17 +37,31 @@ package struct TrustRecord: Sendable, Hashable {
             manifest: String(decoding: try document.encoded(), as: UTF8.self), keyId: nil, body: body)
     }
 
-    /// Writes the `packageTrust` row of `folder` and, for a signed manifest, raises the presentation's
-    /// high-water mark (setting `signedSince` at its first signed install).
+    /// Stores the manifest's text under its hash (`trustManifest`), unless it is stored already:
+    /// a sync does so once it has verified a signed manifest, beside the package's fetch, so that
+    /// the swap's ``write(_:folder:now:)`` finds it there and writes no text.
+    package func storeManifest(_ db: Database) throws {
+        try Self.storeManifest(db, text: manifest, hash: manifestHash)
+    }
+
+    /// Stores manifest `text` under `hash` unless one is stored under it.
+    package static func storeManifest(_ db: Database, text: String, hash: String) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO trustManifest (hash, text) VALUES (?, ?)", arguments: [hash, text])
+    }
+
+    /// Writes the `packageTrust` row of `folder` (with the manifest's text, when not stored yet)
+    /// and, for a signed manifest, raises the presentation's high-water mark (setting
+    /// `signedSince` at its first signed install).
     package func write(_ db: Database, folder: String, now: Date = Date()) throws {
+        try storeManifest(db)
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO packageTrust (folder, presentationId, signed, manifestHash, manifest, keyId, keysVersion,
+                INSERT OR REPLACE INTO packageTrust (folder, presentationId, signed, manifestHash, keyId, keysVersion,
                   presentationRevision, packageId, packageRevision, created, expires, state, lastVerifiedAt, lastVerifyResult)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'verified', ?, 'ok')
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'verified', ?, 'ok')
                 """,
             arguments: [
-                folder, presentationId, signed ? 1 : 0, manifestHash, manifest, keyId, body.keysVersion, body.presentationRevision,
+                folder, presentationId, signed ? 1 : 0, manifestHash, keyId, body.keysVersion, body.presentationRevision,
                 body.packageId, body.packageRevision, TrustTime.format(body.created), body.expires.map(TrustTime.format),
                 TrustTime.format(now),
             ])

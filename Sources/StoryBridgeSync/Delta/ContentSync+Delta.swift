@@ -137,18 +137,15 @@ extension ContentSync {
         }
         guard let (installed, index) = found else { return .fullDownload(alreadyReceived: 0) }
         PhaseTiming.record("delta: installed revision and its index loaded", since: indexBegan)
-        // The verified facts (with their files' hashes) and the installed record's manifest hash
-        // they must be of, read while the entries are fetched; missing facts mean there is no
-        // record to read (every reused file is hashed).
+        // The installed record's manifest hash, which the revision's verified facts (with their
+        // files' hashes, read by the linking before the ready tree's check) must be of, read while
+        // the entries are fetched; missing facts mean every reused file is hashed.
         let folderName = installed.lastPathComponent
-        let installedTrust = Task { [library] () -> (facts: VerifiedFacts, manifestHash: String?)? in
-            await BlockingIO.run {
-                PhaseTiming.measure("trust: installed revision's facts and record read (beside the fetch)") {
-                    guard let facts = VerifiedFacts.load(forFolder: folderName, in: library.directory) else { return nil }
-                    let manifestHash = try? library.database.pool.read { db in
-                        try InstalledTrust.verifiedManifestHash(db, folder: folderName)
-                    }
-                    return (facts, manifestHash ?? nil)
+        let installedTrust = Task { [library, trust] () -> String? in
+            guard trust != nil else { return nil }
+            return await BlockingIO.run {
+                PhaseTiming.measure("trust: installed revision's record read (beside the fetch)") {
+                    (try? library.database.pool.read { db in try InstalledTrust.verifiedManifestHash(db, folder: folderName) }) ?? nil
                 }
             }
         }
@@ -161,6 +158,18 @@ extension ContentSync {
         fetch.readyTree = ReadyTree(presentationId: id, installedFolder: installed.lastPathComponent, paths: paths)
         fetch.readyTreeRejected = { [logger] reason in
             logger.notice("ready tree not used, files linked instead: \(reason)", metadata: ["presentation": "\(id)"])
+        }
+        // The reused files are vouched for beside the fetch, once they are kept; used only when
+        // the install has an expectation (trust configured).
+        if trust != nil {
+            let directory = library.directory
+            fetch.installedFacts = { VerifiedFacts.load(forFolder: folderName, in: directory) }
+            fetch.vouch = { reused, linked, verified in
+                let manifestHash = await installedTrust.value
+                return PhaseTiming.measure("trust: reused files vouched (beside the fetch)") {
+                    TrustGate.vouched(reused: reused, linked: linked, facts: verified, installedManifestHash: manifestHash)
+                }
+            }
         }
         let kept = KeptReplyBytes()
         let downloader = self.downloader
@@ -215,15 +224,7 @@ extension ContentSync {
         let expected = try await expectation()
         PhaseTiming.record("trust: keys and manifest waited for (after the fetch)", since: manifestBegan)
         events(.installing(presentationId: id))
-        let trusted = expected == nil ? nil : await installedTrust.value
-        let vouched =
-            expected == nil
-            ? [:]
-            : PhaseTiming.measure("trust: reused files vouched") {
-                TrustGate.vouched(
-                    reused: fetched.plan.reused.map(\.name), linked: fetched.linkFacts, facts: trusted?.facts,
-                    installedManifestHash: trusted?.manifestHash)
-            }
+        let vouched = expected == nil ? [:] : fetched.vouched
         // The files the assembly places, so rule 7 lists the tree without walking it: the reused
         // files linked with their facts from the link, and every other one by name.
         var linkedFacts: [String: FileFacts] = [:]

@@ -16,6 +16,8 @@ struct FetchedDelta: Sendable {
     var linked: UnchangedFileLinker.Counts
     /// The linked files' facts before and after their links (docs/design/TRUST.md 2.3.1).
     var linkFacts: [String: LinkedFacts] = [:]
+    /// What ``DeltaFetch/vouch`` made of the reused files, beside the fetch (empty without it).
+    var vouched: [String: TrustGate.Vouched] = [:]
     /// The work folder holding the changed entries unpacked (CRC checked) from their spans as
     /// fetched, once the listing passed (nil when no entry changed); the assembly moves its
     /// files into the linked folder.
@@ -54,6 +56,16 @@ struct DeltaFetch: Sendable {
     var readyTree: ReadyTree?
     /// Told why a ready tree was not used (it is removed, and the files linked as without one).
     var readyTreeRejected: (@Sendable (String) -> Void)?
+    /// Told the plan's reused files and their facts when linked, once they are kept, beside the
+    /// fetch of the changed entries: the reused files the installed revision's verified facts
+    /// vouch for (``TrustGate/vouched(reused:linked:facts:installedManifestHash:)``), which the
+    /// result carries; nil: none.
+    var vouch:
+        (@Sendable (_ reused: [String], _ linked: [String: LinkedFacts], _ verified: VerifiedFacts?) async -> [String: TrustGate.Vouched])?
+    /// Reads the installed revision's verified facts (docs/design/TRUST.md 2.3.1) on the linking's
+    /// thread, before the ready tree is checked (its files whose inodes the facts name need no
+    /// `stat` of the installed side); they go to ``vouch``. Nil: none are read.
+    var installedFacts: (@Sendable () -> VerifiedFacts?)?
     /// Takes a 200 answered to the first range request (``RangedBlob/wholeBlobReply``).
     var wholeBlobReply: (@Sendable (HTTPResponseHead, inout BlobHTTP.Parts) async throws -> Bool)?
     /// Central directories larger than this are not read remotely.
@@ -184,13 +196,14 @@ struct DeltaFetch: Sendable {
         // failed linking, and all have ended when this throws.
         async let indexWritten = writeIndex(directory)
         let unpackedChanges = try await unpackChanges(changes)
-        let linkedCounts = try await linked
+        let (linkedCounts, vouched) = try await linked
         var fetched = FetchedDelta(
             directory: directory, plan: plan, linkedFolder: linkedFolder, linked: linkedCounts,
             changedFolder: changes == nil ? nil : changedFolder, unpacked: unpackedChanges, filePaths: filePaths,
             requests: blob.requests, connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived,
             packageSize: packageSize)
         fetched.indexFile = await indexWritten
+        fetched.vouched = vouched
         if case .success(let ahead) = await linkedAhead.value { fetched.linkFacts = ahead.facts }
         return fetched
     }
@@ -224,24 +237,33 @@ struct DeltaFetch: Sendable {
     /// revision's ready tree renamed to it when there is one that checks out, else an empty
     /// folder into which the installed revision's files that are what `index` says are linked.
     private func linkAhead(_ index: DeltaIndex) async -> Result<UnchangedFileLinker.LinkedAhead, any Error> {
+        let installedFacts = self.installedFacts
+        var verified: VerifiedFacts?
         if let readyTree {
             let treeBegan = PhaseTiming.begin()
-            let taken = await BlockingIO.run { [folder, linkedFolder, installed] () -> ReadyTree.Taken in
+            let (taken, facts) = await BlockingIO.run { [folder, linkedFolder, installed] () -> (ReadyTree.Taken, VerifiedFacts?) in
+                let verified = installedFacts.flatMap { read in
+                    PhaseTiming.measure("trust: installed revision's verified facts read (before the ready tree's check)") { read() }
+                }
                 try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 if FileManager.default.fileExists(atPath: linkedFolder.path) { try? FileManager.default.removeItem(at: linkedFolder) }
-                return readyTree.take(into: linkedFolder, index: index, installed: installed)
+                return (readyTree.take(into: linkedFolder, index: index, installed: installed, verified: verified), verified)
             }
             PhaseTiming.record("delta: ready tree taken and checked (while the tail and the entries are requested)", since: treeBegan)
             switch taken {
-            case .taken(let linked): return .success(linked)
+            case .taken(var linked):
+                linked.verified = facts
+                return .success(linked)
             case .absent: break
             case .rejected(let reason): readyTreeRejected?(reason)
             }
+            verified = facts
         }
         let linksBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: installed files linked (while the tail and the entries are requested)", since: linksBegan) }
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
-        return await BlockingIO.run { [folder, linkedFolder] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
+        let tried = readyTree != nil
+        return await BlockingIO.run { [folder, linkedFolder, verified] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
             Result {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 if mkdir(linkedFolder.path, 0o755) != 0 {
@@ -251,20 +273,25 @@ struct DeltaFetch: Sendable {
                     try FileManager.default.removeItem(at: linkedFolder)
                     try FileManager.default.createDirectory(at: linkedFolder, withIntermediateDirectories: false)
                 }
-                return try linker.linkAhead(index)
+                var linked = try linker.linkAhead(index)
+                linked.verified = tried ? verified : installedFacts?()
+                return linked
             }
         }
     }
 
-    /// Keeps of the files linked ahead the plan's unchanged ones (``UnchangedFileLinker/keep(_:of:)``).
+    /// Keeps of the files linked ahead the plan's unchanged ones (``UnchangedFileLinker/keep(_:of:)``),
+    /// then has them vouched for (``vouch``).
     private func keepUnchanged(
         _ reused: [ZipDirectoryEntry], linkedAhead: Task<Result<UnchangedFileLinker.LinkedAhead, any Error>, Never>
-    ) async throws -> UnchangedFileLinker.Counts {
+    ) async throws -> (UnchangedFileLinker.Counts, [String: TrustGate.Vouched]) {
         let linked = try await linkedAhead.value.get()
         let keepBegan = PhaseTiming.begin()
-        defer { PhaseTiming.record("delta: links of changed and removed files removed", since: keepBegan) }
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
-        return try await BlockingIO.run { () throws in try linker.keep(reused, of: linked) }
+        let counts = try await BlockingIO.run { () throws in try linker.keep(reused, of: linked) }
+        PhaseTiming.record("delta: links of changed and removed files removed", since: keepBegan)
+        guard let vouch else { return (counts, [:]) }
+        return (counts, await vouch(reused.map(\.name), linked.facts, linked.verified))
     }
 
     /// The file paths of `listing` (the package's central directory) after the checks of a full

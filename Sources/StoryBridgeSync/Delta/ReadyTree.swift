@@ -87,8 +87,9 @@ struct ReadyTree: Sendable {
     /// Renames the tree to `workFolder` (which must not exist) and checks it against `index`
     /// and the installed revision's folder: every file of the index present, a regular file of
     /// its indexed size and the same inode as the installed file, nothing else in it
-    /// (``check(_:index:installed:)``). A tree that fails is removed.
-    func take(into workFolder: URL, index: DeltaIndex, installed: URL) -> Taken {
+    /// (``check(_:index:installed:verified:facts:)``; `verified`: the installed revision's
+    /// verified facts, when it has them). A tree that fails is removed.
+    func take(into workFolder: URL, index: DeltaIndex, installed: URL, verified: VerifiedFacts? = nil) -> Taken {
         guard rename(location.path, workFolder.path) == 0 else {
             let reason = errno
             if reason == ENOENT { return .absent }
@@ -96,7 +97,7 @@ struct ReadyTree: Sendable {
             return .rejected("cannot be moved to the work folder (\(String(cString: strerror(reason))))")
         }
         var facts: [String: LinkedFacts] = [:]
-        if let problem = Self.check(workFolder, index: index, installed: installed, facts: &facts) {
+        if let problem = Self.check(workFolder, index: index, installed: installed, verified: verified, facts: &facts) {
             try? FileManager.default.removeItem(at: workFolder)
             return .rejected(problem)
         }
@@ -115,9 +116,17 @@ struct ReadyTree: Sendable {
         return check(tree, index: index, installed: installed, facts: &facts)
     }
 
-    /// As ``check(_:index:installed:)``, giving each file's facts (the installed file's `stat`,
-    /// which the tree's link shares: linked before this delta, so `before` and `after` are one).
-    static func check(_ tree: URL, index: DeltaIndex, installed: URL, facts: inout [String: LinkedFacts]) -> String? {
+    /// As ``check(_:index:installed:)``, giving each file's facts (the tree's `stat`, which is
+    /// the installed file's when they are one inode: linked before this delta, so `before` and
+    /// `after` are one). A file whose inode is the one the installed revision's verified facts
+    /// (`verified`) have for its path is the installed revision's file without a `stat` of the
+    /// installed side: the facts were taken of the installed file when it was verified, so the
+    /// tree holds the inode whose bytes were checked (were the installed name replaced since by
+    /// another inode, the tree keeps the verified one; `storybridge verify` names the installed
+    /// file). Any other file is compared with the installed file's `stat`.
+    static func check(
+        _ tree: URL, index: DeltaIndex, installed: URL, verified: VerifiedFacts? = nil, facts: inout [String: LinkedFacts]
+    ) -> String? {
         guard let root = try? UnchangedFileLinker.openFolder(tree.path) else { return "cannot be opened" }
         defer { close(root) }
         guard let installedRoot = try? UnchangedFileLinker.openFolder(installed.path) else {
@@ -156,12 +165,17 @@ struct ReadyTree: Sendable {
                 case S_IFREG:
                     guard let indexed = index.files[path] else { return "an extra file '\(path)'" }
                     guard Int64(status.st_size) == indexed.size else { return "'\(path)' is not of its indexed size" }
+                    let treeFacts = FileFacts(status)
+                    if let known = verified?.files[path]?.facts, known.ino == treeFacts.ino, known.dev == treeFacts.dev {
+                        facts[path] = LinkedFacts(before: treeFacts, after: treeFacts)
+                        found += 1
+                        continue
+                    }
                     var served = stat()
                     guard fstatat(installedRoot, path, &served, AT_SYMLINK_NOFOLLOW) == 0,
                         served.st_ino == status.st_ino, served.st_dev == status.st_dev
                     else { return "'\(path)' is not the installed file" }
-                    let servedFacts = FileFacts(served)
-                    facts[path] = LinkedFacts(before: servedFacts, after: servedFacts)
+                    facts[path] = LinkedFacts(before: treeFacts, after: treeFacts)
                     found += 1
                 default:
                     return "'\(path)' is neither a file nor a folder"

@@ -14,6 +14,8 @@ extension UnchangedFileLinker {
         /// The linked (not copied) files' facts before and after their link, for the installed
         /// revision's verified facts to vouch for them.
         var facts: [String: LinkedFacts] = [:]
+        /// The installed revision's verified facts, read before the linking (nil: none).
+        var verified: VerifiedFacts?
     }
 
     /// Links (or copies) every file of the installed revision's `index` whose installed copy is

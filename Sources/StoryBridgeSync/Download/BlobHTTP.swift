@@ -105,25 +105,30 @@ enum BlobHTTP {
     }
 
     /// A connection to `target` (TLS for `https`, verified against the system's trust roots or
-    /// `customTLS`'s) speaking HTTP/1.1, with the read timeout of ``StalledReadTimeout``.
+    /// `customTLS`'s) speaking HTTP/1.1, with the read timeout of ``StalledReadTimeout``. A host
+    /// that is an IP address (a content server on the LAN) is connected to as one, without a
+    /// name resolution (`getaddrinfo`, whose first call in a process loads the system's resolver
+    /// modules).
     static func connect(
         _ target: Target, connectTimeout: TimeAmount, readTimeout: TimeAmount, trusting customTLS: NIOSSLContext?
     ) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         let tlsContext = target.tls ? try customTLS ?? sharedTLSContext.get() : nil
-        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(connectTimeout)
-            .connect(host: target.host, port: target.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let tlsContext {
-                        let isAddress = (try? SocketAddress(ipAddress: target.host, port: 0)) != nil
-                        try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: isAddress ? nil : target.host))
-                    }
-                    try pipeline.addHTTPClientHandlers()
-                    try pipeline.addHandler(StalledReadTimeout(timeout: readTimeout))
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+        let address = try? SocketAddress(ipAddress: target.host, port: target.port)
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(connectTimeout)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>> = {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                let pipeline = channel.pipeline.syncOperations
+                if let tlsContext {
+                    try pipeline.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: address == nil ? target.host : nil))
                 }
+                try pipeline.addHTTPClientHandlers()
+                try pipeline.addHandler(StalledReadTimeout(timeout: readTimeout))
+                return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
             }
+        }
+        if let address { return try await bootstrap.connect(to: address, channelInitializer: initializer) }
+        return try await bootstrap.connect(host: target.host, port: target.port, channelInitializer: initializer)
     }
 
     /// The head of a GET of `target` with `headers`; `Connection: close` unless `keepAlive`.

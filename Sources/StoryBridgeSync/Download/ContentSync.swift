@@ -107,7 +107,12 @@ package struct ContentSync: Sendable {
             }
             return installed ?? [:]
         }
-        let quarantined = await BlockingIO.run { [library] () -> Set<Int> in
+        let quarantined = await BlockingIO.run { [library, logger] () -> Set<Int> in
+            do {
+                try InstalledTrust.sweepUnnamedManifests(library.database.pool)
+            } catch {
+                logger.warning("stored manifests no revision names were not removed", metadata: ["error": "\(error)"])
+            }
             let served = try? library.database.pool.read { db in try InstalledTrust.served(db) }
             return Set((served ?? [:]).filter { $0.value.state == "quarantined" }.keys)
         }

@@ -24,8 +24,9 @@ package actor TrustGate {
     /// What the tree of a package must be.
     package enum Expectation: Sendable {
         /// The files of this verified manifest (its text as received, the key that signed it, and
-        /// its hash: worked out with the manifest, beside a delta's fetch, not in the tree's check).
-        case signed(SignedManifest, text: String, keyId: String, manifestHash: String)
+        /// its hash and file positions: worked out with the manifest, beside a delta's fetch, not
+        /// in the tree's check).
+        case signed(SignedManifest, text: String, keyId: String, manifestHash: String, paths: ManifestPaths)
         /// Unsigned: any tree, whose hashes are recorded.
         case unsigned
     }
@@ -117,7 +118,9 @@ package actor TrustGate {
                 }
             }
         }
-        return .signed(document, text: String(decoding: bytes, as: UTF8.self), keyId: signer.keyId, manifestHash: manifestHash)
+        let text = String(decoding: bytes, as: UTF8.self)
+        await storeManifest(text, hash: manifestHash, presentationId: id)
+        return .signed(document, text: text, keyId: signer.keyId, manifestHash: manifestHash, paths: ManifestPaths(body))
     }
 
     /// A re-signed manifest of the installed revision `installed` (docs/design/TRUST.md 2.6): the
@@ -178,6 +181,24 @@ package actor TrustGate {
             }
         } catch {
             throw .trustRefused(presentationId: id, error)
+        }
+    }
+
+    /// Stores a verified manifest's text under its hash now, beside the package's fetch, so that
+    /// the install's swap transaction writes only the row that names it (docs/design/TRUST.md
+    /// 2.7). A failure is only logged: the swap then stores the text itself. A text whose install
+    /// fails is swept by the next sync.
+    private func storeManifest(_ text: String, hash: String, presentationId id: Int) async {
+        let database = self.database
+        let began = PhaseTiming.begin()
+        let stored = await BlockingIO.run {
+            Result {
+                try database.pool.write { db in try TrustRecord.storeManifest(db, text: text, hash: hash) }
+            }
+        }
+        PhaseTiming.record("trust: manifest stored (beside the fetch)", since: began)
+        if case .failure(let error) = stored {
+            logger.notice("the manifest is stored with the install instead", metadata: ["presentation": "\(id)", "error": "\(error)"])
         }
     }
 
@@ -304,6 +325,7 @@ package actor TrustGate {
                 return try TreeHasher.factsListing(of: staging)
             }
             var files: [ManifestFile] = []
+            files.reserveCapacity(listing.count)
             var toHash: [String] = []
             for (path, facts) in listing {
                 if let vouch = vouched[path], vouch.linked == facts {
@@ -319,9 +341,9 @@ package actor TrustGate {
             }
             let record: TrustRecord
             switch expectation {
-            case .signed(let document, let text, let keyId, let manifestHash):
+            case .signed(let document, let text, let keyId, let manifestHash, let paths):
                 let difference = PhaseTiming.measure("trust: tree compared with the manifest") {
-                    TreeHasher.difference(of: files, from: document.body)
+                    TreeHasher.difference(of: files, from: document.body, paths: paths)
                 }
                 guard difference.isEmpty else { throw TrustFailure.treeDiffers(difference) }
                 record = TrustRecord(
@@ -333,16 +355,10 @@ package actor TrustGate {
                     presentationId: presentationId, presentationRevision: presentationRevision, packageId: packageId,
                     packageRevision: packageRevision, files: files, now: Date())
             }
-            if let factsAfterSwap {
-                // Each file's hash is the one the tree was just checked against: hashed, or vouched.
-                let hashes = Dictionary(files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
-                var verified: [String: VerifiedFile] = [:]
-                verified.reserveCapacity(listing.count)
-                for (path, facts) in listing {
-                    if let sha256 = hashes[path] { verified[path] = VerifiedFile(facts: facts, sha256: sha256) }
-                }
-                factsAfterSwap.hold(VerifiedFacts(manifestHash: record.manifestHash, files: verified), forFolder: staging.lastPathComponent)
-            }
+            // Each file's hash is the one the tree was just checked against (hashed, or vouched);
+            // the facts are made of them after the swap, outside the update's waited-for time.
+            factsAfterSwap?.hold(
+                listing: listing, files: files, manifestHash: record.manifestHash, forFolder: staging.lastPathComponent)
             return record
         }
     }

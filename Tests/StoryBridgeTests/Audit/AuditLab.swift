@@ -36,7 +36,7 @@ struct AuditLab {
                     ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, folder = excluded.folder
                     """, arguments: [revision, folder])
             try db.execute(
-                sql: "INSERT INTO packageTrust (folder, presentationId, signed, manifestHash, manifest) VALUES (?, 1, 1, ?, '{}')",
+                sql: "INSERT INTO packageTrust (folder, presentationId, signed, manifestHash) VALUES (?, 1, 1, ?)",
                 arguments: [folder, manifestHash])
         }
     }

@@ -95,7 +95,7 @@ struct KioskTrustStoreTests {
         try database.pool.write { db in
             #expect(try String.fetchOne(db, sql: "SELECT name FROM presentation WHERE id = 17") == "Deck")
             try db.execute(
-                sql: "INSERT INTO packageTrust (folder, presentationId, signed, manifestHash, manifest) VALUES ('17-r3', 17, 0, 'h', '{}')")
+                sql: "INSERT INTO packageTrust (folder, presentationId, signed, manifestHash) VALUES ('17-r3', 17, 0, 'h')")
             #expect(try String.fetchOne(db, sql: "SELECT state FROM packageTrust WHERE folder = '17-r3'") == "verified")
             try db.execute(sql: "INSERT INTO trustHighWater (presentationId, presentationRevision) VALUES (17, 3)")
             #expect(try Int.fetchOne(db, sql: "SELECT presentationRevision FROM trustHighWater") == 3)

@@ -26,6 +26,7 @@ extension StoryBridgeDatabase {
         migrator.registerMigration("v18-audit", migrate: AuditSchema.create)
         migrator.registerMigration("v19-audit-checkpoints", migrate: AuditCheckpointSchema.create)
         migrator.registerMigration("v20-audit-rowid", migrate: AuditRowidSchema.migrate)
+        migrator.registerMigration("v21-trust-manifests", migrate: TrustManifestSchema.migrate)
         return migrator
     }
 }
