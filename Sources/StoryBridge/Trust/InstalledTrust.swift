@@ -86,6 +86,17 @@ package struct InstalledTrust: Sendable, Hashable {
         return Dictionary(rows.map { ($0["servedId"] as Int, InstalledTrust(row: $0)) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The presentations whose served folder's row is quarantined (its state only: no manifest read).
+    package static func quarantinedPresentations(_ db: Database) throws -> Set<Int> {
+        Set(
+            try Int.fetchAll(
+                db,
+                sql: """
+                    SELECT presentation.id FROM presentation JOIN packageTrust ON packageTrust.folder = presentation.folder
+                    WHERE packageTrust.state = 'quarantined'
+                    """))
+    }
+
     /// Whether the manifest's validity is past its end at `now` (never for an unsigned record).
     func isExpired(at now: Date) -> Bool {
         guard signed, let expires else { return false }

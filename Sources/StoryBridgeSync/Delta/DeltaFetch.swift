@@ -237,33 +237,34 @@ struct DeltaFetch: Sendable {
     /// revision's ready tree renamed to it when there is one that checks out, else an empty
     /// folder into which the installed revision's files that are what `index` says are linked.
     private func linkAhead(_ index: DeltaIndex) async -> Result<UnchangedFileLinker.LinkedAhead, any Error> {
+        // The installed revision's verified facts, read once on the linking's thread: the ready
+        // tree's check and the vouching use them.
         let installedFacts = self.installedFacts
-        var verified: VerifiedFacts?
+        let verified = await BlockingIO.run { () -> VerifiedFacts? in
+            installedFacts.flatMap { read in
+                PhaseTiming.measure("trust: installed revision's verified facts read (before the ready tree's check)") { read() }
+            }
+        }
         if let readyTree {
             let treeBegan = PhaseTiming.begin()
-            let (taken, facts) = await BlockingIO.run { [folder, linkedFolder, installed] () -> (ReadyTree.Taken, VerifiedFacts?) in
-                let verified = installedFacts.flatMap { read in
-                    PhaseTiming.measure("trust: installed revision's verified facts read (before the ready tree's check)") { read() }
-                }
+            let taken = await BlockingIO.run { [folder, linkedFolder, installed] () -> ReadyTree.Taken in
                 try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 if FileManager.default.fileExists(atPath: linkedFolder.path) { try? FileManager.default.removeItem(at: linkedFolder) }
-                return (readyTree.take(into: linkedFolder, index: index, installed: installed, verified: verified), verified)
+                return readyTree.take(into: linkedFolder, index: index, installed: installed, verified: verified)
             }
             PhaseTiming.record("delta: ready tree taken and checked (while the tail and the entries are requested)", since: treeBegan)
             switch taken {
             case .taken(var linked):
-                linked.verified = facts
+                linked.verified = verified
                 return .success(linked)
             case .absent: break
             case .rejected(let reason): readyTreeRejected?(reason)
             }
-            verified = facts
         }
         let linksBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: installed files linked (while the tail and the entries are requested)", since: linksBegan) }
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)
-        let tried = readyTree != nil
-        return await BlockingIO.run { [folder, linkedFolder, verified] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
+        return await BlockingIO.run { [folder, linkedFolder] () -> Result<UnchangedFileLinker.LinkedAhead, any Error> in
             Result {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 if mkdir(linkedFolder.path, 0o755) != 0 {
@@ -274,7 +275,7 @@ struct DeltaFetch: Sendable {
                     try FileManager.default.createDirectory(at: linkedFolder, withIntermediateDirectories: false)
                 }
                 var linked = try linker.linkAhead(index)
-                linked.verified = tried ? verified : installedFacts?()
+                linked.verified = verified
                 return linked
             }
         }

@@ -113,8 +113,7 @@ package struct ContentSync: Sendable {
             } catch {
                 logger.warning("stored manifests no revision names were not removed", metadata: ["error": "\(error)"])
             }
-            let served = try? library.database.pool.read { db in try InstalledTrust.served(db) }
-            return Set((served ?? [:]).filter { $0.value.state == "quarantined" }.keys)
+            return (try? library.database.pool.read { db in try InstalledTrust.quarantinedPresentations(db) }) ?? []
         }
         let rows = try await catalog.presentations()
         let (installedFromSync, pins) = try await catalog.read { db in
