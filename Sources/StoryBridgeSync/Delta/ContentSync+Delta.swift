@@ -232,7 +232,8 @@ extension ContentSync {
         for entry in fetched.plan.reused {
             if let facts = fetched.linkFacts[entry.name] { linkedFacts[entry.name] = facts.after } else { placed.append(entry.name) }
         }
-        let assembled = AssembledTree(linked: linkedFacts, placed: placed)
+        let asWritten = PlacedAsWritten()
+        let assembled = AssembledTree(linked: linkedFacts, placed: placed, asWritten: asWritten)
         let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory
         try await install(
@@ -241,6 +242,7 @@ extension ContentSync {
             expected: expected, vouched: vouched, assembled: assembled, factsAfterSwap: factsAfterSwap,
             assemble: { staging in
                 let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
+                asWritten.vouched = counts.asWritten
                 return (counts.files, counts.bytes)
             })
         let cleanupBegan = PhaseTiming.begin()

@@ -14,6 +14,9 @@ struct DeltaAssembly: Sendable {
         var bytes: Int64 = 0
         var linked = 0
         var copied = 0
+        /// The changed files placed as the unpacking wrote them (``FetchedDelta/written``), with
+        /// their hash and their facts after the move.
+        var asWritten: [String: TrustGate.Vouched] = [:]
     }
 
     /// Moves the linked folder to `destination` (which must not exist) and fills it. On any
@@ -25,8 +28,8 @@ struct DeltaAssembly: Sendable {
         do {
             try UnchangedFileLinker.makeFolders(delta.plan.folders, in: destination)
             if let changed = delta.changedFolder {
-                try PhaseTiming.measure("delta: changed files moved in") {
-                    try Self.moveIn(delta.plan.changed, from: changed, to: destination)
+                counts.asWritten = try PhaseTiming.measure("delta: changed files moved in") {
+                    try Self.moveIn(delta.plan.changed, from: changed, to: destination, written: delta.written)
                 }
                 counts.files += delta.unpacked.files
                 counts.bytes += delta.unpacked.bytes
@@ -40,21 +43,34 @@ struct DeltaAssembly: Sendable {
 
     /// Hard-links each of the `changed` files (names of a checked listing, unpacked in `folder`)
     /// into `destination`, its parent folders made first, then unlinks its work name; never over
-    /// a file that exists (the work folder is removed with the other work files).
-    private static func moveIn(_ changed: [ZipDirectoryEntry], from folder: URL, to destination: URL) throws {
+    /// a file that exists (the work folder is removed with the other work files). Returns the
+    /// files of `written` (hashed as the unpacking wrote them) that were still as written just
+    /// before their move (same facts: no write since), each with its hash and its facts after
+    /// the move (the link and the unlink move its change time).
+    static func moveIn(
+        _ changed: [ZipDirectoryEntry], from folder: URL, to destination: URL, written: [String: PackageExtractor.WrittenFile]
+    ) throws -> [String: TrustGate.Vouched] {
         let from = try UnchangedFileLinker.openFolder(folder.path)
         defer { close(from) }
         let into = try UnchangedFileLinker.openFolder(destination.path)
         defer { close(into) }
         var made: Set<Substring> = [""]
+        var asWritten: [String: TrustGate.Vouched] = [:]
         for entry in changed {
             let name = entry.name
             try UnchangedFileLinker.makeFolder(name.lastIndex(of: "/").map { name[..<$0] } ?? "", in: into, made: &made)
+            var status = stat()
+            let unchanged = written[name].flatMap { file in
+                fstatat(from, name, &status, AT_SYMLINK_NOFOLLOW) == 0 && FileFacts(status) == file.facts ? file : nil
+            }
             if linkat(from, name, into, name, 0) == 0 {
                 // The work folder's name goes now, not when the work files are removed after the
                 // swap: that later unlink would move the file's change time past its verified
                 // facts (docs/design/TRUST.md 2.3.1).
                 unlinkat(from, name, 0)
+                if let unchanged, fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) == 0, UInt64(status.st_ino) == unchanged.facts.ino {
+                    asWritten[name] = TrustGate.Vouched(sha256: unchanged.sha256, linked: FileFacts(status))
+                }
                 continue
             }
             let reason = errno
@@ -65,6 +81,7 @@ struct DeltaAssembly: Sendable {
                 throw PackageError.writeFailed(path: name, reason: SystemProblem(error).description)
             }
         }
+        return asWritten
     }
 
     /// Renames `folder` to `destination` (copied and removed across file systems).

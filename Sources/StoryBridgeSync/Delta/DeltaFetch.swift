@@ -24,6 +24,10 @@ struct FetchedDelta: Sendable {
     var changedFolder: URL?
     /// What the unpacking of the changed entries wrote.
     var unpacked: (files: Int, bytes: Int64) = (0, 0)
+    /// The changed files with the SHA-256 of the bytes the unpacking wrote and their facts then,
+    /// by name, when the fetch vouches (``DeltaFetch/vouch``): the assembly vouches for those
+    /// still as written when it places them, so the tree's check does not read them back.
+    var written: [String: PackageExtractor.WrittenFile] = [:]
     /// The new revision's entry index (``DeltaIndex``), written ahead in the work folder; nil
     /// when it could not be written (the revision then gets none, as a full install of a zip the
     /// delta path cannot read).
@@ -195,11 +199,12 @@ struct DeltaFetch: Sendable {
         // is written, while the linking (the longest branch) ends; a failed unpacking wins over a
         // failed linking, and all have ended when this throws.
         async let indexWritten = writeIndex(directory)
-        let unpackedChanges = try await unpackChanges(changes)
+        let unpackedChanges = try await unpackChanges(changes, hashing: vouch != nil)
         let (linkedCounts, vouched) = try await linked
         var fetched = FetchedDelta(
             directory: directory, plan: plan, linkedFolder: linkedFolder, linked: linkedCounts,
-            changedFolder: changes == nil ? nil : changedFolder, unpacked: unpackedChanges, filePaths: filePaths,
+            changedFolder: changes == nil ? nil : changedFolder, unpacked: (unpackedChanges.files, unpackedChanges.bytes),
+            written: unpackedChanges.hashed, filePaths: filePaths,
             requests: blob.requests, connections: blob.connection.connectionsOpened, transferred: blob.bytesReceived,
             packageSize: packageSize)
         fetched.indexFile = await indexWritten
@@ -220,16 +225,16 @@ struct DeltaFetch: Sendable {
 
     /// Unpacks the changes zip (nil: nothing changed) into the changed folder (one a killed run
     /// left is removed first) with the checks of a full install: sizes, compression ratio, the
-    /// CRC-32 of every entry; a file is never written over one that exists. On an error the
-    /// folder is removed.
-    private func unpackChanges(_ changes: URL?) async throws -> (files: Int, bytes: Int64) {
-        guard let changes else { return (0, 0) }
+    /// CRC-32 of every entry; a file is never written over one that exists (`hashing`: each
+    /// file's SHA-256 taken as it is written). On an error the folder is removed.
+    private func unpackChanges(_ changes: URL?, hashing: Bool) async throws -> PackageExtractor.Result {
+        guard let changes else { return PackageExtractor.Result(folder: changedFolder, files: 0, bytes: 0) }
         let unpackBegan = PhaseTiming.begin()
         defer { PhaseTiming.record("delta: changed entries unpacked (CRC checked; while the linking ends)", since: unpackBegan) }
-        return try await BlockingIO.run { [limits, changedFolder] () throws -> (files: Int, bytes: Int64) in
+        return try await BlockingIO.run { [limits, changedFolder] () throws -> PackageExtractor.Result in
             if FileManager.default.fileExists(atPath: changedFolder.path) { try FileManager.default.removeItem(at: changedFolder) }
-            let result = try PackageExtractor(limits: limits).extract(zip: changes, to: changedFolder, requiresStartSlide: false)
-            return (result.files, result.bytes)
+            return try PackageExtractor(limits: limits).extract(
+                zip: changes, to: changedFolder, requiresStartSlide: false, hashing: hashing)
         }
     }
 

@@ -400,7 +400,7 @@ package struct ContentSync: Sendable {
                 expected, presentationId: row.id, presentationRevision: options.revision ?? row.listedRevision, packageId: package.id,
                 packageRevision: package.revision, vouched: vouched,
                 // The media files added to the tree are placed files too.
-                assembled: assembled.map { AssembledTree(linked: $0.linked, placed: $0.placed + media.keys) },
+                assembled: assembled.map { AssembledTree(linked: $0.linked, placed: $0.placed + media.keys, asWritten: $0.asWritten) },
                 factsAfterSwap: factsAfterSwap)
         }
         let presentationRevision = options.revision

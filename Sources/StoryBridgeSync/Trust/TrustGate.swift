@@ -310,7 +310,9 @@ package actor TrustGate {
     /// stays); for an unsigned package, its hashes recorded. A file of `vouched` whose facts in
     /// the staging folder are still those it had when the delta linked it is not read: it has the
     /// installed record's hash. A delta update gives the files it placed (`assembled`), which
-    /// are then listed without walking the folder. When the tree passes and `factsAfterSwap` is
+    /// are then listed without walking the folder; a changed file it placed as the unpacking
+    /// wrote it (``AssembledTree/asWritten``) is not read either while its facts still hold: it
+    /// has the hash of the bytes written. When the tree passes and `factsAfterSwap` is
     /// given, its verified facts (`package-index/<folder>.verified`) are handed to it, for the
     /// sync to write once the swap has committed.
     package nonisolated static func verifier(
@@ -327,8 +329,9 @@ package actor TrustGate {
             var files: [ManifestFile] = []
             files.reserveCapacity(listing.count)
             var toHash: [String] = []
+            let asWritten = assembled?.asWritten?.vouched ?? [:]
             for (path, facts) in listing {
-                if let vouch = vouched[path], vouch.linked == facts {
+                if let vouch = vouched[path] ?? asWritten[path], vouch.linked == facts {
                     files.append(ManifestFile(path: path, size: facts.size, sha256: vouch.sha256))
                 } else {
                     toHash.append(path)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Unpacks a presentation package into a new folder, safely: every entry is checked before any
@@ -9,6 +10,30 @@ package struct PackageExtractor: Sendable {
         package var folder: URL
         package var files: Int
         package var bytes: Int64
+        /// Each file written, by its path in the package, with the SHA-256 of the bytes written
+        /// and its facts just after them; only when the extraction was asked to hash.
+        package var hashed: [String: WrittenFile] = [:]
+
+        package init(folder: URL, files: Int, bytes: Int64, hashed: [String: WrittenFile] = [:]) {
+            self.folder = folder
+            self.files = files
+            self.bytes = bytes
+            self.hashed = hashed
+        }
+    }
+
+    /// A file an extraction wrote: the SHA-256 (hex) of the bytes it wrote (an entry whose CRC-32
+    /// failed throws, so these are the entry's bytes), and the file's facts (`fstat`) once they
+    /// were written. The file is the one hashed while its facts still hold: a later write moves
+    /// its change time.
+    package struct WrittenFile: Sendable, Hashable {
+        package var sha256: String
+        package var facts: FileFacts
+
+        package init(sha256: String, facts: FileFacts) {
+            self.sha256 = sha256
+            self.facts = facts
+        }
     }
 
     /// Progress of a long extraction: bytes written so far, of the total the package declares.
@@ -45,9 +70,11 @@ package struct PackageExtractor: Sendable {
     /// Unpacks `zip` into `destination`, which must not exist yet. `requiresStartSlide` false
     /// accepts a zip without `index.html`: part of a package (the changed entries of a delta
     /// update, whose whole listing was checked before). A file is never written over one that
-    /// exists. An error while writing removes `destination`.
+    /// exists. An error while writing removes `destination`. `hashing`: each file's SHA-256 is
+    /// taken from the bytes as they are written (``Result/hashed``), so a tree checked against a
+    /// manifest need not read them back.
     package func extract(
-        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true
+        zip: URL, to destination: URL, progress: Progress? = nil, requiresStartSlide: Bool = true, hashing: Bool = false
     ) throws(PackageError) -> Result {
         let archive = try ZipArchive(path: zip.path)
         let summary = try check(archive, requiresStartSlide: requiresStartSlide)
@@ -57,7 +84,7 @@ package struct PackageExtractor: Sendable {
             throw .writeFailed(path: destination.path, reason: SystemProblem(error).description)
         }
         do {
-            let result = try unpack(archive, summary: summary, into: destination, progress: progress)
+            let result = try unpack(archive, summary: summary, into: destination, progress: progress, hashing: hashing)
             return result
         } catch {
             try? FileManager.default.removeItem(at: destination)
@@ -100,7 +127,7 @@ package struct PackageExtractor: Sendable {
     }
 
     private func unpack(
-        _ archive: ZipArchive, summary: Summary, into destination: URL, progress: Progress?
+        _ archive: ZipArchive, summary: Summary, into destination: URL, progress: Progress?, hashing: Bool
     ) throws(PackageError) -> Result {
         var budget = limits.maxUncompressedBytes
         var done: Int64 = 0
@@ -110,6 +137,7 @@ package struct PackageExtractor: Sendable {
         defer { buffer.deallocate() }
         let total = summary.declaredBytes
         var lastReport: Int64 = -1
+        var hashed: [String: WrittenFile] = [:]
 
         func ensureFolder(_ relative: String) throws(PackageError) {
             guard !createdFolders.contains(relative) else { return }
@@ -138,18 +166,28 @@ package struct PackageExtractor: Sendable {
                 throw .writeFailed(path: entry.path, reason: String(cString: strerror(errno)))
             }
             defer { close(descriptor) }
+            var hasher = hashing ? SHA256() : nil
             _ = try archive.extractCurrent(
                 entry, to: descriptor, limits: limits, budget: &budget, buffer: buffer
-            ) { count in
-                done += Int64(count)
+            ) { chunk in
+                hasher?.update(bufferPointer: chunk)
+                done += Int64(chunk.count)
                 if let progress, done - lastReport >= (1 << 20) || done == total {
                     lastReport = done
                     progress(done, max(total, done))
                 }
             }
+            if let hasher {
+                var status = stat()
+                guard fstat(descriptor, &status) == 0 else {
+                    throw .writeFailed(path: entry.path, reason: String(cString: strerror(errno)))
+                }
+                HashCounter.hashed(file)
+                hashed[entry.path] = WrittenFile(sha256: hasher.finalize().hexDigits, facts: FileFacts(status))
+            }
             files += 1
         }
         progress?(done, max(total, done))
-        return Result(folder: destination, files: files, bytes: done)
+        return Result(folder: destination, files: files, bytes: done, hashed: hashed)
     }
 }

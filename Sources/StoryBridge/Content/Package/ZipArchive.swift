@@ -155,10 +155,10 @@ final class ZipArchive {
     }
 
     /// Streams the current entry's bytes into `output`, checking the limits as it goes; returns the
-    /// bytes written. `progress` receives each chunk's size.
+    /// bytes written. `written` receives each chunk once it is written.
     func extractCurrent(
         _ entry: ZipEntry, to output: Int32, limits: PackageLimits, budget: inout Int64,
-        buffer: UnsafeMutableRawBufferPointer, progress: (Int) -> Void
+        buffer: UnsafeMutableRawBufferPointer, written chunkWritten: (UnsafeRawBufferPointer) -> Void
     ) throws(PackageError) -> Int64 {
         guard unzOpenCurrentFile(handle) == UNZ_OK else {
             throw .corrupt(path: path, reason: "entry '\(entry.path)' cannot be opened")
@@ -189,7 +189,7 @@ final class ZipArchive {
                 }
                 offset += done
             }
-            progress(Int(count))
+            chunkWritten(UnsafeRawBufferPointer(rebasing: buffer[0..<Int(count)]))
         }
         closed = true
         let status = unzCloseCurrentFile(handle)
