@@ -6,3 +6,19 @@ package func scratchFolder(_ prefix: String) throws -> URL {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
 }
+
+/// A new empty folder under the temporary directory, named `PREFIX-UUID`, removed with
+/// everything in it when the last reference to this goes: a fixture holds one, so the folder
+/// lives exactly as long as the fixture and its copies.
+package final class OwnedScratchFolder: Sendable {
+    /// The folder.
+    package let url: URL
+
+    package init(_ prefix: String) throws {
+        url = try scratchFolder(prefix)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

@@ -11,16 +11,17 @@ import StoryBridgeTesting
 /// A temporary data folder with presentations installed from real zips, and a content server on
 /// loopback over it.
 struct ContentLab: LabAccount {
-    let folder: URL
+    /// Removed when the last copy of the lab goes.
+    private let scratch: OwnedScratchFolder
+    var folder: URL { scratch.url }
     let directory: DataDirectory
     let library: LibraryStore
 
     static let fullname = "Anna Petrova"
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-content-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        directory = DataDirectory(folder.appendingPathComponent("data"))
+        scratch = try OwnedScratchFolder("sb-content")
+        directory = DataDirectory(scratch.url.appendingPathComponent("data"))
         library = try LibraryStore(directory: directory)
     }
 

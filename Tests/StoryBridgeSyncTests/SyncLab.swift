@@ -29,6 +29,15 @@ final class SyncLab: LabAccount, @unchecked Sendable {
 
     deinit {
         try? FileManager.default.removeItem(at: folder)
+        // A test that did not stop its server: the server's package builds would make its
+        // folders again, so it is stopped first and the folder removed after it.
+        if let server {
+            let folder = self.folder
+            Task {
+                await server.stop()
+                try? FileManager.default.removeItem(at: folder)
+            }
+        }
     }
 
     /// Installs on the server a presentation `id` whose package holds `payloadBytes` of

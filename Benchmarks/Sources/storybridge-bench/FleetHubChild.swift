@@ -75,17 +75,9 @@ final class FleetHubChild {
             "content-server", "--port", "0", "--data-dir", dataFolder.path, "--app-id", "bench-app", "--app-secret",
             "bench-app-secret", "--user", "\(adminName):\(adminPassword)", "--admin", adminName, "--fleet", "--log-level", "error",
         ]
-        let pipe = Pipe()
-        let process = try await LaunchedProcess.launch(ServeChild.binary(), arguments: arguments, output: .pipe(pipe), error: .pipe(pipe))
-        let text = await readUntil("Ctrl-C", from: pipe, limit: .seconds(60))
-        guard text.contains("Ctrl-C"), let match = text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)\//),
-            let port = Int(match.1)
-        else {
-            process.terminate()
-            _ = await process.exit()
-            throw BenchmarkFailure("storybridge content-server --fleet did not start within a minute: \(text)")
-        }
-        return FleetHubChild(process: process, port: port, dataFolder: dataFolder, output: CollectedOutput(pipe.fileHandleForReading))
+        let child = try await ListeningChild.start(arguments, what: "storybridge content-server --fleet", errorsToo: true)
+        return FleetHubChild(
+            process: child.process, port: child.port, dataFolder: dataFolder, output: CollectedOutput(child.output.fileHandleForReading))
     }
 
     /// The bytes of `hub.sqlite` with its WAL and shared-memory files.

@@ -43,17 +43,8 @@ final class ServeChild {
             [
                 "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path, "--no-watch",
             ] + extraArguments
-        let output = Pipe()
-        let server = try await LaunchedProcess.launch(binary(), arguments: arguments, output: .pipe(output))
-        let text = await readUntil("Ctrl-C", from: output, limit: .seconds(60))
-        guard text.contains("Ctrl-C") else {
-            server.terminate()
-            throw BenchmarkFailure("storybridge serve did not start within a minute: \(text)")
-        }
-        guard let match = text.firstMatch(of: /127\.0\.0\.1:(\d+)\//), let port = Int(match.1) else {
-            server.terminate()
-            throw BenchmarkFailure("storybridge serve did not print its address: \(text)")
-        }
+        let child = try await ListeningChild.start(arguments, what: "storybridge serve", errorsToo: false)
+        let (server, port) = (child.process, child.port)
         do {
             let token = try await fetchToken("http://127.0.0.1:\(port)/p/1/\(slide)")
             return ServeChild(process: server, port: port, token: token, dataFolder: data)

@@ -161,8 +161,9 @@ package struct ContentSync: Sendable {
         }
         events(.planned(packages: targets.count, totalBytes: targets.reduce(0) { $0 + ($1.packageSize ?? 0) }, onDiskBytes: onDisk))
         // The keys document is fetched while the first packages are asked for (each package's
-        // manifest check waits for it).
-        if !targets.isEmpty, let trust { Task { await trust.prepare() } }
+        // manifest check waits for it); a child task, so it has ended when the content sync has
+        // (also when no package needed it, or the run is interrupted).
+        async let keysPrepared: Void = prepareTrust(needed: !targets.isEmpty)
         let outcomes = try await boundedMap(targets, limit: concurrency) {
             (row: SyncedPresentation) async throws(SyncError) -> PackageOutcome in
             do throws(SyncError) {
@@ -175,6 +176,7 @@ package struct ContentSync: Sendable {
                 return PackageOutcome(id: row.id, revision: nil, error: error, download: nil)
             }
         }
+        await keysPrepared
         for outcome in outcomes {
             if outcome.noPackage { report.withoutPackage.append(outcome.id) }
             if let warning = outcome.warning { report.warnings.append((outcome.id, warning)) }
@@ -361,6 +363,12 @@ package struct ContentSync: Sendable {
             await Task { try? await catalog.setState(id, settled) }.value
             throw .interrupted
         }
+    }
+
+    /// Rule 2's preparation (``TrustGate/prepare()``) when packages are to be fetched and trust
+    /// is configured.
+    private func prepareTrust(needed: Bool) async {
+        if needed, let trust { await trust.prepare() }
     }
 
     /// Writes the verified facts an install handed to `factsAfterSwap`, off the cooperative pool,
