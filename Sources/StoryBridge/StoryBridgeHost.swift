@@ -168,7 +168,7 @@ public final class StoryBridgeHost: Sendable {
 
     /// Presentation `presentationId` was quarantined: the sessions of the viewers showing it end
     /// now (`endedBy` `quarantine`); the caller then reloads them onto the withheld page.
-    package func endSessions(quarantined presentationId: Int) async {
+    func endSessions(quarantined presentationId: Int) async {
         for viewer in await viewers.all where await viewer.state.presentationId == presentationId {
             do {
                 try await viewer.endSessionByQuarantine(with: sessions)

@@ -113,7 +113,7 @@ package struct ContentServerAccounts: Sendable, Hashable, Codable {
         }
 
         /// Whether the user is a fleet admin.
-        package var isAdmin: Bool { admin ?? false }
+        var isAdmin: Bool { admin ?? false }
 
         enum CodingKeys: String, CodingKey {
             case username, password, passwordBcrypt, fullname, id, clients, role, admin

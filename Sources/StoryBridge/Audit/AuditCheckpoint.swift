@@ -54,7 +54,7 @@ package struct AuditCheckpoint: Sendable, Hashable {
     }
 
     /// The `signed` object.
-    package var signedJSON: JSONValue {
+    var signedJSON: JSONValue {
         [
             "type": "storybridge-checkpoint", "specVersion": 1, "hostId": .string(hostId),
             "publicKey": .string(publicKey.base64EncodedString()), "sequence": .int(sequence), "segment": .string(segment),

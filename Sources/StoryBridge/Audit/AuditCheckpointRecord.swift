@@ -36,7 +36,7 @@ package struct AuditGapRecord: Sendable, Hashable, Codable, FetchableRecord, Per
     /// What was found, in words.
     package var reason: String
     /// When `audit verify --acknowledge` took note of it.
-    package var acknowledgedAt: String?
+    var acknowledgedAt: String?
 }
 
 /// Migration `v19-audit-checkpoints`: the checkpoints the host made (4.5) and the gaps its start

@@ -9,9 +9,9 @@ package enum AuditKind {
     /// A session's state changed: saved, not saved, in progress again (restored), left; how it ended.
     package static let sessionState = "session.state"
     /// A session marked complete.
-    package static let sessionComplete = "session.complete"
+    static let sessionComplete = "session.complete"
     /// A restored session's records merged into the session it continues.
-    package static let sessionRestored = "session.restored"
+    static let sessionRestored = "session.restored"
     /// A slide view, with its session's recount.
     package static let slideViewed = "slide.viewed"
     /// A media view.
@@ -21,11 +21,11 @@ package enum AuditKind {
     /// A custom event deleted.
     package static let customEventDeleted = "customEvent.deleted"
     /// A deep link of a session.
-    package static let deepLinkRecorded = "deepLink.recorded"
+    static let deepLinkRecorded = "deepLink.recorded"
     /// A CRM record content saved (Veeva: clickstream and other records).
-    package static let crmSaved = "crm.saved"
+    static let crmSaved = "crm.saved"
     /// An OCE deck's saved state.
-    package static let oceStateSaved = "oce.state"
+    static let oceStateSaved = "oce.state"
     /// The writes of one group-commit transaction, two or more: deck columns `NULL`, payload
     /// `{"writes":[…]}` with each write's kind, deck and changes (``AuditEntry/writes()``). A
     /// transaction of one write has that write's own kind.
@@ -37,7 +37,7 @@ package enum AuditKind {
     /// The start-up checks found entries lost or changed since they were committed.
     package static let chainGap = "chain.gap"
     /// `audit verify --acknowledge` took note of the gaps recorded so far.
-    package static let chainAcknowledged = "chain.acknowledged"
+    static let chainAcknowledged = "chain.acknowledged"
     /// A fresh database continues the chain of a damaged one moved aside.
     package static let chainContinued = "chain.continued"
 }

@@ -52,7 +52,7 @@ package final class AuditLogState: Sendable {
     }
 
     /// The last checkpoint of the damaged database this one continues.
-    package var inheritedCheckpoint: AuditCheckpointLink? { held.withLock { $0.inherited } }
+    var inheritedCheckpoint: AuditCheckpointLink? { held.withLock { $0.inherited } }
 
     /// The settings, if configured.
     package var settings: Settings? { held.withLock { $0.settings } }

@@ -18,7 +18,7 @@ package enum AuditStart {
         /// `ok`, `lagging`, `missing` or `torn`.
         package var headFile: String
         /// Entries the head file was behind the database.
-        package var lag = 0
+        var lag = 0
         /// What the `chain.gap` entry recorded, if one was.
         package var gap: String?
         /// The damaged database the fresh chain continues, if it does.

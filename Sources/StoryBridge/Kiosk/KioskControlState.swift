@@ -42,7 +42,7 @@ package struct KioskControlState: Sendable, Equatable {
     }
 
     /// The close code of a kiosk replaced by a newer one.
-    package static let replacedCode: UInt16 = 4409
+    static let replacedCode: UInt16 = 4409
 
     /// The attached kiosk, if any.
     package private(set) var attached: Attached?

@@ -33,13 +33,13 @@ package struct DeckSchedule: Sendable, Equatable {
         package var source: String
 
         /// Whether it runs past midnight into the next day.
-        package var crossesMidnight: Bool { to <= from }
+        var crossesMidnight: Bool { to <= from }
     }
 
     /// The zone every time is read in.
     package var timeZone: TimeZone
     /// What plays outside every window; `nil`: nothing is switched then.
-    package var defaultTarget: Target?
+    var defaultTarget: Target?
     package var weekly: [Window]
     /// Dated exceptions: each replaces its date's windows (`[]`: the default all day).
     package var exceptions: [LocalDate: [Window]]

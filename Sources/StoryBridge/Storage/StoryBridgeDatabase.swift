@@ -19,7 +19,7 @@ public final class StoryBridgeDatabase: Sendable {
     /// Whether writes succeed; see ``write(_:)``.
     package let health = StorageHealth()
     /// The decks of sessions, for the audit entries of their writes.
-    package let auditDecks = AuditDeckCache()
+    let auditDecks = AuditDeckCache()
     /// What the host set up for the audit log: checkpoint key and interval, head file.
     package let auditLog: AuditLogState
     /// Puts the writes that arrive together into one transaction, which ends with one audit entry

@@ -260,7 +260,7 @@ public actor Viewer {
     }
 
     /// Notes that `pageLoad`'s records are written.
-    package func noteRecorded(pageLoad: String) {
+    func noteRecorded(pageLoad: String) {
         if pageLoadRecording?.pageLoad == pageLoad { pageLoadRecording?.recorded = true }
     }
 

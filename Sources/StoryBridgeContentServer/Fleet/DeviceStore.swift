@@ -129,7 +129,7 @@ package struct DeviceStore: Sendable {
     }
 
     /// ``verify(token:)`` off the caller's thread, for a request path.
-    package func verifyAsync(token text: String) async throws(HubStoreError) -> DeviceVerdict {
+    func verifyAsync(token text: String) async throws(HubStoreError) -> DeviceVerdict {
         guard let token = DeviceToken(text) else { return .malformed }
         do {
             return try await database.pool.read { db in try Self.verify(token, db) }

@@ -91,7 +91,7 @@ package struct KioskPresenceMachine: Sendable, Equatable {
 
     /// When ``evaluate(now:date:)`` will next move the kiosk if no beat comes: `late` at `2·I`
     /// after the reference, `offline` at `3·I`; `nil` when no deadline runs (`new`, `offline`).
-    package var nextDeadline: ContinuousClock.Instant? {
+    var nextDeadline: ContinuousClock.Instant? {
         guard let reference else { return nil }
         switch presence {
         case .online: return reference + interval * 2

@@ -56,7 +56,7 @@ package struct WebhookConfiguration: Sendable, Equatable {
     }
 
     /// The minimum length of a secret, in bytes.
-    package static let minimumSecretBytes = 16
+    static let minimumSecretBytes = 16
 
     /// The `webhooks` and `fleet.queueAlert` of the config file `file` (nil when it has no
     /// webhooks; its other members are read by ``ContentServerAccounts``).

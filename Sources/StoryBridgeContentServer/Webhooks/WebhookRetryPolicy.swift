@@ -19,7 +19,7 @@ package enum WebhookRetryPolicy {
     /// The waits after attempts 1 to 7, in seconds.
     package static let waits: [TimeInterval] = [10, 60, 300, 900, 3600, 7200, 14_400]
     /// Attempts in all.
-    package static var maximumAttempts: Int { waits.count + 1 }
+    static var maximumAttempts: Int { waits.count + 1 }
     /// The longest `Retry-After` obeyed, in seconds.
     package static let longestRetryAfter: TimeInterval = 14_400
 

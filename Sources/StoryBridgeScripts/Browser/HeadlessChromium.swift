@@ -120,7 +120,7 @@ package final class HeadlessChromium: Sendable {
 
     /// The tab Chromium opened at its start (its first page target), for a browser whose one
     /// window must show what is driven (a kiosk).
-    package func firstPage() async throws -> BrowserPage {
+    func firstPage() async throws -> BrowserPage {
         let browser = try await DevToolsConnection.connect(url: "ws://127.0.0.1:\(devToolsPort)\(browserPath)")
         let targets = try await browser.send("Target.getTargets")
         await browser.close()

@@ -8,7 +8,7 @@ import StoryBridge
 /// `Runtime.bindingCalled` event; nothing of it is visible to the page but the binding's name.
 package enum InputWatch {
     /// The binding's name on the page's `window`.
-    package static let bindingName = "__sbKioskInput"
+    static let bindingName = "__sbKioskInput"
 
     /// The script run in every new document.
     package static let script = """
@@ -37,7 +37,7 @@ package enum InputWatch {
     }
 
     /// Whether the DevTools `event` is the page reporting input.
-    package static func isInput(_ event: JSONValue) -> Bool {
+    static func isInput(_ event: JSONValue) -> Bool {
         event["method"]?.stringValue == "Runtime.bindingCalled" && event["params"]?["name"]?.stringValue == bindingName
     }
 }

@@ -12,9 +12,9 @@ package struct KioskBrowserMachine: Sendable, Equatable {
     /// The delay before the first restart.
     package static let firstDelay = Duration.seconds(1)
     /// The longest delay.
-    package static let longestDelay = Duration.seconds(30)
+    static let longestDelay = Duration.seconds(30)
     /// How long a browser must run for the delay to start again at ``firstDelay``.
-    package static let stableAfter = Duration.seconds(300)
+    static let stableAfter = Duration.seconds(300)
 
     /// The URL serve told the kiosk to open, once it has.
     package private(set) var startURL: String?

@@ -21,7 +21,7 @@ package actor Mailbox<Value: Sendable> {
     }
 
     /// Whether the mailbox has ended and every value in it was read.
-    package var isDrained: Bool { finished && buffered.isEmpty }
+    var isDrained: Bool { finished && buffered.isEmpty }
 
     /// Ends the mailbox: waiters and later reads get `nil` once the buffer is empty.
     package func finish() {

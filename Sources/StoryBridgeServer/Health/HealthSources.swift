@@ -69,7 +69,7 @@ package struct DeckTrustHealth: Sendable, Hashable {
     /// The signed manifest's end of validity.
     package var expires: Date?
     /// When its files were last checked, and what was found (`ok`...).
-    package var lastVerified: Date?
+    var lastVerified: Date?
     package var result: String?
 
     package init(status: String, expires: Date? = nil, lastVerified: Date? = nil, result: String? = nil) {
@@ -102,7 +102,7 @@ package struct DeckTrustHealth: Sendable, Hashable {
     }
 
     /// A deck served from a folder on disk: not signed, not verified.
-    package static let localFolder = DeckTrustHealth(status: "local folder")
+    static let localFolder = DeckTrustHealth(status: "local folder")
     /// A deck installed before signed packages existed.
     package static let unverified = DeckTrustHealth(status: "unverified")
 }

@@ -37,9 +37,9 @@ package struct ContentSyncReport: Sendable {
     /// Presentations left on a rolled-back revision because they are pinned (`storybridge rollback`).
     package var pinned: [Int] = []
     /// Up-to-date presentations whose stored manifest a re-signed one replaced (no download).
-    package var manifestsRefreshed: [Int] = []
+    var manifestsRefreshed: [Int] = []
     /// Re-signed manifests refused or not reachable (the stored one stays; the run does not fail).
-    package var manifestWarnings: [(id: Int, warning: String)] = []
+    var manifestWarnings: [(id: Int, warning: String)] = []
 }
 
 /// Downloads content packages and installs them into the library: bounded concurrency, each

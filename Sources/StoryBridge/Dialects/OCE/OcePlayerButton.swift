@@ -9,7 +9,7 @@ package enum OcePlayerButton: String, CaseIterable, Sendable {
     case pause = "pausebuttonpress"
 
     /// The host event the adapter turns into `CLMPlayer.executeEvent(type)`: `{"type": ⟨event⟩}`.
-    package static let hostEvent = "oce.event"
+    static let hostEvent = "oce.event"
 
     /// The event's name as content registers it (`returntocallbuttonpress`…).
     package var eventName: String { rawValue }

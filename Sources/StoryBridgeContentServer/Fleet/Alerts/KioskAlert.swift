@@ -22,9 +22,9 @@ package struct KioskAlert: Sendable {
     /// Why: the transition's reason, or `beat`.
     package var reason: String
     /// `Kiosk (Online)`: how long it was offline.
-    package var offlineSeconds: Int?
+    var offlineSeconds: Int?
     /// `Kiosk (Online)`: how long the kiosk itself could not reach the hub (its `hubUnreachable`).
-    package var hubUnreachableSeconds: Int?
+    var hubUnreachableSeconds: Int?
     /// `Kiosk (SyncFailed)`: the beat's sync section.
     package var sync: Beat.Sync?
     /// `Kiosk (QueueOverLimit)`: the beat's analytics section.

@@ -22,15 +22,15 @@ package final class AdminSessions: Sendable {
         /// When the admin logged in.
         package var createdAt: Date
         /// When the session was last used.
-        package var lastSeenAt: Date
+        var lastSeenAt: Date
     }
 
     /// The session cookie's name.
-    package static let cookieName = "sb_fleet"
+    static let cookieName = "sb_fleet"
     /// How long a session lasts without a request: 2 hours.
-    package static let idleLimit: TimeInterval = 2 * 3600
+    static let idleLimit: TimeInterval = 2 * 3600
     /// How long a session lasts at most: 12 hours after the login.
-    package static let absoluteLimit: TimeInterval = 12 * 3600
+    static let absoluteLimit: TimeInterval = 12 * 3600
 
     private let database: HubDatabase
     private let accounts: ContentServerAccounts

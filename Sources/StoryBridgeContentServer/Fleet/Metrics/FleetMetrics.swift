@@ -80,7 +80,7 @@ package final class FleetMetrics: Sendable {
     }
 
     /// A beat of `bytes` bytes arrived.
-    package func beatReceived(bytes: Int) {
+    func beatReceived(bytes: Int) {
         beats.increment()
         beatBytes.increment(by: Int64(bytes))
     }
@@ -89,13 +89,13 @@ package final class FleetMetrics: Sendable {
     package func refused(_ reason: RefusalReason) { refusals[reason]?.increment() }
 
     /// The history writer's transaction took `duration`.
-    package func historyWritten(in duration: Duration) { historyWrites.record(duration) }
+    func historyWritten(in duration: Duration) { historyWrites.record(duration) }
 
     /// A dashboard stream opened.
-    package func streamOpened() { streams.set(Int64(openStreams.add(1, ordering: .relaxed).newValue)) }
+    func streamOpened() { streams.set(Int64(openStreams.add(1, ordering: .relaxed).newValue)) }
 
     /// A dashboard stream closed.
-    package func streamClosed() { streams.set(Int64(openStreams.subtract(1, ordering: .relaxed).newValue)) }
+    func streamClosed() { streams.set(Int64(openStreams.subtract(1, ordering: .relaxed).newValue)) }
 
     /// A webhook delivery attempt ended with `outcome`.
     package func delivery(_ outcome: DeliveryOutcome) { deliveries[outcome]?.increment() }

@@ -70,7 +70,7 @@ package enum FleetPrometheusExport {
 
     /// The kiosks' series in Prometheus text format (version 0.0.4): `storybridge_fleet_kiosk_up`,
     /// then each re-exported metric with one line per kiosk, metric names sorted.
-    package static func metricsText(_ kiosks: [Kiosk]) -> String {
+    static func metricsText(_ kiosks: [Kiosk]) -> String {
         var text = "# HELP storybridge_fleet_kiosk_up Whether the kiosk has beaten within three intervals (online or late).\n"
         text += "# TYPE storybridge_fleet_kiosk_up gauge\n"
         for kiosk in kiosks {
