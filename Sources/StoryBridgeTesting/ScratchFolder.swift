@@ -7,6 +7,18 @@ package func scratchFolder(_ prefix: String) throws -> URL {
     return folder
 }
 
+/// A new folder under the temporary directory, named `PREFIX-UUID`, holding `files` (path → text,
+/// in the subfolders their paths name); the caller removes it.
+package func scratchFolder(_ prefix: String, files: [String: String]) throws -> URL {
+    let root = try scratchFolder(prefix)
+    for (path, text) in files {
+        let file = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+    }
+    return root
+}
+
 /// A new empty folder under the temporary directory, named `PREFIX-UUID`, removed with
 /// everything in it when the last reference to this goes: a fixture holds one, so the folder
 /// lives exactly as long as the fixture and its copies.

@@ -9,18 +9,6 @@ import Testing
 /// (docs/design/TRUST.md 5): the head file, the start-up checks, health.
 @Suite("audit log of a killed serve")
 struct AuditKilledServeTests {
-    /// A fixed generator, so every run kills at the same points.
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private func arguments(_ data: URL) -> [String] {
         [demoFolder.path, "--port", "0", "--data-dir", data.path, "--log-level", "error", "--audit-checkpoint-every", "7"]
     }
@@ -31,7 +19,7 @@ struct AuditKilledServeTests {
             var answered: Set<String> = []
             // One data folder: each start checks what the previous kill left.
             for seed in [3, 17, 29, 41, 53, 67, 71, 83, 97, 101, 113, 127] as [UInt64] {
-                var random = SplitMix(state: seed)
+                var random = SplitMix64(state: seed)  // a fixed generator: every run kills at the same points
                 let serve = try await ServeProcess.start(arguments(data))
                 defer { try? FileManager.default.removeItem(at: serve.errorsFile) }
                 let page = try await serve.connectViewer()

@@ -9,8 +9,7 @@ import Testing
 struct CRMStoreTests {
     @Test("the mirror is used for a second, then the file is looked at again and a changed data set re-imported; saves reach the mirror")
     func mirrorFollowsTheFile() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-crm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("sb-crm")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("crm-data.json")
         try Data(#"{"current": {"Account": "A"}, "objects": {"Account": [{"Id": "A", "Name": "first"}]}}"#.utf8).write(to: file)

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 import Testing
 
 @testable import StoryBridge

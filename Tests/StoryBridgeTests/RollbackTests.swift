@@ -7,13 +7,17 @@ import Testing
 
 @Suite("Kept revisions, rollback and history")
 struct RollbackTests {
-    /// Installs revisions 1...count of presentation 3, each with its own title, keeping `kept`.
-    private func installRevisions(_ count: Int, kept: Int, lab: PackageLab, store: LibraryStore) throws {
+    /// A package lab and its library with revisions 1...count of presentation 3 installed, each with
+    /// its own title, keeping `kept`.
+    private func libraryWithRevisions(_ count: Int, kept: Int) throws -> (lab: PackageLab, store: LibraryStore) {
+        let lab = try PackageLab()
+        let store = try lab.store()
         for revision in 1...count {
             var options = LibraryStore.InstallOptions(id: 3, name: "Deck")
             options.keptRevisions = kept
             _ = try store.install(zip: try lab.validPackage("r\(revision).zip", title: "v\(revision)"), options: options)
         }
+        return (lab, store)
     }
 
     private func servedTitle(_ store: LibraryStore) throws -> String? {
@@ -22,9 +26,7 @@ struct RollbackTests {
 
     @Test("the replaced revision stays on disk; rollback serves it again with its slides and pins it, without touching files")
     func rollsBack() throws {
-        let lab = try PackageLab()
-        let store = try lab.store()
-        try installRevisions(2, kept: 1, lab: lab, store: store)
+        let (lab, store) = try libraryWithRevisions(2, kept: 1)
         #expect(try servedTitle(store) == "v2")
         let kept = try store.keptRevisions(id: 3)
         #expect(kept.map(\.revision) == [1])
@@ -54,9 +56,7 @@ struct RollbackTests {
 
     @Test("rollback without an earlier kept revision is refused and changes nothing")
     func refusesWithoutKeptRevision() throws {
-        let lab = try PackageLab()
-        let store = try lab.store()
-        try installRevisions(2, kept: 0, lab: lab, store: store)
+        let (lab, store) = try libraryWithRevisions(2, kept: 0)
         #expect(throws: RollbackError.noEarlierRevision(3)) { try store.rollback(id: 3) }
         #expect(throws: RollbackError.notInstalled(9)) { try store.rollback(id: 9) }
         #expect(try store.entry(id: 3)?.presentation.revision == 2)
@@ -67,9 +67,7 @@ struct RollbackTests {
 
     @Test("keep-revisions N keeps the N newest replaced revisions and deletes older folders")
     func prunes() throws {
-        let lab = try PackageLab()
-        let store = try lab.store()
-        try installRevisions(5, kept: 2, lab: lab, store: store)
+        let (lab, store) = try libraryWithRevisions(5, kept: 2)
         let kept = try store.keptRevisions(id: 3)
         #expect(kept.map(\.revision) == [4, 3])
         let served = try #require(try store.entry(id: 3)).presentation.root.lastPathComponent
@@ -85,9 +83,7 @@ struct RollbackTests {
 
     @Test("unpin lifts the pin; unpin of an unpinned deck and rollback past the oldest kept revision are refused")
     func unpins() throws {
-        let lab = try PackageLab()
-        let store = try lab.store()
-        try installRevisions(2, kept: 1, lab: lab, store: store)
+        let (_, store) = try libraryWithRevisions(2, kept: 1)
         try store.rollback(id: 3)
         try store.unpin(id: 3)
         #expect(try store.pin(id: 3) == nil)
@@ -100,9 +96,7 @@ struct RollbackTests {
 
     @Test("history records installs, updates, rollbacks and removals with revision, bytes and how")
     func history() throws {
-        let lab = try PackageLab()
-        let store = try lab.store()
-        try installRevisions(2, kept: 1, lab: lab, store: store)
+        let (lab, store) = try libraryWithRevisions(2, kept: 1)
         try store.rollback(id: 3)
         var options = LibraryStore.InstallOptions(id: 3)
         options.keptRevisions = 1

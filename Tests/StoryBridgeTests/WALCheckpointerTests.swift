@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoryBridgeTesting
 import Testing
 
 @testable import StoryBridge
@@ -9,8 +10,7 @@ import Testing
 @Suite("WAL checkpoints in the background")
 struct WALCheckpointerTests {
     private static func makeDatabase() throws -> (folder: URL, file: URL, database: StoryBridgeDatabase) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-wal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("sb-wal")
         let file = folder.appendingPathComponent("test.sqlite")
         let database = try StoryBridgeDatabase(file: file)
         try database.pool.write { db in try db.execute(sql: "CREATE TABLE blob (id INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
@@ -49,8 +49,7 @@ struct WALCheckpointerTests {
 
     @Test("a released database leaves one self-contained file: the log is copied and removed, as without a checkpointer")
     func releaseRemovesTheLog() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-wal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try scratchFolder("sb-wal")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("test.sqlite")
         do {

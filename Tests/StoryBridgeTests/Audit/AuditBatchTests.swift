@@ -47,14 +47,7 @@ struct AuditBatchTests {
         let rebuilt = lab.folder.appendingPathComponent("rebuilt.sqlite")
         let report = try AuditVerifier(file: lab.file).verify(rebuiltFile: rebuilt)
         #expect(report.findings.isEmpty, "\(report.findings.map(\.line))")
-        let copy = try DatabaseQueue(path: rebuilt.path)
-        let live = try DatabaseQueue(path: lab.file.path)
-        for table in AuditedTable.all {
-            let sql = table.selectInScope
-            let written = try copy.read { db in try Row.fetchAll(db, sql: sql) }
-            let expected = try live.read { db in try Row.fetchAll(db, sql: sql) }
-            #expect(written == expected, "\(table.name)")
-        }
+        try lab.expectRebuiltEqualsLive(rebuilt)
     }
 
     @Test("a write that throws in a batch: its part is absent, the others present once each, in one entry")

@@ -12,8 +12,7 @@ struct AuditCheckpointTests {
     func everyNEntries() async throws {
         let lab = try AuditLab()
         defer { lab.remove() }
-        let key = HostKey()
-        lab.database.auditLog.configure(AuditLogState.Settings(key: key, checkpointEvery: 5), checkpointSequence: 0)
+        let key = lab.signingCheckpoints(every: 5)
         try await lab.store.insert(lab.session("s1"))  // position 2 (1 is chain.started)
         for index in 1...9 {
             try await lab.store.upsert(lab.customEvent("e\(index)", session: "s1", key: "k\(index)", value: "\(index)"))
@@ -46,8 +45,7 @@ struct AuditCheckpointTests {
     func localCheckpointsChecked() async throws {
         let lab = try AuditLab()
         defer { lab.remove() }
-        let key = HostKey()
-        lab.database.auditLog.configure(AuditLogState.Settings(key: key, checkpointEvery: 1_000), checkpointSequence: 0)
+        lab.signingCheckpoints(every: 1_000)
         try await lab.store.insert(lab.session("s1"))
         let database = lab.database
         let made = try await database.write { db in try AuditLog.checkpoint(db, in: database, at: Date()) }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoryBridgeTesting
+import Testing
 
 @testable import StoryBridge
 
@@ -95,6 +96,14 @@ struct AuditLab {
         try await store.setState(.saved, sessionId: "s1", endedBy: .close)
     }
 
+    /// Has the log sign its head every `every` entries with a new host key, and returns the key.
+    @discardableResult
+    func signingCheckpoints(every: Int) -> HostKey {
+        let key = HostKey()
+        database.auditLog.configure(AuditLogState.Settings(key: key, checkpointEvery: every), checkpointSequence: 0)
+        return key
+    }
+
     /// The entries, in position order.
     func entries() async throws -> [AuditEntry] {
         try await database.read { db in try AuditEntry.order(AuditEntry.CodingKeys.position).fetchAll(db) }
@@ -115,6 +124,49 @@ struct AuditLab {
     /// What `audit verify` finds.
     func verify() throws -> AuditVerifier.Report {
         try AuditVerifier(file: file).verify()
+    }
+
+    /// Expects every audited table of `rebuilt` (what `audit verify --write-rebuilt` wrote) to hold
+    /// the same rows as the live file.
+    func expectRebuiltEqualsLive(_ rebuilt: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let copy = try DatabaseQueue(path: rebuilt.path)
+        let live = try DatabaseQueue(path: file.path)
+        for table in AuditedTable.all {
+            let sql = table.selectInScope
+            let written = try copy.read { db in try Row.fetchAll(db, sql: sql) }
+            let expected = try live.read { db in try Row.fetchAll(db, sql: sql) }
+            #expect(written == expected, "\(table.name)", sourceLocation: sourceLocation)
+        }
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// A database file of the version before the audit log (migrated up to v17) holding the session
+/// `old`, in a scratch folder of its own, with the migrator that takes it further.
+struct DatabaseBeforeTheLog {
+    let folder: URL
+    let file: URL
+    let queue: DatabaseQueue
+    let migrator: DatabaseMigrator
+
+    init(_ prefix: String) async throws {
+        folder = try scratchFolder(prefix)
+        file = folder.appendingPathComponent("storybridge.sqlite")
+        queue = try DatabaseQueue(path: file.path)
+        var migrator = StoryBridgeDatabase.migrator
+        migrator.eraseDatabaseOnSchemaChange = false
+        try migrator.migrate(queue, upTo: "v17-kept-dialect")
+        self.migrator = migrator
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO session (id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, updated)
+                    VALUES ('old', 1, 'v', 'u', '2026-01-01T00:00:00.000Z', 1.0, 0.5, 0.25, '', '2026-01-01T00:00:00.000Z');
+                    """)
+        }
     }
 
     func remove() {

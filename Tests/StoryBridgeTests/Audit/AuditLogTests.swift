@@ -108,19 +108,13 @@ struct AuditLogTests {
 
     @Test("rows written before the log began are recorded as its baseline, so an upgraded host verifies")
     func baselineOfAnUpgradedHost() async throws {
-        let folder = try scratchFolderForTest()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("storybridge.sqlite")
         // A database of the version before: migrated up to v17, with records.
-        let old = try DatabaseQueue(path: file.path)
-        var migrator = StoryBridgeDatabase.migrator
-        migrator.eraseDatabaseOnSchemaChange = false
-        try migrator.migrate(old, upTo: "v17-kept-dialect")
+        let v17 = try await DatabaseBeforeTheLog("sb-audit-old")
+        defer { v17.remove() }
+        let (file, old) = (v17.file, v17.queue)
         try await old.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO session (id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, updated)
-                    VALUES ('old', 1, 'v', 'u', '2026-01-01T00:00:00.000Z', 1.0, 0.5, 0.25, '', '2026-01-01T00:00:00.000Z');
                     INSERT INTO slideView (id, sessionId, presentationId, slideName, userId, duration, navigation, cause, created,
                         timeZone, latitude, longitude)
                     VALUES ('ov', 'old', 1, 'a.html', 'u', 3, 'in', 'page', '2026-01-01T00:00:00.000Z', 1.0, 0.5, 0.25);
@@ -134,11 +128,5 @@ struct AuditLogTests {
         let started = String(decoding: entries[0].payload, as: UTF8.self)
         #expect(started.contains(#""baselineEntries":2"#) && started.contains(#""baselineRows":2"#), "\(started)")
         #expect(try AuditVerifier(file: file).verify().findings.isEmpty)
-    }
-
-    private func scratchFolderForTest() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-audit-old-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
     }
 }

@@ -11,22 +11,11 @@ import Testing
 struct AuditRowidMigrationTests {
     @Test("a database at v19 with entries keeps every entry byte-identical, verifies clean, and stays append-only")
     func migratesEveryEntry() async throws {
-        let folder = try scratchFolder("sb-audit-rowid")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("storybridge.sqlite")
-        let old = try DatabaseQueue(path: file.path)
-        var migrator = StoryBridgeDatabase.migrator
-        migrator.eraseDatabaseOnSchemaChange = false
-        try migrator.migrate(old, upTo: "v17-kept-dialect")
-        try await old.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO session (id, presentationId, viewerId, userId, created, timeZone, latitude, longitude, address, updated)
-                    VALUES ('old', 1, 'v', 'u', '2026-01-01T00:00:00.000Z', 1.0, 0.5, 0.25, '', '2026-01-01T00:00:00.000Z');
-                    """)
-        }
+        let v17 = try await DatabaseBeforeTheLog("sb-audit-rowid")
+        defer { v17.remove() }
+        let (file, old) = (v17.file, v17.queue)
         // v18 writes chain.started and the baseline; v19 adds the checkpoint tables.
-        try migrator.migrate(old, upTo: "v19-audit-checkpoints")
+        try v17.migrator.migrate(old, upTo: "v19-audit-checkpoints")
         try await old.write { db in
             for index in 1...3 {
                 try db.execute(

@@ -180,14 +180,7 @@ struct AuditVerifyTests {
         defer { lab.remove() }
         let rebuilt = lab.folder.appendingPathComponent("rebuilt.sqlite")
         #expect(try AuditVerifier(file: lab.file).verify(rebuiltFile: rebuilt).findings.isEmpty)
-        let copy = try DatabaseQueue(path: rebuilt.path)
-        let live = try DatabaseQueue(path: lab.file.path)
-        for table in AuditedTable.all {
-            let sql = table.selectInScope
-            let expected = try live.read { db in try Row.fetchAll(db, sql: sql) }
-            let written = try copy.read { db in try Row.fetchAll(db, sql: sql) }
-            #expect(written == expected, "\(table.name)")
-        }
+        try lab.expectRebuiltEqualsLive(rebuilt)
         do {
             _ = try AuditVerifier(file: lab.file).verify(rebuiltFile: rebuilt)
             Issue.record("an existing file was written over")
