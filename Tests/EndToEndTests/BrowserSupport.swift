@@ -21,18 +21,6 @@ actor SharedBrowser {
     }
 }
 
-/// Runs `body`, then `cleanup`, also when `body` throws (then the error goes on after `cleanup`).
-func withCleanup<T>(_ body: () async throws -> T, cleanup: () async -> Void) async throws -> T {
-    do {
-        let result = try await body()
-        await cleanup()
-        return result
-    } catch {
-        await cleanup()
-        throw error
-    }
-}
-
 /// Runs `body` with a real host serving `folders` and a fresh tab of headless Chromium.
 func withBrowser(
     folders: [URL] = [demoFolder], catalogs: [PresentationFolder.Catalog]? = nil, identity: HostIdentity = HostIdentity(),
@@ -51,6 +39,24 @@ func withPage(on host: TestHost, _ body: (BrowserPage) async throws -> Void) asy
     } cleanup: {
         await page.close()
         await host.stop()
+    }
+}
+
+/// The feed's console entries once `condition` holds for them (polled; after 20 s, an issue saying
+/// `failure` of the entries there are, and those entries).
+func consoleEntries(
+    of host: TestHost, until condition: ([JSONValue]) -> Bool,
+    failure: ([JSONValue]) -> String = { "the feed's console entries never met the condition: \($0.map { $0.jsonString() })" }
+) async throws -> [JSONValue] {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while true {
+        let entries = host.runtime.feed.recentEntries.filter { $0["type"] == "console" }
+        if condition(entries) { return entries }
+        guard ContinuousClock.now < deadline else {
+            Issue.record(Comment(rawValue: failure(entries)))
+            return entries
+        }
+        try await Task.sleep(for: .milliseconds(50))
     }
 }
 

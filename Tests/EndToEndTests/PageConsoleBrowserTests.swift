@@ -5,25 +5,10 @@ import Testing
 
 /// A presentation of one plain slide, written for the test.
 private func plainPresentation() throws -> URL {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-e2e-console-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    try "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>console</title></head><body>console</body></html>"
-        .write(to: root.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
-    return root
-}
-
-/// The feed's console entries once `condition` holds for them (polled; a failure after 20 s).
-private func consoleEntries(of host: TestHost, until condition: ([JSONValue]) -> Bool) async throws -> [JSONValue] {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while true {
-        let entries = host.runtime.feed.recentEntries.filter { $0["type"] == "console" }
-        if condition(entries) { return entries }
-        guard ContinuousClock.now < deadline else {
-            Issue.record("the feed's console entries never met the condition: \(entries.map { $0.jsonString() })")
-            return entries
-        }
-        try await Task.sleep(for: .milliseconds(50))
-    }
+    try scratchFolder(
+        "sb-e2e-console",
+        files: ["index.html": "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>console</title></head><body>console</body></html>"]
+    )
 }
 
 @Suite("A page's console in headless Chromium", .serialized)

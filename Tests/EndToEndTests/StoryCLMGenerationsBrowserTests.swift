@@ -48,28 +48,15 @@ private let oldStyleLibrarySource = """
 
 /// A folder holding `files` (path → text), made for one test.
 private func folder(_ files: [String: String]) throws -> URL {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-e2e-generations-\(UUID().uuidString)")
-    for (path, text) in files {
-        let file = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-    }
-    return root
+    try scratchFolder("sb-e2e-generations", files: files)
 }
 
 private let plainSlide = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>second</title></head><body>second</body></html>"
 
 /// The feed's console entries once `count` of them are there (polled; a failure after 20 s).
 private func consoleEntries(of host: TestHost, count: Int) async throws -> [JSONValue] {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while true {
-        let entries = host.runtime.feed.recentEntries.filter { $0["type"] == "console" }
-        if entries.count >= count { return entries }
-        guard ContinuousClock.now < deadline else {
-            Issue.record("only \(entries.count) console entries: \(entries.map { $0.jsonString() })")
-            return entries
-        }
-        try await Task.sleep(for: .milliseconds(50))
+    try await consoleEntries(of: host, until: { $0.count >= count }) {
+        "only \($0.count) console entries: \($0.map { $0.jsonString() })"
     }
 }
 

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import StoryBridge
 import StoryBridgeServer
 import StoryBridgeTesting
@@ -26,13 +25,7 @@ struct HostRoutesTests {
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-routes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let directory = DataDirectory(folder)
-        try directory.prepare()
-        var logger = Logger(label: "storybridge.test")
-        logger.logLevel = .critical
-        let host = StoryBridgeHost(
-            library: PresentationLibrary([try PresentationFolder.load(presentation, catalog: .init(id: 1))]),
-            database: try StoryBridgeDatabase(file: directory.database), logger: logger)
+        let host = try quietHost(serving: presentation, in: folder)
         let configuration = ServerConfiguration(port: 0)
         let application = StoryBridgeServer(host: host, configuration: configuration).makeApplication()
         try await application.test(.router) { client in try await body(client, configuration.token, host) }

@@ -149,13 +149,7 @@ struct KioskControlSocketTests {
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-kiosk-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let directory = DataDirectory(folder)
-        try directory.prepare()
-        var logger = Logger(label: "storybridge.test")
-        logger.logLevel = .critical
-        let host = StoryBridgeHost(
-            library: PresentationLibrary([try PresentationFolder.load(Self.demo, catalog: .init(id: 1))]),
-            database: try StoryBridgeDatabase(file: directory.database), clock: clock, logger: logger)
+        let host = try quietHost(serving: Self.demo, in: folder, clock: clock)
         var configuration = ServerConfiguration(port: 0)
         let control = KioskControl(startURL: "http://127.0.0.1/p/1/index.html")
         configuration.kioskControl = control

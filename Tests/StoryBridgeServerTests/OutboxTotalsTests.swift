@@ -8,12 +8,6 @@ import Testing
 /// must always equal what counting the queue gives, whatever changes the outbox.
 @Suite("Outbox totals")
 struct OutboxTotalsTests {
-    func freshDatabase() throws -> StoryBridgeDatabase {
-        let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-totals-\(UUID().uuidString)"))
-        try directory.prepare()
-        return try StoryBridgeDatabase(file: directory.database)
-    }
-
     /// The queue counted and summed row by row, to compare the kept totals with.
     func countedQueue(_ database: StoryBridgeDatabase) async throws -> (records: Int, bytes: Int) {
         try await database.pool.read { db in
@@ -33,7 +27,7 @@ struct OutboxTotalsTests {
 
     @Test("inserts, status changes, body changes and deletes of any status keep the totals equal to a count")
     func totalsFollowEveryChange() async throws {
-        let database = try freshDatabase()
+        let database = try freshDatabase("sb-totals")
         let store = AnalyticsStore(database: database)
         var status = try await store.uploadStatus()
         #expect(status.queued == 0 && status.queuedBytes == 0)
@@ -82,7 +76,7 @@ struct OutboxTotalsTests {
 
     @Test("a transaction that rolls back leaves the totals as they were")
     func rollbackLeavesTotals() async throws {
-        let database = try freshDatabase()
+        let database = try freshDatabase("sb-totals")
         let store = AnalyticsStore(database: database)
         try await database.pool.write { db in try insert("kept", bytes: 40, status: "queued", into: db) }
         struct Abandon: Error {}

@@ -50,15 +50,21 @@ final class DatabaseWriteLock: Sendable {
 
 @Suite("A page load's analytics and its first answers")
 struct PageLoadGateTests {
-    @Test(
-        "while the page load's slide view cannot be written, read-only requests of the next slide are answered; other requests wait for it, and it is recorded"
-    )
-    func readOnlyAnswersDoNotWaitForTheDatabase() async throws {
+    /// Runs `body` with a host serving the demo from a data folder of its own, and that folder; then
+    /// stops the host (also when `body` throws) and removes the folder.
+    private func withGateHost(_ body: (TestHost, DataDirectory) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-gate-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let directory = DataDirectory(folder)
         let host = try await TestHost.start(presentationFolders: [demoFolder], dataDirectory: directory)
-        do {
+        try await host.use { host in try await body(host, directory) }
+    }
+
+    @Test(
+        "while the page load's slide view cannot be written, read-only requests of the next slide are answered; other requests wait for it, and it is recorded"
+    )
+    func readOnlyAnswersDoNotWaitForTheDatabase() async throws {
+        try await withGateHost { host, directory in
             let viewerId = UUID().uuidString
             let first = try await host.connectViewer(slide: "index.html", viewerId: viewerId)
             #expect(await first.nextEvent(named: "hello") != nil)
@@ -92,20 +98,12 @@ struct PageLoadGateTests {
             let sessionId = try #require(session.data["sessionId"]?.stringValue)
             #expect(try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName) == ["index.html"])
             await second.close()
-        } catch {
-            await host.stop()
-            throw error
         }
-        await host.stop()
     }
 
     @Test("a page load that starts a session answers nothing before the session is recorded")
     func sessionStartHoldsEveryRequest() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-gate-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let directory = DataDirectory(folder)
-        let host = try await TestHost.start(presentationFolders: [demoFolder], dataDirectory: directory)
-        do {
+        try await withGateHost { host, directory in
             // The host's own database connection exists once a first viewer was served.
             let warm = try await host.connectViewer()
             #expect(await warm.nextEvent(named: "hello") != nil)
@@ -122,10 +120,6 @@ struct PageLoadGateTests {
             let received = viewer.received.withLock { $0 }
             #expect(received.first?["Event"] == "hello")
             await viewer.close()
-        } catch {
-            await host.stop()
-            throw error
         }
-        await host.stop()
     }
 }

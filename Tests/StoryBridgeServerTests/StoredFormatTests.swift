@@ -8,15 +8,9 @@ import Testing
 /// reads back as it was, and what is written now has the same column types.
 @Suite("Stored format of the records")
 struct StoredFormatTests {
-    func freshDatabase() throws -> StoryBridgeDatabase {
-        let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("sb-format-\(UUID().uuidString)"))
-        try directory.prepare()
-        return try StoryBridgeDatabase(file: directory.database)
-    }
-
     @Test("rows written by the hand-mapped store of earlier versions read back field for field")
     func earlierRowsReadBack() async throws {
-        let database = try freshDatabase()
+        let database = try freshDatabase("sb-format")
         // The statements earlier versions ran, with the values they bound.
         try await database.pool.write { db in
             try db.execute(
@@ -74,7 +68,7 @@ struct StoredFormatTests {
 
     @Test("what the records write now has the column types earlier versions wrote")
     func columnTypes() async throws {
-        let database = try freshDatabase()
+        let database = try freshDatabase("sb-format")
         let clock = ManualHostClock()
         let store = AnalyticsStore(database: database, clock: clock)
         let stamp = RecordStamp(at: clock.now, identity: HostIdentity())

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StoryBridge
 import StoryBridgeTesting
 
@@ -15,13 +16,26 @@ let demoFolder = repositoryRoot.appendingPathComponent("Fixtures/presentations/d
 
 /// A presentation folder written by the test.
 func makePresentationFolder(_ files: [String: String]) throws -> URL {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("sb-server-\(UUID().uuidString)")
-    for (path, contents) in files {
-        let file = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try contents.write(to: file, atomically: true, encoding: .utf8)
-    }
-    return root
+    try scratchFolder("sb-server", files: files)
+}
+
+/// A database in a new, prepared data folder under the temporary directory, named `PREFIX-UUID`.
+func freshDatabase(_ prefix: String) throws -> StoryBridgeDatabase {
+    let directory = DataDirectory(FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)"))
+    try directory.prepare()
+    return try StoryBridgeDatabase(file: directory.database)
+}
+
+/// A host serving `presentation` as deck 1 from a new data directory in `folder` (the caller
+/// removes it), reading `clock` and logging only critical messages.
+func quietHost(serving presentation: URL, in folder: URL, clock: any HostClock = SystemHostClock()) throws -> StoryBridgeHost {
+    let directory = DataDirectory(folder)
+    try directory.prepare()
+    var logger = Logger(label: "storybridge.test")
+    logger.logLevel = .critical
+    return StoryBridgeHost(
+        library: PresentationLibrary([try PresentationFolder.load(presentation, catalog: .init(id: 1))]),
+        database: try StoryBridgeDatabase(file: directory.database), clock: clock, logger: logger)
 }
 
 /// A plain HTTP GET on loopback: status, headers and body.
