@@ -7,8 +7,7 @@ import Testing
 struct DeltaInstalledFileTests {
     @Test("an unchanged file altered in the installed folder: the linking stops, the whole package is downloaded, nothing is left")
     func installedFileAltered() async throws {
-        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-        _ = try await DeltaSyncTests.sync(lab)
+        let lab = try await DeltaSyncTests.syncedDeck(id: 9)
         let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
         // Slide 12 is the same in both versions; its installed copy no longer has its indexed size.
         try Data("altered".utf8).write(to: installed.appendingPathComponent("slides/s12.html"))

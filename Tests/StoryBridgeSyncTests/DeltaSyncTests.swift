@@ -35,6 +35,13 @@ struct DeltaSyncTests {
     }
 
     /// Runs metadata and content sync in this process; returns the content report and the events.
+    /// A logged-in lab with deck `id` published at v1 and synced once: where a delta update starts.
+    static func syncedDeck(id: Int) async throws -> SyncLab {
+        let lab = try await SyncLab.loggedIn { try publishDeck($0, id: id, version: "v1") }
+        _ = try await sync(lab)
+        return lab
+    }
+
     static func sync(_ lab: SyncLab, rateLimit: TransferRate? = nil) async throws -> (
         report: ContentSyncReport, events: [ContentSyncEvent]
     ) {
@@ -126,8 +133,7 @@ struct DeltaSyncTests {
 
     @Test("--limit-rate holds for range requests: ~70 KB of a delta at 64 KB/s take at least 0.7 s")
     func rateLimited() async throws {
-        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 7, version: "v1") }
-        _ = try await Self.sync(lab)
+        let lab = try await Self.syncedDeck(id: 7)
         try Self.publishDeck(lab, id: 7, version: "v2")
         let started = ContinuousClock.now
         let second = try await Self.sync(lab, rateLimit: TransferRate(bytesPerSecond: 64 * 1024))
@@ -165,8 +171,7 @@ struct DeltaSyncTests {
 
     @Test("more than half of the bytes changed: the whole package is downloaded")
     func mostBytesChanged() async throws {
-        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 5, version: "v1") }
-        _ = try await Self.sync(lab)
+        let lab = try await Self.syncedDeck(id: 5)
         try Self.publishDeck(lab, id: 5, version: "v2", filmSeed: 2)
         let second = try await Self.sync(lab)
         #expect(second.report.deltaUpdates == 0)
@@ -193,8 +198,7 @@ struct DeltaSyncTests {
 
     @Test("a hostile name in the new central directory is refused by the delta path as by a full install; the old revision stays")
     func hostileListingRefused() async throws {
-        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 6, version: "v1") }
-        _ = try await Self.sync(lab)
+        let lab = try await Self.syncedDeck(id: 6)
         let servedBefore = try #require(try lab.clientLibrary().entry(id: 6)).presentation.root
         try Self.publishDeck(lab, id: 6, version: "v2")
         try await Self.syncMetadata(lab)
@@ -216,8 +220,7 @@ struct DeltaSyncTests {
 
     @Test("a changed entry whose bytes fail their CRC-32 is refused; nothing is installed or left")
     func corruptEntryRefused() async throws {
-        let lab = try await SyncLab.loggedIn { try Self.publishDeck($0, id: 8, version: "v1") }
-        _ = try await Self.sync(lab)
+        let lab = try await Self.syncedDeck(id: 8)
         let servedBefore = try #require(try lab.clientLibrary().entry(id: 8)).presentation.root
         // Slide 7 changed; two bytes inside its deflated data are flipped on the server.
         try Self.publishDeck(lab, id: 8, version: "v2")

@@ -26,11 +26,17 @@ struct MediaFileSyncTests {
         return ((try? FileManager.default.attributesOfItem(atPath: zip.path))?[.size] as? NSNumber)?.int64Value ?? -1
     }
 
+    /// A logged-in lab whose server keeps media outside the packages and has deck 5 with a film of
+    /// ``filmBytes``.
+    static func labWithFilm() async throws -> SyncLab {
+        try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
+            try lab.publish(id: 5, title: "five", payloadBytes: filmBytes)
+        }
+    }
+
     @Test("The package leaves the film out; sync --content fetches it from /v1/mediafiles and installs it whole")
     func fetchedSeparately() async throws {
-        let lab = try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
-            try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
-        }
+        let lab = try await Self.labWithFilm()
         defer { withExtendedLifetime(lab) {} }
         let result = try await lab.cli(["sync", "--content"])
         #expect(result.status == 0, "\(result.errors)")
@@ -49,9 +55,7 @@ struct MediaFileSyncTests {
 
     @Test("A media download cut every 150 KB resumes with Range until the file is whole")
     func resumed() async throws {
-        let lab = try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
-            try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
-        }
+        let lab = try await Self.labWithFilm()
         defer { withExtendedLifetime(lab) {} }
         #expect(try await lab.cli(["sync"]).status == 0)
         // The package (a few KB) passes whole; the film is cut after every 150 KB.
@@ -65,9 +69,7 @@ struct MediaFileSyncTests {
 
     @Test("An updated film (new revision) replaces the old one; the old revision is served until then")
     func updated() async throws {
-        let lab = try await SyncLab.loggedIn(mediaOutsidePackages: true) { lab in
-            try lab.publish(id: 5, title: "five", payloadBytes: Self.filmBytes)
-        }
+        let lab = try await Self.labWithFilm()
         defer { withExtendedLifetime(lab) {} }
         #expect(try await lab.cli(["sync", "--content"]).status == 0)
         try lab.publish(id: 5, title: "five v2", payloadBytes: Self.filmBytes)

@@ -27,6 +27,16 @@ struct PlatformFlagsSyncTests {
         lab.server = try await ContentServer(configuration: configuration, logger: logger).start()
     }
 
+    /// A lab whose server serves deck 4 with no flag, synced by the CLI logged in as the service.
+    func syncedDeck4(sourceLocation: SourceLocation = #_sourceLocation) async throws -> SyncLab {
+        let lab = try SyncLab()
+        try lab.publish(id: 4, title: "deck 4")
+        try await startServer(lab, [.init(id: 4)])
+        try await lab.loginAsService()
+        #expect(try await lab.cli(["sync", "--content"]).status == 0, sourceLocation: sourceLocation)
+        return lab
+    }
+
     @Test(
         "after sync: list leaves hidden decks out (--all shows them), serve keeps them off the launcher but opens them by link, refuses the blocked one, and names a deck not downloaded"
     )
@@ -107,11 +117,7 @@ struct PlatformFlagsSyncTests {
 
     @Test("a sync that blocks a deck being shown reloads its viewer, whose next load gets the blocked page; unblocking brings it back")
     func lockoutArrivesWhileServing() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, title: "deck 4")
-        try await startServer(lab, [.init(id: 4)])
-        try await lab.loginAsService()
-        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let lab = try await syncedDeck4()
 
         try await lab.withServedLibrary { _, served in
             let baseURL = served.baseURL
@@ -127,23 +133,14 @@ struct PlatformFlagsSyncTests {
 
             try await startServer(lab, [.init(id: 4)])
             #expect(try await lab.cli(["sync"]).status == 0)
-            var status = 0
-            let until = ContinuousClock.now + .seconds(15)
-            repeat {
-                status = try await fetch("\(baseURL)/p/4/index.html").status
-                if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
-            } while status != 200 && ContinuousClock.now < until
+            let status = try await polledStatus(of: "\(baseURL)/p/4/index.html", until: 200)
             #expect(status == 200)
         }
     }
 
     @Test("a flag that changes nothing a viewer sees (needConfirmation) reaches serve without reloading the viewer")
     func confirmationArrivesWithoutReload() async throws {
-        let lab = try SyncLab()
-        try lab.publish(id: 4, title: "deck 4")
-        try await startServer(lab, [.init(id: 4)])
-        try await lab.loginAsService()
-        #expect(try await lab.cli(["sync", "--content"]).status == 0)
+        let lab = try await syncedDeck4()
 
         try await lab.withServedLibrary(logLevel: "info") { serve, served in
             let viewer = try await served.connectViewer(presentationId: 4)
@@ -162,13 +159,5 @@ struct PlatformFlagsSyncTests {
             #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(2)) == nil, "nothing the viewer shows changed")
             await viewer.close()
         }
-    }
-
-    func fetch(_ url: String) async throws -> (status: Int, body: String) {
-        let http = SyncHTTPClient.make()
-        defer { Task { try? await http.shutdown() } }
-        let response = try await http.execute(.init(url: url), timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: body))
     }
 }

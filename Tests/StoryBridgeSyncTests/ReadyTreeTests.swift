@@ -69,8 +69,7 @@ struct ReadyTreeTests {
     func sameRevisionWithAndWithoutTree() async throws {
         var revisions: [[String: Data]] = []
         for useTree in [true, false] {
-            let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-            _ = try await DeltaSyncTests.sync(lab)
+            let lab = try await DeltaSyncTests.syncedDeck(id: 9)
             let treeFolder = Self.inode(try Self.tree(lab, id: 9))
             if !useTree { try FileManager.default.removeItem(at: try Self.tree(lab, id: 9)) }
             try DeltaSyncTests.publishDeck(lab, id: 9, version: "v2")
@@ -97,8 +96,7 @@ struct ReadyTreeTests {
         "a ready tree that is not whole, not the installed files or of another revision is removed and the update is still right",
         arguments: Damage.allCases)
     func damagedTree(_ damage: Damage) async throws {
-        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-        _ = try await DeltaSyncTests.sync(lab)
+        let lab = try await DeltaSyncTests.syncedDeck(id: 9)
         let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
         let served = try DeltaKillTests.files(in: installed)
         let tree = try Self.tree(lab, id: 9)
@@ -155,8 +153,7 @@ struct ReadyTreeTests {
         "an installed file replaced by another inode after its revision was verified: the tree's link is the verified inode (no stat of the installed side), and the update carries the verified bytes"
     )
     func installedFileReplacedAfterVerification() async throws {
-        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-        _ = try await DeltaSyncTests.sync(lab)
+        let lab = try await DeltaSyncTests.syncedDeck(id: 9)
         let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
         let tree = try Self.tree(lab, id: 9)
         let file = installed.appendingPathComponent("slides/s12.html")
@@ -183,8 +180,7 @@ struct ReadyTreeTests {
 
     @Test("a run that installs nothing makes the tree an installed revision lacks (a kill after the swap, before or during its build)")
     func madeUpByTheNextRun() async throws {
-        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-        _ = try await DeltaSyncTests.sync(lab)
+        let lab = try await DeltaSyncTests.syncedDeck(id: 9)
         let tree = try Self.tree(lab, id: 9)
         // What a kill during the build leaves: a partial tree, no finished one.
         try FileManager.default.moveItem(at: tree, to: tree.appendingPathExtension("partial"))
@@ -243,8 +239,7 @@ struct ReadyTreeTests {
 
     @Test("a delta that changes a file the ready tree linked leaves the served revision's files and their inodes' bytes unchanged")
     func servedFilesUntouched() async throws {
-        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-        _ = try await DeltaSyncTests.sync(lab)
+        let lab = try await DeltaSyncTests.syncedDeck(id: 9)
         let installed = try #require(try lab.clientLibrary().entry(id: 9)).presentation.root
         let served = try DeltaKillTests.files(in: installed)
         let servedInodes = try Self.inodes(in: installed)
@@ -267,8 +262,7 @@ struct ReadyTreeTests {
         "a rollback makes the tree stale: the next run replaces it with the tree of the revision rolled back to; removing the content removes it"
     )
     func rollbackAndRemoval() async throws {
-        let lab = try await SyncLab.loggedIn { try DeltaSyncTests.publishDeck($0, id: 9, version: "v1") }
-        _ = try await DeltaSyncTests.sync(lab)
+        let lab = try await DeltaSyncTests.syncedDeck(id: 9)
         try DeltaSyncTests.publishDeck(lab, id: 9, version: "v2")
         _ = try await DeltaSyncTests.sync(lab)
         let rolledFrom = try Self.tree(lab, id: 9).lastPathComponent

@@ -27,12 +27,7 @@ struct ServePickupTests {
             // The host looks at the catalog once a second, so deck 4's update can be picked up one
             // look before deck 9's install: give the next look its time.
             let both: JSONValue = [["name": "Deck 4", "presId": 4], ["name": "Deck 9", "presId": 9]]
-            var listed = try await viewer.request("getPresentations").data
-            let until = ContinuousClock.now + .seconds(15)
-            while listed != both, ContinuousClock.now < until {
-                try await Task.sleep(for: .milliseconds(100))
-                listed = try await viewer.request("getPresentations").data
-            }
+            let listed = try await polledPresentations(of: viewer, until: both)
             #expect(listed == both)
             // The viewer on deck 4 is not reloaded mid-slide: its next slide change loads v2.
             #expect(await viewer.nextEvent(named: "reload", timeout: .seconds(2)) == nil)
@@ -91,12 +86,7 @@ struct ServePickupTests {
             #expect(sync.status == 0, "\(sync.errors)")
             #expect(sync.output.contains("1 withdrawn"))
             let remaining: JSONValue = [["name": "Deck 4", "presId": 4], ["name": "Deck 5", "presId": 5]]
-            var listed = try await viewer.request("getPresentations").data
-            let until = ContinuousClock.now + .seconds(15)
-            while listed != remaining, ContinuousClock.now < until {
-                try await Task.sleep(for: .milliseconds(100))
-                listed = try await viewer.request("getPresentations").data
-            }
+            let listed = try await polledPresentations(of: viewer, until: remaining)
             #expect(listed == remaining)
             #expect(try await fetch("\(baseURL)/p/6/index.html").0 == 404)
             #expect(try lab.clientLibrary().entry(id: 6) != nil)
@@ -111,14 +101,6 @@ struct ServePickupTests {
         #expect(result.status != 0)
         #expect(result.errors.contains("is empty"), "\(result.errors)")
         #expect(result.errors.contains("storybridge sync --content"))
-    }
-
-    func fetch(_ url: String) async throws -> (Int, String) {
-        let http = SyncHTTPClient.make()
-        defer { Task { try? await http.shutdown() } }
-        let response = try await http.execute(.init(url: url), timeout: .seconds(10))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: body))
     }
 }
 

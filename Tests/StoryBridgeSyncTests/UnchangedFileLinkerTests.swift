@@ -31,12 +31,18 @@ struct UnchangedFileLinkerTests {
         return (root, installed, try ZipDirectory.read(file: zip))
     }
 
+    /// The new, empty folder `new` in `root`: where the linker makes the new revision.
+    func makeDestination(in root: URL) throws -> URL {
+        let destination = root.appendingPathComponent("new")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        return destination
+    }
+
     @Test("every file of every depth is a hard link of the installed one; empty folders are made; counts add up")
     func linksEveryDepth() throws {
         let (root, installed, directory) = try makeInstalled(slides: 30)
         defer { try? FileManager.default.removeItem(at: root) }
-        let destination = root.appendingPathComponent("new")
-        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let destination = try makeDestination(in: root)
         let files = directory.entries.filter { !$0.isDirectory }
         let linker = UnchangedFileLinker(installed: installed, destination: destination)
         let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
@@ -65,8 +71,7 @@ struct UnchangedFileLinkerTests {
     func parentsMadeWithoutFolderEntries() throws {
         let (root, installed, directory) = try makeInstalled(slides: 3)
         defer { try? FileManager.default.removeItem(at: root) }
-        let destination = root.appendingPathComponent("new")
-        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let destination = try makeDestination(in: root)
         let ahead = try UnchangedFileLinker(installed: installed, destination: destination).linkAhead(DeltaIndex(directory: directory))
         #expect(ahead.reused.count == 7)
         let made = try FileManager.default.subpathsOfDirectory(atPath: destination.path).filter { path in
@@ -91,8 +96,7 @@ struct UnchangedFileLinkerTests {
         // Slide 2's markup changes in the new package; its installed copy differs too, which is
         // no error since it is not reused. Slide 3's image is gone from the new package.
         try Data("changed behind our back".utf8).write(to: installed.appendingPathComponent("slides/s2/index.html"))
-        let destination = root.appendingPathComponent("new")
-        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let destination = try makeDestination(in: root)
         let linker = UnchangedFileLinker(installed: installed, destination: destination)
         let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
         #expect(ahead.differing == ["slides/s2/index.html"])
@@ -125,8 +129,7 @@ struct UnchangedFileLinkerTests {
         let folderInstead = installed.appendingPathComponent("slides/s11/index.html")
         try FileManager.default.removeItem(at: folderInstead)
         try FileManager.default.createDirectory(at: folderInstead, withIntermediateDirectories: false)
-        let destination = root.appendingPathComponent("new")
-        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
+        let destination = try makeDestination(in: root)
         let linker = UnchangedFileLinker(installed: installed, destination: destination)
         let ahead = try linker.linkAhead(DeltaIndex(directory: directory))
         #expect(ahead.differing == ["slides/s7/index.html", "slides/s9/media/deep/image.jpg", "slides/s11/index.html"])

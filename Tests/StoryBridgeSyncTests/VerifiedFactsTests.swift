@@ -152,30 +152,32 @@ struct VerifiedFactsTests {
         await lab.stopServer()
     }
 
+    /// Publishes `version` signed and syncs it, expecting one delta update that hashed all 24 files
+    /// of the deck and left it equal to the server's.
+    private static func expectDeltaHashingEveryFile(
+        _ lab: SyncLab, version: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await publishSigned(lab, version: version)
+        HashCounter.watch(lab.clientDirectory.root)
+        let update = try await DeltaSyncTests.sync(lab)
+        #expect(update.report.failed.isEmpty, "\(update.report.failed)", sourceLocation: sourceLocation)
+        #expect(update.report.deltaUpdates == 1, sourceLocation: sourceLocation)
+        #expect(HashCounter.count(under: lab.clientDirectory.root) == 24, sourceLocation: sourceLocation)
+        try DeltaSyncTests.expectSameFiles(lab, id: 3)
+    }
+
     @Test("a missing or damaged facts file is no error: the delta hashes every file and installs")
     func missingOrDamagedFacts() async throws {
         let lab = try await Self.signedDeck()
         let v1 = try Self.servedFolder(lab)
         let factsFile = VerifiedFacts.file(forFolder: v1.lastPathComponent, in: lab.clientDirectory)
         try Data("{\"manifestHash\": 1, \"files\": [".utf8).write(to: factsFile)
-        try await Self.publishSigned(lab, version: "v2")
-        HashCounter.watch(lab.clientDirectory.root)
-        let second = try await DeltaSyncTests.sync(lab)
-        #expect(second.report.failed.isEmpty, "\(second.report.failed)")
-        #expect(second.report.deltaUpdates == 1)
-        #expect(HashCounter.count(under: lab.clientDirectory.root) == 24)
-        try DeltaSyncTests.expectSameFiles(lab, id: 3)
+        try await Self.expectDeltaHashingEveryFile(lab, version: "v2")
 
         // Missing: the same.
         let v2 = try Self.servedFolder(lab)
         try FileManager.default.removeItem(at: VerifiedFacts.file(forFolder: v2.lastPathComponent, in: lab.clientDirectory))
-        try await Self.publishSigned(lab, version: "v3")
-        HashCounter.watch(lab.clientDirectory.root)
-        let third = try await DeltaSyncTests.sync(lab)
-        #expect(third.report.failed.isEmpty, "\(third.report.failed)")
-        #expect(third.report.deltaUpdates == 1)
-        #expect(HashCounter.count(under: lab.clientDirectory.root) == 24)
-        try DeltaSyncTests.expectSameFiles(lab, id: 3)
+        try await Self.expectDeltaHashingEveryFile(lab, version: "v3")
         #expect(try lab.trustRow(3)?["signed"] as Int? == 1)
         await lab.stopServer()
     }

@@ -137,12 +137,7 @@ struct VerifyTests {
 
             try original.write(to: file)
             #expect(try await lab.cli(["verify", "--release", "1"]).status == 0)
-            var status = 0
-            let until = ContinuousClock.now + .seconds(15)
-            repeat {
-                status = try await Self.fetch("\(baseURL)/p/1/index.html").status
-                if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
-            } while status != 200 && ContinuousClock.now < until
+            let status = try await polledStatus(of: "\(baseURL)/p/1/index.html", until: 200, get: Self.fetch)
             #expect(status == 200)
         }
     }
@@ -173,12 +168,7 @@ struct VerifyTests {
             let base = String(try #require(text.firstMatch(of: /Health: (http:\/\/127\.0\.0\.1:\d+)\/__storybridge\/health/)).1)
             #expect(try await Self.fetch("\(base)/p/1/index.html").status == 200)
             try Data("changed on the kiosk".utf8).write(to: file)
-            var status = 0
-            let until = ContinuousClock.now + .seconds(30)
-            repeat {
-                status = try await Self.fetch("\(base)/p/1/b.html").status
-                if status != 503 { try await Task.sleep(for: .milliseconds(100)) }
-            } while status != 503 && ContinuousClock.now < until
+            let status = try await polledStatus(of: "\(base)/p/1/b.html", until: 503, timeout: .seconds(30), get: Self.fetch)
             #expect(status == 503)
             let (healthStatus, body) = try await HealthTests.get("\(base)/__storybridge/health")
             #expect(healthStatus == 503, "\(body)")
