@@ -6,11 +6,6 @@ import Testing
 
 @Suite("Content server: storybridge sync through Azure-form links")
 struct AzureSyncTests {
-    /// Runs the built CLI with `arguments` and waits for it.
-    static func cli(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await runStorybridgeToExit(arguments)
-    }
-
     @Test("login and sync with --blob-links azure, the first download cut mid-body: the kiosk's library gets the exact decks")
     func syncThroughAzureLinks() async throws {
         let lab = try ContentLab()
@@ -22,12 +17,12 @@ struct AzureSyncTests {
         try await lab.withRunningServer(configuration) { client, running in
             let link = try await client.packageLink(1, token: try await client.serviceToken())
             #expect(link.contains("&sr=b&sig="))
-            let login = try await Self.cli([
+            let login = try await runStorybridgeToExit([
                 "login", "--auth", running.baseURL, "--api", running.baseURL, "--client-id", ContentLab.serviceId, "--client-secret",
                 ContentLab.serviceSecret, "--data-dir", kiosk.root.path,
             ])
             #expect(login.status == 0, "\(login.output)")
-            let sync = try await Self.cli(["sync", "--content", "--data-dir", kiosk.root.path])
+            let sync = try await runStorybridgeToExit(["sync", "--content", "--data-dir", kiosk.root.path])
             #expect(sync.status == 0, "\(sync.output)")
         }
         let installed = try LibraryStore(directory: kiosk).entries()

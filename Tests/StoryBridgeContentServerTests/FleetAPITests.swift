@@ -17,9 +17,7 @@ struct FleetAPITests {
 
     @Test("JSON shapes: the list, a kiosk with its last beat and hello, its history; every member present, null when unknown")
     func shapes() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (seen, token) = try store.add(name: "lobby-1", labels: ["site": "berlin", "floor": "1"])
+        let (lab, store, seen, token) = try ContentLab.enrolling("lobby-1", labels: ["site": "berlin", "floor": "1"])
         let (unseen, _) = try store.add(name: "lobby-2")
         let key = HostKey()
         try await lab.withFleetHub { hub, running, client in
@@ -87,9 +85,7 @@ struct FleetAPITests {
 
     @Test("filters: state (repeated or comma-separated, revoked only when asked), labels joined by AND; bad values are 400")
     func filters() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (_, berlinToken) = try store.add(name: "berlin-online", labels: ["site": "berlin", "floor": "1"])
+        let (lab, store, _, berlinToken) = try ContentLab.enrolling("berlin-online", labels: ["site": "berlin", "floor": "1"])
         _ = try store.add(name: "berlin-new", labels: ["site": "berlin", "floor": "2"])
         _ = try store.add(name: "paris-new", labels: ["site": "paris"])
         _ = try store.add(name: "berlin-revoked", labels: ["site": "berlin"])
@@ -127,9 +123,7 @@ struct FleetAPITests {
     @Test(
         "who may read /v1/fleet by token: an admin's; not a non-admin user's, a service's or a device's (403), nor none or a bad one (401)")
     func tokens() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, kioskToken) = try store.add(name: "secret-kiosk-name")
+        let (lab, store, device, kioskToken) = try ContentLab.enrolling("secret-kiosk-name")
         let (_, scraperToken) = try store.add(name: "secret-scraper-name", kind: .scraper)
         try await lab.withFleetHub { _, _, client in
             let admin = try await client.userToken(ContentLab.adminName, ContentLab.adminPassword)

@@ -17,9 +17,7 @@ struct FleetAuthTests {
         clock: (any HostClock)? = nil,
         _ body: (RunningContentServer, ContentClient, Device, (kiosk: String, scraper: String, revoked: String)) async throws -> Void
     ) async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, kioskToken) = try store.add(name: "secret-kiosk-name", labels: ["site": "secret-site"])
+        let (lab, store, device, kioskToken) = try ContentLab.enrolling("secret-kiosk-name", labels: ["site": "secret-site"])
         let (_, scraperToken) = try store.add(name: "secret-scraper-name", kind: .scraper)
         let (_, revokedToken) = try store.add(name: "secret-revoked-name")
         _ = try store.revoke("secret-revoked-name")

@@ -33,9 +33,7 @@ struct FleetCheckpointTests {
         "a checkpoint signed by the kiosk's own key is kept once however often beats repeat it; another host's, a forged one and a rewritten one of a held sequence are not"
     )
     func keptAndRefused() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, token) = try store.add(name: "lobby-1")
+        let (lab, store, device, token) = try ContentLab.enrolling("lobby-1")
         let key = HostKey()
         try await lab.withFleetHub { hub, running, client in
             let kiosk = try await FleetTestKiosk.connected(port: running.port, token: token.text, key: key, interval: 15)

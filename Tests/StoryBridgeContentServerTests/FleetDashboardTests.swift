@@ -31,9 +31,7 @@ struct FleetDashboardTests {
         "an admin signs in and sees two kiosks live: one whose socket dies goes offline and comes back online without a reload; names render as text; filters; ?bench=1 records applied rows"
     )
     func live() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (lobby, lobbyToken) = try store.add(name: "lobby-1", labels: ["site": "berlin"])
+        let (lab, store, lobby, lobbyToken) = try ContentLab.enrolling("lobby-1", labels: ["site": "berlin"])
         let hostile = "<img src=x onerror=window.__xss=1>"
         let (hall, hallToken) = try store.add(name: hostile, labels: ["site": "paris"])
         try await lab.withFleetHub { _, running, _ in
@@ -45,13 +43,7 @@ struct FleetDashboardTests {
             let browser = try await HeadlessChromium.launch()
             try await browser.closingAfter { browser in
                 let page = try await browser.newPage()
-                try await page.navigate(to: "\(running.baseURL)/fleet/login")
-                try await page.evaluate(
-                    """
-                    document.querySelector('input[name=username]').value = \(JSONValue.string(ContentLab.adminName).jsonString());
-                    document.querySelector('input[name=password]').value = \(JSONValue.string(ContentLab.adminPassword).jsonString());
-                    document.querySelector('form').submit(); true
-                    """)
+                try await page.signInToFleet(at: running.baseURL)
                 try await page.waitFor("location.pathname === '/fleet' && window.__fleetReady === true")
                 try await page.waitFor(row(lobby.id, is: "online"))
                 try await page.waitFor(row(hall.id, is: "online"))

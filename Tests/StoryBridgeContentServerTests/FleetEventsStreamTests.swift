@@ -12,9 +12,7 @@ struct FleetEventsStreamTests {
         "an open stream gets a kiosk's beat, a device added and the same device revoked by another connection to hub.sqlite (as the CLI does)"
     )
     func rowsFollowChanges() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (_, token) = try store.add(name: "lobby-1")
+        let (lab, store, _, token) = try ContentLab.enrolling("lobby-1")
         try await lab.withFleetHub { _, running, _ in
             var browser = FleetBrowser(port: running.port)
             #expect(try await browser.login(ContentLab.adminName, ContentLab.adminPassword).status == 303)

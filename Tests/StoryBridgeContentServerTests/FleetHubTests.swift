@@ -22,15 +22,7 @@ struct FleetHubTests {
         logger.logLevel = .critical
         let server = try ContentServer(configuration: configuration, logger: logger)
         let hub = try #require(server.fleet)
-        let running = try await server.start(waitingForPackages: false)
-        do {
-            let result = try await body(hub, running)
-            await running.stop()
-            return result
-        } catch {
-            await running.stop()
-            throw error
-        }
+        return try await server.whileRunning(waitingForPackages: false) { running in try await body(hub, running) }
     }
 
     /// A raw upgrade request to the connect route, with `headers`.
@@ -156,9 +148,7 @@ struct FleetHubTests {
         "refusals: no token, unknown and revoked tokens 401 (socket closed 4401), a scraper's 403 (4403), a foreign Host 421; no answer names a kiosk"
     )
     func refusals() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (_, kiosk) = try store.add(name: "lobby-secret-name")
+        let (lab, store, _, kiosk) = try ContentLab.enrolling("lobby-secret-name")
         let (_, scraper) = try store.add(name: "prometheus-secret-name", kind: .scraper)
         let (_, revoked) = try store.add(name: "revoked-secret-name")
         _ = try store.revoke("revoked-secret-name")
@@ -202,9 +192,7 @@ struct FleetHubTests {
         "a token bound to one host key is closed with 4403 from another; a hello signed for another origin too; a newer connection replaces an older one (4409)"
     )
     func binding() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, token) = try store.add(name: "lobby-1")
+        let (lab, store, device, token) = try ContentLab.enrolling("lobby-1")
         let key = HostKey()
         try await withHub(lab) { _, running in
             let first = FleetTestKiosk(port: running.port, token: token.text, key: key)
@@ -241,9 +229,7 @@ struct FleetHubTests {
 
     @Test("a token revoked by the CLI while connected is closed (4401) within 1 s and refused on reconnect, without a restart")
     func revokeWhileConnected() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (_, token) = try store.add(name: "lobby-1")
+        let (lab, _, _, token) = try ContentLab.enrolling("lobby-1")
         let server = try await ContentServerProcess.start(
             lab, ["--client-id", ContentLab.serviceId, "--client-secret", ContentLab.serviceSecret, "--fleet"])
         defer { server.process.terminate() }

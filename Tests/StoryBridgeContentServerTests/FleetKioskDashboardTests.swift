@@ -52,9 +52,7 @@ struct FleetKioskDashboardTests {
         "after a real screenshot round trip /v1/fleet and /v1/fleet/kiosks/{id} report lastScreenshotAt (the hub's time of storing it), also after a hub restart; the kiosk page shows the stored picture, the schedule and what plays now, escaped"
     )
     func lastScreenshotAt() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, token) = try store.add(name: "lobby-1")
+        let (lab, _, device, token) = try ContentLab.enrolling("lobby-1")
         let key = HostKey()
         let stored: String = try await lab.withFleetHub { _, running, _ in
             let kiosk = try await FleetTestKiosk.connected(
@@ -114,9 +112,7 @@ struct FleetKioskDashboardTests {
         "in headless Chromium the kiosk page's Screenshot button shows the kiosk's picture at its natural size with when it was taken; what plays now and the idle resets follow the beats live; a kiosk not connected shows the 409 message, a failing one 502 with its reason, a silent one 504"
     )
     func browser() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, token) = try store.add(name: "lobby-1")
+        let (lab, store, device, token) = try ContentLab.enrolling("lobby-1")
         let (absent, _) = try store.add(name: "never-installed")
         let (broken, brokenToken) = try store.add(name: "broken-browser")
         let (silent, silentToken) = try store.add(name: "silent")
@@ -135,13 +131,7 @@ struct FleetKioskDashboardTests {
             let chromium = try await HeadlessChromium.launch()
             try await chromium.closingAfter { chromium in
                 let page = try await chromium.newPage()
-                try await page.navigate(to: "\(running.baseURL)/fleet/login")
-                try await page.evaluate(
-                    """
-                    document.querySelector('input[name=username]').value = \(JSONValue.string(ContentLab.adminName).jsonString());
-                    document.querySelector('input[name=password]').value = \(JSONValue.string(ContentLab.adminPassword).jsonString());
-                    document.querySelector('form').submit(); true
-                    """)
+                try await page.signInToFleet(at: running.baseURL)
                 try await page.waitFor("location.pathname === '/fleet'")
                 try await page.navigate(to: "\(running.baseURL)/fleet/kiosks/\(device.id)")
                 try await page.waitFor("window.__kioskReady === true")
@@ -226,9 +216,7 @@ struct FleetKioskDashboardTests {
         "/fleet/events?kiosk=ID sends that kiosk only, and its row again with lastScreenshotAt once a screenshot is stored"
     )
     func streamOfOneKiosk() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, token) = try store.add(name: "lobby-1")
+        let (lab, store, device, token) = try ContentLab.enrolling("lobby-1")
         let (other, _) = try store.add(name: "other-kiosk")
         try await lab.withFleetHub { _, running, _ in
             let kiosk = try await FleetTestKiosk.connected(port: running.port, token: token.text, screenshot: Self.screenshot)

@@ -20,9 +20,7 @@ struct FleetKioskPageTests {
         "the kiosk page shows the last beat, the schedule, the newest checkpoint, state changes and sync runs, every kiosk value escaped; its plot is well-formed SVG"
     )
     func page() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (device, token) = try store.add(name: Self.hostileName, labels: ["site": "berlin"])
+        let (lab, _, device, token) = try ContentLab.enrolling(Self.hostileName, labels: ["site": "berlin"])
         let key = HostKey()
         try await lab.withFleetHub { hub, running, _ in
             let kiosk = try await FleetTestKiosk.connected(port: running.port, token: token.text, key: key, interval: 15)

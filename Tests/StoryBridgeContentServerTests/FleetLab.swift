@@ -22,6 +22,17 @@ extension ContentLab {
         return configuration
     }
 
+    /// A new lab whose hub has one device enrolled as `name` (in hub.sqlite, as `content-server
+    /// device add` writes it): the lab, the hub's device store, the device and its token.
+    static func enrolling(
+        _ name: String, labels: [String: String] = [:]
+    ) throws -> (lab: ContentLab, store: DeviceStore, device: Device, token: DeviceToken) {
+        let lab = try ContentLab()
+        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
+        let (device, token) = try store.add(name: name, labels: labels)
+        return (lab, store, device, token)
+    }
+
     /// Runs `body` with a hub of this lab (``fleetConfiguration(clock:)``) on loopback, then stops it.
     func withFleetHub<T>(
         clock: (any HostClock)? = nil, _ body: (FleetHub, RunningContentServer, ContentClient) async throws -> T
@@ -30,14 +41,8 @@ extension ContentLab {
         logger.logLevel = .critical
         let server = try ContentServer(configuration: fleetConfiguration(clock: clock), logger: logger)
         let hub = try #require(server.fleet)
-        let running = try await server.start(waitingForPackages: false)
-        do {
-            let result = try await body(hub, running, ContentClient(baseURL: running.baseURL))
-            await running.stop()
-            return result
-        } catch {
-            await running.stop()
-            throw error
+        return try await server.whileRunning(waitingForPackages: false) { running in
+            try await body(hub, running, ContentClient(baseURL: running.baseURL))
         }
     }
 }
@@ -89,5 +94,19 @@ extension FleetTestKiosk {
         guard await next() == .ack(Ack(seq: beat.seq)) else {
             throw CocoaError(.coderReadCorrupt, userInfo: [NSLocalizedDescriptionKey: "beat \(beat.seq) was not acknowledged"])
         }
+    }
+}
+
+extension BrowserPage {
+    /// Opens the fleet's login page at `baseURL` and submits its form as the admin
+    /// (``ContentLab/adminName``); the caller waits for the page it lands on.
+    func signInToFleet(at baseURL: String) async throws {
+        try await navigate(to: "\(baseURL)/fleet/login")
+        try await evaluate(
+            """
+            document.querySelector('input[name=username]').value = \(JSONValue.string(ContentLab.adminName).jsonString());
+            document.querySelector('input[name=password]').value = \(JSONValue.string(ContentLab.adminPassword).jsonString());
+            document.querySelector('form').submit(); true
+            """)
     }
 }

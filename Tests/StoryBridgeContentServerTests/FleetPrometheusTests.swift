@@ -14,9 +14,7 @@ struct FleetPrometheusTests {
 
     @Test("service discovery: one target group per advertising kiosk, with scheme, path, kiosk, host id and labels; who may read it")
     func serviceDiscovery() async throws {
-        let lab = try ContentLab()
-        let store = DeviceStore(database: try HubDatabase(directory: lab.directory))
-        let (_, advertisingToken) = try store.add(name: "lobby-1", labels: ["site": "berlin"])
+        let (lab, store, _, advertisingToken) = try ContentLab.enrolling("lobby-1", labels: ["site": "berlin"])
         let (_, quietToken) = try store.add(name: "lobby-2")
         _ = try store.add(name: "never-seen")
         let (_, scraperToken) = try store.add(name: "prometheus", kind: .scraper)

@@ -1,6 +1,7 @@
 import Foundation
 import StoryBridge
 import StoryBridgeScripts
+import StoryBridgeTesting
 
 extension KioskLab {
     /// A page of the kiosk's browser: its URL and the viewer id its storybridge client keeps.
@@ -82,13 +83,10 @@ extension KioskLab {
 
     private func withPage<Result>(_ socket: String, _ body: (DevToolsConnection) async throws -> Result) async throws -> Result {
         let page = try await DevToolsConnection.connect(url: socket)
-        do {
-            let result = try await body(page)
+        return try await withCleanup {
+            try await body(page)
+        } cleanup: {
             await page.close()
-            return result
-        } catch {
-            await page.close()
-            throw error
         }
     }
 }

@@ -83,14 +83,20 @@ struct ContentLab: LabAccount {
     ) async throws -> T {
         var logger = Logger(label: "test.content-server")
         logger.logLevel = .critical
-        let running = try await ContentServer(configuration: configuration ?? self.configuration(), logger: logger).start()
-        do {
-            let result = try await body(ContentClient(baseURL: running.baseURL), running)
+        let server = try ContentServer(configuration: configuration ?? self.configuration(), logger: logger)
+        return try await server.whileRunning { running in try await body(ContentClient(baseURL: running.baseURL), running) }
+    }
+}
+
+extension ContentServer {
+    /// Starts this server (waiting for its packages when `waitingForPackages`), runs `body` with it
+    /// running, and stops it afterwards, also when `body` throws.
+    func whileRunning<T>(waitingForPackages: Bool = true, _ body: (RunningContentServer) async throws -> T) async throws -> T {
+        let running = try await start(waitingForPackages: waitingForPackages)
+        return try await withCleanup {
+            try await body(running)
+        } cleanup: {
             await running.stop()
-            return result
-        } catch {
-            await running.stop()
-            throw error
         }
     }
 }

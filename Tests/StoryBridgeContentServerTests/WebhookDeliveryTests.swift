@@ -33,15 +33,26 @@ struct WebhookDeliveryTests {
         var logger = Logger(label: "test.webhooks")
         logger.logLevel = .critical
         let server = try ContentServer(configuration: configuration, logger: logger)
-        let running = try await server.start(waitingForPackages: false)
-        do {
-            let result = try await body(server, running)
-            await running.stop()
-            return result
-        } catch {
-            await running.stop()
-            throw error
+        return try await server.whileRunning(waitingForPackages: false) { running in try await body(server, running) }
+    }
+
+    /// What a delivery test starts from: a lab, its hub database, a receiver on loopback answering
+    /// `statuses` first, and a manual clock at ``start``.
+    struct Rig {
+        let lab: ContentLab
+        let database: HubDatabase
+        let receiver: WebhookReceiver
+        let clock: ManualHostClock
+
+        static func start(statuses: [Int] = []) async throws -> Rig {
+            let lab = try ContentLab()
+            let database = try HubDatabase(directory: lab.directory)
+            let receiver = try await WebhookReceiver.start(statuses: statuses)
+            return Rig(lab: lab, database: database, receiver: receiver, clock: ManualHostClock(start: WebhookDeliveryTests.start))
         }
+
+        /// The lab's configuration with one webhook to the receiver, on the clock.
+        var configuration: ContentServerConfiguration { WebhookDeliveryTests.configuration(lab, receiver, clock: clock) }
     }
 
     /// One delivery row.
@@ -85,11 +96,9 @@ struct WebhookDeliveryTests {
 
     @Test("500, 500, 200: delivered on the third attempt, at +0, +10 s and +70 s of the hub's clock, each signed anew")
     func retries() async throws {
-        let lab = try ContentLab()
-        let database = try HubDatabase(directory: lab.directory)
-        let receiver = try await WebhookReceiver.start(statuses: [500, 500])
-        let clock = ManualHostClock(start: Self.start)
-        try await Self.withServer(Self.configuration(lab, receiver, clock: clock)) { server, _ in
+        let rig = try await Rig.start(statuses: [500, 500])
+        let (database, receiver, clock) = (rig.database, rig.receiver, rig.clock)
+        try await Self.withServer(rig.configuration) { server, _ in
             let dispatcher = try #require(server.webhooks)
             await dispatcher.enqueue(.presentationCreate, body: Self.body)
             _ = try await receiver.waitFor(1)
@@ -119,11 +128,9 @@ struct WebhookDeliveryTests {
 
     @Test("400: failed after one attempt, never retried; the next event is still delivered")
     func noRetryOn400() async throws {
-        let lab = try ContentLab()
-        let database = try HubDatabase(directory: lab.directory)
-        let receiver = try await WebhookReceiver.start(statuses: [400])
-        let clock = ManualHostClock(start: Self.start)
-        try await Self.withServer(Self.configuration(lab, receiver, clock: clock)) { server, _ in
+        let rig = try await Rig.start(statuses: [400])
+        let (database, receiver, clock) = (rig.database, rig.receiver, rig.clock)
+        try await Self.withServer(rig.configuration) { server, _ in
             let dispatcher = try #require(server.webhooks)
             await dispatcher.enqueue(.presentationCreate, body: Self.body)
             try await eventually("failed") { try await Self.rows(database).first?.state == "failed" }
@@ -142,18 +149,16 @@ struct WebhookDeliveryTests {
 
     @Test("a pending delivery survives a restart of the server and is delivered by the next one")
     func survivesRestart() async throws {
-        let lab = try ContentLab()
-        let database = try HubDatabase(directory: lab.directory)
-        let receiver = try await WebhookReceiver.start(statuses: [503])
-        let clock = ManualHostClock(start: Self.start)
-        try await Self.withServer(Self.configuration(lab, receiver, clock: clock)) { server, _ in
+        let rig = try await Rig.start(statuses: [503])
+        let (database, receiver, clock) = (rig.database, rig.receiver, rig.clock)
+        try await Self.withServer(rig.configuration) { server, _ in
             await server.webhooks?.enqueue(.presentationUpdate, body: Self.body)
             _ = try await receiver.waitFor(1)
             try await eventually("retry planned") { try await Self.rows(database).first?.attempts == 1 }
         }
         #expect(try await Self.rows(database).first?.state == "pending")
         clock.advance(by: .seconds(15))
-        try await Self.withServer(Self.configuration(lab, receiver, clock: clock)) { _, _ in
+        try await Self.withServer(rig.configuration) { _, _ in
             let all = try await receiver.waitFor(2)
             #expect(all[0].headers["x-storybridge-delivery"] == all[1].headers["x-storybridge-delivery"])
             try await eventually("delivered") { try await Self.rows(database).first?.state == "delivered" }

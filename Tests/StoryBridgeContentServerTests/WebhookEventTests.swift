@@ -64,11 +64,8 @@ struct WebhookEventTests {
 
     @Test("a restart compares with what the last run saw: a deck installed while the server was down gives one Create")
     func changesWhileDown() async throws {
-        let lab = try ContentLab()
-        let database = try HubDatabase(directory: lab.directory)
-        let receiver = try await WebhookReceiver.start()
-        let clock = ManualHostClock(start: WebhookDeliveryTests.start)
-        let configuration = WebhookDeliveryTests.configuration(lab, receiver, clock: clock)
+        let rig = try await WebhookDeliveryTests.Rig.start()
+        let (lab, database, receiver, configuration) = (rig.lab, rig.database, rig.receiver, rig.configuration)
         try await WebhookDeliveryTests.withServer(configuration) { _, _ in
             try await eventually("the first scan") { try await Self.seeded(database) }
         }
