@@ -43,12 +43,12 @@ package struct AuditDeck: Sendable, Hashable {
 /// The decks of sessions, by session id, as recorded when each started: a session's deck never
 /// changes, so an entry of a later write of the session takes it from memory instead of reading the
 /// session row. A miss reads the row (one primary-key lookup). One per database.
-package final class AuditDeckCache: Sendable {
+final class AuditDeckCache: Sendable {
     private let decks = Mutex<[String: AuditDeck]>([:])
     /// How many sessions are kept; the whole map is dropped when it would grow past it.
     private static let capacity = 4_096
 
-    package init() {}
+    init() {}
 
     /// Remembers the deck of `sessionId`.
     func keep(_ deck: AuditDeck, for sessionId: String) {

@@ -5,16 +5,16 @@ import StoryBridgeFleet
 /// `{"EventId", "EventName", "Username", "Created", "Data"}`, for every event, so that one
 /// receiver reads presentation and kiosk events alike. `Username` is always null (installs are CLI
 /// actions, kiosk events the hub's); `Created` is the hub's time with milliseconds.
-package struct WebhookEnvelope<Payload: Encodable & Sendable>: Encodable, Sendable {
+struct WebhookEnvelope<Payload: Encodable & Sendable>: Encodable, Sendable {
     /// The event.
-    package var event: WebhookEvent
+    var event: WebhookEvent
     /// When the hub saw it.
-    package var created: Date
+    var created: Date
     /// `Data`.
-    package var data: Payload
+    var data: Payload
 
     /// An envelope.
-    package init(event: WebhookEvent, created: Date, data: Payload) {
+    init(event: WebhookEvent, created: Date, data: Payload) {
         self.event = event
         self.created = created
         self.data = data
@@ -29,7 +29,7 @@ package struct WebhookEnvelope<Payload: Encodable & Sendable>: Encodable, Sendab
     }
 
     /// Writes the members in the vendor's documented order, `Username` as null.
-    package func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(event.id, forKey: .eventId)
         try container.encode(event.name, forKey: .eventName)
@@ -39,7 +39,7 @@ package struct WebhookEnvelope<Payload: Encodable & Sendable>: Encodable, Sendab
     }
 
     /// The body's bytes.
-    package func body() throws -> Data { try Self.encoder.encode(self) }
+    func body() throws -> Data { try Self.encoder.encode(self) }
 
     private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()

@@ -6,11 +6,11 @@ import Synchronization
 /// end-to-end tests. Runs as root with `--no-sandbox`, in a throw-away profile.
 package final class HeadlessChromium: Sendable {
     /// Why Chromium could not be used.
-    package enum LaunchError: Error, CustomStringConvertible {
+    enum LaunchError: Error, CustomStringConvertible {
         case notInstalled(searched: [String])
         case didNotStart(binary: String, detail: String)
 
-        package var description: String {
+        var description: String {
             switch self {
             case .notInstalled(let searched):
                 return "no Chromium found (looked for \(searched.joined(separator: ", "))). "

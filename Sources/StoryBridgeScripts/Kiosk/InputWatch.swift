@@ -6,12 +6,12 @@ import StoryBridge
 /// `touchstart` in the capture phase of `window` (so a slide that stops an event's propagation
 /// still counts it), at most once a second. Each call reaches the page's DevTools socket as a
 /// `Runtime.bindingCalled` event; nothing of it is visible to the page but the binding's name.
-package enum InputWatch {
+enum InputWatch {
     /// The binding's name on the page's `window`.
     static let bindingName = "__sbKioskInput"
 
     /// The script run in every new document.
-    package static let script = """
+    static let script = """
         (function () {
           if (window.__sbKioskInputWatch) { return; }
           window.__sbKioskInputWatch = true;
@@ -31,7 +31,7 @@ package enum InputWatch {
 
     /// Installs the binding and the script in `page`, for every document it loads from now on
     /// (the page's `Runtime` domain is enabled, as ``HeadlessChromium`` leaves it).
-    package static func install(on page: BrowserPage) async throws {
+    static func install(on page: BrowserPage) async throws {
         try await page.devTools.send("Runtime.addBinding", ["name": .string(bindingName)])
         try await page.devTools.send("Page.addScriptToEvaluateOnNewDocument", ["source": .string(script)])
     }

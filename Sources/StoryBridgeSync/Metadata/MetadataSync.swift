@@ -13,14 +13,14 @@ import StoryBridge
 /// withdrawn first (off the launcher, files kept) and removed only when it is still gone after
 /// ``RemovalPolicy/grace`` or with ``RemovalPolicy/prune``; see ``RemovalPolicy`` for the guard
 /// against a transient empty list.
-package struct MetadataSync: Sendable {
-    package let api: ContentAPIClient
-    package let catalog: SyncCatalog
-    package let paths: SyncPaths
+struct MetadataSync: Sendable {
+    let api: ContentAPIClient
+    let catalog: SyncCatalog
+    let paths: SyncPaths
     var parallelism: Int
-    package var removals: RemovalPolicy
+    var removals: RemovalPolicy
 
-    package init(
+    init(
         api: ContentAPIClient, catalog: SyncCatalog, paths: SyncPaths, parallelism: Int = 4, removals: RemovalPolicy = RemovalPolicy()
     ) {
         self.api = api
@@ -39,7 +39,7 @@ package struct MetadataSync: Sendable {
         case failed(String)
     }
 
-    package func run(now: Date = Date()) async throws(SyncError) -> MetadataSyncReport {
+    func run(now: Date = Date()) async throws(SyncError) -> MetadataSyncReport {
         let clients = try await PhaseTiming.measure("client list request") { () async throws(SyncError) in try await self.api.clients() }
         var listed: [Int: ClientStub] = [:]
         for client in clients {

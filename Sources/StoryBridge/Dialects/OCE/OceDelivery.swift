@@ -8,16 +8,16 @@ import Foundation
 /// by its path (`Intro/01_intro.html`); the first slide of the first sequence opens the
 /// presentation. A folder of sequence zips, or a zip of them, is unpacked into this shape first
 /// (the same unpacker as Veeva's key messages, ``VeevaDeliveryUnpacker``).
-package struct OceDelivery: DeliveryRules {
-    package var dialect: DialectName { .oce }
+struct OceDelivery: DeliveryRules {
+    var dialect: DialectName { .oce }
 
-    package init() {}
+    init() {}
 
-    package func recognises(root: URL, entries: [String]) -> Bool {
+    func recognises(root: URL, entries: [String]) -> Bool {
         !sequenceFolders(root: root, entries: entries).isEmpty
     }
 
-    package func slides(in root: URL, entries: [String]) throws(PresentationFolderError) -> [Slide] {
+    func slides(in root: URL, entries: [String]) throws(PresentationFolderError) -> [Slide] {
         var slides: [Slide] = []
         for sequence in try sequences(in: root, entries: entries) {
             for page in sequence.slides {
@@ -50,13 +50,13 @@ package struct OceDelivery: DeliveryRules {
     }
 
     /// One sequence: its folder and its slides' paths (relative to the delivery's root), in order.
-    package struct SequenceFolder: Sendable, Hashable {
-        package var folder: String
-        package var slides: [String]
+    struct SequenceFolder: Sendable, Hashable {
+        var folder: String
+        var slides: [String]
     }
 
     /// The sequences of the delivery in `root`, in the presentation's order.
-    package func sequences(in root: URL, entries: [String]) throws(PresentationFolderError) -> [SequenceFolder] {
+    func sequences(in root: URL, entries: [String]) throws(PresentationFolderError) -> [SequenceFolder] {
         let found = sequenceFolders(root: root, entries: entries)
         let names = found.map(\.folder)
         var listed: [String] = []

@@ -5,19 +5,19 @@ import Foundation
 /// sequences (for `goNextSequence` / `goPreviousSequence`; name order without it), and the
 /// sequence ids content passes to `CLMPlayer.gotoSlide` mapped to the sequence zips (or folders)
 /// they name. Without a mapping, a sequence id is its zip's base name.
-package struct OceSettings: Sendable, Hashable {
+struct OceSettings: Sendable, Hashable {
     /// The file's name in the delivery's root.
-    package static let fileName = "oce.json"
+    static let fileName = "oce.json"
 
     /// Sequence folders (zip names without `.zip`), first to last.
-    package var order: [String]?
+    var order: [String]?
     /// Sequence id → sequence folder (zip name without `.zip`).
-    package var sequences: [String: String] = [:]
+    var sequences: [String: String] = [:]
 
-    package init() {}
+    init() {}
 
     /// Reads `file`, naming the member at fault.
-    package static func read(_ file: URL) throws(PresentationFolderError) -> OceSettings {
+    static func read(_ file: URL) throws(PresentationFolderError) -> OceSettings {
         let value: JSONValue
         do {
             value = try JSONValue.parse(try Data(contentsOf: file))

@@ -2,16 +2,16 @@ import Foundation
 
 /// StoryCLM's delivery rules, unchanged from before dialects: a folder with `index.html` in its
 /// root; every root `*.html` file is a slide, sorted by name; `index.html` opens it.
-package struct StoryCLMDelivery: DeliveryRules {
-    package var dialect: DialectName { .storyclm }
+struct StoryCLMDelivery: DeliveryRules {
+    var dialect: DialectName { .storyclm }
 
-    package init() {}
+    init() {}
 
-    package func recognises(root: URL, entries: [String]) -> Bool {
+    func recognises(root: URL, entries: [String]) -> Bool {
         entries.contains(Presentation.startSlide)
     }
 
-    package func slides(in root: URL, entries: [String]) throws(PresentationFolderError) -> [Slide] {
+    func slides(in root: URL, entries: [String]) throws(PresentationFolderError) -> [Slide] {
         guard entries.contains(Presentation.startSlide) else { throw .missingIndex(root.path) }
         var slides: [Slide] = []
         for entry in entries.sorted() where Presentation.isSlidePath(entry) {

@@ -12,15 +12,15 @@ import StoryBridgeFleet
 /// request must send back. It ends after ``idleLimit`` without a request, ``absoluteLimit`` after
 /// the login, at logout, or when its user is no longer an admin of the configuration, all on
 /// the hub's injected clock.
-package final class AdminSessions: Sendable {
+final class AdminSessions: Sendable {
     /// One admin's session.
-    package struct Session: Sendable, Equatable {
+    struct Session: Sendable, Equatable {
         /// The admin.
-        package var username: String
+        var username: String
         /// The token state-changing requests must carry (`X-CSRF-Token`, or the `csrf` form field).
-        package var csrf: String
+        var csrf: String
         /// When the admin logged in.
-        package var createdAt: Date
+        var createdAt: Date
         /// When the session was last used.
         var lastSeenAt: Date
     }

@@ -15,24 +15,24 @@ import StoryBridgeFleet
 /// names or that would pass for the hub's own (`storybridge_fleet_…`) are left out, label keys
 /// that are not `[a-z][a-z0-9_]{0,31}` or that are `kiosk`/`host_id` are left out of the target
 /// labels, and label values are escaped.
-package enum FleetPrometheusExport {
+enum FleetPrometheusExport {
     /// One kiosk as the exports see it.
-    package struct Kiosk: Sendable {
+    struct Kiosk: Sendable {
         /// The device's name on the hub (the `kiosk` label).
-        package var name: String
+        var name: String
         /// Its host id (the `host_id` label; empty before its first hello).
-        package var hostId: String
+        var hostId: String
         /// The kiosk's labels with the hub's over them.
-        package var labels: [String: String]
+        var labels: [String: String]
         /// `new`, `online`, `late` or `offline`.
-        package var presence: String
+        var presence: String
         /// The URL it advertises (`--fleet-advertise`), as it sent it.
-        package var metricsURL: String?
+        var metricsURL: String?
         /// Its last beat's figures.
-        package var figures: [String: Double]?
+        var figures: [String: Double]?
 
         /// A kiosk for the exports.
-        package init(
+        init(
             name: String, hostId: String, labels: [String: String], presence: String, metricsURL: String?, figures: [String: Double]?
         ) {
             self.name = name
@@ -48,15 +48,15 @@ package enum FleetPrometheusExport {
     }
 
     /// A Prometheus HTTP SD target group.
-    package struct TargetGroup: Encodable, Sendable, Equatable {
+    struct TargetGroup: Encodable, Sendable, Equatable {
         /// `["host:port"]`.
-        package var targets: [String]
+        var targets: [String]
         /// `__scheme__`, `__metrics_path__`, `kiosk`, `host_id` and the kiosk's labels.
-        package var labels: [String: String]
+        var labels: [String: String]
     }
 
     /// The target groups of the kiosks that advertise a usable URL, in the order given.
-    package static func serviceDiscovery(_ kiosks: [Kiosk]) -> [TargetGroup] {
+    static func serviceDiscovery(_ kiosks: [Kiosk]) -> [TargetGroup] {
         kiosks.compactMap { kiosk in
             guard let url = kiosk.metricsURL, case .success(let target) = MetricsTarget.parse(url) else { return nil }
             var labels = safeLabels(kiosk.labels)
