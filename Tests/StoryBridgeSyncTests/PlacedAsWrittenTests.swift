@@ -74,7 +74,7 @@ struct PlacedAsWrittenTests {
         for (path, vouch) in vouched {
             var status = stat()
             #expect(lstat(destination.appendingPathComponent(path).path, &status) == 0)
-            #expect(vouch.linked == FileFacts(status), "\(path): the facts after the move")
+            #expect(vouch.facts == FileFacts(status), "\(path): the facts after the move")
             #expect(vouch.sha256 == result.hashed[path]?.sha256)
         }
         // Everything was moved in, the touched file too (the tree's check reads it).
@@ -89,9 +89,8 @@ struct PlacedAsWrittenTests {
         let destination = folder.appendingPathComponent("staging")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: false)
         let entries = try ZipDirectory.read(file: zip).entries
-        let asWritten = PlacedAsWritten()
-        asWritten.vouched = try DeltaAssembly.moveIn(entries, from: changed, to: destination, written: result.hashed)
-        #expect(asWritten.vouched.count == 3)
+        let asWritten = try DeltaAssembly.moveIn(entries, from: changed, to: destination, written: result.hashed)
+        #expect(asWritten.count == 3)
         // One file changed after the move: its facts no longer hold, so it is read (and hashed);
         // a clock tick later than the move, so that its change time moves.
         usleep(20_000)
@@ -100,16 +99,36 @@ struct PlacedAsWrittenTests {
         try handle.seek(toOffset: 100)
         try handle.write(contentsOf: Data("changed".utf8))
         try handle.close()
-        let tree = AssembledTree(linked: [:], placed: entries.map(\.name), asWritten: asWritten)
+        let tree = AssembledTree(linked: [:], placed: entries.map(\.name))
         HashCounter.watch(folder)
         let verify = TrustGate.verifier(
             .unsigned, presentationId: 1, presentationRevision: 1, packageId: 1, packageRevision: 1, assembled: tree)
-        let record = try verify(destination)
+        let record = try verify(destination, asWritten)
         #expect(HashCounter.count(under: folder) == 1)
         let recorded = record.body.filesByPath
         #expect(recorded["slides/s07.html"]?.sha256 == result.hashed["slides/s07.html"]?.sha256)
         let photoBytes = try Data(contentsOf: photo)
         #expect(recorded["slides/s07/photo.jpg"]?.sha256 == SHA256.hash(data: photoBytes).map { String(format: "%02x", $0) }.joined())
         #expect(recorded["slides/s07/photo.jpg"]?.sha256 != result.hashed["slides/s07/photo.jpg"]?.sha256)
+    }
+
+    @Test("a full download's check reads none of the files unpacked with their hashes, and reads one written to since")
+    func fullDownloadUnread() throws {
+        let (folder, _, staging, result) = try unpacked()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let verify = TrustGate.verifier(.unsigned, presentationId: 1, presentationRevision: 1, packageId: 1, packageRevision: 1)
+        HashCounter.watch(folder)
+        let record = try verify(staging, result.hashed)
+        #expect(HashCounter.count(under: folder) == 0)
+        #expect(record.body.filesByPath.mapValues(\.sha256) == result.hashed.mapValues(\.sha256))
+        // Written to after the unpacking (a clock tick later, so that its change time moves): read.
+        usleep(20_000)
+        let slide = staging.appendingPathComponent("slides/s07.html")
+        try Data("another slide".utf8).write(to: slide)
+        let again = try verify(staging, result.hashed)
+        #expect(HashCounter.count(under: folder) == 1)
+        #expect(
+            again.body.filesByPath["slides/s07.html"]?.sha256
+                == SHA256.hash(data: Data("another slide".utf8)).map { String(format: "%02x", $0) }.joined())
     }
 }

@@ -46,7 +46,7 @@ package final class LibraryStore: Sendable {
         /// Builds the new revision's folder instead of unpacking the zip: given the staging folder
         /// to create, it returns the files and bytes it holds, and removes what it made on error
         /// (a delta update assembles the folder from fetched entries and the installed files).
-        package var assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))?
+        package var assemble: (@Sendable (URL) throws -> AssembledFolder)?
         /// Leave the replaced revision's folder on disk (a running `serve` may still be sending
         /// its files until it notices the swap); the next opening of the library sweeps it.
         package var keepsReplacedFolder = false
@@ -66,12 +66,32 @@ package final class LibraryStore: Sendable {
         package var packageRevision: Int?
         /// Checks the assembled folder (media added) before it is served, and returns what the
         /// swap transaction records of it (`packageTrust`, docs/design/TRUST.md 2.2). A throw
-        /// removes the folder: the served revision is untouched.
-        package var verify: (@Sendable (URL) throws -> TrustRecord)?
+        /// removes the folder: the served revision is untouched. Its second argument is what the
+        /// assembly hashed as it wrote (``AssembledFolder/hashed``; empty for an install without
+        /// `assemble`).
+        package var verify: (@Sendable (_ staging: URL, _ hashedByAssembly: [String: HashedFile]) throws -> TrustRecord)?
 
         package init(id: Int? = nil, name: String? = nil) {
             self.id = id
             self.name = name
+        }
+    }
+
+    /// What an ``InstallOptions/assemble`` closure built in the staging folder.
+    package struct AssembledFolder: Sendable {
+        /// Files placed.
+        package var files: Int
+        /// Their bytes.
+        package var bytes: Int64
+        /// Files whose hash the assembly took from the bytes it wrote, by path in the folder,
+        /// with their facts once placed: ``InstallOptions/verify`` takes each unread while its
+        /// facts still hold (docs/design/TRUST.md 2.3).
+        package var hashed: [String: HashedFile]
+
+        package init(files: Int, bytes: Int64, hashed: [String: HashedFile] = [:]) {
+            self.files = files
+            self.bytes = bytes
+            self.hashed = hashed
         }
     }
 
@@ -229,24 +249,26 @@ package final class LibraryStore: Sendable {
                 options.assemble == nil && (try? VeevaDeliveryUnpacker(limits: options.limits).isZipOfZips(zip)) == true
                 ? .veeva : .storyclm
         }
-        let unpacked: (files: Int, bytes: Int64)
+        let unpacked: AssembledFolder
         if let assemble = options.assemble {
             unpacked = try PhaseTiming.measure("revision folder assembled") { try assemble(staging) }
         } else if deliveryFolder {
             unpacked = try PhaseTiming.measure("delivery unpacked") {
                 try DeliveryUnpacking.unpack(folder: zip, to: staging, limits: options.limits)
-                return DeliveryUnpacking.size(of: staging)
+                let size = DeliveryUnpacking.size(of: staging)
+                return AssembledFolder(files: size.files, bytes: size.bytes)
             }
         } else if dialect == .storyclm {
             let extracted = try PhaseTiming.measure("package unpacked") {
                 try PackageExtractor(limits: options.limits).extract(zip: zip, to: staging, progress: progress)
             }
-            unpacked = (extracted.files, extracted.bytes)
+            unpacked = AssembledFolder(files: extracted.files, bytes: extracted.bytes)
         } else {
             // A Veeva delivery, or a zip whose dialect is detected: each inner zip is checked as a package.
             unpacked = try PhaseTiming.measure("delivery unpacked") {
                 try DeliveryUnpacking.unpack(zip: zip, to: staging, dialect: dialect, limits: options.limits)
-                return DeliveryUnpacking.size(of: staging)
+                let size = DeliveryUnpacking.size(of: staging)
+                return AssembledFolder(files: size.files, bytes: size.bytes)
             }
         }
         let final = directory.presentations.appendingPathComponent(folderName)
@@ -258,7 +280,7 @@ package final class LibraryStore: Sendable {
                 catalog.dialect = detected && dialect != .storyclm ? nil : dialect
                 return try PresentationFolder.load(staging, catalog: catalog)
             }
-            let trustRecord = try options.verify.map { verify in try PhaseTiming.measure("trust: tree verified") { try verify(staging) } }
+            let trustRecord = try options.verify.map { verify in try PhaseTiming.measure("trust: tree verified") { try verify(staging, unpacked.hashed) } }
             try PhaseTiming.measure("revision folder moved into place") { try FileManager.default.moveItem(at: staging, to: final) }
             let source = options.source ?? zip.standardizedFileURL.path
             let swapBegan = PhaseTiming.begin()

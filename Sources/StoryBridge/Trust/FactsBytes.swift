@@ -11,9 +11,7 @@ enum FactsBytes {
 
         mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
 
-        mutating func append(_ value: UInt64) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-        }
+        mutating func append(_ value: UInt64) { bytes.appendLittleEndian(value) }
 
         mutating func append(string: String) {
             var string = string

@@ -84,16 +84,16 @@ extension ContentSync {
     /// Builds a revision folder from a downloaded package like `storybridge install`, and keeps
     /// its entry index (`package-index/<folder>.json`) for the next update's delta, written
     /// before the swap so an installed revision always has one (or, after a crash, none).
-    static func unpackKeepingIndex(zip: URL, limits: PackageLimits, directory: DataDirectory)
-        -> @Sendable (URL) throws -> (files: Int, bytes: Int64)
+    static func unpackKeepingIndex(zip: URL, limits: PackageLimits, directory: DataDirectory, hashing: Bool = false)
+        -> @Sendable (URL) throws -> LibraryStore.AssembledFolder
     {
         { staging in
-            let unpacked = try PackageExtractor(limits: limits).extract(zip: zip, to: staging)
+            let unpacked = try PackageExtractor(limits: limits).extract(zip: zip, to: staging, hashing: hashing)
             // A package the delta path cannot read (ZIP64...) simply gets no index.
             if let listing = try? ZipDirectory.read(file: zip) {
                 try? DeltaIndex.save(listing, forFolder: staging.lastPathComponent, in: directory)
             }
-            return (unpacked.files, unpacked.bytes)
+            return LibraryStore.AssembledFolder(files: unpacked.files, bytes: unpacked.bytes, hashed: unpacked.hashed)
         }
     }
 
@@ -232,8 +232,7 @@ extension ContentSync {
         for entry in fetched.plan.reused {
             if let facts = fetched.linkFacts[entry.name] { linkedFacts[entry.name] = facts.after } else { placed.append(entry.name) }
         }
-        let asWritten = PlacedAsWritten()
-        let assembled = AssembledTree(linked: linkedFacts, placed: placed, asWritten: asWritten)
+        let assembled = AssembledTree(linked: linkedFacts, placed: placed)
         let assembly = DeltaAssembly(delta: fetched)
         let directory = library.directory
         try await install(
@@ -242,8 +241,7 @@ extension ContentSync {
             expected: expected, vouched: vouched, assembled: assembled, factsAfterSwap: factsAfterSwap,
             assemble: { staging in
                 let counts = try Self.assemblePlacingIndex(assembly, into: staging, directory: directory)
-                asWritten.vouched = counts.asWritten
-                return (counts.files, counts.bytes)
+                return LibraryStore.AssembledFolder(files: counts.files, bytes: counts.bytes, hashed: counts.asWritten)
             })
         let cleanupBegan = PhaseTiming.begin()
         await discardDownloads(of: id, media: media)

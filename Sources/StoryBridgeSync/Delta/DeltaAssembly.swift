@@ -16,7 +16,7 @@ struct DeltaAssembly: Sendable {
         var copied = 0
         /// The changed files placed as the unpacking wrote them (``FetchedDelta/written``), with
         /// their hash and their facts after the move.
-        var asWritten: [String: TrustGate.Vouched] = [:]
+        var asWritten: [String: HashedFile] = [:]
     }
 
     /// Moves the linked folder to `destination` (which must not exist) and fills it. On any
@@ -48,14 +48,14 @@ struct DeltaAssembly: Sendable {
     /// before their move (same facts: no write since), each with its hash and its facts after
     /// the move (the link and the unlink move its change time).
     static func moveIn(
-        _ changed: [ZipDirectoryEntry], from folder: URL, to destination: URL, written: [String: PackageExtractor.WrittenFile]
-    ) throws -> [String: TrustGate.Vouched] {
+        _ changed: [ZipDirectoryEntry], from folder: URL, to destination: URL, written: [String: HashedFile]
+    ) throws -> [String: HashedFile] {
         let from = try UnchangedFileLinker.openFolder(folder.path)
         defer { close(from) }
         let into = try UnchangedFileLinker.openFolder(destination.path)
         defer { close(into) }
         var made: Set<Substring> = [""]
-        var asWritten: [String: TrustGate.Vouched] = [:]
+        var asWritten: [String: HashedFile] = [:]
         for entry in changed {
             let name = entry.name
             try UnchangedFileLinker.makeFolder(name.lastIndex(of: "/").map { name[..<$0] } ?? "", in: into, made: &made)
@@ -69,7 +69,7 @@ struct DeltaAssembly: Sendable {
                 // facts (docs/design/TRUST.md 2.3.1).
                 unlinkat(from, name, 0)
                 if let unchanged, fstatat(into, name, &status, AT_SYMLINK_NOFOLLOW) == 0, UInt64(status.st_ino) == unchanged.facts.ino {
-                    asWritten[name] = TrustGate.Vouched(sha256: unchanged.sha256, linked: FileFacts(status))
+                    asWritten[name] = HashedFile(sha256: unchanged.sha256, facts: FileFacts(status))
                 }
                 continue
             }

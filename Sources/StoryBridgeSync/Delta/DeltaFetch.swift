@@ -17,7 +17,7 @@ struct FetchedDelta: Sendable {
     /// The linked files' facts before and after their links (docs/design/TRUST.md 2.3.1).
     var linkFacts: [String: LinkedFacts] = [:]
     /// What ``DeltaFetch/vouch`` made of the reused files, beside the fetch (empty without it).
-    var vouched: [String: TrustGate.Vouched] = [:]
+    var vouched: [String: HashedFile] = [:]
     /// The work folder holding the changed entries unpacked (CRC checked) from their spans as
     /// fetched, once the listing passed (nil when no entry changed); the assembly moves its
     /// files into the linked folder.
@@ -27,7 +27,7 @@ struct FetchedDelta: Sendable {
     /// The changed files with the SHA-256 of the bytes the unpacking wrote and their facts then,
     /// by name, when the fetch vouches (``DeltaFetch/vouch``): the assembly vouches for those
     /// still as written when it places them, so the tree's check does not read them back.
-    var written: [String: PackageExtractor.WrittenFile] = [:]
+    var written: [String: HashedFile] = [:]
     /// The new revision's entry index (``DeltaIndex``), written ahead in the work folder; nil
     /// when it could not be written (the revision then gets none, as a full install of a zip the
     /// delta path cannot read).
@@ -65,7 +65,7 @@ struct DeltaFetch: Sendable {
     /// vouch for (``TrustGate/vouched(reused:linked:facts:installedManifestHash:)``), which the
     /// result carries; nil: none.
     var vouch:
-        (@Sendable (_ reused: [String], _ linked: [String: LinkedFacts], _ verified: VerifiedFacts?) async -> [String: TrustGate.Vouched])?
+        (@Sendable (_ reused: [String], _ linked: [String: LinkedFacts], _ verified: VerifiedFacts?) async -> [String: HashedFile])?
     /// Reads the installed revision's verified facts (docs/design/TRUST.md 2.3.1) on the linking's
     /// thread, before the ready tree is checked (its files whose inodes the facts name need no
     /// `stat` of the installed side); they go to ``vouch``. Nil: none are read.
@@ -290,7 +290,7 @@ struct DeltaFetch: Sendable {
     /// then has them vouched for (``vouch``).
     private func keepUnchanged(
         _ reused: [ZipDirectoryEntry], linkedAhead: Task<Result<UnchangedFileLinker.LinkedAhead, any Error>, Never>
-    ) async throws -> (UnchangedFileLinker.Counts, [String: TrustGate.Vouched]) {
+    ) async throws -> (UnchangedFileLinker.Counts, [String: HashedFile]) {
         let linked = try await linkedAhead.value.get()
         let keepBegan = PhaseTiming.begin()
         let linker = UnchangedFileLinker(installed: installed, destination: linkedFolder)

@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridge
 
 /// One entry of a zip's central directory as the delta path needs it: what identifies its
 /// content (name, CRC-32, size) and where its bytes are (local header offset).
@@ -173,11 +174,5 @@ extension ZipDirectoryEntry {
         let start = moved.startIndex + 42
         for index in 0..<4 { moved[start + index] = UInt8(truncatingIfNeeded: UInt32(offset) >> (8 * UInt32(index))) }
         return moved
-    }
-}
-
-extension Data {
-    mutating func appendLittleEndian<Value: FixedWidthInteger>(_ value: Value) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }

@@ -384,9 +384,9 @@ package struct ContentSync: Sendable {
     func install(
         row: SyncedPresentation, package: RemoteContentPackage, partial: PartialDownload, media: [String: URL],
         warning: String?, transferred: Int64, packageSize: Int64, how: PackageTransfer = .full,
-        expected: TrustGate.Expectation? = nil, vouched: [String: TrustGate.Vouched] = [:],
+        expected: TrustGate.Expectation? = nil, vouched: [String: HashedFile] = [:],
         assembled: AssembledTree? = nil, factsAfterSwap: VerifiedFactsAfterSwap? = nil,
-        assemble: (@Sendable (URL) throws -> (files: Int, bytes: Int64))? = nil
+        assemble: (@Sendable (URL) throws -> LibraryStore.AssembledFolder)? = nil
     ) async throws(SyncError) {
         var options = LibraryStore.InstallOptions(id: row.id, name: row.name.isEmpty ? "Presentation \(row.id)" : row.name)
         options.shortDescription = row.shortDescription
@@ -399,7 +399,11 @@ package struct ContentSync: Sendable {
         options.keepsReplacedFolder = true
         options.keptRevisions = keepRevisions
         options.how = how == .delta ? .delta : .full
-        options.assemble = assemble ?? Self.unpackKeepingIndex(zip: partial.partFile, limits: limits, directory: library.directory)
+        // A full download's files are hashed as they are unpacked when the tree is to be checked,
+        // so the check reads none of them back (docs/design/TRUST.md 2.3).
+        options.assemble =
+            assemble
+            ?? Self.unpackKeepingIndex(zip: partial.partFile, limits: limits, directory: library.directory, hashing: expected != nil)
         options.bytesTransferred = transferred
         options.packageSize = packageSize
         options.packageRevision = package.revision
@@ -408,7 +412,7 @@ package struct ContentSync: Sendable {
                 expected, presentationId: row.id, presentationRevision: options.revision ?? row.listedRevision, packageId: package.id,
                 packageRevision: package.revision, vouched: vouched,
                 // The media files added to the tree are placed files too.
-                assembled: assembled.map { AssembledTree(linked: $0.linked, placed: $0.placed + media.keys, asWritten: $0.asWritten) },
+                assembled: assembled.map { AssembledTree(linked: $0.linked, placed: $0.placed + media.keys) },
                 factsAfterSwap: factsAfterSwap)
         }
         let presentationRevision = options.revision

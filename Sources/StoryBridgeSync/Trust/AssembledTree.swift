@@ -1,6 +1,5 @@
 import Foundation
 import StoryBridge
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -25,14 +24,10 @@ package struct AssembledTree: Sendable {
     package var linked: [String: FileFacts]
     /// Every other file placed in the tree, by path.
     package var placed: [String]
-    /// The changed files the assembly placed as the unpacking wrote them (filled while the
-    /// install assembles the tree, read when it is checked).
-    package var asWritten: PlacedAsWritten?
 
-    package init(linked: [String: FileFacts], placed: [String], asWritten: PlacedAsWritten? = nil) {
+    package init(linked: [String: FileFacts], placed: [String]) {
         self.linked = linked
         self.placed = placed
-        self.asWritten = asWritten
     }
 
     /// The tree's files with their facts, as ``TreeHasher/factsListing(of:)`` gives them for a
@@ -64,23 +59,5 @@ package struct AssembledTree: Sendable {
             }
         }
         return files
-    }
-}
-
-/// The changed files of a delta that its assembly placed still as the unpacking wrote and hashed
-/// them (``DeltaAssembly``: the facts just before the file's move equal those taken after its
-/// last write): each with that SHA-256 and its facts just after the move, which the tree's check
-/// (``TrustGate/verifier(_:presentationId:presentationRevision:packageId:packageRevision:vouched:assembled:factsAfterSwap:)``)
-/// takes unread when they still hold, as it takes a vouched reused file. Filled by the assembly
-/// and read by the check, which run one after the other inside the install.
-package final class PlacedAsWritten: Sendable {
-    private let files = Mutex<[String: TrustGate.Vouched]>([:])
-
-    package init() {}
-
-    /// What the assembly placed as written.
-    package var vouched: [String: TrustGate.Vouched] {
-        get { files.withLock { $0 } }
-        set { files.withLock { $0 = newValue } }
     }
 }

@@ -292,34 +292,22 @@ package actor TrustGate {
         }
     }
 
-    /// A reused file of a delta update that the installed revision's verified facts vouch for
-    /// (docs/design/TRUST.md 2.3.1): its hash in the installed revision's record, and its facts
-    /// just after the delta linked it (the verifier takes it unread only when they still hold).
-    package struct Vouched: Sendable, Hashable {
-        package var sha256: String
-        package var linked: FileFacts
-
-        package init(sha256: String, linked: FileFacts) {
-            self.sha256 = sha256
-            self.linked = linked
-        }
-    }
-
     /// The check of rule 7 and the record the install writes: the assembled tree hashed and, for a
     /// signed manifest, compared with it (a throw removes the staging folder; the served revision
     /// stays); for an unsigned package, its hashes recorded. A file of `vouched` whose facts in
     /// the staging folder are still those it had when the delta linked it is not read: it has the
     /// installed record's hash. A delta update gives the files it placed (`assembled`), which
-    /// are then listed without walking the folder; a changed file it placed as the unpacking
-    /// wrote it (``AssembledTree/asWritten``) is not read either while its facts still hold: it
-    /// has the hash of the bytes written. When the tree passes and `factsAfterSwap` is
+    /// are then listed without walking the folder. The check's second argument is what the
+    /// assembly hashed as it wrote (``LibraryStore/AssembledFolder/hashed``: the unpacked files of
+    /// a full download, the changed files a delta placed as unpacked): each is not read either
+    /// while its facts still hold; it has the hash of the bytes written. When the tree passes and `factsAfterSwap` is
     /// given, its verified facts (`package-index/<folder>.verified`) are handed to it, for the
     /// sync to write once the swap has committed.
     package nonisolated static func verifier(
         _ expectation: Expectation, presentationId: Int, presentationRevision: Int, packageId: Int, packageRevision: Int,
-        vouched: [String: Vouched] = [:], assembled: AssembledTree? = nil, factsAfterSwap: VerifiedFactsAfterSwap? = nil
-    ) -> @Sendable (URL) throws -> TrustRecord {
-        { staging in
+        vouched: [String: HashedFile] = [:], assembled: AssembledTree? = nil, factsAfterSwap: VerifiedFactsAfterSwap? = nil
+    ) -> @Sendable (_ staging: URL, _ hashedByAssembly: [String: HashedFile]) throws -> TrustRecord {
+        { staging, hashedByAssembly in
             // `lstat` of each file before any is read: a change while hashing moves its change
             // time, and the facts then no longer hold for the next delta.
             let listing = try PhaseTiming.measure("trust: tree listed") {
@@ -329,10 +317,9 @@ package actor TrustGate {
             var files: [ManifestFile] = []
             files.reserveCapacity(listing.count)
             var toHash: [String] = []
-            let asWritten = assembled?.asWritten?.vouched ?? [:]
             for (path, facts) in listing {
-                if let vouch = vouched[path] ?? asWritten[path], vouch.linked == facts {
-                    files.append(ManifestFile(path: path, size: facts.size, sha256: vouch.sha256))
+                if let known = vouched[path] ?? hashedByAssembly[path], known.facts == facts {
+                    files.append(ManifestFile(path: path, size: facts.size, sha256: known.sha256))
                 } else {
                     toHash.append(path)
                 }
@@ -374,12 +361,12 @@ package actor TrustGate {
     /// hash the facts carry, the one that manifest lists for it.
     package nonisolated static func vouched(
         reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installedManifestHash: String?
-    ) -> [String: Vouched] {
+    ) -> [String: HashedFile] {
         guard let facts, let installedManifestHash, installedManifestHash == facts.manifestHash else { return [:] }
-        var vouched: [String: Vouched] = [:]
+        var vouched: [String: HashedFile] = [:]
         for name in reused {
             guard let link = linked[name], let expected = facts.files[name], link.before == expected.facts else { continue }
-            vouched[name] = Vouched(sha256: expected.sha256, linked: link.after)
+            vouched[name] = HashedFile(sha256: expected.sha256, facts: link.after)
         }
         return vouched
     }

@@ -11,28 +11,15 @@ package struct PackageExtractor: Sendable {
         package var files: Int
         package var bytes: Int64
         /// Each file written, by its path in the package, with the SHA-256 of the bytes written
-        /// and its facts just after them; only when the extraction was asked to hash.
-        package var hashed: [String: WrittenFile] = [:]
+        /// (an entry whose CRC-32 failed throws, so these are the entry's bytes) and its facts
+        /// (`fstat`) just after the last write; only when the extraction was asked to hash.
+        package var hashed: [String: HashedFile] = [:]
 
-        package init(folder: URL, files: Int, bytes: Int64, hashed: [String: WrittenFile] = [:]) {
+        package init(folder: URL, files: Int, bytes: Int64, hashed: [String: HashedFile] = [:]) {
             self.folder = folder
             self.files = files
             self.bytes = bytes
             self.hashed = hashed
-        }
-    }
-
-    /// A file an extraction wrote: the SHA-256 (hex) of the bytes it wrote (an entry whose CRC-32
-    /// failed throws, so these are the entry's bytes), and the file's facts (`fstat`) once they
-    /// were written. The file is the one hashed while its facts still hold: a later write moves
-    /// its change time.
-    package struct WrittenFile: Sendable, Hashable {
-        package var sha256: String
-        package var facts: FileFacts
-
-        package init(sha256: String, facts: FileFacts) {
-            self.sha256 = sha256
-            self.facts = facts
         }
     }
 
@@ -137,7 +124,7 @@ package struct PackageExtractor: Sendable {
         defer { buffer.deallocate() }
         let total = summary.declaredBytes
         var lastReport: Int64 = -1
-        var hashed: [String: WrittenFile] = [:]
+        var hashed: [String: HashedFile] = [:]
 
         func ensureFolder(_ relative: String) throws(PackageError) {
             guard !createdFolders.contains(relative) else { return }
@@ -183,7 +170,7 @@ package struct PackageExtractor: Sendable {
                     throw .writeFailed(path: entry.path, reason: String(cString: strerror(errno)))
                 }
                 HashCounter.hashed(file)
-                hashed[entry.path] = WrittenFile(sha256: hasher.finalize().hexDigits, facts: FileFacts(status))
+                hashed[entry.path] = HashedFile(sha256: hasher.finalize().hexDigits, facts: FileFacts(status))
             }
             files += 1
         }
