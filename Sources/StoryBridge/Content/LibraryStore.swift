@@ -280,7 +280,9 @@ package final class LibraryStore: Sendable {
                 catalog.dialect = detected && dialect != .storyclm ? nil : dialect
                 return try PresentationFolder.load(staging, catalog: catalog)
             }
-            let trustRecord = try options.verify.map { verify in try PhaseTiming.measure("trust: tree verified") { try verify(staging, unpacked.hashed) } }
+            let trustRecord = try options.verify.map { verify in
+                try PhaseTiming.measure("trust: tree verified") { try verify(staging, unpacked.hashed) }
+            }
             try PhaseTiming.measure("revision folder moved into place") { try FileManager.default.moveItem(at: staging, to: final) }
             let source = options.source ?? zip.standardizedFileURL.path
             let swapBegan = PhaseTiming.begin()

@@ -13,13 +13,6 @@ struct WebhookEnvelope<Payload: Encodable & Sendable>: Encodable, Sendable {
     /// `Data`.
     var data: Payload
 
-    /// An envelope.
-    init(event: WebhookEvent, created: Date, data: Payload) {
-        self.event = event
-        self.created = created
-        self.data = data
-    }
-
     private enum CodingKeys: String, CodingKey {
         case eventId = "EventId"
         case eventName = "EventName"

@@ -64,8 +64,7 @@ struct DeltaFetch: Sendable {
     /// fetch of the changed entries: the reused files the installed revision's verified facts
     /// vouch for (``TrustGate/vouched(reused:linked:facts:installedManifestHash:)``), which the
     /// result carries; nil: none.
-    var vouch:
-        (@Sendable (_ reused: [String], _ linked: [String: LinkedFacts], _ verified: VerifiedFacts?) async -> [String: HashedFile])?
+    var vouch: (@Sendable (_ reused: [String], _ linked: [String: LinkedFacts], _ verified: VerifiedFacts?) async -> [String: HashedFile])?
     /// Reads the installed revision's verified facts (docs/design/TRUST.md 2.3.1) on the linking's
     /// thread, before the ready tree is checked (its files whose inodes the facts name need no
     /// `stat` of the installed side); they go to ``vouch``. Nil: none are read.
