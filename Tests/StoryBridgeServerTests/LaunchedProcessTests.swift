@@ -55,6 +55,26 @@ import Testing
         #expect(getpgrp() != child.processIdentifier)
     }
 
+    @Test func whatTheChildLeavesInItsGroupIsEndedAndWaitedFor() async throws {
+        // The shell starts a sleeper in the background and ends: the sleeper stays in its group.
+        let (output, child) = try await shell("sleep 60 >/dev/null 2>&1 & echo $!")
+        let sleeper = try #require(Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(!child.isRunning)
+        #expect(LaunchedProcess.livingMembers(ofGroup: child.processIdentifier) == [sleeper])
+        #expect(await child.endGroup(within: .seconds(10)))
+        #expect(LaunchedProcess.livingMembers(ofGroup: child.processIdentifier).isEmpty)
+        // Cancelled callers still wait for the end (cleanup is not cut short).
+        let (again, second) = try await shell("sleep 60 >/dev/null 2>&1 & echo $!")
+        let other = try #require(Int32(again.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(LaunchedProcess.livingMembers(ofGroup: second.processIdentifier) == [other])
+        let ending = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await second.endGroup(within: .seconds(10))
+        }
+        #expect(await ending.value)
+        #expect(LaunchedProcess.livingMembers(ofGroup: second.processIdentifier).isEmpty)
+    }
+
     @Test func aSignalThisProcessIgnoresIsAtItsDefaultInTheChild() async throws {
         // SIGUSR1 is used nowhere in the project; ignoring it here for the test's length is harmless.
         let previous = signal(SIGUSR1, SIG_IGN)

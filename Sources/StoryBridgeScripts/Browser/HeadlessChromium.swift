@@ -160,12 +160,19 @@ package final class HeadlessChromium: Sendable {
     }
 
     /// Ends the browser (SIGTERM; SIGKILL if it still runs 10 s later), awaits its exit without
-    /// holding a thread, and removes its profile.
+    /// holding a thread, ends the helper processes it leaves in its process group, and removes
+    /// its profile. The helpers go first: one that outlived the browser (a busy machine gives them
+    /// time) wrote into the profile while it was removed, and left it behind. Not cut short by
+    /// the caller's cancellation (a kiosk closes its browser as it is cancelled).
     package func close() async {
-        if process.isRunning { process.terminate() }
-        await process.exit(killingAfter: .seconds(10))
-        LaunchedBrowsers.forget(process.processIdentifier)
-        try? FileManager.default.removeItem(at: profile)
+        let (process, profile) = (self.process, self.profile)
+        await Task.detached {
+            if process.isRunning { process.terminate() }
+            await process.exit(killingAfter: .seconds(10))
+            LaunchedBrowsers.forget(process.processIdentifier)
+            await process.endGroup()
+            try? FileManager.default.removeItem(at: profile)
+        }.value
     }
 
     /// Runs `body` with this browser, then closes it, whether `body` returned or threw (what a
