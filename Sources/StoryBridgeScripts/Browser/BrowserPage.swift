@@ -45,12 +45,12 @@ package final class BrowserPage: Sendable {
         _ = try await waitFor("\(urlCheck)document.readyState === 'complete'", timeout: timeout)
     }
 
-    /// Evaluates `expression` (awaiting a promise) and returns its JSON value.
+    /// Evaluates `expression` (awaiting a promise, up to `timeout`) and returns its JSON value.
     @discardableResult
-    package func evaluate(_ expression: String) async throws -> JSONValue {
+    package func evaluate(_ expression: String, timeout: Duration = .seconds(30)) async throws -> JSONValue {
         let result = try await devTools.send(
             "Runtime.evaluate",
-            ["expression": .string(expression), "returnByValue": true, "awaitPromise": true])
+            ["expression": .string(expression), "returnByValue": true, "awaitPromise": true], timeout: timeout)
         if let details = result["exceptionDetails"] {
             let message =
                 details["exception"]?["description"]?.stringValue ?? details["text"]?.stringValue ?? details.jsonString()

@@ -74,7 +74,9 @@ struct SlideTab: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             do {
-                let value = try await page.evaluate(guarded)
+                // The whole wait is `timeout`'s: a promise the page settles late (a load held up
+                // on a busy machine) is waited for up to the deadline, not the connection's 30 s.
+                let value = try await page.evaluate(guarded, timeout: max(deadline - ContinuousClock.now, .seconds(1)))
                 if value != .null { return value }
             } catch let error as DevToolsConnection.ProtocolError where error.isNavigationRace {
                 // The document was replaced while the expression ran; ask the new one.
