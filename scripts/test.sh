@@ -28,11 +28,17 @@ for target in "${targets[@]}"; do
     echo "test.sh: $target"
     output="$XDG_DATA_HOME/$target.log"
     status=0
-    timeout -k 30 1200 swift test --skip-build --filter "^$target\\." 2>&1 | tee "$output" || status=${PIPESTATUS[0]}
+    # Line-buffered (stdbuf reaches the test process through LD_PRELOAD): written into a pipe, its
+    # output is otherwise kept in 4 KB blocks, and a run killed for hanging lost the lines that name
+    # the tests it had started (2026-11-30).
+    timeout -k 30 1200 stdbuf -oL -eL swift test --skip-build --filter "^$target\\." 2>&1 | tee "$output" || status=${PIPESTATUS[0]}
     if [[ $status != 0 ]]; then
         echo "test.sh: $target failed; the tests that failed:" >&2
         grep -E '✘ Test .* (failed|recorded an issue)' "$output" | cut -c1-300 >&2 || true
-        [[ $status == 124 || $status == 137 ]] && echo "test.sh: $target did not finish within 20 minutes: a test started there without an end hangs" >&2
+        if [[ $status == 124 || $status == 137 ]]; then
+            echo "test.sh: $target did not finish within 20 minutes: a test started there without an end hangs; started and not ended:" >&2
+            python3 scripts/unended-tests.py "$output" >&2 || true
+        fi
         exit "$status"
     fi
     count=$(grep -Eo 'Test run with [0-9]+ tests? ' "$output" | tail -1 | grep -Eo '[0-9]+' || echo 0)

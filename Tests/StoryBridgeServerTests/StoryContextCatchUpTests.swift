@@ -77,6 +77,43 @@ struct StoryContextCatchUpTests {
         }
     }
 
+    @Test(
+        "a push held back until a later change has been pushed still leaves the page with the newest state: the push with the higher revision carries every change committed before it"
+    )
+    func heldBackPushCarriesTheNewestState() async throws {
+        try await withHost(folders: [storyContextFixture]) { host in
+            let service = host.runtime.storyContext
+            let page = try await host.connectViewer(presentationId: 1)
+            #expect(await page.nextEvent(named: "hello") != nil)
+
+            // The page's change is committed, and its push is held back (a slow task on a loaded
+            // machine): the service's `apply` without its push.
+            let presentation = try service.presentation(1)
+            let pageChange = try await service.store.apply(
+                [StoryChange(StoryAddress("form.rating.value"), .set(.int(4)))], by: .content, presentationId: 1,
+                userId: service.identity.user.id, definition: try service.definition(for: presentation))
+            #expect(pageChange.changed)
+
+            // The app side's later change is committed and pushed while the page's push waits.
+            let appChange = try await service.apply(
+                [StoryChange(StoryAddress("questProgress.stage"), .set(.string("Done")))], by: .app, presentationId: 1)
+            #expect(appChange.changed)
+            let first = try #require(await page.nextEvent(named: StoryContextService.changeEvent))
+
+            // The held-back push goes out last, with the higher revision.
+            await service.publish(presentationId: 1)
+            let last = try #require(await page.nextEvent(named: StoryContextService.changeEvent))
+            let firstRevision = try #require(first.data["revision"]?.intValue)
+            #expect(try #require(last.data["revision"]?.intValue) > firstRevision)
+
+            // The page keeps the higher revision: it must hold both changes, the app side's
+            // `Done` included, not the state the page's change had in hand.
+            #expect(last.data["story"]?["questProgress"]?["stage"] == "Done")
+            #expect(last.data["story"]?["form"]?["rating"]?["value"] == 4)
+            await page.close()
+        }
+    }
+
     @Test("versions name states: equal texts, equal versions; 16 hex digits")
     func versions() {
         let a = StoryContextService.version(ofStoryText: #"{"form":{"a":1}}"#)

@@ -13,7 +13,7 @@ package final class StoryContextService: Sendable {
 
     package let store: StoryContextStore
     let library: PresentationLibrary
-    let identity: HostIdentity
+    package let identity: HostIdentity
     /// The definition every presentation starts from (the config's `storyContext` file).
     let base: StoryContextDefinition
     /// Where pushes go; `nil` for a host without pages (the CLI).
@@ -224,9 +224,7 @@ package final class StoryContextService: Sendable {
                     "reason": "\(refusal)",
                 ])
         }
-        if outcome.changed {
-            await publish(outcome.context.story(filled: hostObjects(for: presentation)), presentationId: id)
-        }
+        if outcome.changed { await publish(presentationId: id) }
         return outcome
     }
 
@@ -252,16 +250,30 @@ package final class StoryContextService: Sendable {
             restore: true)
     }
 
-    /// Sends `story` to every viewer showing presentation `id` (a viewer between two slides gets
-    /// it when its next page connects) as the presentation's next revision.
-    func publish(_ story: JSONValue, presentationId id: Int) async {
+    /// Sends presentation `id`'s context as it is now to every viewer showing it (a viewer
+    /// between two slides gets it when its next page connects), as the presentation's next
+    /// revision. The revision is taken before the context is read, as a slide's is: of two pushes
+    /// that overlap, the one with the higher revision read the store after the other took its
+    /// revision, so the highest revision holds every change committed before it was taken, and a
+    /// page, which keeps the highest revision it is given, ends with the newest state whatever
+    /// order the pushes go out in. (A push that carried the state its change had in hand could
+    /// take its revision after a later change's push, when it was the slower of the two: the
+    /// page then kept the older state, seen on a loaded machine.)
+    package func publish(presentationId id: Int) async {
         guard let viewers else { return }
-        let text = story.jsonString()
-        shownStories.withLock { $0[id] = text }
         let revision = revisions.withLock { revisions in
             revisions[id, default: revisionBase] += 1
             return revisions[id]!
         }
+        let story: JSONValue
+        do {
+            story = try await self.story(presentationId: id)
+        } catch {
+            logger.warning("story context: cannot read the context to send it", metadata: ["presentation": "\(id)", "error": "\(error)"])
+            return
+        }
+        let text = story.jsonString()
+        shownStories.withLock { $0[id] = text }
         let event = Self.event(story: story, text: text, presentationId: id, revision: revision)
         for viewer in await viewers.all where viewer.latestState.presentationId == id {
             await viewer.send(event)
@@ -289,7 +301,7 @@ package final class StoryContextService: Sendable {
         guard localChanges.withLock({ $0 }) == changesBefore else { return false }
         for (id, story) in current where shownStories.withLock({ $0[id] }) != story.jsonString() {
             logger.info("story context: presentation \(id) changed by another process; sending it to its pages")
-            await publish(story, presentationId: id)
+            await publish(presentationId: id)
         }
         return true
     }
