@@ -4,6 +4,7 @@
     python3 scripts/code-counts.py            # a table for a person
     python3 scripts/code-counts.py --json     # the same figures as JSON
     python3 scripts/code-counts.py --unused   # also list every unused `package` name
+    python3 scripts/code-counts.py --carriers # ... each with what keeps it `package` (see below)
 
 What it counts (all from the working tree, as text):
 
@@ -17,6 +18,11 @@ What it counts (all from the working tree, as text):
 - unused `package` names: a declaration marked `package` in one target whose name no other target
   and no test mentions (a word match, so a name shared by two declarations counts as used when
   either is; the figure is a lower bound of what could be internal).
+  `--carriers` prints, beside each, a `package` declaration of its own target that another target
+  or a test names and whose signature (the text up to its body, enum cases included)
+  names it: the compiler refuses the name internal while that declaration is `package`. "none
+  found" is left for a protocol witness (GRDB's `databaseDateEncodingStrategy`, `customMirror`, a
+  `package` protocol's requirement) or a signature this text reading misses; check those by hand.
 - duplicated blocks in Tests: the pairs `duplicates --repo Tests` reports (six or more shared
   lines), when that command is on PATH; otherwise "n/a".
 """
@@ -122,6 +128,81 @@ def unused_package_names():
     return total, unused
 
 
+DECLARATION = re.compile(
+    r"^\s*(?:@[\w().: ]+\s+)*package\s+(?:(?:static|final|override|nonisolated|mutating|lazy|indirect|convenience|required)\s+)*"
+    r"(func|var|let|init|subscript|struct|enum|class|actor|protocol|typealias)\b\s*`?([A-Za-z_]\w*)?"
+)
+TYPE_OPENING = re.compile(
+    r"^(\s*)(?:@[\w().: ]+\s+)*(?:(package|public|private|fileprivate|internal)\s+)?(?:final\s+|indirect\s+)?"
+    r"(?:struct|enum|class|actor|protocol|extension)\s+`?([A-Za-z_][\w.]*)"
+)
+
+
+def signature(lines, index):
+    """A declaration's text up to its body (`{`): its first line, the lines its open parentheses
+    run on, and the lines that go on with `)`, `->`, `async`, `throws` or `where` (a function's
+    parameters with their default values, result and thrown error; a property's type or initial
+    value; an enum case's payload; a type's conformances)."""
+    text = lines[index]
+    end = index
+    while "{" not in text and end + 1 < len(lines):
+        following = lines[end + 1].strip()
+        open_parentheses = text.count("(") - text.count(")")
+        if open_parentheses <= 0 and not re.match(r"(\)|->|async\b|throws\b|rethrows\b|where\b)", following):
+            break
+        end += 1
+        text += " " + following
+    return text.split("{")[0]
+
+
+def carriers(unused):
+    """For each unused `package` name (path:line: name), a `package` declaration of the same target
+    named elsewhere whose signature names it, or None."""
+    by_target = targets()
+    outside = set()
+    for path in swift_files(ROOT / "Tests") + swift_files(ROOT / "Benchmarks") + swift_files(ROOT / "Examples"):
+        outside.update(re.findall(r"[A-Za-z_]\w*", path.read_text(errors="replace")))
+    words_of = {
+        name: set().union(*(set(re.findall(r"[A-Za-z_]\w*", p.read_text(errors="replace"))) for p in files))
+        for name, files in by_target.items()
+    }
+    result = {}
+    for target, files in by_target.items():
+        others = set().union(*(w for t, w in words_of.items() if t != target)) | outside
+        named = []  # (where, signature) of the target's package declarations named elsewhere
+        for path in files:
+            lines = code_lines(path)
+            types = []
+            for index, line in enumerate(lines):
+                opening = TYPE_OPENING.match(line)
+                if opening:
+                    while types and types[-1][0] >= len(opening.group(1)):
+                        types.pop()
+                    types.append((len(opening.group(1)), opening.group(3).split(".")[-1], opening.group(2) or ""))
+                declaration = DECLARATION.match(line)
+                case = re.match(r"^\s*(?:indirect\s+)?case\s+\w+\(", line)
+                # The type a member is declared in: the nearest opened type indented less than it.
+                indent = len(line) - len(line.lstrip())
+                enclosing = next((t for t in reversed(types) if t[0] < indent), None)
+                if declaration:
+                    kind, name = declaration.group(1), declaration.group(2)
+                    owner = name if kind not in ("init", "subscript") else (enclosing[1] if enclosing else None)
+                elif case and enclosing and enclosing[2] == "package":
+                    owner = enclosing[1]
+                else:
+                    continue
+                if owner in others:
+                    where = f"{path.relative_to(ROOT)}:{index + 1}"
+                    named.append((where, signature(lines, index)))
+        for entry in unused:
+            where, name = entry.rsplit(": ", 1)
+            if not where.startswith(f"Sources/{target}/"):
+                continue
+            pattern = re.compile(r"\b%s\b" % re.escape(name))
+            result[entry] = next((w for w, text in named if w != where and pattern.search(text)), None)
+    return result
+
+
 def test_duplicates():
     tool = shutil.which("duplicates")
     if not tool:
@@ -167,7 +248,12 @@ def main():
             print("Hummingbird: not checked out (swift build first)")
         print(f"package declarations: {declared}, named by no other target or test: {len(unused)}")
         print(f"duplicated blocks in Tests (pairs of six or more lines): {duplicates if duplicates is not None else 'n/a'}")
-    if "--unused" in sys.argv:
+    if "--carriers" in sys.argv:
+        kept = carriers(unused)
+        for entry in unused:
+            print(f"{entry}  <- {kept.get(entry) or 'none found'}")
+        print(f"carried by a package declaration named elsewhere: {sum(1 for v in kept.values() if v)} of {len(unused)}")
+    elif "--unused" in sys.argv:
         print("\n".join(unused))
 
 

@@ -91,13 +91,10 @@ package struct TestHost: Sendable {
 
     /// Runs `body` with this host and stops the host afterwards, whether `body` returns or throws.
     package func use<T>(_ body: (TestHost) async throws -> T) async throws -> T {
-        do {
-            let result = try await body(self)
+        try await withCleanup {
+            try await body(self)
+        } cleanup: {
             await stop()
-            return result
-        } catch {
-            await stop()
-            throw error
         }
     }
 }

@@ -34,3 +34,11 @@ package final class OwnedScratchFolder: Sendable {
         try? FileManager.default.removeItem(at: url)
     }
 }
+
+/// Runs `body` with a new scratch folder (``scratchFolder(_:)``, named `PREFIX-UUID`) and removes
+/// the folder afterwards, whether `body` returns or throws.
+package func withScratchFolder<T>(_ prefix: String, _ body: (URL) async throws -> T) async throws -> T {
+    let folder = try scratchFolder(prefix)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}

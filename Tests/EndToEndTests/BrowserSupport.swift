@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridge
+import StoryBridgeScripts
 import StoryBridgeTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import StoryBridge
+import StoryBridgeScripts
 import StoryBridgeServer
 import StoryBridgeTesting
 import Testing

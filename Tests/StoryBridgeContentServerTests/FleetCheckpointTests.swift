@@ -60,7 +60,7 @@ struct FleetCheckpointTests {
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.header("content-type")?.hasPrefix("application/json") == true)
             #expect(try JSONValue.parse(reply.text) == [first, second])
-            let rows = try await store.database.pool.read { db in
+            let rows = try store.database.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT hostId, sequence, deviceId, position, hash FROM kiosk_checkpoint ORDER BY sequence")
             }
             #expect(rows.map { $0["hostId"] as String } == [key.hostId, key.hostId])
@@ -97,7 +97,7 @@ struct FleetCheckpointTests {
             }
         }
         await writer.flush()
-        let kept = try await database.pool.read { db in
+        let kept = try database.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT hostId, sequence FROM kiosk_checkpoint ORDER BY hostId, sequence")
         }
         let byHost = Dictionary(grouping: kept, by: { $0["hostId"] as String }).mapValues { $0.map { $0["sequence"] as Int } }

@@ -62,7 +62,7 @@ struct FleetHistoryTests {
             clock.advance(by: .seconds(60))
             await hub.history.flush()
             try await eventually("the minute written") { try await count(database, "minute") == 1 }
-            let minute = try await database.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM minute") }
+            let minute = try database.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM minute") }
             #expect(minute?["deviceId"] == device.id)
             #expect(minute?["minute"] == Int64(1_800_000_000 / 60))
             #expect(minute?["beats"] == 3)
@@ -72,7 +72,7 @@ struct FleetHistoryTests {
             #expect(minute?["freeDiskMin"] == Int64(6_000))
             #expect(minute?["residentMax"] == Int64(3_000))
             #expect(minute?["presence"] == "online")
-            let runs = try await database.pool.read { db in
+            let runs = try database.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT result, exitStatus, summary FROM sync_run ORDER BY at")
             }
             #expect(runs.map { $0["exitStatus"] as Int } == [69, 69])

@@ -31,7 +31,7 @@ final class KioskLab: Sendable {
     /// Starts `serve` of `deck` (the demo by default) on port 0 with `arguments`, once it listens.
     func startServe(_ arguments: [String] = [], deck: URL = KioskLab.demo) async throws -> LaunchedProcess {
         let output = Pipe()
-        FileManager.default.createFile(atPath: serveLogFile.path, contents: nil)
+        try Data().write(to: serveLogFile)
         let process = try await LaunchedProcess.launch(
             try storybridgeExecutable(),
             arguments: ["serve", deck.path, "--port", "0", "--data-dir", data.path, "--no-watch"] + arguments,
@@ -46,7 +46,7 @@ final class KioskLab: Sendable {
 
     /// Starts `storybridge kiosk` with `arguments` (`--headless` by default), its log in a file.
     func startKiosk(_ arguments: [String] = ["--headless"], environment: [String: String]? = nil) async throws -> LaunchedProcess {
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        try Data().write(to: logFile)
         let log = try FileHandle(forWritingTo: logFile)
         return try await LaunchedProcess.launch(
             try storybridgeExecutable(),

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import StoryBridge
 import StoryBridgeContentServer
+import StoryBridgeScripts
 import StoryBridgeTesting
 
 #if canImport(FoundationNetworking)

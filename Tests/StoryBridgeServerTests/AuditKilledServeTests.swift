@@ -15,7 +15,7 @@ struct AuditKilledServeTests {
 
     @Test("SIGKILL at random points during writes: each restart finds no gap, the chain verifies, every answered write is there")
     func killedAtRandomPoints() async throws {
-        try await withTemporaryFolder("sb-audit-kill") { data in
+        try await withScratchFolder("sb-audit-kill") { data in
             var answered: Set<String> = []
             // One data folder: each start checks what the previous kill left.
             for seed in [3, 17, 29, 41, 53, 67, 71, 83, 97, 101, 113, 127] as [UInt64] {
@@ -68,7 +68,7 @@ struct AuditKilledServeTests {
     @Test(
         "a database restored from an older copy: chain.gap recorded at start and shown by health; audit verify names it until acknowledged")
     func restoredDatabaseInHealth() async throws {
-        try await withTemporaryFolder("sb-audit-restored") { data in
+        try await withScratchFolder("sb-audit-restored") { data in
             let directory = DataDirectory(data)
             let copy = data.appendingPathComponent("older.sqlite")
             var serve = try await ServeProcess.start(arguments(data))

@@ -22,7 +22,7 @@ struct CLIErrorMessageTests {
 
     @Test("serve of a missing path: the subcommand's usage line, exit 64")
     func serveMissingPath() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let missing = folder.appendingPathComponent("no-such-deck").path
             let result = try await runStorybridge(["serve", missing, "--data-dir", folder.path])
             #expect(result.status == 64)
@@ -32,7 +32,7 @@ struct CLIErrorMessageTests {
 
     @Test("install of a folder, a missing file and a file that is not a zip")
     func installBadPackages() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let data = folder.appendingPathComponent("data").path
             let deck = folder.appendingPathComponent("deck")
             try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
@@ -59,7 +59,7 @@ struct CLIErrorMessageTests {
 
     @Test("install of a file the user may not read: permission denied")
     func installUnreadable() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
             let zip = folder.appendingPathComponent("private.zip")
             let writer = try ZipWriter(path: zip.path)
@@ -75,7 +75,7 @@ struct CLIErrorMessageTests {
 
     @Test("a data folder that is a file, and one that cannot be created")
     func dataFolderProblems() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let file = folder.appendingPathComponent("data")
             try "x".write(to: file, atomically: true, encoding: .utf8)
             for command in [["list"], ["sessions", "list"], ["install", "deck.zip"]] {
@@ -98,7 +98,7 @@ struct CLIErrorMessageTests {
 
     @Test("test of a missing script, an empty folder and a pattern that matches nothing: exit 2")
     func testMissingScripts() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let missing = folder.appendingPathComponent("smoke.yaml").path
             let missingResult = try await runStorybridge(["test", missing])
             #expect(missingResult.status == 2)
@@ -117,7 +117,7 @@ struct CLIErrorMessageTests {
 
     @Test("a config file that is not JSON, is missing or is a folder: named, with serve's usage")
     func badConfigFiles() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let broken = folder.appendingPathComponent("broken.json")
             try "{\"identity\": ".write(to: broken, atomically: true, encoding: .utf8)
             let cases: [(String, String)] = [
@@ -136,7 +136,7 @@ struct CLIErrorMessageTests {
 
     @Test("upload to a collector address where nothing listens: connection refused, exit 75")
     func uploadUnreachable() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let directory = DataDirectory(folder.appendingPathComponent("data"))
             _ = try await savedSessions(1, directory: directory)
             // A port held bound where nothing listens: no other test's server can be given it.

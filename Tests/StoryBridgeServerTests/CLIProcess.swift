@@ -1,14 +1,6 @@
 import Foundation
 import StoryBridgeTesting
 
-/// A temporary folder for one test, deleted when `body` returns or throws.
-func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sb-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder)
-}
-
 /// What a finished `storybridge` run printed and how it exited.
 struct CLIResult: Sendable {
     var status: Int32
@@ -54,7 +46,7 @@ func withOwnDataFolder(_ arguments: [String]) -> (arguments: [String], added: UR
 /// Runs `storybridge test` on the script `text` makes for a delivery that `write` puts in a
 /// temporary folder (the delivery's path given to `text`).
 func runTestScript(delivery write: (URL) throws -> Void, _ text: (URL) -> String) async throws -> CLIResult {
-    try await withTemporaryFolder { folder in
+    try await withScratchFolder("sb-cli") { folder in
         let delivery = folder.appendingPathComponent("delivery")
         try write(delivery)
         let script = folder.appendingPathComponent("script.yaml")
@@ -68,7 +60,7 @@ func runTestScript(delivery write: (URL) throws -> Void, _ text: (URL) -> String
 func withDelivery(
     folder writeFolder: (URL) throws -> Void, zip writeZip: (URL) throws -> Void, _ body: (URL, URL, URL) async throws -> Void
 ) async throws {
-    try await withTemporaryFolder { folder in
+    try await withScratchFolder("sb-cli") { folder in
         let zips = folder.appendingPathComponent("delivery")
         try writeFolder(zips)
         let zip = folder.appendingPathComponent("delivery.zip")

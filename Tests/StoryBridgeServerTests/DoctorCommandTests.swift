@@ -8,7 +8,7 @@ import Testing
 struct DoctorCommandTests {
     @Test("a ready machine: required checks pass, a missing Chromium is a warning with its install command")
     func readyMachine() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let (collector, _) = try await makeCollector()
             let data = folder.appendingPathComponent("not-yet/data").path
             let result = try await runStorybridge([
@@ -35,7 +35,7 @@ struct DoctorCommandTests {
 
     @Test("--json: one object with ready, the host id's 26 characters and every check's status and fix; the same exit status")
     func json() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let data = folder.appendingPathComponent("data")
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
             let ready = try await runStorybridge([
@@ -67,7 +67,7 @@ struct DoctorCommandTests {
 
     @Test("a data folder that is a file, a busy port and a collector that is down: exit 1, each with its fix")
     func brokenMachine() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let file = folder.appendingPathComponent("data")
             try "x".write(to: file, atomically: true, encoding: .utf8)
             let (busy, _) = try await makeCollector()
@@ -99,7 +99,7 @@ struct DoctorCommandTests {
 
     @Test("an existing data folder: doctor shows the host id of the key it finds (or makes), and fails on a key others may read")
     func hostId() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let data = folder.appendingPathComponent("data")
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
             let arguments = ["doctor", "--browser", "/nonexistent/chromium", "--port", "0", "--data-dir", data.path]

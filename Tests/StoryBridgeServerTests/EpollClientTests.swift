@@ -45,7 +45,7 @@ struct EpollClientTests {
 
     /// A host with the plain echo, its two endpoints for the client, and a way to stop it.
     static func withHost(_ body: (_ echo: String, _ bridge: (String) -> String, _ pid: Int32) async throws -> Void) async throws {
-        try await withTemporaryFolder { data in
+        try await withScratchFolder("sb-cli") { data in
             let deck = try makePresentationFolder(["index.html": "<!DOCTYPE html><html><body><h1>check</h1></body></html>"])
             defer { try? FileManager.default.removeItem(at: deck) }
             let serve = try await ServeProcess.start(

@@ -8,7 +8,7 @@ import Testing
 struct KilledServeTests {
     @Test("SIGKILL during a visit: every answered write is in the database, and the restart finishes the open session by timeout")
     func killedMidVisit() async throws {
-        try await withTemporaryFolder("sb-killed") { data in
+        try await withScratchFolder("sb-killed") { data in
             let arguments = [demoFolder.path, "--port", "0", "--data-dir", data.path, "--log-level", "error", "--session-timeout", "1s"]
             let serve = try await ServeProcess.start(arguments)
             defer { try? FileManager.default.removeItem(at: serve.errorsFile) }

@@ -16,14 +16,6 @@ func withLongRunHost(
     try await host.use { try await body($0, clock, directory) }
 }
 
-/// A temporary folder that `body` may use, deleted afterwards.
-func withTemporaryFolder<T>(_ prefix: String, _ body: (URL) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder)
-}
-
 extension ManualHostClock {
     /// Moves time forward by `minutes`.
     func advance(minutes: Int) { advance(by: .seconds(60 * minutes)) }

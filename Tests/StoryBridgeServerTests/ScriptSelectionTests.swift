@@ -1,4 +1,5 @@
 import Foundation
+import StoryBridgeTesting
 import Testing
 
 /// `storybridge test` given folders, glob patterns and --filter, with real script files.
@@ -41,7 +42,7 @@ struct ScriptSelectionTests {
 
     @Test("a folder runs its scripts sorted, grouped by file, skipping schema.json, other files and subfolders")
     func folder() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             try writeScripts(in: folder)
             let result = try await runStorybridge(["test", folder.path])
             #expect(result.status == 0, "\(result.output)\(result.errors)")
@@ -60,7 +61,7 @@ struct ScriptSelectionTests {
 
     @Test("a quoted glob pattern is expanded by storybridge; a file named twice runs once")
     func glob() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             try writeScripts(in: folder)
             let result = try await runStorybridge(["test", "\(folder.path)/*.yaml", "\(folder.path)/a-identity.yaml"])
             #expect(result.status == 0, "\(result.output)\(result.errors)")
@@ -72,7 +73,7 @@ struct ScriptSelectionTests {
 
     @Test("--filter runs only the tests whose name matches; a filter that matches nothing fails")
     func filter() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             try writeScripts(in: folder)
             let result = try await runStorybridge(["test", folder.path, "--filter", "^(map|app)"])
             #expect(result.status == 0, "\(result.output)\(result.errors)")

@@ -113,7 +113,7 @@ struct SessionTimeoutTests {
 
     @Test("sessions a killed run left open are finished at start-up once the timeout has passed")
     func orphansAtStartUp() async throws {
-        try await withTemporaryFolder("sb-orphans") { folder in
+        try await withScratchFolder("sb-orphans") { folder in
             let directory = DataDirectory(folder)
             try directory.prepare()
             let database = try StoryBridgeDatabase(file: directory.database)

@@ -61,7 +61,7 @@ struct StorageFaultTests {
 
     @Test("a file that is not a database is moved aside with a timestamp and a fresh database is created")
     func notADatabase() async throws {
-        try await withTemporaryFolder("sb-damaged") { folder in
+        try await withScratchFolder("sb-damaged") { folder in
             let directory = DataDirectory(folder)
             try Data(repeating: 0x41, count: 8192).write(to: directory.database)
             let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -79,7 +79,7 @@ struct StorageFaultTests {
 
     @Test("a database whose pages are damaged fails its integrity check and is moved aside; the host does not crash-loop")
     func damagedPages() async throws {
-        try await withTemporaryFolder("sb-damaged") { folder in
+        try await withScratchFolder("sb-damaged") { folder in
             let directory = DataDirectory(folder)
             do {
                 let database = try StoryBridgeDatabase(file: directory.database)
@@ -109,7 +109,7 @@ struct StorageFaultTests {
 
     @Test("a database another connection keeps locked past the wait is 'in use by another process', and nothing is moved aside")
     func lockedPastTheWait() async throws {
-        try await withTemporaryFolder("sb-locked") { folder in
+        try await withScratchFolder("sb-locked") { folder in
             let directory = DataDirectory(folder)
             let holder = try exclusivelyLocked(directory.database)
             defer { try? holder.inDatabase { db in try db.execute(sql: "COMMIT") } }
@@ -125,7 +125,7 @@ struct StorageFaultTests {
 
     @Test("a lock released within the wait is waited for: the database opens and nothing is moved aside")
     func lockReleasedWithinTheWait() async throws {
-        try await withTemporaryFolder("sb-locked") { folder in
+        try await withScratchFolder("sb-locked") { folder in
             let directory = DataDirectory(folder)
             let holder = try exclusivelyLocked(directory.database)
             // Released from a thread of its own while this one waits in the integrity check.
@@ -174,7 +174,7 @@ func withUnwritableFolder(_ body: (URL) async throws -> Void) async throws {
         try #require(FileManager.default.fileExists(atPath: folder.path))
         try await body(folder)
     } else {
-        try await withTemporaryFolder("sb-readonly") { folder in
+        try await withScratchFolder("sb-readonly") { folder in
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
             try await body(folder)

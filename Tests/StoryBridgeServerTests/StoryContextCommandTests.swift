@@ -14,7 +14,7 @@ func storyContextZip(in folder: URL) throws -> URL {
 struct StoryContextCommandTests {
     @Test("show, set, delete and reset on an installed presentation: exact types, the scheme's refusals, clear errors")
     func showSetDelete() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let data = folder.appendingPathComponent("data").path
             let install = try await runCLI(["install", try storyContextZip(in: folder).path, "--data-dir", data])
             #expect(install.status == 0, "\(install.errors)")
@@ -66,7 +66,7 @@ struct StoryContextCommandTests {
 
     @Test("the config's storyContext file declares objects for every presentation; the package's file wins; a missing one is an error")
     func configuredDefinition() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let data = folder.appendingPathComponent("data").path
             #expect(try await runCLI(["install", try storyContextZip(in: folder).path, "--data-dir", data]).status == 0)
             let definition = folder.appendingPathComponent("context.json")

@@ -11,7 +11,7 @@ import Testing
 struct StoryContextServeTests {
     @Test("storybridge context set, delete and reset by another process reach an open page of a running serve within seconds, once each")
     func changesFromAnotherProcess() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let data = folder.appendingPathComponent("data").path
             #expect(try await runCLI(["install", try storyContextZip(in: folder).path, "--data-dir", data]).status == 0)
             let serve = try await ServeProcess.start(["--port", "0", "--data-dir", data, "--log-level", "info"])

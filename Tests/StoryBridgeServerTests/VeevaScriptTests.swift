@@ -57,7 +57,7 @@ struct VeevaScriptTests {
         #expect(result.output.contains("1 passed, 0 failed"), "\(result.output)")
 
         // Against a running serve of the delivery: the entry slide read from where /p/1 leads.
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let delivery = folder.appendingPathComponent("delivery")
             try VeevaDeliveryFixture.writeZips(in: delivery)
             let script = folder.appendingPathComponent("remote.yaml")

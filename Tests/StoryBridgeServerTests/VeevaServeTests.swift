@@ -26,7 +26,7 @@ struct VeevaServeTests {
 
     @Test("a malformed CRM data set is refused naming the place; --dialect storyclm reads the delivery as StoryCLM")
     func refusals() async throws {
-        try await withTemporaryFolder { folder in
+        try await withScratchFolder("sb-cli") { folder in
             let broken = folder.appendingPathComponent("broken")
             try VeevaDeliveryFixture.writeZips(in: broken, crmData: "{\n  \"objects\": {\"Account\": [{\"Name\": \"no id\"}]}\n}")
             // The child's temporary folder is one of its own: other tests running beside this one

@@ -94,7 +94,7 @@ struct WebSocketClientHandlerTests {
     func closeWithTheHandshake() async throws {
         let lab = try Lab()
         try lab.feed(lab.accepted() + Self.serverFrame(opcode: 0x8, Self.closePayload(4400, "Refused: no such slide")))
-        try lab.handshake.futureResult.wait()
+        try await lab.handshake.futureResult.get()
         let reply = try lab.written()
         #expect(reply.count == 1 && reply[0].opcode == 0x8 && reply[0].masked && reply[0].payload == [0x11, 0x30])
         let events = try await lab.finish()

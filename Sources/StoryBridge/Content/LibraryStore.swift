@@ -255,8 +255,7 @@ package final class LibraryStore: Sendable {
         } else if deliveryFolder {
             unpacked = try PhaseTiming.measure("delivery unpacked") {
                 try DeliveryUnpacking.unpack(folder: zip, to: staging, limits: options.limits)
-                let size = DeliveryUnpacking.size(of: staging)
-                return AssembledFolder(files: size.files, bytes: size.bytes)
+                return DeliveryUnpacking.unpackedFolder(staging)
             }
         } else if dialect == .storyclm {
             let extracted = try PhaseTiming.measure("package unpacked") {
@@ -267,8 +266,7 @@ package final class LibraryStore: Sendable {
             // A Veeva delivery, or a zip whose dialect is detected: each inner zip is checked as a package.
             unpacked = try PhaseTiming.measure("delivery unpacked") {
                 try DeliveryUnpacking.unpack(zip: zip, to: staging, dialect: dialect, limits: options.limits)
-                let size = DeliveryUnpacking.size(of: staging)
-                return AssembledFolder(files: size.files, bytes: size.bytes)
+                return DeliveryUnpacking.unpackedFolder(staging)
             }
         }
         let final = directory.presentations.appendingPathComponent(folderName)

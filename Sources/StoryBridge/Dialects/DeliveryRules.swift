@@ -2,7 +2,7 @@ import Foundation
 
 /// How a dialect recognises an unpacked delivery and reads its slides: which HTML files are slides
 /// (and so get the client injected), in which order, and which one opens the presentation.
-package protocol DeliveryRules: Sendable {
+protocol DeliveryRules: Sendable {
     /// The dialect these rules belong to.
     var dialect: DialectName { get }
 

@@ -80,16 +80,18 @@ package enum DeliveryUnpacking {
     }
 
     /// The files and bytes under `folder` (what the catalog records of an unpacked delivery).
-    package static func size(of folder: URL) -> (files: Int, bytes: Int64) {
+    static func unpackedFolder(_ folder: URL) -> LibraryStore.AssembledFolder {
         var files = 0
         var bytes: Int64 = 0
         let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey]
-        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys) else { return (0, 0) }
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys) else {
+            return LibraryStore.AssembledFolder(files: 0, bytes: 0)
+        }
         for case let file as URL in walker {
             guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
             files += 1
             bytes += Int64(values.fileSize ?? 0)
         }
-        return (files, bytes)
+        return LibraryStore.AssembledFolder(files: files, bytes: bytes)
     }
 }

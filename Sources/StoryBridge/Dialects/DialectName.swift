@@ -34,7 +34,7 @@ package enum DialectName: String, Sendable, Hashable, Codable, CaseIterable, Cus
     }
 
     /// The delivery rules of this dialect.
-    package var rules: any DeliveryRules {
+    var rules: any DeliveryRules {
         switch self {
         case .storyclm: return StoryCLMDelivery()
         case .veeva: return VeevaDelivery()

@@ -22,15 +22,15 @@ package struct DeckSchedule: Sendable, Equatable {
 
     /// One window: `[from, to)` in local wall time; `to` ≤ `from` runs over midnight into the next
     /// day (weekly windows only).
-    package struct Window: Sendable, Equatable {
+    struct Window: Sendable, Equatable {
         /// The weekdays it recurs on (Calendar numbering: 1 Sunday … 7 Saturday); empty for an
         /// exception's window.
-        package var days: Set<Int>
-        package var from: Minute
-        package var to: Minute
-        package var target: Target
+        var days: Set<Int>
+        var from: Minute
+        var to: Minute
+        var target: Target
         /// Where it was written (`schedule.weekly[0]`), for errors and the beat.
-        package var source: String
+        var source: String
 
         /// Whether it runs past midnight into the next day.
         var crossesMidnight: Bool { to <= from }
@@ -40,11 +40,11 @@ package struct DeckSchedule: Sendable, Equatable {
     package var timeZone: TimeZone
     /// What plays outside every window; `nil`: nothing is switched then.
     var defaultTarget: Target?
-    package var weekly: [Window]
+    var weekly: [Window]
     /// Dated exceptions: each replaces its date's windows (`[]`: the default all day).
-    package var exceptions: [LocalDate: [Window]]
+    var exceptions: [LocalDate: [Window]]
 
-    package init(timeZone: TimeZone, defaultTarget: Target? = nil, weekly: [Window] = [], exceptions: [LocalDate: [Window]] = [:]) {
+    init(timeZone: TimeZone, defaultTarget: Target? = nil, weekly: [Window] = [], exceptions: [LocalDate: [Window]] = [:]) {
         self.timeZone = timeZone
         self.defaultTarget = defaultTarget
         self.weekly = weekly
@@ -53,19 +53,19 @@ package struct DeckSchedule: Sendable, Equatable {
 }
 
 /// A calendar date without a time or zone, `YYYY-MM-DD`.
-package struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {
-    package var year: Int
-    package var month: Int
-    package var day: Int
+struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    var year: Int
+    var month: Int
+    var day: Int
 
-    package init(year: Int, month: Int, day: Int) {
+    init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
     }
 
     /// Reads `YYYY-MM-DD`; `nil` for anything else or a date that does not exist.
-    package init?(_ text: String) {
+    init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2, let year = Int(parts[0]),
             let month = Int(parts[1]), let day = Int(parts[2])
@@ -77,9 +77,9 @@ package struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(year: year, month: month, day: day)
     }
 
-    package var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
 
-    package static func < (left: LocalDate, right: LocalDate) -> Bool {
+    static func < (left: LocalDate, right: LocalDate) -> Bool {
         (left.year, left.month, left.day) < (right.year, right.month, right.day)
     }
 }

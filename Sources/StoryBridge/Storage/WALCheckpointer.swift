@@ -68,7 +68,7 @@ final class WALCheckpointer: Sendable {
                 let last = seen
                 seen = try await connection.writeWithoutTransaction { db in
                     let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
-                    if version != last { try Self.checkpoint(db) }
+                    if version != last { _ = try Self.checkpoint(db) }
                     return version
                 }
                 failing = false

@@ -12,7 +12,7 @@ package struct FleetHub: Sendable {
     /// Each kiosk's state.
     package let registry: FleetRegistry
     /// The presence ticker (a service of the server).
-    package let ticker: FleetTicker
+    let ticker: FleetTicker
     /// The history writer (a service of the server).
     package let history: HistoryWriter
     /// The hub's own Prometheus series.

@@ -124,7 +124,7 @@ package struct FleetAgent: Service, CustomStringConvertible {
             }
         } onGracefulShutdown: {
             stopping.set(1)
-            currentStop.withLock { $0?.yield() }
+            currentStop.withLock { _ = $0?.yield() }
         }
     }
 }

@@ -94,7 +94,7 @@ struct VersionedFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     private func styleSheet(_ request: Request, asked: Substring) async throws -> Response? {
         let path = String(request.uri.path.dropFirst(2))
         guard request.headers[.range] == nil, !path.contains("%"), let id = files.getFileIdentifier(path) else { return nil }
-        let rewritten = try await BlockingIO.run { () -> [UInt8]? in
+        let rewritten = await BlockingIO.run { () -> [UInt8]? in
             guard let named = VersionedStyleSheets.named(id.relative, root: id.root), !named.references.isEmpty,
                 named.version == asked, let file = try? ContentPath(rawRelativePath: id.relative, root: id.root),
                 let bytes = try? Data(contentsOf: file.file),

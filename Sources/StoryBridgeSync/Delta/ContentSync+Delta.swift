@@ -66,7 +66,7 @@ extension ContentSync {
                 do {
                     // The build links every installed file (and removes the presentation's other
                     // trees): the revision's verified facts take the new change times.
-                    try VerifiedFacts.preserving(folders: [folder], in: library.directory) {
+                    _ = try VerifiedFacts.preserving(folders: [folder], in: library.directory) {
                         try tree.build(from: library.directory.presentations.appendingPathComponent(folder), index: index)
                     }
                 } catch {

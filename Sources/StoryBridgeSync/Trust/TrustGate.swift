@@ -60,7 +60,7 @@ package actor TrustGate {
     }
 
     /// What `package` of `row` must install as; refuses it by the first rule it breaks.
-    package func expectation(row: SyncedPresentation, package: RemoteContentPackage) async throws(SyncError) -> Expectation {
+    func expectation(row: SyncedPresentation, package: RemoteContentPackage) async throws(SyncError) -> Expectation {
         let id = row.id
         let keysBegan = PhaseTiming.begin()
         await prepare()
@@ -359,7 +359,7 @@ package actor TrustGate {
     /// verified trust record (`installedManifestHash`, the hash of the manifest that record
     /// holds, read with ``InstalledTrust/verifiedManifestHash(_:folder:)``). A vouched file has the
     /// hash the facts carry, the one that manifest lists for it.
-    package nonisolated static func vouched(
+    nonisolated static func vouched(
         reused: [String], linked: [String: LinkedFacts], facts: VerifiedFacts?, installedManifestHash: String?
     ) -> [String: HashedFile] {
         guard let facts, let installedManifestHash, installedManifestHash == facts.manifestHash else { return [:] }
@@ -375,7 +375,7 @@ package actor TrustGate {
 /// A reused file's facts when a delta linked it: just before its link (compared with the
 /// installed revision's verified facts) and just after (what the staging folder must still show
 /// when it is verified; equal to `before` when the file came in a ready tree, linked earlier).
-package struct LinkedFacts: Sendable, Hashable {
-    package var before: FileFacts
-    package var after: FileFacts
+struct LinkedFacts: Sendable, Hashable {
+    var before: FileFacts
+    var after: FileFacts
 }

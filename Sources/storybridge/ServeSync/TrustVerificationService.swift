@@ -32,7 +32,7 @@ struct TrustVerificationService: Service {
                 return
             }
             guard !Task.isCancelled && !Task.isShuttingDownGracefully else { return }
-            await cancelWhenGracefulShutdown { await runOnce() }
+            _ = await cancelWhenGracefulShutdown { await runOnce() }
             delay = schedule.nextDelay(using: &random)
         }
     }

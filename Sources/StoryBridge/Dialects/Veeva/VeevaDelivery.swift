@@ -18,7 +18,7 @@ package struct VeevaDelivery: DeliveryRules {
 
     package init() {}
 
-    package func recognises(root: URL, entries: [String]) -> Bool {
+    func recognises(root: URL, entries: [String]) -> Bool {
         !keyMessageFolders(root: root, entries: entries).isEmpty
     }
 
