@@ -148,9 +148,11 @@ struct ServeFleetTests {
     }
 
     /// The `lastBeat` of `deviceId` in the hub database of `lab`, once one satisfies `condition`.
-    private func storedBeat(_ lab: ContentLab, _ deviceId: String, where condition: (Beat) -> Bool) async throws -> Beat? {
+    private func storedBeat(
+        _ lab: ContentLab, _ deviceId: String, within limit: Duration = .seconds(30), where condition: (Beat) -> Bool
+    ) async throws -> Beat? {
         let database = try HubDatabase(directory: lab.directory)
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let text = try await database.pool.read { db in
                 try String.fetchOne(db, sql: "SELECT lastBeat FROM kiosk_state WHERE deviceId = ?", arguments: [deviceId])
@@ -279,7 +281,12 @@ struct ServeFleetTests {
         let restartedAt = Date()
         let again = try await ContentServerProcess.start(hubLab, credentials + ["--port", "\(port)"])
         defer { again.process.terminate() }
-        let back = try #require(try await storedBeat(hubLab, device.id) { $0.hubUnreachable != nil })
+        // The agent tries again on its back-off (1, 2, 4 ... 60 s, jittered up to 1.2x), which kept
+        // counting through the outage: on a loaded machine the hub's restart can land early in a
+        // long step, so the first beat after it may come a whole step later. Waited for: the
+        // longest step with its jitter, then time for the beat to be stored.
+        let reconnected = Duration.seconds(Double(Backoff.steps.max() ?? 60) * 1.2) + .seconds(20)
+        let back = try #require(try await storedBeat(hubLab, device.id, within: reconnected) { $0.hubUnreachable != nil })
         let outage = try #require(back.hubUnreachable)
         // The outage began at the kiosk's first failed attempt: after the kill, before the hub was
         // started again (however long the kill, the wait or the restart took on a loaded
