@@ -37,10 +37,12 @@ struct GroupCommitTests {
             return task
         }
 
-        /// Waits until `count` writes wait for a transaction, then lets the writer go.
+        /// Waits until `count` writes wait for a transaction, then lets the writer go. The writer
+        /// goes also when the wait fails: a caller awaiting the held writes (a task group does, as
+        /// it ends) then fails with the wait's error instead of hanging (a loaded run hung so).
         func release(whenWaiting count: Int) async throws {
+            defer { gate.signal() }
             try await waitUntil(waiting: count)
-            gate.signal()
         }
 
         /// Returns once `count` writes wait for a transaction.
@@ -49,9 +51,10 @@ struct GroupCommitTests {
         }
 
         private func waitUntil(_ condition: () -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
+            // Generous: on a loaded machine this suite's writes were seen to take 15 s to queue.
+            let deadline = ContinuousClock.now + .seconds(60)
             while !condition() {
-                guard ContinuousClock.now < deadline else { throw CancellationError() }
+                guard ContinuousClock.now < deadline else { throw WritesNotQueued() }
                 try await Task.sleep(for: .milliseconds(2))
             }
         }
@@ -60,7 +63,16 @@ struct GroupCommitTests {
             try database.pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM note ORDER BY text") }
         }
 
-        deinit { try? FileManager.default.removeItem(at: folder) }
+        deinit {
+            // A test that failed before releasing the writer: its held writes finish.
+            gate.signal()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// The writes a test started did not all wait for the held writer in time.
+    struct WritesNotQueued: Error, CustomStringConvertible {
+        var description: String { "the writes did not all queue for the held writer within 60 s" }
     }
 
     final class CommitCounter: TransactionObserver, Sendable {

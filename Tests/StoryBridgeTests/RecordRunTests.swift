@@ -68,10 +68,12 @@ struct RecordRunTests {
         /// once every answer is out.
         func send(_ first: String, then: String) async throws {
             try await withThrowingDiscardingTaskGroup { group in
+                // The writer goes once `then` is dispatched, or when the wait below fails: the
+                // group waits for its tasks as it ends, and those wait for the writer.
+                defer { writer.signal() }
                 await dispatcher.dispatch(frame: first) { work in group.addTask { await work() } }
                 try await waitUntil { self.host.database.writesWaiting >= 1 }
                 await dispatcher.dispatch(frame: then) { work in group.addTask { await work() } }
-                writer.signal()
             }
             await dispatcher.drained()
         }
