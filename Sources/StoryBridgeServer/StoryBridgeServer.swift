@@ -29,6 +29,11 @@ public struct ServerConfiguration: Sendable {
     /// Serve a plain WebSocket echo at `/__storybridge/echo` (token required): the baseline of the
     /// round-trip benchmark. Off by default.
     public var echoEndpoint = false
+    /// Run each page connection's tasks on the event loop of its socket (``EventLoopTaskExecutor``)
+    /// instead of Swift's global executor: a call's round trip is shorter for a page alone (a kiosk),
+    /// and many busy connections get fewer answers a second (docs/BENCHMARKS.md, "A page connection
+    /// on its event loop"). Off by default.
+    public var connectionsOnEventLoop = false
     /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
     /// not upload.
     public var uploadCollector: String?
@@ -136,7 +141,7 @@ public struct StoryBridgeServer: Sendable {
             bridge: bridgeSocket,
             token: token, names: names, refusals: refusals,
             connections: ConnectionCounter(limit: configuration.maxConnections), echo: configuration.echoEndpoint,
-            kioskControl: configuration.kioskControl, logger: logger)
+            onEventLoop: configuration.connectionsOnEventLoop, kioskControl: configuration.kioskControl, logger: logger)
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: configuration.maxMessageSize, autoPing: .enabled(timePeriod: .seconds(30)))
         return Application(

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import StoryBridge
+import StoryBridgeScripts
 import StoryBridgeServer
 import StoryBridgeTesting
 import Synchronization
@@ -12,6 +13,7 @@ import Testing
 final class DatabaseWriteLock: Sendable {
     private let released: DispatchSemaphore
     private let held: Task<Void, any Error>
+    private let signalled = Mutex(false)
 
     private init(released: DispatchSemaphore, held: Task<Void, any Error>) {
         self.released = released
@@ -41,9 +43,25 @@ final class DatabaseWriteLock: Sendable {
         return DatabaseWriteLock(released: released, held: held)
     }
 
-    /// Ends the transaction (nothing was written) and closes the connection's use.
+    /// Runs `body` while the lock is held, and releases it when `body` ends if `body` has not, also
+    /// when it throws: a failed expectation cannot leave the host's page load (and the test host's
+    /// stop, which waits for it) waiting for the lock.
+    static func holding(_ file: URL, _ body: (DatabaseWriteLock) async throws -> Void) async throws {
+        let lock = try await take(file)
+        try await withCleanup {
+            try await body(lock)
+        } cleanup: {
+            try? await lock.release()
+        }
+    }
+
+    /// Ends the transaction (nothing was written) and closes the connection's use; once.
     func release() async throws {
-        released.signal()
+        let first = signalled.withLock { signalled in
+            defer { signalled = true }
+            return !signalled
+        }
+        if first { released.signal() }
         try await held.value
     }
 }
@@ -70,34 +88,35 @@ struct PageLoadGateTests {
             #expect(await first.nextEvent(named: "hello") != nil)
             await first.close()
 
-            let lock = try await DatabaseWriteLock.take(directory.database)
-            let second = try await host.connectViewer(slide: "products.html", viewerId: viewerId)
-            let name = try await second.request("getCurrentSlideName")
-            #expect(name.status == .success)
-            #expect(name.data["slide"] == "products.html")
-            // A frame that also changes memory (hideMapBtn is answered from memory, but is not
-            // read-only) waits as a whole, and so does everything after it.
-            let (reading, hiding) = (second.makeGUID(), second.makeGUID())
-            second.sendRaw(
-                #"[{"Command":"getCurrentSlideName","GUID":"\#(reading)"},{"Command":"hideMapBtn","GUID":"\#(hiding)"}]"#)
-            let event = BridgeRequest(command: "setCustomEvent", data: ["key": "k", "value": "v"], guid: second.makeGUID())
-            second.send(event)
-            try await Task.sleep(for: .milliseconds(100))
-            // Neither hello, the mixed frame nor the write could come while the slide view waits
-            // for the lock.
-            #expect(second.received.withLock { $0.count } == 1)
-            try await lock.release()
+            try await DatabaseWriteLock.holding(directory.database) { lock in
+                let second = try await host.connectViewer(slide: "products.html", viewerId: viewerId)
+                let name = try await second.request("getCurrentSlideName")
+                #expect(name.status == .success)
+                #expect(name.data["slide"] == "products.html")
+                // A frame that also changes memory (hideMapBtn is answered from memory, but is not
+                // read-only) waits as a whole, and so does everything after it.
+                let (reading, hiding) = (second.makeGUID(), second.makeGUID())
+                second.sendRaw(
+                    #"[{"Command":"getCurrentSlideName","GUID":"\#(reading)"},{"Command":"hideMapBtn","GUID":"\#(hiding)"}]"#)
+                let event = BridgeRequest(command: "setCustomEvent", data: ["key": "k", "value": "v"], guid: second.makeGUID())
+                second.send(event)
+                try await Task.sleep(for: .milliseconds(100))
+                // Neither hello, the mixed frame nor the write could come while the slide view waits
+                // for the lock.
+                #expect(second.received.withLock { $0.count } == 1)
+                try await lock.release()
 
-            #expect(await second.answer(to: event.guid ?? "")?.status == .success)
-            let received = second.received.withLock { $0 }
-            #expect(
-                received.map { $0["Event"]?.stringValue ?? $0["GUID"]?.stringValue ?? "" } == [
-                    name.guid, "hello", reading, "chrome", hiding, event.guid,
-                ])
-            let session = try await second.request("getCurrentSessions")
-            let sessionId = try #require(session.data["sessionId"]?.stringValue)
-            #expect(try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName) == ["index.html"])
-            await second.close()
+                #expect(await second.answer(to: event.guid ?? "")?.status == .success)
+                let received = second.received.withLock { $0 }
+                #expect(
+                    received.map { $0["Event"]?.stringValue ?? $0["GUID"]?.stringValue ?? "" } == [
+                        name.guid, "hello", reading, "chrome", hiding, event.guid,
+                    ])
+                let session = try await second.request("getCurrentSessions")
+                let sessionId = try #require(session.data["sessionId"]?.stringValue)
+                #expect(try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName) == ["index.html"])
+                await second.close()
+            }
         }
     }
 
@@ -109,17 +128,18 @@ struct PageLoadGateTests {
             #expect(await warm.nextEvent(named: "hello") != nil)
             await warm.close()
 
-            let lock = try await DatabaseWriteLock.take(directory.database)
-            let viewer = try await host.connectViewer(slide: "index.html")
-            let guid = viewer.makeGUID()
-            viewer.send(BridgeRequest(command: "getCurrentSlideName", guid: guid))
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(viewer.received.withLock { $0.isEmpty })
-            try await lock.release()
-            #expect(await viewer.answer(to: guid)?.data["slide"] == "index.html")
-            let received = viewer.received.withLock { $0 }
-            #expect(received.first?["Event"] == "hello")
-            await viewer.close()
+            try await DatabaseWriteLock.holding(directory.database) { lock in
+                let viewer = try await host.connectViewer(slide: "index.html")
+                let guid = viewer.makeGUID()
+                viewer.send(BridgeRequest(command: "getCurrentSlideName", guid: guid))
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(viewer.received.withLock { $0.isEmpty })
+                try await lock.release()
+                #expect(await viewer.answer(to: guid)?.data["slide"] == "index.html")
+                let received = viewer.received.withLock { $0 }
+                #expect(received.first?["Event"] == "hello")
+                await viewer.close()
+            }
         }
     }
 }

@@ -57,7 +57,9 @@ struct RateLimitTests {
         }
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         let expected = Double(Int64(2 * chunksEach * chunk) - limiter.burst) / Double(limiter.rate.bytesPerSecond)
-        #expect(elapsed >= 0.9 * expected && elapsed <= 3 * expected, "took \(elapsed) s, expected \(expected) s")
+        // A floor only, as above: together the two never beat the one rate (each at the full rate
+        // would take half the time); how long a loaded machine makes them take is no measure.
+        #expect(elapsed >= 0.9 * expected, "took \(elapsed) s, expected \(expected) s")
     }
 
     @Test("storybridge sync --content --limit-rate installs at the rate; --limit-rate without --content is refused")

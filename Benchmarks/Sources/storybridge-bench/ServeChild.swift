@@ -35,14 +35,22 @@ final class ServeChild {
         return binary
     }
 
-    /// Starts `storybridge serve FOLDER --port 0 --bench-echo --no-watch` with a fresh data folder
-    /// and waits until it listens; `slide` is a root slide whose page carries the launch token.
+    /// Every `--serve-argument ARG` of the benchmark's command line, in order: passed to each
+    /// `storybridge serve` the benchmark starts (for instance `--connections-on-event-loop`).
+    static let commonArguments: [String] = {
+        let arguments = CommandLine.arguments
+        return arguments.indices.dropLast().compactMap { arguments[$0] == "--serve-argument" ? arguments[$0 + 1] : nil }
+    }()
+
+    /// Starts `storybridge serve FOLDER --port 0 --bench-echo --no-watch` (and ``commonArguments``)
+    /// with a fresh data folder and waits until it listens; `slide` is a root slide whose page
+    /// carries the launch token.
     static func start(folder: URL, extraArguments: [String] = [], slide: String = "index.html") async throws -> ServeChild {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("storybridge-bench-data-\(UUID().uuidString)")
         let arguments =
             [
                 "serve", folder.path, "--port", "0", "--bench-echo", "--log-level", "error", "--data-dir", data.path, "--no-watch",
-            ] + extraArguments
+            ] + extraArguments + commonArguments
         let child = try await ListeningChild.start(arguments, what: "storybridge serve", errorsToo: false)
         let (server, port) = (child.process, child.port)
         do {

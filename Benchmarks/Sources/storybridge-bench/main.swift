@@ -95,6 +95,8 @@ let usage = """
                                  the fleet hub with N (200) simulated kiosks and the dashboard in
                                  headless Chromium: hub CPU and memory, beat -> dashboard latency
                                  (storybridge-bench fleet --help explains)
+    Any benchmark that starts storybridge serve passes it each --serve-argument ARG (repeatable),
+    e.g. --serve-argument --connections-on-event-loop.
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {

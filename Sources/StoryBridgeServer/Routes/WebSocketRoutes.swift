@@ -18,6 +18,8 @@ struct WebSocketRoutes: Sendable {
     let refusals: RefusalLog
     let connections: ConnectionCounter
     let echo: Bool
+    /// Whether a page connection's tasks run on its socket's event loop (``EventLoopTaskExecutor``).
+    let onEventLoop: Bool
     /// The control socket of `storybridge kiosk`, when serve offers one.
     let kioskControl: KioskControl?
     let logger: Logger
@@ -36,7 +38,11 @@ struct WebSocketRoutes: Sendable {
                 page = admitted
             }
             defer { connections.close() }
-            await bridge.serve(page, inbound: inbound, outbound: outbound)
+            // With `onEventLoop`, the connection's tasks prefer its socket's event loop; `nil`: no preference.
+            let executor = onEventLoop ? EventLoopTaskExecutor(context.requestContext.eventLoop) : nil
+            await withTaskExecutorPreference(executor) {
+                await bridge.serve(page, inbound: inbound, outbound: outbound)
+            }
         }
         Self.socket(reserved, "inspector/ws") { inbound, outbound, context in
             if let refusal = context.requestContext.refusal { return try await Self.close(outbound, refusal) }

@@ -1,0 +1,52 @@
+import NIOCore
+import Synchronization
+
+/// A task executor that runs jobs on one NIO event loop: with
+/// ``ServerConfiguration/connectionsOnEventLoop``, a page connection's tasks prefer the event loop
+/// of the connection's own channel, so a frame read, the answer made from memory and
+/// its write run on the thread that reads and writes the socket, with no hop to Swift's global
+/// executor and back for each frame (measured in docs/BENCHMARKS.md).
+///
+/// Jobs wait in a queue of the executor's own, run in batches: one `execute` on the event loop
+/// for every job that arrives while a batch is pending or running, rather than one each.
+///
+/// Work that blocks still goes elsewhere (SQLite on GRDB's queues, files on `BlockingIO`), as
+/// it must off the global executor too.
+final class EventLoopTaskExecutor: TaskExecutor, Sendable {
+    let eventLoop: any EventLoop
+    private struct Queue: ~Copyable {
+        var jobs: [UnownedJob] = []
+        /// Whether a batch is waiting on the event loop or running.
+        var scheduled = false
+    }
+    private let queue = Mutex(Queue())
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let schedule = queue.withLock { queue -> Bool in
+            queue.jobs.append(job)
+            guard !queue.scheduled else { return false }
+            queue.scheduled = true
+            return true
+        }
+        if schedule { eventLoop.execute { self.runBatch() } }
+    }
+
+    /// Runs the jobs queued so far; jobs queued meanwhile make the next batch, a task of the event
+    /// loop of its own, so the loop reads and writes its sockets between batches.
+    private func runBatch() {
+        var batch: [UnownedJob] = []
+        queue.withLock { queue in swap(&batch, &queue.jobs) }
+        let executor = asUnownedTaskExecutor()
+        for job in batch { job.runSynchronously(on: executor) }
+        let again = queue.withLock { queue -> Bool in
+            queue.scheduled = !queue.jobs.isEmpty
+            return queue.scheduled
+        }
+        if again { eventLoop.execute { self.runBatch() } }
+    }
+}
