@@ -13,7 +13,7 @@ import Synchronization
 /// Work that blocks still goes elsewhere (SQLite on GRDB's queues, files on `BlockingIO`), as
 /// it must off the global executor too.
 final class EventLoopTaskExecutor: TaskExecutor, Sendable {
-    let eventLoop: any EventLoop
+    private let eventLoop: any EventLoop
     private struct Queue: ~Copyable {
         var jobs: [UnownedJob] = []
         /// Whether a batch is waiting on the event loop or running.
