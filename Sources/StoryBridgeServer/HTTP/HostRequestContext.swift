@@ -18,13 +18,13 @@ struct HostRequestContext: RequestContext, WebSocketRequestContext {
     /// Whether the peer's address is a loopback one (127.0.0.0/8, `::1`, or IPv4 loopback mapped
     /// into IPv6).
     let peerIsLoopback: Bool
-    /// The event loop of the request's channel: a page connection's tasks prefer it
-    /// (``EventLoopTaskExecutor``).
-    let eventLoop: any EventLoop
+    /// The request's channel: a page connection adds its ``FlushCoalescingHandler`` to it, and
+    /// its tasks may prefer its event loop (``EventLoopTaskExecutor``).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.eventLoop = source.channel.eventLoop
+        self.channel = source.channel
         self.peerIsLoopback = Self.isLoopback(source.channel.remoteAddress)
     }
 

@@ -38,8 +38,12 @@ struct WebSocketRoutes: Sendable {
                 page = admitted
             }
             defer { connections.close() }
+            let channel = context.requestContext.channel
+            try await channel.eventLoop.submit {
+                try channel.pipeline.syncOperations.addHandler(FlushCoalescingHandler(), position: .first)
+            }.get()
             // With `onEventLoop`, the connection's tasks prefer its socket's event loop; `nil`: no preference.
-            let executor = onEventLoop ? EventLoopTaskExecutor(context.requestContext.eventLoop) : nil
+            let executor = onEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil
             await withTaskExecutorPreference(executor) {
                 await bridge.serve(page, inbound: inbound, outbound: outbound)
             }
