@@ -68,8 +68,14 @@ final class ServeChild {
         "ws://127.0.0.1:\(port)/__storybridge/ws?viewer=\(viewer)&presentation=1&slide=index.html&load=\(viewer)&token=\(token)"
     }
 
+    /// Whether the benchmark's command line has `--echo-coalesced-flushes`: the echo then holds
+    /// its flushes as a page socket does (the bridge's write path without the bridge).
+    static let echoCoalescesFlushes = CommandLine.arguments.contains("--echo-coalesced-flushes")
+
     /// The host's plain WebSocket echo, the baseline of the command benchmarks.
-    var echoURL: String { "ws://127.0.0.1:\(port)/__storybridge/echo?token=\(token)" }
+    var echoURL: String {
+        "ws://127.0.0.1:\(port)/__storybridge/echo?token=\(token)" + (Self.echoCoalescesFlushes ? "&flushes=coalesced" : "")
+    }
 
     /// Ends the child and removes its data folder.
     func stop() {

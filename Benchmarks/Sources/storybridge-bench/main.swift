@@ -96,7 +96,9 @@ let usage = """
                                  headless Chromium: hub CPU and memory, beat -> dashboard latency
                                  (storybridge-bench fleet --help explains)
     Any benchmark that starts storybridge serve passes it each --serve-argument ARG (repeatable),
-    e.g. --serve-argument --connections-on-event-loop.
+    e.g. --serve-argument --connections-on-event-loop. With --echo-coalesced-flushes, the echo
+    that roundtrip and mix compare with holds its flushes as the page sockets do (the bridge's
+    write path without the bridge; the default echo flushes every message).
     docs/BENCHMARKS.md has the figures and the exact commands.
     """
 guard let benchmark = arguments.first else {

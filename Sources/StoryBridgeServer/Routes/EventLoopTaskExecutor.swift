@@ -8,7 +8,8 @@ import Synchronization
 /// executor and back for each frame (measured in docs/BENCHMARKS.md).
 ///
 /// Jobs wait in a queue of the executor's own, run in batches: one `execute` on the event loop
-/// for every job that arrives while a batch is pending or running, rather than one each.
+/// for every job that arrives while a batch is pending or running, rather than one each, and
+/// the jobs a batch's jobs queue run in the same batch, so the answers they write meet one flush.
 ///
 /// Work that blocks still goes elsewhere (SQLite on GRDB's queues, files on `BlockingIO`), as
 /// it must off the global executor too.
@@ -36,17 +37,28 @@ final class EventLoopTaskExecutor: TaskExecutor, Sendable {
         if schedule { eventLoop.execute { self.runBatch() } }
     }
 
-    /// Runs the jobs queued so far; jobs queued meanwhile make the next batch, a task of the event
-    /// loop of its own, so the loop reads and writes its sockets between batches.
+    /// Runs the queued jobs, and those they queue in turn (a task resumed by another, an actor's
+    /// hop), until none is left or ``jobsPerBatch`` have run; then the loop reads and writes its
+    /// sockets (a page socket's held flush among them: ``FlushCoalescingHandler``) before the
+    /// next batch, a task of the event loop of its own.
     private func runBatch() {
-        var batch: [UnownedJob] = []
-        queue.withLock { queue in swap(&batch, &queue.jobs) }
         let executor = asUnownedTaskExecutor()
-        for job in batch { job.runSynchronously(on: executor) }
-        let again = queue.withLock { queue -> Bool in
-            queue.scheduled = !queue.jobs.isEmpty
-            return queue.scheduled
+        var ran = 0
+        while ran < Self.jobsPerBatch {
+            var batch: [UnownedJob] = []
+            let more = queue.withLock { queue -> Bool in
+                swap(&batch, &queue.jobs)
+                if batch.isEmpty { queue.scheduled = false }
+                return !batch.isEmpty
+            }
+            guard more else { return }
+            for job in batch { job.runSynchronously(on: executor) }
+            ran += batch.count
         }
-        if again { eventLoop.execute { self.runBatch() } }
+        // Jobs left after a full batch: the next batch waits behind the loop's I/O.
+        eventLoop.execute { self.runBatch() }
     }
+
+    /// How many jobs one batch runs at most before the loop turns to its sockets.
+    static let jobsPerBatch = 256
 }

@@ -1,10 +1,12 @@
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import StoryBridge
 
 /// The WebSocket router: the bridge (`/__storybridge/ws`), the inspector's live feed
-/// (`/__storybridge/inspector/ws`) and, for the benchmark, a plain echo (`/__storybridge/echo`).
+/// (`/__storybridge/inspector/ws`) and, for the benchmark, a plain echo (`/__storybridge/echo`;
+/// with `?flushes=coalesced`, its flushes held as a page socket's are: ``FlushCoalescingHandler``).
 ///
 /// A foreign `Host` is refused before the handshake (no socket at all). Any other refusal (token,
 /// origin, parameters, connection limit) is decided once, and answered once, by closing the
@@ -39,9 +41,7 @@ struct WebSocketRoutes: Sendable {
             }
             defer { connections.close() }
             let channel = context.requestContext.channel
-            try await channel.eventLoop.submit {
-                try channel.pipeline.syncOperations.addHandler(FlushCoalescingHandler(), position: .first)
-            }.get()
+            try await Self.coalesceFlushes(of: channel)
             // With `onEventLoop`, the connection's tasks prefer its socket's event loop; `nil`: no preference.
             let executor = onEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil
             await withTaskExecutorPreference(executor) {
@@ -55,6 +55,10 @@ struct WebSocketRoutes: Sendable {
         if echo {
             Self.socket(reserved, "echo") { inbound, outbound, context in
                 if let refusal = context.requestContext.refusal { return try await Self.close(outbound, refusal) }
+                // `?flushes=coalesced`: the page sockets' write path, for a benchmark that asks for it.
+                if context.request.uri.queryParameters["flushes"] == "coalesced" {
+                    try await Self.coalesceFlushes(of: context.requestContext.channel)
+                }
                 for try await message in inbound.messages(maxSize: bridge.maxMessageSize) {
                     if case .text(let text) = message { try await outbound.write(.text(text)) }
                 }
@@ -90,6 +94,13 @@ struct WebSocketRoutes: Sendable {
             return .failure(refusal)
         }
         return admitted
+    }
+
+    /// Adds a ``FlushCoalescingHandler`` nearest the socket of `channel`.
+    private static func coalesceFlushes(of channel: any Channel) async throws {
+        try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.addHandler(FlushCoalescingHandler(), position: .first)
+        }.get()
     }
 
     private static func close(_ outbound: WebSocketOutboundWriter, _ refusal: RequestRefusal) async throws {
