@@ -202,8 +202,10 @@ public final class StoryBridgeHost: Sendable {
 
     /// The memory half of a page load: the viewer now shows `slide` of `presentationId` (its
     /// current slide, history, navigation data and inbound deep link), so commands that read them
-    /// answer for this page. Nothing is written; pass the result to ``recordPageLoad(_:)``.
-    /// `early`: entered by the page's early requests, before its socket (docs/PROTOCOL.md §3.9).
+    /// answer for this page. Nothing is written; pass the result to ``recordPageLoad(_:)``. A new
+    /// page load is announced to the inspector feed (a `connection` entry) here, before anything
+    /// of it can be answered. `early`: entered by the page's early requests, before its socket
+    /// (docs/PROTOCOL.md §3.9).
     package func enterPage(
         _ viewer: Viewer, presentationId: Int, slide: String, pageLoad: String, viaDeepLink: Bool = false, early: Bool = false
     ) async -> EnteredPage {
@@ -216,7 +218,15 @@ public final class StoryBridgeHost: Sendable {
         let keepsSession =
             !entry.isNewPageLoad
             || (!arrivesByDeepLink && entry.cause != .deepLink && sessionId != nil && entry.previousPresentationId == presentationId)
-        if entry.isNewPageLoad { await viewer.noteEntered(pageLoad: pageLoad, keepsSession: keepsSession) }
+        if entry.isNewPageLoad {
+            // The feed hears of the new page load inside the viewer, with the note that lets
+            // another path (its socket, its early requests) answer for it: none of its exchanges
+            // can reach the feed before its arrival.
+            let (feed, viewerId) = (feed, viewer.id)
+            await viewer.noteEntered(pageLoad: pageLoad, keepsSession: keepsSession) {
+                feed.record(.connection(viewerId: viewerId, connected: true, presentationId: presentationId, slide: slide))
+            }
+        }
         return EnteredPage(viewer: viewer, presentationId: presentationId, pageLoad: pageLoad, entry: entry, keepsSession: keepsSession)
     }
 

@@ -104,6 +104,32 @@ struct HostRoutesTests {
         }
     }
 
+    @Test("a page load is in the inspector feed, once, before an early read of it is answered, even while its socket has done nothing more")
+    func feedHearsOfThePageBeforeItsEarlyReads() async throws {
+        try await withHostRoutes { client, token, host in
+            let (id, entries) = host.feed.subscribe()
+            // The socket entered the page and its records are written; it has not gone on (under
+            // load its task may wait there), and the page's early read comes in meanwhile.
+            let viewer = await host.viewers.lease(id: "v1")
+            let entered = await host.enterPage(viewer, presentationId: 1, slide: "index.html", pageLoad: "l1")
+            await host.recordPageLoad(entered)
+            let read: JSONValue = ["Command": "getPresentationInfo", "Data": [:], "GUID": "g1"]
+            try await client.execute(uri: early(token, frame: read), method: .get) { response in
+                #expect(response.status == .ok)
+            }
+            host.viewers.release(viewer)
+            host.feed.unsubscribe(id)
+            var kinds: [String] = []
+            for await text in entries {
+                let entry = try JSONValue.parse(text)
+                guard let kind = entry["type"]?.stringValue, kind != "live" else { continue }
+                kinds.append(kind == "exchange" ? "exchange \(entry["command"]?.stringValue ?? "?")" : kind)
+            }
+            // A recording of the feed puts the read on this slide, not on the one before.
+            #expect(kinds == ["connection", "exchange getPresentationInfo"])
+        }
+    }
+
     @Test("a file asked for by its current version is cached for good; by another, revalidated")
     func versionedFiles() async throws {
         try await withRoutes { client, _ in

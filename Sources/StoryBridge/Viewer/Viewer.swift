@@ -254,8 +254,11 @@ public actor Viewer {
             cause: cause)
     }
 
-    /// Notes that `pageLoad` was entered as a new page load, keeping the session or not.
-    func noteEntered(pageLoad: String, keepsSession: Bool) {
+    /// Notes that `pageLoad` was entered as a new page load, keeping the session or not, and
+    /// calls `announce` first: before this note no other path answers for the page load
+    /// (``mayReadBeforeRecord(pageLoad:)``), so nothing it answers is seen before the announcement.
+    func noteEntered(pageLoad: String, keepsSession: Bool, announce: @Sendable () -> Void) {
+        announce()
         pageLoadRecording = (pageLoad, keepsSession, false)
     }
 

@@ -45,9 +45,9 @@ struct BridgeSocket: Sendable {
             }
             // The feed hears of the page before any of its exchanges: read-only requests may be
             // answered (and fed) before the page load is recorded, and a recording of the feed
-            // must put them on this slide, not on the one before.
-            // (Once per page load: a page load entered by its early requests was announced then.)
-            if !entered.entry.enteredEarly {
+            // must put them on this slide, not on the one before. A new page load was announced
+            // when it was entered (by this socket or by its early requests); a reconnect is here.
+            if !entered.entry.isNewPageLoad && !entered.entry.enteredEarly {
                 host.feed.record(
                     .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
             }

@@ -91,10 +91,6 @@ extension BridgeSocket {
             viewer, presentationId: page.presentationId, slide: page.slide, pageLoad: page.pageLoad,
             viaDeepLink: page.viaDeepLink, early: true)
         if !entered.entry.isNewPageLoad, await !viewer.mayReadBeforeRecord(pageLoad: page.pageLoad) { return nil }
-        if entered.entry.isNewPageLoad {
-            host.feed.record(
-                .connection(viewerId: viewer.id, connected: true, presentationId: page.presentationId, slide: page.slide))
-        }
         let written = Mutex<[ByteBuffer]>([])
         // Early requests only read, and none reads what recording the page load writes (the slide
         // view of the slide left): in a page load that keeps its session they go first. A new
