@@ -31,8 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var echoEndpoint = false
     /// Run each page connection's tasks on the event loop of its socket (``EventLoopTaskExecutor``)
     /// instead of Swift's global executor: a call's round trip is shorter for a page alone (a kiosk),
-    /// and many busy connections get fewer answers a second (docs/BENCHMARKS.md, "A page connection
-    /// on its event loop"). Off by default.
+    /// and many busy connections get somewhat fewer answers a second (docs/BENCHMARKS.md, "A page
+    /// connection on its event loop" and "answers flushed together"). Off by default.
     public var connectionsOnEventLoop = false
     /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
     /// not upload.

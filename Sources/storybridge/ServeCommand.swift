@@ -100,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Run each page's bridge connection on its socket's event loop.",
             discussion:
-                "A call's round trip gets shorter for a page alone (a kiosk, an author's browser): the in-page call's mean went from 1.12x to 1.01x of a plain echo's. Many busy connections get fewer answers a second (about 0.5x of the echo instead of 0.9x with 100 connections pipelining). Off by default. Module handlers must not block either way. See docs/BENCHMARKS.md."
+                "A call's round trip gets shorter for a page alone (a kiosk, an author's browser): the in-page call's mean goes from about 1.11x to 1.03x of a plain echo's. Many busy connections get somewhat fewer answers a second (100 connections pipelining memory commands: about 0.95x of the echo instead of 1.07x; reads 0.85x instead of 1.0x). Off by default. Module handlers must not block either way. See docs/BENCHMARKS.md."
         ))
     var connectionsOnEventLoop = false
 
