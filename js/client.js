@@ -186,10 +186,17 @@
     }
     if (answerPort) { answerPort.postMessage(0); } else { window.setTimeout(runAnswerTasks, 0); }
   }
-  // A microtask, unless tasks wait for the MessageChannel: then it joins them, keeping its turn.
+  // A microtask. When tasks wait for the MessageChannel it joins them, keeping its turn, and they
+  // all run in that microtask: while a slide loads, its parser may keep the MessageChannel's task
+  // waiting for tens of milliseconds, and an answer from the host would wait behind it.
   function deferAnswerMicrotask(task) {
-    if (answerTasks.length > 0 || typeof window.queueMicrotask !== 'function') {
+    if (typeof window.queueMicrotask !== 'function') {
       deferAnswerTask(task);
+      return;
+    }
+    if (answerTasks.length > 0) {
+      answerTasks.push(task);
+      window.queueMicrotask(runAnswerTasks);
       return;
     }
     window.queueMicrotask(function () {
@@ -270,6 +277,8 @@
   var socket = null;
   var outbox = [];
   var leaving = false;
+  // Shown again from the back/forward cache (not the first page load of this document).
+  var restored = false;
   var retryDelay = 250;
   var state = { connected: false, sent: 0, received: 0, earlyAnswers: 0 };
 
@@ -306,7 +315,7 @@
       '&presentation=' + encodeURIComponent(config.presentation) +
       '&slide=' + encodeURIComponent(config.slide) +
       '&load=' + encodeURIComponent(pageLoad) +
-      (/[?&]sbdeeplink=1/.test(window.location.search) ? '&deeplink=1' : '') +
+      (!restored && /[?&]sbdeeplink=1/.test(window.location.search) ? '&deeplink=1' : '') +
       (story.version ? '&story=' + encodeURIComponent(story.version) : '') +
       '&token=' + encodeURIComponent(config.token);
   }
@@ -384,8 +393,18 @@
     var frame = encodeURIComponent(JSON.stringify(batch.length === 1 ? batch[0] : batch));
     if (frame.length > EARLY_LIMIT) { return; }
     outbox = outbox.slice(count);
+    var url = '/__storybridge/early?' + pageQuery() + '&frame=' + frame;
+    if (document.readyState !== 'loading' && typeof XMLHttpRequest === 'function') {
+      // The document is parsed: the answers are fetched at once (a synchronous request, a few
+      // milliseconds on the host's loopback) instead of by a script the browser runs only after
+      // the rendering and the other tasks it has queued by then.
+      early = { element: null, batch: batch };
+      state.sent += batch.length;
+      earlyEnded(null, fetchEarlyAnswers(url));
+      return;
+    }
     var element = document.createElement('script');
-    element.src = '/__storybridge/early?' + pageQuery() + '&frame=' + frame;
+    element.src = url;
     element.async = true;
     if ('fetchPriority' in element) { element.fetchPriority = 'high'; }
     early = { element: element, batch: batch };
@@ -393,11 +412,25 @@
     (document.head || document.documentElement).appendChild(element);
     state.sent += batch.length;
   }
+  // The answers of an early request sent after the document is parsed (`&as=json`, a JSON array
+  // of the answer texts), or null when there are none (a refusal, a dropped connection).
+  function fetchEarlyAnswers(url) {
+    try {
+      var request = new XMLHttpRequest();
+      request.open('GET', url + '&as=json', false);
+      request.send();
+      if (request.status !== 200) { return null; }
+      var answers = JSON.parse(request.responseText);
+      return Object.prototype.toString.call(answers) === '[object Array]' ? answers : null;
+    } catch (e) {
+      return null;
+    }
+  }
   function earlyEnded(element, answers) {
     if (early === null || early.element !== element) { return; }
     var batch = early.batch;
     early = null;
-    if (element.parentNode) { element.parentNode.removeChild(element); }
+    if (element && element.parentNode) { element.parentNode.removeChild(element); }
     if (answers === null) {
       state.sent -= batch.length;
       outbox = batch.concat(outbox);
@@ -417,23 +450,30 @@
   }
 
   function connect() {
+    var opened;
     try {
-      socket = new WebSocket(endpoint());
+      opened = new WebSocket(endpoint());
     } catch (e) {
       console.error('storybridge: cannot open the bridge socket', e);
       return;
     }
+    socket = opened;
+    // A socket the page has replaced (shown again from the back/forward cache, it opens another)
+    // may still report its close: it is no longer the page's, and is not heard.
     socket.onopen = function () {
+      if (socket !== opened) { return; }
       state.connected = true;
       retryDelay = 250;
       reportPageAnswers();
       flushOutbox();
     };
     socket.onmessage = function (event) {
+      if (socket !== opened) { return; }
       state.received += 1;
       receive(event.data, true);
     };
     socket.onclose = function (event) {
+      if (socket !== opened) { return; }
       state.connected = false;
       if (leaving) { return; }
       // 4400-4499: the host refused this page (wrong token, unknown slide...): trying again cannot
@@ -562,7 +602,28 @@
 
   // pagehide comes before the page's socket is closed, and (unlike beforeunload, which the client
   // does not listen to) costs the browser nothing when it leaves the page for the next slide.
-  window.addEventListener('pagehide', function () { leaving = true; });
+  // The client closes the socket itself: a page the browser keeps in its back/forward cache
+  // (slides are served `no-cache`, not `no-store`, so that the browser may keep them and start
+  // the next slide's document without first tearing this one down) would keep it open, and the
+  // host would take the viewer to be on it still.
+  window.addEventListener('pagehide', function () {
+    leaving = true;
+    if (socket) {
+      try { socket.close(1000, 'page hidden'); } catch (e) { /* already closing */ }
+    }
+  });
+  // Shown again from the back/forward cache: the same document, a new page load for the host, as
+  // a reload would be (a slide view, the viewer on this slide again), over a new socket.
+  window.addEventListener('pageshow', function (event) {
+    if (!event.persisted) { return; }
+    restored = true;
+    leaving = false;
+    state.connected = false;
+    pageLoad = randomId();
+    if (window.__storybridge) { window.__storybridge.pageLoad = pageLoad; }
+    retryDelay = 250;
+    connect();
+  });
 
   window.__storybridge = {
     version: 1,

@@ -36,6 +36,27 @@ private func restoringPresentation() throws -> URL {
     StoryCLM.CustomEvents.Set('second', 'yes', note('setCustomEvent'));
     </script></head><body>second</body></html>
     """.write(to: root.appendingPathComponent("second.html"), atomically: true, encoding: .utf8)
+    // A slide that restores its state once its document is parsed (DOMContentLoaded), and counts
+    // the synchronous requests it makes to the host's early path.
+    try """
+    <!DOCTYPE html><html><head><meta charset="utf-8"><title>third</title><script>\(library)</script>
+    <script>
+    window.loaded = false;
+    window.addEventListener('load', function () { window.loaded = true; });
+    window.synchronousEarly = 0;
+    var open = XMLHttpRequest.prototype.open;
+    XMLHttpRequest.prototype.open = function (method, url, async) {
+      if (async === false && /__storybridge\\/early/.test(url)) { window.synchronousEarly += 1; }
+      return open.apply(this, arguments);
+    };
+    document.addEventListener('DOMContentLoaded', function () {
+      StoryCLM.CustomEvents.Get('visited', function (answer) {
+        window.restored = { status: answer.status, data: answer.data, connected: window.__storybridge.state.connected,
+          beforeLoad: !window.loaded };
+      });
+    });
+    </script></head><body>third</body></html>
+    """.write(to: root.appendingPathComponent("third.html"), atomically: true, encoding: .utf8)
     return root
 }
 
@@ -79,6 +100,26 @@ struct EarlyReadsTests {
             }
             #expect(views == ["index.html"])
             #expect(try await host.runtime.analytics.sessions().count == 1)
+        }
+    }
+
+    @Test("a read sent once the document is parsed goes by a synchronous request, answered before the socket opens and the load ends")
+    func readOnceParsed() async throws {
+        try await withBrowser(folders: [try restoringPresentation()]) { host, page in
+            try await page.openSlide(on: host)
+            try await page.evaluate("window.write()")
+            #expect(try await page.waitFor("window.written") == "Success")
+            let exchanges = ExchangeLog()
+            host.runtime.bridge.observe { exchanges.add($0) }
+            try await page.navigate(to: host.slideURL(slide: "third.html"))
+            try await page.waitForSlide("third.html")
+            let restored = try await page.waitFor("window.restored")
+            #expect(restored["status"] == "Success" && restored["data"] == ["value": "first"])
+            #expect(restored["connected"] == false && restored["beforeLoad"] == true)
+            #expect(try await page.evaluate("window.synchronousEarly") == 1)
+            #expect(try await page.evaluate("window.__storybridge.state.earlyAnswers") == 1)
+            try await exchanges.waitFor { $0.contains { $0.request.command == "getCustomEventByKey" } }
+            #expect(exchanges.all.filter { $0.request.command == "getCustomEventByKey" }.count == 1)
         }
     }
 

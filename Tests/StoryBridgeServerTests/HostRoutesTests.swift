@@ -55,6 +55,37 @@ struct HostRoutesTests {
         }
     }
 
+    @Test("an early read asked for as JSON (the client's request once its document is parsed) is answered with the answer texts")
+    func earlyReadAsJSON() async throws {
+        try await withRoutes { client, token in
+            let frame: JSONValue = [
+                ["Command": "getPresentationInfo", "Data": [:], "GUID": "g1"],
+                ["Command": "getCustomEventByKey", "Data": ["key": "none"], "GUID": "g2"],
+            ]
+            try await client.execute(uri: early(token, frame: frame) + "&as=json", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                #expect(response.headers[.cacheControl] == "no-store")
+                let texts = try #require(try JSONValue.parse(String(buffer: response.body)).arrayValue)
+                let answers = try texts.map { try JSONValue.parse(try #require($0.stringValue)) }
+                #expect(answers.map { $0["GUID"] } == ["g1", "g2"])
+                #expect(answers.first?["Status"] == "Success" && answers.first?["Data"]?["presentationId"] == 1)
+            }
+        }
+    }
+
+    @Test("a slide is asked for again on every load, yet may be kept in the back/forward cache: no-cache, not no-store")
+    func slideCachePolicy() async throws {
+        try await withRoutes { client, _ in
+            try await client.execute(uri: "/p/1/index.html", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.cacheControl] == "no-cache")
+                #expect(response.headers[.eTag] == nil && response.headers[.lastModified] == nil)
+                #expect(String(buffer: response.body).contains("data-storybridge=\"1\""))
+            }
+        }
+    }
+
     @Test("early requests the host does not take are refused with a clear status")
     func earlyRefusals() async throws {
         try await withRoutes { client, token in

@@ -139,6 +139,12 @@ struct VendorDeckBenchmark {
           window.WebSocket.prototype = PageSocket.prototype;
           ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED'].forEach(function (name) { window.WebSocket[name] = PageSocket[name]; });
           window.addEventListener('storybridge:hello', function () { mark('hello'); });
+          // How long each synchronous request kept the page waiting (the last one's, ms).
+          var xhrSend = XMLHttpRequest.prototype.send;
+          XMLHttpRequest.prototype.send = function () {
+            var started = performance.now();
+            try { return xhrSend.apply(this, arguments); } finally { marks.xhrStart = started; marks.xhrWait = performance.now() - started; }
+          };
           var bridge;
           Object.defineProperty(window, 'StoryCLMBridge', {
             configurable: true,
@@ -155,7 +161,11 @@ struct VendorDeckBenchmark {
                 };
                 return invoke.call(this, command, data, observed);
               };
-              value.StoryCLMHandler = function () { mark('handled'); return handler.apply(this, arguments); };
+              value.StoryCLMHandler = function () {
+                mark('handled');
+                marks.lastHandled = performance.now();
+                return handler.apply(this, arguments);
+              };
             }
           });
           // The probe: what a deck that restores its state does when its document is ready, a read
@@ -227,7 +237,8 @@ struct VendorDeckBenchmark {
               var result = {
                 connect: entry.connectEnd - entry.connectStart, htmlWaiting: entry.responseStart - entry.requestStart,
                 htmlTransfer: entry.responseEnd - entry.responseStart, htmlBytes: entry.transferSize,
-                htmlEnd: entry.responseEnd, domReady: entry.domContentLoadedEventStart, load: entry.loadEventStart,
+                htmlEnd: entry.responseEnd, unloadStart: entry.unloadEventStart, unloadEnd: entry.unloadEventEnd,
+                fetchStart: entry.fetchStart, domInteractive: entry.domInteractive, domReady: entry.domContentLoadedEventStart, load: entry.loadEventStart,
                 resources: resources.length, resourcesRevalidated: revalidated, resourcesFull: full, resourceBytes: bytes,
                 lastResourceEnd: lastEnd, resourceMedian: durations.length ? durations[durations.length >> 1] : 0,
                 visible: document.visibilityState === 'visible' ? 1 : 0
@@ -261,7 +272,9 @@ struct VendorDeckBenchmark {
         let phases: [(String, String, String)] = [
             ("connect", "HTML connection set-up (duration)", "%.2f"), ("htmlWaiting", "HTML request to first byte (duration)", "%.2f"),
             ("htmlTransfer", "HTML first to last byte (duration)", "%.2f"), ("htmlBytes", "HTML bytes transferred", "%.0f"),
-            ("htmlEnd", "HTML received", "%.1f"), ("resources", "subresources", "%.0f"),
+            ("fetchStart", "HTML fetch start", "%.1f"), ("htmlEnd", "HTML received", "%.1f"),
+            ("unloadStart", "previous slide's unload event start", "%.1f"), ("unloadEnd", "previous slide's unload event end", "%.1f"),
+            ("domInteractive", "DOM interactive", "%.1f"), ("resources", "subresources", "%.0f"),
             ("resourcesFull", "subresources sent whole (200)", "%.0f"), ("resourcesRevalidated", "subresources revalidated (304)", "%.0f"),
             ("resourceBytes", "subresource bytes transferred", "%.0f"), ("resourceMedian", "subresource fetch (duration)", "%.2f"),
             ("lastResourceEnd", "last subresource received", "%.1f"), ("domReady", "DOMContentLoaded", "%.1f"),
@@ -270,7 +283,8 @@ struct VendorDeckBenchmark {
             ("socketStart", "bridge socket opened", "%.1f"),
             ("socketOpen", "bridge socket open", "%.1f"), ("hello", "hello received", "%.1f"),
             ("handled", "first answer handed to StoryCLMHandler", "%.1f"), ("firstAnswer", "first answer's callback", "%.1f"),
-            ("probeCall", "probe call (DOMContentLoaded)", "%.1f"), ("hostAnswer", "first answer from the host received", "%.1f"),
+            ("probeCall", "probe call (DOMContentLoaded)", "%.1f"), ("xhrStart", "synchronous request sent", "%.1f"),
+            ("xhrWait", "synchronous request's wait (duration)", "%.2f"), ("lastHandled", "probe's answer handed to StoryCLMHandler", "%.1f"), ("hostAnswer", "first answer from the host received", "%.1f"),
             ("probeAnswer", "probe's callback", "%.1f"),
         ]
         for (name, label, format) in phases {
@@ -338,8 +352,9 @@ struct VendorDeckBenchmark {
         print("| phase | host - host with socket withheld (bridge's part) | withheld - static (page's part) | host - static |")
         print("|---|---|---|---|")
         let phases = [
-            ("htmlEnd", "HTML received"), ("lastResourceEnd", "last subresource received"), ("domReady", "DOMContentLoaded"),
-            ("firstCall", "library's first call"), ("load", "load event"),
+            ("htmlEnd", "HTML received"), ("documentStart", "first script run (the observer)"),
+            ("lastResourceEnd", "last subresource received"), ("domReady", "DOMContentLoaded"),
+            ("firstCall", "library's first call"), ("load", "load event"), ("probeAnswer", "probe's callback"),
         ]
         for (name, label) in phases {
             print(
@@ -348,6 +363,10 @@ struct VendorDeckBenchmark {
         }
         let ratios = zip(withheld, plain).compactMap { pair in pair.0["load"].flatMap { w in pair.1["load"].map { w / $0 } } }
         print(String(format: "slide load, host with socket withheld / static: median of pairs %.2fx", median(ratios)))
+        let probeRatios = zip(withheld, plain).compactMap { pair in pair.0["probeAnswer"].flatMap { w in pair.1["load"].map { w / $0 } } }
+        if !probeRatios.isEmpty {
+            print(String(format: "probe's callback, host with socket withheld / static load event: median of pairs %.2fx", median(probeRatios)))
+        }
     }
 
     // MARK: The deck

@@ -14,11 +14,14 @@ extension Response {
         body(page, type: "text/html; charset=utf-8", cache: "no-store")
     }
 
-    /// A slide as served (its bytes, the client script in them); never cached.
+    /// A slide as served (its bytes, the client script in them): asked for again on every load
+    /// (`no-cache`, no validator), yet not `no-store`, which keeps a page out of Chromium's
+    /// back/forward cache, and a page with an open WebSocket out of the browsing-instance swap that
+    /// lets the next slide's document start before this one is torn down (docs/PROTOCOL.md §1.2).
     static func html(_ page: ByteBuffer) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
+        headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: page))
     }
 

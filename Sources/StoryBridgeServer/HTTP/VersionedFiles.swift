@@ -24,10 +24,8 @@ enum VersionedFiles {
 
     /// The version of `file`, or `nil` when it cannot be read.
     static func version(of file: URL) -> String? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-            let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        return version(size: size, modified: modified)
+        guard let status = FileStatus(path: file.path), !status.isDirectory else { return nil }
+        return version(size: status.size, modified: status.modified)
     }
 
     /// `html` (the slide at `slide`, a path relative to `root`, the presentation's folder) with

@@ -8,9 +8,10 @@ import Synchronization
 /// script request (docs/PROTOCOL.md §3.9). The query is the socket's (viewer, presentation, slide,
 /// page load, token) plus `frame`, the request or array of requests as the socket would carry it;
 /// the answer is a script that hands the host's answer texts to the client
-/// (`window.__storybridge.earlyAnswered([...])`). A script a page inserts while it loads runs
-/// within the load, where the socket's `open` comes only after the load event and a rendering
-/// pass. The page load is entered here as the socket would enter it, so the socket that follows
+/// (`window.__storybridge.earlyAnswered([...])`), or with `as=json` the JSON array of those texts
+/// (the client's synchronous request once its document is parsed). A script a page inserts while
+/// it loads runs within the load, where the socket's `open` comes only after the load event and a
+/// rendering pass. The page load is entered here as the socket would enter it, so the socket that follows
 /// (same page load) is a reconnect: nothing is entered or recorded twice.
 struct EarlyRequests: Sendable {
     let bridge: BridgeSocket
@@ -65,13 +66,14 @@ struct EarlyRequests: Sendable {
             throw HostHTTPError(
                 .conflict, "Refused: the page load is being recorded by its socket; its requests go there")
         }
-        var script = "window.__storybridge&&window.__storybridge.earlyAnswered(["
-        for (index, answer) in answers.enumerated() {
-            if index > 0 { script += "," }
-            script += JSONValue.string(String(buffer: answer)).jsonString()
+        let texts = answers.map { JSONValue.string(String(buffer: $0)).jsonString() }.joined(separator: ",")
+        var response: Response
+        if request.uri.queryParameters["as"] == "json" {
+            response = Response.body("[" + texts + "]", type: "application/json", cache: "no-store")
+        } else {
+            let script = "window.__storybridge&&window.__storybridge.earlyAnswered([" + texts + "]);"
+            response = Response.body(script, type: "text/javascript; charset=utf-8", cache: "no-store")
         }
-        script += "]);"
-        var response = Response.body(script, type: "text/javascript; charset=utf-8", cache: "no-store")
         response.headers[.xContentTypeOptions] = "nosniff"
         return response
     }

@@ -42,10 +42,8 @@ struct PresentationFiles: FileProvider {
             case .failure(.notFound): return nil
             case .failure(let refused): throw refused
             }
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.file.path)
-            return Attributes(
-                isFolder: false, size: (attributes[.size] as? Int) ?? 0,
-                modificationDate: (attributes[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0))
+            guard let status = FileStatus(path: file.file.path) else { return nil }
+            return Attributes(isFolder: status.isDirectory, size: status.size, modificationDate: status.modified)
         }
     }
 
