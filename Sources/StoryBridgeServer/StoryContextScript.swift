@@ -58,7 +58,8 @@ enum StoryContextScript {
             } else if byte == UInt8(ascii: "<"), bytes[index...].starts(with: "<!--".utf8) {
                 result.append(contentsOf: "<\\!--".utf8)
                 index += 4
-            } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 {
+            } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9
+            {
                 result.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
                 index += 3
             } else {

@@ -62,16 +62,23 @@ private func restoringPresentation() throws -> URL {
 
 @Suite("Reads sent before the socket opens, in headless Chromium", .serialized)
 struct EarlyReadsTests {
+    /// Opens the first slide, lets it write the value the others read, then opens `slide`; the
+    /// log holds every exchange from the moment before `slide` was asked for.
+    private func openAfterTheFirstSlideWrote(_ slide: String, host: TestHost, page: BrowserPage) async throws -> ExchangeLog {
+        try await page.openSlide(on: host)
+        try await page.evaluate("window.write()")
+        #expect(try await page.waitFor("window.written") == "Success")
+        let exchanges = ExchangeLog()
+        host.runtime.bridge.observe { exchanges.add($0) }
+        try await page.navigate(to: host.slideURL(slide: slide))
+        try await page.waitForSlide(slide)
+        return exchanges
+    }
+
     @Test("a slide's reads are answered within its load, once each, in order, and its page load is seen once")
     func readsWithinTheLoad() async throws {
         try await withBrowser(folders: [try restoringPresentation()]) { host, page in
-            try await page.openSlide(on: host)
-            try await page.evaluate("window.write()")
-            #expect(try await page.waitFor("window.written") == "Success")
-            let exchanges = ExchangeLog()
-            host.runtime.bridge.observe { exchanges.add($0) }
-            try await page.navigate(to: host.slideURL(slide: "second.html"))
-            try await page.waitForSlide("second.html")
+            let exchanges = try await openAfterTheFirstSlideWrote("second.html", host: host, page: page)
             let answers = try #require(try await page.waitFor("window.answers.length === 3 && window.answers").arrayValue)
             #expect(answers.map { $0["command"] } == ["getCustomEventByKey", "getPresentationInfo", "setCustomEvent"])
             #expect(answers.allSatisfy { $0["status"] == "Success" })
@@ -106,13 +113,7 @@ struct EarlyReadsTests {
     @Test("a read sent once the document is parsed goes by a synchronous request, answered before the socket opens and the load ends")
     func readOnceParsed() async throws {
         try await withBrowser(folders: [try restoringPresentation()]) { host, page in
-            try await page.openSlide(on: host)
-            try await page.evaluate("window.write()")
-            #expect(try await page.waitFor("window.written") == "Success")
-            let exchanges = ExchangeLog()
-            host.runtime.bridge.observe { exchanges.add($0) }
-            try await page.navigate(to: host.slideURL(slide: "third.html"))
-            try await page.waitForSlide("third.html")
+            let exchanges = try await openAfterTheFirstSlideWrote("third.html", host: host, page: page)
             let restored = try await page.waitFor("window.restored")
             #expect(restored["status"] == "Success" && restored["data"] == ["value": "first"])
             #expect(restored["connected"] == false && restored["beforeLoad"] == true)

@@ -292,7 +292,9 @@ struct VendorDeckBenchmark {
             ("socketOpen", "bridge socket open", "%.1f"), ("hello", "hello received", "%.1f"),
             ("handled", "first answer handed to StoryCLMHandler", "%.1f"), ("firstAnswer", "first answer's callback", "%.1f"),
             ("probeCall", "probe call (DOMContentLoaded)", "%.1f"), ("xhrStart", "synchronous request sent", "%.1f"),
-            ("xhrWait", "synchronous request's wait (duration)", "%.2f"), ("lastHandled", "probe's answer handed to StoryCLMHandler", "%.1f"), ("hostAnswer", "first answer from the host received", "%.1f"),
+            ("xhrWait", "synchronous request's wait (duration)", "%.2f"),
+            ("lastHandled", "probe's answer handed to StoryCLMHandler", "%.1f"),
+            ("hostAnswer", "first answer from the host received", "%.1f"),
             ("probeAnswer", "probe's callback", "%.1f"), ("writeCall", "a write at the load event: sent", "%.1f"),
             ("writeAnswer", "the write's callback (over the socket)", "%.1f"),
         ]
@@ -379,7 +381,9 @@ struct VendorDeckBenchmark {
         print(String(format: "slide load, host with socket withheld / static: median of pairs %.2fx", median(ratios)))
         let probeRatios = zip(withheld, plain).compactMap { pair in pair.0["probeAnswer"].flatMap { w in pair.1["load"].map { w / $0 } } }
         if !probeRatios.isEmpty {
-            print(String(format: "probe's callback, host with socket withheld / static load event: median of pairs %.2fx", median(probeRatios)))
+            print(
+                String(
+                    format: "probe's callback, host with socket withheld / static load event: median of pairs %.2fx", median(probeRatios)))
         }
     }
 

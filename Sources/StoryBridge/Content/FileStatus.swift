@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A file's size, modification time and kind, read with one `stat` call.
@@ -29,9 +29,9 @@ package struct FileStatus: Sendable, Equatable {
         guard stat(path, &status) == 0 else { return nil }
         size = Int(status.st_size)
         #if canImport(Darwin)
-        let time = status.st_mtimespec
+            let time = status.st_mtimespec
         #else
-        let time = status.st_mtim
+            let time = status.st_mtim
         #endif
         modified = Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000)
         isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
