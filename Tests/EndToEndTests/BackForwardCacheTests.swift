@@ -63,14 +63,7 @@ struct BackForwardCacheTests {
             try await page.evaluate("StoryCLM.Presentation.GetInfo(function (answer) { window.info = answer.status; })")
             #expect(try await page.waitFor("window.info") == "Success")
             // The host took it as a new visit of the slide: the second slide's view was recorded.
-            let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
-            let viewer = try #require(await host.runtime.viewers.existingViewer(id: viewerId))
-            let sessionId = try #require(await viewer.state.sessionId)
-            let views = try await readHostRecords {
-                try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
-            } until: {
-                $0.count >= 2
-            }
+            let views = try await recordedSlideViews(of: page, on: host) { $0.count >= 2 }
             #expect(views == ["index.html", "second.html"])
         }
     }

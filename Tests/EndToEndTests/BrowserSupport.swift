@@ -74,6 +74,19 @@ func readHostRecords<T>(_ read: () async throws -> T, until done: (T) -> Bool) a
     return value
 }
 
+/// The names of the slides whose views the host recorded in the session of `page`'s viewer, read
+/// until `done` holds of them (``readHostRecords(_:until:)``).
+func recordedSlideViews(of page: BrowserPage, on host: TestHost, until done: ([String]) -> Bool) async throws -> [String] {
+    let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
+    let viewer = try #require(await host.runtime.viewers.existingViewer(id: viewerId))
+    let sessionId = try #require(await viewer.state.sessionId)
+    return try await readHostRecords {
+        try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
+    } until: {
+        done($0)
+    }
+}
+
 extension BrowserPage {
     /// Clicks `btn-<name>` and returns the wrapper the page wrote into `out-<name>`.
     func press(_ name: String, output: String? = nil) async throws -> JSONValue {

@@ -97,14 +97,7 @@ struct EarlyReadsTests {
             let loads = host.runtime.feed.recentEntries.filter { $0["type"] == "connection" && $0["connected"] == true }
             #expect(loads.map { $0["slide"] } == ["index.html", "second.html"])
             // Nothing of the page load was written twice: the first slide's view once, one session.
-            let viewerId = try #require(try await page.evaluate("window.__storybridge.viewerId").stringValue)
-            let viewer = try #require(await host.runtime.viewers.existingViewer(id: viewerId))
-            let sessionId = try #require(await viewer.state.sessionId)
-            let views = try await readHostRecords {
-                try await host.runtime.analytics.slideViews(sessionId: sessionId).map(\.slideName)
-            } until: {
-                !$0.isEmpty
-            }
+            let views = try await recordedSlideViews(of: page, on: host) { !$0.isEmpty }
             #expect(views == ["index.html"])
             #expect(try await host.runtime.analytics.sessions().count == 1)
         }
