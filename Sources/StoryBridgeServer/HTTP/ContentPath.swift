@@ -37,6 +37,8 @@ struct ContentPath {
     let relative: String
     /// The file on disk, symbolic links resolved.
     let file: URL
+    /// Its size and modification time, read when the path was resolved.
+    let status: FileStatus
 
     /// A path as it appears in the URL, percent-encoded.
     init(rawRelativePath raw: String, root: URL) throws(ContentPathError) {
@@ -56,6 +58,7 @@ struct ContentPath {
     }
 
     /// A path already percent-decoded.
+    ///
     /// Links are resolved by `realpath(3)` and the file's kind read by one `stat` (``FileStatus``):
     /// a slide's HTML resolves every file it links this way, so this is on the path of each slide
     /// load (Foundation's `resolvingSymlinksInPath` and `standardizedFileURL` cost about ten times
@@ -76,6 +79,7 @@ struct ContentPath {
         guard let status = FileStatus(path: resolved), !status.isDirectory else { throw .notFound(relative) }
         self.relative = relative
         self.file = URL(fileURLWithPath: resolved, isDirectory: false)
+        self.status = status
     }
 
     /// `path` with every symbolic link resolved and no `.`, `..` or repeated `/`, or nil when

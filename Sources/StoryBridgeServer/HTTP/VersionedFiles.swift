@@ -28,6 +28,11 @@ enum VersionedFiles {
         return version(size: status.size, modified: status.modified)
     }
 
+    /// The version of the file `path` names, from the status read when it was resolved.
+    static func version(of path: ContentPath) -> String {
+        version(size: path.status.size, modified: path.status.modified)
+    }
+
     /// `html` (the slide at `slide`, a path relative to `root`, the presentation's folder) with
     /// `?v=VERSION` after the URL of each script and style sheet it links that is a file of the
     /// presentation, resolved against the slide's own folder; `html` itself when there is none.
@@ -43,7 +48,7 @@ enum VersionedFiles {
                 // A style sheet's version covers the files it names (``VersionedStyleSheets``).
                 version = VersionedStyleSheets.named(folder + link.url, root: root)?.version
             } else {
-                version = (try? ContentPath(rawRelativePath: folder + link.url, root: root)).flatMap { Self.version(of: $0.file) }
+                version = (try? ContentPath(rawRelativePath: folder + link.url, root: root)).map { Self.version(of: $0) }
             }
             guard let version else { continue }
             insertions.append((link.range.upperBound, "?v=" + version))

@@ -40,8 +40,8 @@ enum VersionedStyleSheets {
     /// The style sheet at `relative` (a plain path inside `root`) with the files it names, or nil
     /// when it is not a file of the presentation. Reads the disk: run it on the blocking pool.
     static func named(_ relative: String, root: URL, depth: Int = 0) -> Named? {
-        guard let file = try? ContentPath(rawRelativePath: relative, root: root), let own = VersionedFiles.version(of: file.file)
-        else { return nil }
+        guard let file = try? ContentPath(rawRelativePath: relative, root: root) else { return nil }
+        let own = VersionedFiles.version(of: file)
         var named: [(reference: StyleSheetReferences.Reference, version: String)] = []
         for reference in references(of: file.file, own: own) {
             guard let target = resolve(reference.url, from: relative) else { continue }
@@ -49,7 +49,7 @@ enum VersionedStyleSheets {
             if depth < maxDepth, target.lowercased().hasSuffix(".css") {
                 version = Self.named(target, root: root, depth: depth + 1)?.version
             } else {
-                version = (try? ContentPath(rawRelativePath: target, root: root)).flatMap { VersionedFiles.version(of: $0.file) }
+                version = (try? ContentPath(rawRelativePath: target, root: root)).map { VersionedFiles.version(of: $0) }
             }
             if let version { named.append((reference, version)) }
         }

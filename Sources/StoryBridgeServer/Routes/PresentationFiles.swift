@@ -42,8 +42,7 @@ struct PresentationFiles: FileProvider {
             case .failure(.notFound): return nil
             case .failure(let refused): throw refused
             }
-            guard let status = FileStatus(path: file.file.path) else { return nil }
-            return Attributes(isFolder: status.isDirectory, size: status.size, modificationDate: status.modified)
+            return Attributes(isFolder: false, size: file.status.size, modificationDate: file.status.modified)
         }
     }
 
