@@ -29,10 +29,12 @@ public struct ServerConfiguration: Sendable {
     /// Serve a plain WebSocket echo at `/__storybridge/echo` (token required): the baseline of the
     /// round-trip benchmark. Off by default.
     public var echoEndpoint = false
-    /// Run each page connection's tasks on the event loop of its socket (``EventLoopTaskExecutor``)
-    /// instead of Swift's global executor: a call's round trip is shorter for a page alone (a kiosk),
-    /// and many busy connections get somewhat fewer answers a second (docs/BENCHMARKS.md, "A page
-    /// connection on its event loop" and "answers flushed together"). Off by default.
+    /// Run all of each page connection's tasks (the page's queue, concurrent commands, the writer)
+    /// on the event loop of its socket (``EventLoopTaskExecutor``). Off by default: then only the
+    /// reading task runs there, while the page waits for its answers (``ReadingPlacement``), and
+    /// module work runs on Swift's global executor; many busy connections get more answers a
+    /// second that way (docs/BENCHMARKS.md, "The reading task on the event loop while the page
+    /// waits" and "A page connection on its event loop").
     public var connectionsOnEventLoop = false
     /// The collector the host uploads analytics to, shown by the inspector; `nil` when the host does
     /// not upload.

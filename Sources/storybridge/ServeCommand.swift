@@ -98,9 +98,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Run each page's bridge connection on its socket's event loop.",
+            "Run all of each page's bridge connection on its socket's event loop, module handlers included.",
             discussion:
-                "A call's round trip gets shorter for a page alone (a kiosk, an author's browser): the in-page call's mean goes from about 1.11x to 1.03x of a plain echo's. Many busy connections get somewhat fewer answers a second (100 connections pipelining memory commands: about 0.95x of the echo instead of 1.07x; reads 0.85x instead of 1.0x). Off by default. Module handlers must not block either way. See docs/BENCHMARKS.md."
+                "By default only a connection's reading task runs there, and only while the page waits for its answers: a page calling one command at a time gets its memory answers without a thread switch (the in-page call's mean at about 1.0x of a plain echo's), while module handlers, the writer and connections that pipeline run on Swift's global executor. With this flag the page's queue, concurrent commands and the writer run on the event loop too, and many busy connections get fewer answers a second (reads about 0.85x of the echo instead of about 0.95x). Module handlers must not block either way. See docs/BENCHMARKS.md and docs/ARCHITECTURE.md (\"Where it runs\")."
         ))
     var connectionsOnEventLoop = false
 

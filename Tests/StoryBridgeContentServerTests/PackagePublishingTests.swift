@@ -103,8 +103,11 @@ struct PackagePublishingTests {
         try await lab.withServer(configuration) { _ in
             #expect(reports.withLock { $0.map(\.presentationId) } == [1])
             try lab.install(id: 2)
+            // The package's file is in place before its build reports its end: both are waited for.
             let deadline = ContinuousClock.now + .seconds(10)
-            while (try? cachedPackage(lab, id: 2, revision: 1)) == nil, ContinuousClock.now < deadline {
+            while (try? cachedPackage(lab, id: 2, revision: 1)) == nil || reports.withLock({ $0.last?.presentationId }) != 2,
+                ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect((try? cachedPackage(lab, id: 2, revision: 1)) != nil, "no package built after the install")

@@ -1,9 +1,10 @@
 import NIOPosix
 import StoryBridge
 import StoryBridgeScripts
-import StoryBridgeServer
 import StoryBridgeTesting
 import Testing
+
+@testable import StoryBridgeServer
 
 /// Answers where each kind of command runs: `true` when on an NIO event loop's thread.
 private struct WhereModule: BridgeModule {
@@ -12,12 +13,18 @@ private struct WhereModule: BridgeModule {
         BridgeCommand.fromMemory("whereFromMemory") { _, _ in .bool(Self.onEventLoop) }
         BridgeCommand("whereOrdered") { _, _ in .bool(Self.onEventLoop) }
         BridgeCommand("whereConcurrent", .concurrent(.unlimited)) { _, _ in .bool(Self.onEventLoop) }
+        // Takes its time (0.2 ms), so that frames sent after it are waiting when the host reads them.
+        BridgeCommand.fromMemory("whereSlowly") { _, _ in
+            let until = ContinuousClock.now + .microseconds(200)
+            while ContinuousClock.now < until {}
+            return .bool(Self.onEventLoop)
+        }
     }
 
     static var onEventLoop: Bool { MultiThreadedEventLoopGroup.currentEventLoop != nil }
 }
 
-@Suite("Where a page connection's tasks run: Swift's global executor, or its socket's event loop")
+@Suite("Where a page connection's tasks run: its socket's event loop, or Swift's global executor")
 struct ConnectionEventLoopTests {
     /// Whether each kind of command (memory, queued, concurrent) ran on an event loop, in order.
     private func placesOfCommands(onEventLoop: Bool) async throws -> [Bool] {
@@ -40,13 +47,42 @@ struct ConnectionEventLoopTests {
         }
     }
 
-    @Test("by default, memory answers, queued requests and concurrent ones run off the event loops")
-    func globalExecutorByDefault() async throws {
-        #expect(try await placesOfCommands(onEventLoop: false) == [false, false, false])
+    @Test("by default, a page waiting for each answer gets its memory answers on the event loop; queued and concurrent requests run off it")
+    func readingOnTheEventLoopByDefault() async throws {
+        #expect(try await placesOfCommands(onEventLoop: false) == [true, false, false])
     }
 
     @Test("with connectionsOnEventLoop (serve --connections-on-event-loop), all three run on the event loop of the page's socket")
     func commandsOnTheEventLoop() async throws {
         #expect(try await placesOfCommands(onEventLoop: true) == [true, true, true])
+    }
+
+    @Test("by default, frames sent back to back are read off the event loop, and a page waiting for its answers again is read on it")
+    func backToBackReadOffTheEventLoop() async throws {
+        let host = try await TestHost.start(presentationFolders: [demoFolder]) { try $0.bridge.register(WhereModule()) }
+        try await host.use { host in
+            let viewer = try await host.connectViewer()
+            #expect(await viewer.nextEvent(named: "hello") != nil)
+            // 200 requests sent without waiting, each answered in 0.2 ms: the host finds the next
+            // one waiting each time.
+            let guids = (0..<200).map { _ in viewer.makeGUID() }
+            for guid in guids { viewer.send(BridgeRequest(command: "whereSlowly", guid: guid)) }
+            var places: [Bool] = []
+            for guid in guids {
+                let answer = try #require(await viewer.answer(to: guid))
+                places.append(answer.data == .bool(true))
+            }
+            #expect(places.first == true, "the first frame is read where the connection starts, on its event loop: \(places)")
+            #expect(places.contains(false), "frames found waiting are read off the event loop: \(places)")
+            // One request at a time, each after a pause: the host waits for every frame, and after
+            // ReadingPlacement.awaitedFramesToMove of them reads on the event loop again.
+            var paced: [Bool] = []
+            for _ in 0..<(ReadingPlacement.awaitedFramesToMove + 2) {
+                try await Task.sleep(for: .milliseconds(2))
+                paced.append(try await viewer.request("whereFromMemory").data == .bool(true))
+            }
+            #expect(paced.suffix(2) == [true, true], "\(paced)")
+            await viewer.close()
+        }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import StoryBridgeServer
 
-@Suite("A page socket's flushes, held until the event loop's waiting tasks have run")
+@Suite("A page socket's flushes: the first of a turn of the event loop at once, the rest held to its end")
 struct FlushCoalescingHandlerTests {
     /// Counts the flushes that reach the socket side of the coalescing handler.
     final class FlushCounter: ChannelOutboundHandler {
@@ -38,22 +38,25 @@ struct FlushCoalescingHandlerTests {
         return texts
     }
 
-    @Test("three answers flushed one by one leave in order, in one flush, once the loop runs its tasks")
-    func heldUntilTheLoopRuns() throws {
+    @Test("a lone answer is flushed at once; those after it in the same turn wait for the turn's end, in one flush")
+    func firstAtOnceTheRestHeld() throws {
         let counter = FlushCounter()
         let channel = try channel(counter)
-        for text in ["one", "two", "three"] { send(text, on: channel) }
-        #expect(try written(channel).isEmpty)
-        #expect(counter.flushes == 0)
-        channel.embeddedEventLoop.run()
-        #expect(try written(channel) == ["one", "two", "three"])
+        send("one", on: channel)
+        #expect(try written(channel) == ["one"])
         #expect(counter.flushes == 1)
-        // The next answer is held again, and flushed on the next turn of the loop.
-        send("four", on: channel)
+        for text in ["two", "three"] { send(text, on: channel) }
         #expect(try written(channel).isEmpty)
+        #expect(counter.flushes == 1)
         channel.embeddedEventLoop.run()
-        #expect(try written(channel) == ["four"])
+        #expect(try written(channel) == ["two", "three"])
         #expect(counter.flushes == 2)
+        // A new turn: its first answer goes at once again.
+        send("four", on: channel)
+        #expect(try written(channel) == ["four"])
+        #expect(counter.flushes == 3)
+        channel.embeddedEventLoop.run()
+        #expect(counter.flushes == 3)
         _ = try channel.finish()
     }
 
@@ -61,13 +64,15 @@ struct FlushCoalescingHandlerTests {
     func closeFlushesFirst() throws {
         let counter = FlushCounter()
         let channel = try channel(counter)
+        send("first answer", on: channel)
         send("last answer", on: channel)
+        #expect(try written(channel) == ["first answer"])
         try channel.close().wait()
         #expect(try written(channel) == ["last answer"])
-        #expect(counter.flushes == 1)
-        // The task scheduled for the held flush finds nothing left to flush.
+        #expect(counter.flushes == 2)
+        // The turn's end finds nothing left to flush.
         channel.embeddedEventLoop.run()
-        #expect(counter.flushes == 1)
+        #expect(counter.flushes == 2)
     }
 
     @Test("a write without a flush stays unflushed, as without the handler")

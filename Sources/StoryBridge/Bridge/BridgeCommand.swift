@@ -85,7 +85,9 @@ public struct BridgeCommand: Sendable {
     /// or throws a ``BridgeError``. The policy is ``CommandPolicy/fromMemory(_:)`` with `use`. When
     /// nothing of the page is waiting, the router calls `answer` on the task that reads the
     /// connection as a plain function call, with no task, queue, deadline or suspension: the
-    /// cheapest path a command has. A handler that must await is an ordered or concurrent command.
+    /// cheapest path a command has. While the page waits for its answers that task runs on the
+    /// socket's event loop (docs/ARCHITECTURE.md, "Where it runs"), so `answer` must return in
+    /// microseconds and never block. A handler that must await is an ordered or concurrent command.
     ///
     /// ```swift
     /// BridgeCommand.fromMemory("getCurrentSlideName") { _, context in

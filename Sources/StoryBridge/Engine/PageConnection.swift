@@ -156,7 +156,7 @@ package final class PageConnection: Sendable {
     }
 
     /// Whether every request of `frame` is a command that only reads memory.
-    static func onlyReadsMemory(_ frame: RoutedFrame) -> Bool {
+    package static func onlyReadsMemory(_ frame: RoutedFrame) -> Bool {
         func readsOnly(_ item: RoutedFrame.Item) -> Bool {
             if case .routed(let routed) = item { return routed.policy.isReadOnly }
             return false

@@ -21,9 +21,9 @@ package final class ViewerClient: Sendable {
     package let events = Mailbox<HostEvent>()
     /// Every message received, in order, as JSON: for counting answers.
     package let received = Mutex<[JSONValue]>([])
-    /// Requests waiting for their answer, by GUID, each with the timer that ends its wait.
-    private let waiters = Mutex<[String: Waiter]>([:])
-    private let early = Mutex<[String: BridgeResponse]>([:])
+    /// Requests waiting for their answer and answers that came before anyone waited, by GUID,
+    /// under one lock: an answer is either handed to its waiter or kept, never lost between the two.
+    private let answers = Mutex(Answers())
     private let counter = Atomic<Int>(0)
 
     /// Why a request could not be completed.
@@ -72,21 +72,25 @@ package final class ViewerClient: Sendable {
             guard let json = try? JSONValue.parse(text) else { continue }
             received.withLock { $0.append(json) }
             if let response = BridgeResponse(json: json) {
-                let waiter = waiters.withLock { $0.removeValue(forKey: response.guid) }
+                let waiter = answers.withLock { answers -> Waiter? in
+                    guard let waiter = answers.waiters.removeValue(forKey: response.guid) else {
+                        answers.early[response.guid] = response
+                        return nil
+                    }
+                    return waiter
+                }
                 if let waiter {
                     waiter.timer?.cancel()
                     waiter.continuation.resume(returning: response)
-                } else {
-                    early.withLock { $0[response.guid] = response }
                 }
             } else if let event = HostEvent(json: json) {
                 await events.put(event)
             }
         }
         await events.finish()
-        let pending = waiters.withLock { current -> [Waiter] in
-            defer { current.removeAll() }
-            return Array(current.values)
+        let pending = answers.withLock { answers -> [Waiter] in
+            defer { answers.waiters.removeAll() }
+            return Array(answers.waiters.values)
         }
         for waiter in pending {
             waiter.timer?.cancel()
@@ -127,29 +131,39 @@ package final class ViewerClient: Sendable {
 
     /// Waits for the answer to `guid`; `nil` on timeout.
     package func answer(to guid: String, timeout: Duration = .seconds(30)) async -> BridgeResponse? {
-        if let response = early.withLock({ $0.removeValue(forKey: guid) }) { return response }
+        if let response = answers.withLock({ $0.early.removeValue(forKey: guid) }) { return response }
         return await withCheckedContinuation { continuation in
-            let already = early.withLock { $0.removeValue(forKey: guid) }
+            let already = answers.withLock { answers -> BridgeResponse? in
+                if let already = answers.early.removeValue(forKey: guid) { return already }
+                answers.waiters[guid] = Waiter(continuation: continuation)
+                return nil
+            }
             if let already {
                 continuation.resume(returning: already)
                 return
             }
-            waiters.withLock { $0[guid] = Waiter(continuation: continuation) }
             // Cancelled when the answer comes first, and holding the client only weakly: a timer
             // that outlived its request would otherwise keep the client and its connection alive
             // for the whole timeout (in a long run, every connection of the last 15 seconds).
             let timer = Task { [weak self] in
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                let expired = self?.waiters.withLock { $0.removeValue(forKey: guid) }
+                let expired = self?.answers.withLock { $0.waiters.removeValue(forKey: guid) }
                 expired?.continuation.resume(returning: nil)
             }
-            let stillWaiting = waiters.withLock { waiting -> Bool in
-                guard waiting[guid] != nil else { return false }
-                waiting[guid]?.timer = timer
+            let stillWaiting = answers.withLock { answers -> Bool in
+                guard answers.waiters[guid] != nil else { return false }
+                answers.waiters[guid]?.timer = timer
                 return true
             }
             if !stillWaiting { timer.cancel() }
         }
+    }
+
+    /// Requests waiting for their answer, each with the timer that ends its wait, and answers
+    /// that came first, by GUID.
+    private struct Answers: Sendable {
+        var waiters: [String: Waiter] = [:]
+        var early: [String: BridgeResponse] = [:]
     }
 
     /// A request waiting for its answer.

@@ -14,7 +14,8 @@ struct BridgeSocket: Sendable {
     let metrics: HostMetrics
 
     func serve(
-        _ page: PageConnectionRequest, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        _ page: PageConnectionRequest, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+        eventLoop: any EventLoop, placement: ConnectionPlacement = .whereCalled
     ) async {
         let viewer = await host.viewers.lease(id: page.viewerId)
         defer { host.viewers.release(viewer) }
@@ -29,8 +30,10 @@ struct BridgeSocket: Sendable {
         let connection = PageConnection(
             bridge: host.bridge, context: context, maxInFlight: maxInFlight,
             pageLoad: .recording(readsMayGoFirst: entered.keepsSession)
-        ) { message, _ in
-            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: message)))
+        ) { [writes = OrderedSocketWrites(eventLoop: eventLoop)] message, _ in
+            try await writes.write {
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: message)))
+            }
         }
         let deliver: @Sendable (JSONValue) -> Void = { connection.send(event: $0.jsonString()) }
         let connectionId = UUID()
@@ -77,17 +80,10 @@ struct BridgeSocket: Sendable {
                 connection.pageLoadRecorded()
             }
             var reader = PageConnection.Reader()
+            var frames = inbound.messages(maxSize: maxMessageSize).makeAsyncIterator()
             do {
-                for try await message in inbound.messages(maxSize: maxMessageSize) {
-                    switch message {
-                    case .text(let text):
-                        // Routed once: the page load's hold and the machine read the same routes.
-                        await connection.receive(connection.route(BridgeRequest.read(frame: text)), reader: &reader) { work in
-                            group.addTask { await work() }
-                        }
-                    case .binary:
-                        await connection.receiveBinary()
-                    }
+                try await read(&frames, into: connection, reader: &reader, placement: placement) { work, executor in
+                    group.addTask(executorPreference: executor) { await work() }
                 }
             } catch {
                 context.logger.debug("page connection ended with an error", metadata: ["error": "\(error)"])

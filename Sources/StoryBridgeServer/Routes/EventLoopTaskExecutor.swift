@@ -1,11 +1,12 @@
 import NIOCore
 import Synchronization
 
-/// A task executor that runs jobs on one NIO event loop: with
-/// ``ServerConfiguration/connectionsOnEventLoop``, a page connection's tasks prefer the event loop
-/// of the connection's own channel, so a frame read, the answer made from memory and
-/// its write run on the thread that reads and writes the socket, with no hop to Swift's global
-/// executor and back for each frame (measured in docs/BENCHMARKS.md).
+/// A task executor that runs jobs on one NIO event loop: a page connection's reading task prefers
+/// the event loop of the connection's own channel while the page waits for its answers
+/// (``ReadingPlacement``), and with ``ServerConfiguration/connectionsOnEventLoop`` all of the
+/// connection's tasks do, so a frame read, the answer made from memory and its write run on the
+/// thread that reads and writes the socket, with no hop to Swift's global executor and back for
+/// each frame (measured in docs/BENCHMARKS.md).
 ///
 /// Jobs wait in a queue of the executor's own, run in batches: one `execute` on the event loop
 /// for every job that arrives while a batch is pending or running, rather than one each, and

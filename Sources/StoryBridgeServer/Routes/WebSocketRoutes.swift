@@ -42,10 +42,16 @@ struct WebSocketRoutes: Sendable {
             defer { connections.close() }
             let channel = context.requestContext.channel
             try await Self.coalesceFlushes(of: channel)
-            // With `onEventLoop`, the connection's tasks prefer its socket's event loop; `nil`: no preference.
-            let executor = onEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil
-            await withTaskExecutorPreference(executor) {
-                await bridge.serve(page, inbound: inbound, outbound: outbound)
+            // With `onEventLoop` all of the connection runs on its socket's event loop; by default
+            // its reading task does while the page waits for its answers (``ConnectionPlacement``).
+            let eventLoop = EventLoopTaskExecutor(channel.eventLoop)
+            if onEventLoop {
+                await withTaskExecutorPreference(eventLoop) {
+                    await bridge.serve(page, inbound: inbound, outbound: outbound, eventLoop: channel.eventLoop, placement: .whereCalled)
+                }
+            } else {
+                await bridge.serve(
+                    page, inbound: inbound, outbound: outbound, eventLoop: channel.eventLoop, placement: .adaptive(eventLoop))
             }
         }
         Self.socket(reserved, "inspector/ws") { inbound, outbound, context in
