@@ -25,37 +25,39 @@ struct OrderedSocketWritesTests {
         }
     }
 
-    @Test("a write on the event loop after one made off it waits for the earlier frame")
-    func offTheLoopThenOnIt() async throws {
+    /// Runs `body` with one event loop, a channel on it and the writes to keep in order.
+    private func withLoop(_ body: (any EventLoop, Channel, OrderedSocketWrites) async throws -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let channel = Channel(loop: loop)
-        let writes = OrderedSocketWrites(eventLoop: loop)
-        // The loop is kept busy while a task that will write on it is queued, and then a frame
-        // is written off the loop: its task is queued behind that task's.
-        let busy = DispatchSemaphore(value: 0)
-        loop.execute { busy.wait() }
-        let onTheLoop = Task(executorPreference: EventLoopTaskExecutor(loop)) {
-            try await writes.write { channel.write("second, on the loop") }
-        }
-        try await writes.write { channel.write("first, off the loop") }
-        busy.signal()
-        try await onTheLoop.value
-        #expect(channel.frames.withLock { $0 } == ["first, off the loop", "second, on the loop"])
+        try await body(loop, Channel(loop: loop), OrderedSocketWrites(eventLoop: loop))
         try await group.shutdownGracefully()
+    }
+
+    @Test("a write on the event loop after one made off it waits for the earlier frame")
+    func offTheLoopThenOnIt() async throws {
+        try await withLoop { loop, channel, writes in
+            // The loop is kept busy while a task that will write on it is queued, and then a frame
+            // is written off the loop: its task is queued behind that task's.
+            let busy = DispatchSemaphore(value: 0)
+            loop.execute { busy.wait() }
+            let onTheLoop = Task(executorPreference: EventLoopTaskExecutor(loop)) {
+                try await writes.write { channel.write("second, on the loop") }
+            }
+            try await writes.write { channel.write("first, off the loop") }
+            busy.signal()
+            try await onTheLoop.value
+            #expect(channel.frames.withLock { $0 } == ["first, off the loop", "second, on the loop"])
+        }
     }
 
     @Test("writes from one side only go as they come")
     func oneSide() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        let channel = Channel(loop: loop)
-        let writes = OrderedSocketWrites(eventLoop: loop)
-        for index in 0..<3 { try await writes.write { channel.write("off \(index)") } }
-        try await Task(executorPreference: EventLoopTaskExecutor(loop)) {
-            for index in 0..<3 { try await writes.write { channel.write("on \(index)") } }
-        }.value
-        #expect(channel.frames.withLock { $0 } == ["off 0", "off 1", "off 2", "on 0", "on 1", "on 2"])
-        try await group.shutdownGracefully()
+        try await withLoop { loop, channel, writes in
+            for index in 0..<3 { try await writes.write { channel.write("off \(index)") } }
+            try await Task(executorPreference: EventLoopTaskExecutor(loop)) {
+                for index in 0..<3 { try await writes.write { channel.write("on \(index)") } }
+            }.value
+            #expect(channel.frames.withLock { $0 } == ["off 0", "off 1", "off 2", "on 0", "on 1", "on 2"])
+        }
     }
 }

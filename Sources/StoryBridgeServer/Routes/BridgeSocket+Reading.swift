@@ -3,8 +3,8 @@ import StoryBridge
 
 /// The reading task of a page connection: where it runs, and what it does with each frame.
 extension BridgeSocket {
-    /// Module work started while the reading task reads (its executor preference: `nil`, where
-    /// the reading task runs).
+    /// Starts module work in the connection's task group with the given executor preference
+    /// (`nil`: inherited from the reading task).
     typealias SpawnWork = (@escaping @Sendable () async -> Void, (any TaskExecutor)?) -> Void
 
     /// Reads the page's frames until the page closes the socket: each routed once and handed to
@@ -82,8 +82,8 @@ extension BridgeSocket {
             }
         }
 
-        /// Whether a request of it runs a module's handler (anything but answers from memory
-        /// and refusals).
+        /// Whether it is anything but a frame of commands that only read memory (those the
+        /// reading task answers itself); an unreadable frame counts too, and is refused off the loop.
         var needsModuleWork: Bool {
             guard case .text(let frame) = self else { return false }
             return !PageConnection.onlyReadsMemory(frame)
