@@ -51,8 +51,9 @@ struct DeltaKillTests {
         // builds the tree of what it installed.
         try ReadyTreeTests.expectTreeOfInstalledRevision(lab, id: 3)
         // A kill after the swap and before the verified facts were written (they are written
-        // after it, docs/design/TRUST.md 2.3.1) leaves the new revision served without them, and
-        // the next run has nothing to install: they are then missing, which only means the next
+        // after it, docs/design/TRUST.md 2.3.1), or inside the ready tree's build (the facts are
+        // off the disk while it links), leaves the new revision served without them, and the
+        // next run has nothing to install: they are then missing, which only means the next
         // delta hashes the reused files.
         try await expectVerified(lab, factsMayBeMissing: served == new)
     }

@@ -170,6 +170,11 @@ package struct VerifiedFacts: Sendable, Hashable {
     /// it when its dev, inode, size and modification time are unchanged. A file whose facts did
     /// not hold before loses them (the next delta hashes it). Two `fstatat` per file of a folder
     /// with facts; folders without facts cost nothing.
+    ///
+    /// The facts files are removed while the operation runs and written again after it, also when
+    /// it throws: a process killed in between (or an operation that fails half done) leaves no
+    /// facts rather than facts the operation made stale, so facts on disk never name a change time
+    /// their file no longer has because of storybridge's own work (docs/design/TRUST.md 2.3.1).
     package static func preserving<Value>(
         folders: [String], in directory: DataDirectory, _ operation: () throws -> Value
     ) rethrows -> Value {
@@ -187,21 +192,34 @@ package struct VerifiedFacts: Sendable, Hashable {
             held.append((folder, facts, valid))
         }
         guard !held.isEmpty else { return try operation() }
-        let value = try operation()
-        for (folder, facts, valid) in held {
-            let path = directory.presentations.appendingPathComponent(folder).path
-            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }
-            defer { close(descriptor) }
-            var refreshed = VerifiedFacts(manifestHash: facts.manifestHash, files: [:])
-            refreshed.files.reserveCapacity(valid.count)
-            for (name, before) in valid {
-                if let after = FileFacts.of(name, in: descriptor), after.sameContentStamp(as: before.facts) {
-                    refreshed.files[name] = VerifiedFile(facts: after, sha256: before.sha256)
+        for (folder, _, _) in held { remove(forFolder: folder, in: directory) }
+        defer {
+            for (folder, facts, valid) in held {
+                if let after = refreshed(facts, valid: valid, folder: folder, in: directory) {
+                    try? after.save(forFolder: folder, in: directory)
                 }
             }
-            if refreshed != facts { try? refreshed.save(forFolder: folder, in: directory) }
         }
-        return value
+        return try operation()
+    }
+
+    /// The facts of `folder` after an operation: those of `valid` (its files whose `facts` held
+    /// before it) whose inode, size and modification time are unchanged, with their change time
+    /// now. Nil when the folder cannot be opened (removed by the operation).
+    private static func refreshed(
+        _ facts: VerifiedFacts, valid: [String: VerifiedFile], folder: String, in directory: DataDirectory
+    ) -> VerifiedFacts? {
+        let path = directory.presentations.appendingPathComponent(folder).path
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var refreshed = VerifiedFacts(manifestHash: facts.manifestHash, files: [:])
+        refreshed.files.reserveCapacity(valid.count)
+        for (name, before) in valid {
+            if let after = FileFacts.of(name, in: descriptor), after.sameContentStamp(as: before.facts) {
+                refreshed.files[name] = VerifiedFile(facts: after, sha256: before.sha256)
+            }
+        }
+        return refreshed
     }
 }
