@@ -124,6 +124,12 @@ package final class ViewerClient: Sendable {
         connection.send(request.json.jsonString())
     }
 
+    /// Sends requests in one write to the socket and does not wait: a client pipelining them,
+    /// whose frames the host finds waiting together.
+    package func send(together requests: [BridgeRequest]) {
+        connection.send(together: requests.map { $0.json.jsonString() })
+    }
+
     /// Sends raw text, for tests of malformed frames.
     package func sendRaw(_ text: String) {
         connection.send(text)

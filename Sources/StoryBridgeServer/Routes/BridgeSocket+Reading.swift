@@ -8,7 +8,7 @@ extension BridgeSocket {
     typealias SpawnWork = (@escaping @Sendable () async -> Void, (any TaskExecutor)?) -> Void
 
     /// Reads the page's frames until the page closes the socket: each routed once and handed to
-    /// `connection`. With ``ConnectionPlacement/adaptive(_:)`` the reading task moves between the
+    /// `connection`. With ``ConnectionPlacement/adaptive(_:waitingFrame:)`` the reading task moves between the
     /// socket's event loop and no executor preference at all (Swift's global executor, whose jobs
     /// skip the preference look-up) as ``ReadingPlacement`` says. On the event loop it answers
     /// frames from memory there; a frame that needs module work is handed on outside the event
@@ -18,13 +18,13 @@ extension BridgeSocket {
         _ frames: inout WebSocketInboundMessageStream.AsyncIterator, into connection: PageConnection,
         reader: inout PageConnection.Reader, placement: ConnectionPlacement, spawn: SpawnWork
     ) async throws {
-        guard case .adaptive(let eventLoop) = placement else {
+        guard case .adaptive(let eventLoop, let waitingFrame) = placement else {
             while let message = try await frames.next(isolation: #isolation) {
                 await dispatch(InboundFrame(message, on: connection), into: connection, reader: &reader) { spawn($0, nil) }
             }
             return
         }
-        var placed = ReadingPlacement()
+        var placed = ReadingPlacement(waitingFrame: waitingFrame)
         let clock = ContinuousClock()
         /// Reads frames where `place` says until the placement moves, a frame needs module work
         /// away from the event loop, or the socket ends.

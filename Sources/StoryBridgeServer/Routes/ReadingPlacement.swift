@@ -19,11 +19,15 @@ struct ReadingPlacement: Sendable, Equatable {
     /// Frames in a row that point away from ``place``: already waiting when asked for (on the
     /// event loop), or waited for (on the global executor).
     private var pointingAway = 0
+    /// A frame read sooner than this after it was asked for counts as already waiting
+    /// (``waitingFrame`` unless a test gives its own).
+    private let waitingBound: Duration
 
     /// A frame read sooner than this after the reading task asked for it was already waiting: the
     /// page sent it without waiting for the answers before it. A page that waits for each answer
     /// makes the host wait a round trip (about 50 µs from a native client on loopback, 200 µs and
-    /// more from a browser).
+    /// more from a browser). Set for a release build: a debug build on a slow machine takes about
+    /// 50 µs to read a frame already there, so its reading task stays on the event loop.
     static let waitingFrame: Duration = .microseconds(20)
     /// Frames in a row already waiting that move the reading to the global executor.
     static let waitingFramesToMove = 4
@@ -32,15 +36,17 @@ struct ReadingPlacement: Sendable, Equatable {
     static let awaitedFramesToMove = 8
 
     /// A connection's first placement: its event loop (a page starts by waiting for answers).
-    init(place: Place = .eventLoop) {
+    /// `waitingFrame`: the bound under which a frame counts as already waiting.
+    init(place: Place = .eventLoop, waitingFrame: Duration = Self.waitingFrame) {
         self.place = place
+        self.waitingBound = waitingFrame
     }
 
     /// A frame has been read after the reading task waited `waited` for it; returns where the
     /// next one is read.
     @discardableResult
     mutating func frameRead(waited: Duration) -> Place {
-        let wasWaiting = waited < Self.waitingFrame
+        let wasWaiting = waited < waitingBound
         let away: Bool
         let needed: Int
         switch place {

@@ -22,6 +22,9 @@ struct WebSocketRoutes: Sendable {
     let echo: Bool
     /// Whether a page connection's tasks run on its socket's event loop (``EventLoopTaskExecutor``).
     let onEventLoop: Bool
+    /// The bound under which a frame the reading task asks for counts as already waiting
+    /// (``ReadingPlacement/waitingFrame`` unless a test sets its own).
+    let waitingFrame: Duration
     /// The control socket of `storybridge kiosk`, when serve offers one.
     let kioskControl: KioskControl?
     let logger: Logger
@@ -51,7 +54,8 @@ struct WebSocketRoutes: Sendable {
                 }
             } else {
                 await bridge.serve(
-                    page, inbound: inbound, outbound: outbound, eventLoop: channel.eventLoop, placement: .adaptive(eventLoop))
+                    page, inbound: inbound, outbound: outbound, eventLoop: channel.eventLoop,
+                    placement: .adaptive(eventLoop, waitingFrame: waitingFrame))
             }
         }
         Self.socket(reserved, "inspector/ws") { inbound, outbound, context in
